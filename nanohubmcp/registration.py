@@ -25,7 +25,7 @@ from .server.registry import checks as registration_checks
 from .server.registry import mcp_apps as apps
 from .server.registry.components import Tool
 from .server.stateless.tool_options import apply_tool_options
-from .server.wire.principal import TOOL_SCOPES, parse_scopes
+from .server.wire.scopes import TOOL_SCOPES, parse_scopes
 
 if TYPE_CHECKING:
     from pathlib import Path

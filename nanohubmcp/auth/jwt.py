@@ -37,7 +37,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import ConfigurationError, ServerBusy
-from ..server.wire.principal import Principal, parse_scopes
+from ..server.wire.principal import Principal
+from ..server.wire.scopes import parse_scopes
 
 log = logging.getLogger("nanohubmcp.auth")
 

@@ -13,20 +13,34 @@ None means "not a valid token" (401). Attributes the transports read when presen
 
 from __future__ import annotations
 
+import functools
 import hmac
 import inspect
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..errors import ConfigurationError
-from ..server.wire.principal import Principal, parse_scopes
+from ..server.wire.scopes import parse_scopes
+
+if TYPE_CHECKING:
+    from ..server.wire.principal import Principal
 
 MCP_TOKEN_ENV = "MCP_TOKEN"
 """Environment variable holding the static bearer token when ``token=`` is not given."""
 MAX_TOKEN_LENGTH = 16 * 1024
 """Longest ``Authorization`` token considered (longer ones are refused unread)."""
+
+
+@functools.cache
+def principal_class() -> type[Principal]:
+    """:class:`~nanohubmcp.server.wire.principal.Principal`, imported at its first use (a verifier made, a
+    verdict checked): a server without authorization never imports it. Cached, so the transports' check of
+    every verdict costs a call, not an import."""
+    from ..server.wire.principal import Principal
+
+    return Principal
 
 
 @runtime_checkable
@@ -145,7 +159,8 @@ class StaticTokenVerifier:
         self.scopes = frozenset(parse_scopes(scopes))
         self.token: str | None = next(iter(tokens)) if len(tokens) == 1 else None
         """The token when there is exactly one (what the banner and notebook snippets show)."""
-        self._tokens = [(t.encode(), Principal(s, self.scopes)) for t, s in tokens.items()]
+        principal = principal_class()
+        self._tokens = [(t.encode(), principal(s, self.scopes)) for t, s in tokens.items()]
 
     def verify(self, token: str) -> Principal | None:
         """The principal of ``token``, or None. Every configured token is compared (no early exit)."""
@@ -182,11 +197,11 @@ def _convert(value: object) -> Principal | None:
     if value is None or value is False:
         return None
     if value is True:
-        return Principal("user")
-    if isinstance(value, Principal):
+        return principal_class()("user")
+    if isinstance(value, principal_class()):
         return value
     if isinstance(value, str):
-        return Principal(value)
+        return principal_class()(value)
     raise TypeError(f"a token check returned {type(value).__name__}; return a Principal, a subject string or None")
 
 

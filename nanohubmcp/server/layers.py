@@ -30,7 +30,7 @@ from ..errors import MethodNotFound, ServerBusy
 from ..protocol import versions
 from ..schema.paths import echoed
 from .pipeline import Layer
-from .wire.principal import check_tool_scopes
+from .wire.scopes import check_tool_scopes
 
 if TYPE_CHECKING:
     from .pipeline import CallNext, Request, Route

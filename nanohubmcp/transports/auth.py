@@ -25,13 +25,15 @@ import inspect
 import logging
 import traceback
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, quote_plus, urlsplit
 
-from ..auth.verifiers import MAX_TOKEN_LENGTH, TokenVerifier
+from ..auth.verifiers import MAX_TOKEN_LENGTH, TokenVerifier, principal_class
 from ..errors import ConfigurationError, ServerBusy
-from ..server.wire.principal import Principal
 from .config import TransportConfig
+
+if TYPE_CHECKING:
+    from ..server.wire.principal import Principal
 
 log = logging.getLogger("nanohubmcp.auth")
 
@@ -177,7 +179,7 @@ async def awaited(verifier: TokenVerifier, pending: Any, token: str | None) -> P
 
 def checked(verifier: TokenVerifier, result: object) -> Principal | None:
     """``result`` when a Principal; None for None/False, and for anything else (logged)."""
-    if isinstance(result, Principal):
+    if isinstance(result, principal_class()):
         return result
     if result is not None and result is not False:
         log.error("the token verifier %s returned %s; return a Principal (or None to refuse): request refused (401)",

@@ -24,7 +24,7 @@ import tornado.web
 from tornado import httputil
 from tornado.http1connection import HTTP1Connection
 
-from ..auth.verifiers import TokenVerifier
+from ..auth.verifiers import TokenVerifier, principal_class
 from ..errors import (
     FORBIDDEN,
     HANDSHAKE_ROUTE,
@@ -45,7 +45,6 @@ from ..protocol.seconds import seconds_of
 from ..protocol.sendable import unsendable_parts
 from ..schema.paths import echoed
 from ..server.connection import Connection
-from ..server.wire.principal import Principal
 from . import auth
 from .config import TransportConfig
 from .gate import EARLY, NO_TOKEN, edge_refusal
@@ -55,6 +54,7 @@ from .served import ServedServer
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
+    from ..server.wire.principal import Principal
 
 log = logging.getLogger("nanohubmcp.http")
 
@@ -150,7 +150,7 @@ class BaseHandler(tornado.web.RequestHandler):
         try:
             if early is None:
                 await self.authorize(verifier)
-            elif isinstance(early, Principal):
+            elif isinstance(early, principal_class()):
                 self.settle(verifier, early)
             else:  # an asynchronous verifier's answer
                 token = auth.bearer_token(headers.get("Authorization"))
@@ -166,7 +166,7 @@ class BaseHandler(tornado.web.RequestHandler):
     def settle(self, verifier: TokenVerifier, verdict: object) -> None:
         """Act on the verifier's answer to the token: sets :attr:`principal`, or finishes with 401 / 403."""
         required = getattr(verifier, "required_scopes", None) or ()
-        if not isinstance(verdict, Principal):
+        if not isinstance(verdict, principal_class()):
             problem, error = auth.refusal(self.request.headers.get("Authorization"))
             self.refuse_auth(f"Unauthorized: {problem}", auth.challenge(
                 self.public_base(), error=error, scopes=required, description=problem if error else None))

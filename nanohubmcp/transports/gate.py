@@ -22,9 +22,9 @@ from typing import Any
 from tornado import httputil
 from tornado.http1connection import HTTP1Connection
 
+from ..auth.verifiers import principal_class
 from ..errors import ForbiddenOrigin, MisdirectedRequest, ProtocolError
 from ..protocol.message_values import show
-from ..server.wire.principal import Principal
 from .auth import bearer_token
 from .config import TransportConfig
 from .origin import host_allowed, origin_allowed
@@ -80,7 +80,7 @@ def early_verdict(request: httputil.HTTPServerRequest, config: TransportConfig, 
         verdict = None if token is None else verifier.verify(token)
     except Exception:  # the handler's prepare() verifies again and answers (a 500: a server fault)
         return False
-    if isinstance(verdict, Principal):
+    if isinstance(verdict, principal_class()):
         request.__dict__[EARLY] = verdict
         return True
     if inspect.isawaitable(verdict):  # awaited by the handler's prepare(), before the body

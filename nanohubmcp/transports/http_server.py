@@ -39,14 +39,14 @@ from tornado import httputil
 from tornado.http1connection import HTTP1Connection
 from tornado.iostream import IOStream
 
+from ..auth.verifiers import principal_class
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
-from ..server.wire.principal import Principal
 from .base import BaseHandler, BodyReadingHandler
 from .bodies import BUSY, DUE, streamed_twin
 from .budget import UNCOUNTED_BYTES, BodyBudget
 from .config import TransportConfig
-from .gate import EARLY, early_verdict
+from .gate import EARLY, NO_TOKEN, early_verdict
 
 MAX_HEADER_BYTES = 64 * 1024
 """Largest header block (request line included) a request may have; 431 above it."""
@@ -203,9 +203,9 @@ class LimitedApplication(tornado.web.Application):
             if not admitted:  # the verifier's answer is still to come: the twin takes the budget once it has it
                 request.__dict__[DUE] = (self.budget, size)
                 return streamed_twin(handler)
-            verdict = request.__dict__[EARLY]
-            refused = self.budget.take(request.server_connection, size,
-                                       verdict.subject if isinstance(verdict, Principal) else None)
+            verdict = request.__dict__[EARLY]  # NO_TOKEN without authorization: Principal is not imported then
+            caller = verdict.subject if verdict is not NO_TOKEN and isinstance(verdict, principal_class()) else None
+            refused = self.budget.take(request.server_connection, size, caller)
             if refused is not None:
                 request.__dict__[BUSY] = refused  # answered 503 once the checks passed
                 return streamed_twin(handler)

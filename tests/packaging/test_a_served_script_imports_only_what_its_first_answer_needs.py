@@ -131,6 +131,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.registry.prompts",  # the Prompt record: with the first prompt
     "nanohubmcp.server.wire.replication",  # several processes: with a shared state store only
     "nanohubmcp.server.wire.relay_streams",
+    "nanohubmcp.server.wire.principal",  # the Principal dataclass: made by a verifier (no authorization here)
 )
 
 

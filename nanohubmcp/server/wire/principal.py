@@ -2,16 +2,19 @@
 
 The transport checks the bearer token at the edge (MCP 2025-11-25, Authorization: the server
 is an OAuth 2.1 resource server) and puts the resulting principal in the request context; the
-core never sees headers or tokens. With no authorization configured the principal is None.
+core never sees headers or tokens. With no authorization configured the principal is None, and
+this module is not imported (a frozen dataclass costs ~4 M instructions to make): what a server
+reads of scopes without a principal is :mod:`.scopes`', and the transports and verifiers reach
+the class through ``auth.verifiers.principal_class()``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from ...errors import InsufficientScope
+from .scopes import parse_scopes
 
 
 @dataclass(frozen=True)
@@ -43,54 +46,3 @@ class Principal:
     def missing_scopes(self, required: Iterable[str]) -> list[str]:
         """The scopes of ``required`` not granted, in their given order."""
         return [scope for scope in required if scope not in self.scopes]
-
-
-class ScopedTool(Protocol):
-    """What the scope check reads of a tool: its ``extra`` (scopes under :data:`TOOL_SCOPES`)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def extra(self) -> dict[str, Any]: ...
-
-
-def parse_scopes(value: object) -> list[str]:
-    """Scopes from a space-separated string (``scope`` claim) or a list (``scp``); [] for None.
-
-    Raises:
-        ValueError: anything else (the message names the type).
-    """
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return value.split()
-    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(s, str) for s in value):
-        return list(value)
-    raise ValueError(f"scopes must be a space-separated string or a list of strings, got {type(value).__name__}")
-
-
-TOOL_SCOPES = "scopes"
-"""Key of a tool's required scopes in ``Tool.extra`` (``@server.tool(scopes=[...])``)."""
-
-
-def check_tool_scopes(tool: ScopedTool | None, principal: Principal | None) -> None:
-    """Refuse a call of ``tool`` by ``principal`` when its token lacks the tool's scopes.
-
-    Nothing is checked without a principal (no authorization configured).
-
-    Raises:
-        InsufficientScope: naming every scope the tool requires (HTTP 403).
-    """
-    if tool is None or principal is None:
-        return
-    required = tool.extra.get(TOOL_SCOPES)
-    if not required:
-        return
-    missing = principal.missing_scopes(required)
-    if missing:
-        raise InsufficientScope(
-            f"Forbidden: tool {tool.name!r} needs the scope(s) {' '.join(missing)}; ask for a token with "
-            f"scope {' '.join(required)!r}",
-            scopes=list(required),
-        )
