@@ -436,6 +436,42 @@ async def ended_job(client: Any, started: Any, seconds: float = 90) -> tuple[dic
     return answer.structured_content, record
 
 
+def post_tool(url: str, tool: str, arguments: dict[str, Any]) -> Any:
+    """``POST <url>tools/<tool>`` (REST) with ``arguments``: its JSON answer (an HTTP error raises)."""
+    import urllib.request
+
+    request = urllib.request.Request(url + f"tools/{tool}", json.dumps(arguments).encode(),
+                                     {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def rest_job_value(url: str, job_id: str) -> Any:
+    """The ``result`` of the job ``job_id`` polled over REST (``POST /tools/get_job_result``) until it ended
+    ``done`` (another end fails the test)."""
+    def ended() -> Any:
+        answer = post_tool(url, "get_job_result", {"job_id": job_id})
+        return None if answer["status"] == "running" else answer
+
+    answer = wait_until(ended, f"the job {job_id} to end")
+    assert answer["status"] == "done", answer
+    return answer["result"]
+
+
+async def done_job(client: Any, job_id: str, seconds: float = 60) -> Any:
+    """What ``get_job_result`` answers the official ``client`` once the job ``job_id`` ended ``done``
+    (another end fails the test), polled for at most ``seconds``."""
+    import anyio
+
+    with anyio.fail_after(seconds):
+        while (answer := await client.call_tool("get_job_result", {"job_id": job_id})).structured_content[
+            "status"
+        ] == "running":
+            await anyio.sleep(0.05)
+    assert answer.structured_content["status"] == "done", answer.structured_content
+    return answer
+
+
 def crate_action(folder: Path) -> dict[str, Any]:
     """The one ``CreateAction`` of the RO-Crate written to ``folder`` (the call it describes)."""
     import json

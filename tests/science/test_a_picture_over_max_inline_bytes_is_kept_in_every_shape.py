@@ -13,13 +13,11 @@ PNG, just over a ``max_inline_bytes`` of 2,048 bytes.
 from __future__ import annotations
 
 import io
-import json
-import urllib.request
 from typing import Any
 
 import anyio
 import pytest
-from support import mcp_client, serve, wait_until
+from support import done_job, mcp_client, post_tool, rest_job_value, serve
 
 from nanohubmcp import MCPServer
 
@@ -85,33 +83,6 @@ def build() -> MCPServer:
     return server
 
 
-def rest(url: str, tool: str, arguments: dict[str, Any]) -> Any:
-    request = urllib.request.Request(url + f"tools/{tool}", json.dumps(arguments).encode(),
-                                     {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        return json.loads(answer.read())
-
-
-async def polled(client: Any, job_id: str) -> Any:
-    with anyio.fail_after(60):
-        while (answer := await client.call_tool("get_job_result", {"job_id": job_id})).structured_content[
-            "status"
-        ] == "running":
-            await anyio.sleep(0.05)
-    assert answer.structured_content["status"] == "done", answer.structured_content
-    return answer.structured_content["result"]
-
-
-def rest_polled(url: str, job_id: str) -> Any:
-    def ended() -> Any:
-        answer = rest(url, "get_job_result", {"job_id": job_id})
-        return None if answer["status"] == "running" else answer
-
-    answer = wait_until(ended, f"the job {job_id} to end")
-    assert answer["status"] == "done", answer
-    return answer["result"]
-
-
 @pytest.mark.anyio
 async def test_every_shape_keeps_each_picture_over_the_limit_and_links_it_in_its_place() -> None:
     with serve(build()) as url, anyio.fail_after(120):
@@ -143,7 +114,8 @@ async def test_a_jobs_kept_picture_is_named_the_same_whether_mcp_or_rest_started
         async with mcp_client(url + "mcp") as client:
             for name, value in JOB_VALUES.items():
                 started = await client.call_tool(f"{name}_job", {})
-                assert await polled(client, started.structured_content["job_id"]) == value, name
-                by_rest = rest(url, f"{name}_job", {})
-                assert await anyio.to_thread.run_sync(rest_polled, url, by_rest["job_id"]) == value, name
+                done = await done_job(client, started.structured_content["job_id"])
+                assert done.structured_content["result"] == value, name
+                by_rest = post_tool(url, f"{name}_job", {})
+                assert await anyio.to_thread.run_sync(rest_job_value, url, by_rest["job_id"]) == value, name
     plt.close("all")

@@ -1,8 +1,9 @@
 """trial19 F13: the return values the API summary's "Results" section did not list answer as it now says.
 
 Raw ``bytes`` from a tool: an image or audio block when their first bytes say so, else one embedded
-resource at ``nanohubmcp://result`` (a label, not a readable resource), inline at any size; over REST
-the block named, ``{"result": "<content[0]>"}`` (trial37 V2: it was ``{"result": [that block]}``).
+resource at ``nanohubmcp://result`` (a label, not a readable resource); over ``max_inline_bytes`` kept and
+linked as a file in a list is (it was inline at any size); over REST the block named,
+``{"result": "<content[0]>"}`` (trial37 V2: it was ``{"result": [that block]}``).
 A number or bool from a prompt: one user text message in its JSON
 spelling; a list: a message per item; another value: ``-32603`` naming its type.
 
@@ -53,13 +54,16 @@ def build() -> MCPServer:
 async def test_the_official_client_gets_what_the_summary_says() -> None:
     with serve(build()) as url, anyio.fail_after(30):
         async with mcp_client(url + "mcp") as client:
-            for tool, data, mime in [("raw", RAW, "application/octet-stream"), ("pdf", PDF, "application/pdf"),
-                                     ("big", BIG, "application/octet-stream")]:
+            for tool, data, mime in [("raw", RAW, "application/octet-stream"), ("pdf", PDF, "application/pdf")]:
                 result = await client.call_tool(tool, {})
                 assert [block.type for block in result.content] == ["resource"], tool
                 resource = result.content[0].resource
                 assert (str(resource.uri), resource.mime_type) == ("nanohubmcp://result", mime)
                 assert base64.b64decode(resource.blob) == data
+            big = await client.call_tool("big", {})
+            assert [block.type for block in big.content] == ["resource_link", "text"]
+            assert (big.content[0].mime_type, big.content[0].size) == ("application/octet-stream", len(BIG))
+            assert base64.b64decode((await client.read_resource(big.content[0].uri)).contents[0].blob) == BIG
             image = (await client.call_tool("png", {})).content[0]
             assert (image.type, image.mime_type, base64.b64decode(image.data)) == ("image", "image/png", PNG_HEAD)
             with pytest.raises(MCPError) as unreadable:

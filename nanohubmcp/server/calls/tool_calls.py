@@ -41,9 +41,8 @@ from ..registry.components import Tool
 from ..results import convert
 from ..results import shape as results
 from ..results.convert.mixed import places_of
-from ..results.owners import owner_of
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
-from ..results.sink import ResultSink
+from ..results.sink import ResultSink, call_sink
 from ..wire import trace_context
 from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, RequestContext, Slot
 from ..wire.trace_context import SPAN
@@ -312,9 +311,9 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
     # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
     kind = type(value)
     plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
-    # REST (data_only) has no resources/read: its answers carry all of the data, never a link.
-    sink = None if plain else ResultSink(core.result_options, None if request.data_only else core.result_store,
-                                         owner_of(request))
+    # REST (data_only) has no resources/read: its answers carry all of the data, never a link; its job keeps
+    # pictures and files as an MCP-started job does (call_sink).
+    sink = None if plain else call_sink(core.result_options, core.result_store, request, job=job is not None)
     loop = asyncio.get_running_loop()
     # A long text is encoded and written to its file, which may wait for the results folder's lock; a list
     # or dict holding a figure draws it ([fig, {"n": 1}]), a large one is walked and encoded at length.

@@ -30,8 +30,7 @@ from ..calls.tool_calls import error_result, note_value, run_tool, shape, shaped
 from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..results import shape as results
-from ..results.owners import owner_of
-from ..results.sink import ResultSink
+from ..results.sink import call_sink
 from ..wire import trace_context
 from ..wire.request import ANSWERED_BY_LAYER, RequestContext
 from . import JOB_EXECUTOR, JOB_OPTIONS
@@ -173,7 +172,8 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
         return False
     request = job.request
     version = request.version if request is not None else versions.LATEST_HANDSHAKE
-    sink = ResultSink(core.result_options, core.result_store, owner_of(request)) if request is not None else None
+    data_only = request is not None and request.data_only  # a REST call's job: shaped as its own call shapes it
+    sink = call_sink(core.result_options, core.result_store, request, job=True) if request is not None else None
 
     def ended(done: Any) -> None:  # on the worker thread
         if done.cancelled() or (request is not None and request.cancelled.is_set()):
@@ -186,9 +186,9 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
             result = (
                 error_result(f"tool '{tool.name}' returned an awaitable after its server stopped")
                 if inspect.isawaitable(value)
-                else shape(tool, value, version, sink)
+                else shape(tool, value, version, sink, data_only=data_only)
             )
-            note_value(job, tool, value)
+            note_value(job, tool, value, data_only=data_only)
         except Exception as exc:  # what the function raised, or a result that cannot be shaped
             result = error_result(message_of(exc))
         finish_with(job, result)

@@ -2,10 +2,11 @@
 for a result with no structured content, and for a list mixing blocks with data.
 
 A picture stays MCP content: its place in the value says ``"<image: content[i]>"`` (the name
-:mod:`.convert.mixed` leaves in a dict's place) — also when it was kept as a resource for being over
-``max_inline_bytes`` (a ``resource_link`` of an ``image/*`` type in the picture's place; the notes saying
-so are no part of the value), any other block that is not text (audio, bytes as an
-embedded resource, a resource link) ``"<content[i]>"``, i the block's index in the result. A list the
+:mod:`.convert.mixed` leaves in a dict's place), any other block that is not text (audio, bytes as an
+embedded resource, a file, a resource link) ``"<content[i]>"``, i the block's index in the result — also
+when the picture or file was kept as a resource for being over ``max_inline_bytes`` (its ``resource_link`` in
+its place, of an ``image/*`` type for a picture; the notes saying so, after all the blocks, are no part of the
+value), so a job's value reads the same whoever started it. A list the
 tool returned mixing blocks with data (``[fig, "cap", {"n": 1}]``) is answered whole, each block named
 in its place: REST shapes it so at once; a job started over MCP keeps where each item sat
 (:func:`.convert.mixed.places_of`) and its poll rebuilds the list from its stored result
@@ -32,10 +33,10 @@ def placeholders(content: list[Any]) -> Any:
     """The blocks of a result without structured content as a plain value: a text block as its text,
     an image as ``"<image: content[i]>"``, any other block as ``"<content[i]>"``. One block alone
     stands for itself (a figure: ``"<image: content[0]>"``); several are a list in their order; no
-    block is ``[]``. The note of a picture kept as a resource is left out: the picture's link is named
-    ``"<image: content[i]>"``, as the picture itself would be (a job's value reads the same whoever
-    started it: over REST nothing is kept)."""
-    notes = _kept_picture_notes(content)
+    block is ``[]``. The note of a picture or file kept as a resource is left out: its link is named
+    ``"<image: content[i]>"`` or ``"<content[i]>"``, as the block itself would be (a job's value reads the
+    same whoever started it, and as a direct REST call, which keeps nothing, names the blocks)."""
+    notes = _kept_block_notes(content)
     names = [name for i, name in enumerate(named(content)) if i not in notes]
     return names[0] if len(names) == 1 else names
 
@@ -59,13 +60,20 @@ def _picture_link(block: dict[str, Any]) -> bool:
     return block.get("type") == "resource_link" and str(block.get("mimeType") or "").startswith("image/")
 
 
-def _kept_picture_notes(content: list[Any]) -> set[int]:
-    """Indexes of the text blocks that say a picture of ``content`` was kept as a resource."""
-    words = [kept_as(str(b.get("uri"))) for b in content if isinstance(b, dict) and _picture_link(b)]
-    if not words:
-        return set()
-    return {i for i, b in enumerate(content) if isinstance(b, dict) and b.get("type") == "text"
-            and any(w in str(b.get("text", "")) for w in words)}
+def _kept_block_notes(content: list[Any]) -> set[int]:
+    """Indexes of the text blocks that say a picture or file of ``content`` was kept as a resource: a note
+    naming a link before it (:func:`.convert.parts.blocks_kept`; the note of kept data comes before its link,
+    and stays: it carries the data's summary or preview)."""
+    notes: set[int] = set()
+    words: list[str] = []
+    for i, block in enumerate(content):
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "resource_link":
+            words.append(kept_as(str(block.get("uri"))))
+        elif block.get("type") == "text" and any(w in str(block.get("text", "")) for w in words):
+            notes.add(i)
+    return notes
 
 
 def in_place(result: dict[str, Any], places: list[Any]) -> list[Any] | None:

@@ -40,8 +40,10 @@ anything else                  ``TypeError``
 data nested past 128 levels    ``nesting.NestedTooDeep`` (the limit a client's JSON is held to)
 =============================  ==============================================================
 
-With a sink, each image block over ``max_inline_bytes`` — of a figure, an image, bytes, a list of blocks, a
-plot with its data alike — is kept in the store and linked in its place (:func:`.convert.parts.images_kept`).
+With a sink, each image block and each embedded resource (a file, bytes) over ``max_inline_bytes`` — of a
+figure, an image, bytes, a list of blocks, a plot with its data alike; in a ``ToolResult`` the embedded resources
+only — is kept in the store and linked in its place, the notes saying so after all the blocks
+(:func:`.convert.parts.blocks_kept`).
 
 ``structuredContent`` is left out where the negotiated version has no room for it: before 2025-06-18
 never, in 2025-06-18 and 2025-11-25 only a JSON object, from 2026-07-28 any JSON value. Primitives under
@@ -178,13 +180,15 @@ def _tool_parts(value: object, sink: ResultSink | None = None, data_only: bool =
         return [_text(text)], Encoded(text) if len(text) > convert.COSTLY_TEXT else jsondec.loads(text)
     if isinstance(value, list):
         if _is_block_list(value):
-            return parts.resources_kept(parts.images_kept([_block(i, sink) for i in value], sink), sink), UNSET
+            return parts.blocks_kept([_block(i, sink) for i in value], sink), UNSET
         return _data_list(value, sink, bare_lists)
     if is_bytes(value):
-        parts.held(sink, (memoryview(value).nbytes + 2) // 3 * 4, at_least=True)  # its base64 text
-        return parts.images_kept([_bytes_block(value)], sink), UNSET
+        size = (memoryview(value).nbytes + 2) // 3 * 4  # its base64 text
+        if not parts.keeps_file(sink, size):
+            parts.held(sink, size, at_least=True)
+        return parts.blocks_kept([_bytes_block(value)], sink), UNSET
     if is_content(value):
-        return parts.images_kept([to_content_block(value)], sink), UNSET
+        return parts.blocks_kept([to_content_block(value)], sink), UNSET
     if has_str(value):
         return [_text(str(value))], UNSET
     raise TypeError(
@@ -349,9 +353,10 @@ def tool_result(
     if isinstance(value, ToolResult):
         wire = value.to_wire()
         renamed: dict[str, str] = {}
-        wire["content"] = parts.resources_kept(wire["content"], sink, renamed)
-        if renamed:  # a stub naming a kept resource names the URI that resources/read answers
-            wire = _renamed(wire, renamed)
+        wire["content"], notes = parts.kept_in_place(wire["content"], sink, pictures=False, renamed=renamed)
+        if renamed:  # a stub naming a kept resource names the URI that resources/read answers (the notes,
+            wire = _renamed(wire, renamed)  # which name it already, are not read: an old URI may begin the new)
+        wire["content"] += notes
     else:
         if output_schema is None:
             content, structured = _tool_parts(value, sink, data_only)

@@ -13,23 +13,43 @@ from typing import TYPE_CHECKING, Any
 from .deferred import Finish
 from .kept_size import KEEP_LESS, TooLargeToKeep, utf8_size
 from .options import ResultOptions
+from .owners import owner_of
 
 if TYPE_CHECKING:  # the store is made at its first use (server/first_use); a sink only holds it
+    from ..wire.request import RequestContext
     from .store import ResultStore
 
-__all__ = ["ResultSink"]
+__all__ = ["ResultSink", "call_sink"]
+
+
+def call_sink(options: ResultOptions, store: ResultStore | None, request: RequestContext, *,
+              job: bool) -> ResultSink:
+    """Where the large results of ``request``'s call go (``job``: the call's job's result, kept with the job).
+
+    Over MCP: kept in ``store``, owned by the request's owner (:func:`~.owners.owner_of`). A direct REST
+    call (``request.data_only``) keeps nothing: its answer carries its data and names its pictures and files,
+    never carries them. A job a REST call started keeps its pictures and files over ``max_inline_bytes`` as
+    an MCP-started job does, its data inline (:attr:`ResultSink.data_inline`: a REST poll reads the data, never
+    a resource): its value names them alike, and an MCP client polling it reads the same kind of link
+    (``nanohubmcp://results/...``, with its name, mimeType and size), whoever started the job.
+    """
+    rest = request.data_only
+    return ResultSink(options, None if rest and not job else store, owner_of(request), data_inline=rest)
 
 
 @dataclass
 class ResultSink:
     """Where one call's large results go: the options, the store and the caller who owns them; ``later``
     (shaping on an event loop): the keeps that found the results folder's lock held, to finish off the loop
-    (:meth:`finish_later`) before the result is answered (:mod:`.deferred`)."""
+    (:meth:`finish_later`) before the result is answered (:mod:`.deferred`); ``data_inline``: the call's data
+    stays in its answer whatever its size, only its pictures and files over ``max_inline_bytes`` are kept
+    (a job a REST call started: its REST poll reads the data, never a resource; see :func:`call_sink`)."""
 
     options: ResultOptions = field(default_factory=ResultOptions)
     store: ResultStore | None = None
     owner: str | None = None
     later: list[Finish] | None = None
+    data_inline: bool = False
 
     def finish_later(self) -> None:
         """Finish the keeps put off on the event loop (:attr:`later`), each waiting for the results folder's
@@ -38,13 +58,20 @@ class ResultSink:
             finish()
 
     def too_big(self, size: int) -> bool:
-        """True when ``size`` bytes must not be inlined (and there is a store to keep them)."""
+        """True when ``size`` bytes of the call's data must not be inlined (and there is a store to keep
+        them, and the data is not :attr:`data_inline`)."""
+        return not self.data_inline and self.keeps_file(size)
+
+    def keeps_file(self, size: int) -> bool:
+        """True when a picture or file of ``size`` bytes (its base64 or its text) is kept and linked rather
+        than inlined: there is a store and it is over ``max_inline_bytes`` (:attr:`data_inline` or not)."""
         limit = self.options.max_inline_bytes
         return self.store is not None and limit is not None and size > limit
 
     def keeps(self) -> bool:
-        """Whether a result too large to inline can be kept (a store, and ``max_inline_bytes``)."""
-        return self.store is not None and self.options.max_inline_bytes is not None
+        """Whether the call's data, too large to inline, can be kept (a store, ``max_inline_bytes``, and
+        not :attr:`data_inline`)."""
+        return not self.data_inline and self.store is not None and self.options.max_inline_bytes is not None
 
     def most_bytes(self) -> int | None:
         """The most bytes of JSON a result's data may take here: the store's size when it may be kept,

@@ -70,49 +70,65 @@ def offload_text(text: str, sink: ResultSink) -> list[Wire]:
     return [link_note(preview, link.get("size", len(text)), sink, link), link]  # (its UTF-8 size, as kept)
 
 
-def images_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
-    """``blocks`` with each image over ``max_inline_bytes`` kept in the store, whatever shape the value
-    had (a figure alone, a list of pictures and captions, a plot with its data): the ``resource_link``
-    alone takes the image's place and the notes saying so follow all the blocks, so block i is still
-    the picture and a ``"<image: content[i]>"`` names it."""
+def keeps_file(sink: ResultSink | None, size: int) -> bool:
+    """Whether a picture or file of ``size`` bytes (its base64 or its text) goes to the store."""
+    return sink is not None and sink.keeps_file(size)
+
+
+def blocks_kept(blocks: list[Wire], sink: ResultSink | None, *, pictures: bool = True) -> list[Wire]:
+    """``blocks`` with each picture (an ``image`` block; none with ``pictures=False``) and each embedded
+    ``resource`` (a file, bytes) over ``max_inline_bytes`` kept in the store, whatever shape the value had (a
+    figure alone, a list of pictures, files and captions, a plot with its data, a job's output files): its
+    ``resource_link`` alone takes its place and the notes saying so follow all the blocks, so block i is still
+    the picture or the file, and a ``"<image: content[i]>"`` or ``"<content[i]>"`` names it as it names the
+    block itself where nothing is kept (a REST call)."""
+    kept, notes = kept_in_place(blocks, sink, pictures=pictures)
+    return kept + notes
+
+
+def kept_in_place(blocks: list[Wire], sink: ResultSink | None, *, pictures: bool = True,
+                  renamed: dict[str, str] | None = None) -> tuple[list[Wire], list[Wire]]:
+    """``(blocks, notes)``: :func:`blocks_kept` before its notes join the blocks. ``renamed``, if given,
+    gets each kept file's old URI -> the URI the store answers."""
     out, notes = [], []
     for block in blocks:
-        if block.get("type") == "image" and too_big(sink, len(block["data"])):
-            assert sink is not None
-            data = base64.b64decode(block["data"])
-            link = sink.link(
-                data, block["mimeType"], "image." + block["mimeType"].rpartition("/")[2], "the tool's image"
-            )
-            out.append(link)
-            notes.append(link_note(None, len(data), sink, link))
+        kept = _picture_kept(block, sink) if pictures else None
+        if kept is None:
+            kept = _file_kept(block, sink, renamed)
+        if kept is None:
+            out.append(block)
         else:
-            out.append(block)
-    return out + notes
+            out.append(kept[0])
+            notes.append(kept[1])
+    return out, notes
 
 
-def resources_kept(
-    blocks: list[Wire], sink: ResultSink | None, renamed: dict[str, str] | None = None
-) -> list[Wire]:
-    """``blocks`` with each embedded ``resource`` larger than ``max_inline_bytes`` kept in the
-    store: a note and a ``resource_link`` to it in its place (a job's output file, say).
-    ``renamed``, if given, gets each kept resource's old URI -> the URI the store answers."""
-    out = []
-    for block in blocks:
-        resource = block.get("resource") if block.get("type") == "resource" else None
-        payload = None if not isinstance(resource, dict) else resource.get("text", resource.get("blob"))
-        if not isinstance(payload, str) or not too_big(sink, len(payload)):
-            out.append(block)
-            continue
-        assert sink is not None
-        assert isinstance(resource, dict)
-        data: bytes | str = payload if "text" in resource else base64.b64decode(payload)
-        uri = str(resource.get("uri", ""))
-        name = uri.rstrip("/").rpartition("/")[2] or "resource"
-        link = sink.link(data, str(resource.get("mimeType") or "application/octet-stream"), name, f"the file {uri}")
-        if renamed is not None and uri:
-            renamed[uri] = link["uri"]
-        out += [link_note(f"{name}:", len(data), sink, link), link]
-    return out
+def _picture_kept(block: Wire, sink: ResultSink | None) -> tuple[Wire, Wire] | None:
+    """The link and the note of an image ``block`` kept in the store, or None (not an image, or small)."""
+    if block.get("type") != "image" or not keeps_file(sink, len(block["data"])):
+        return None
+    assert sink is not None
+    data = base64.b64decode(block["data"])
+    link = sink.link(data, block["mimeType"], "image." + block["mimeType"].rpartition("/")[2], "the tool's image")
+    return link, link_note(None, len(data), sink, link)
+
+
+def _file_kept(block: Wire, sink: ResultSink | None, renamed: dict[str, str] | None) -> tuple[Wire, Wire] | None:
+    """The link and the note of an embedded resource ``block`` kept in the store, or None (no embedded
+    resource, or small)."""
+    resource = block.get("resource") if block.get("type") == "resource" else None
+    payload = None if not isinstance(resource, dict) else resource.get("text", resource.get("blob"))
+    if not isinstance(payload, str) or not keeps_file(sink, len(payload)):
+        return None
+    assert sink is not None
+    assert isinstance(resource, dict)
+    data: bytes | str = payload if "text" in resource else base64.b64decode(payload)
+    uri = str(resource.get("uri", ""))
+    name = uri.rstrip("/").rpartition("/")[2] or "resource"
+    link = sink.link(data, str(resource.get("mimeType") or "application/octet-stream"), name, f"the file {uri}")
+    if renamed is not None and uri:
+        renamed[uri] = link["uri"]
+    return link, link_note(f"{name}:", len(data), sink, link)
 
 
 def _kept(conv: Converted, sink: ResultSink, payload: bytes | str, mime: str, name: str) -> list[Wire]:
@@ -153,7 +169,7 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
 
     ``data_only``: the answer carries ``structuredContent`` alone (REST): no text block repeats the
     data's JSON (for a large array, a copy as large as the answer itself)."""
-    blocks = images_kept(conv.blocks, sink)
+    blocks = blocks_kept(conv.blocks, sink)
     if not conv.has_data:
         return blocks, UNSET
     limit = sink.options.max_inline_bytes if sink is not None else None
