@@ -40,7 +40,6 @@ from .ports import bind
 from .process_exit import exit_by_the_grace, explain_exit_wait
 from .routes import make_app
 from .served import ServedServer
-from .supervisor import listen_in_workers
 from .workers import WORKER_DEATHS, watch_parent, worker_task
 
 log = logging.getLogger("nanohubmcp")
@@ -173,6 +172,8 @@ class Runner:
         self._on_ready = on_ready
         parent = os.getpid()
         if workers > 1:
+            from .supervisor import listen_in_workers  # forking workers: --workers only
+
             sockets = listen_in_workers(workers, self.host, self.requested_port, self.server.core.prepare_state)
         else:
             self.server.core.prepare_state()  # before listening (the module docstring)

@@ -12,14 +12,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import mmap
 import os
 import signal
 import struct
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..server.wire.worker_cleanups import run_cleanups
+
+if TYPE_CHECKING:
+    import mmap
 
 log = logging.getLogger("nanohubmcp")
 
@@ -75,6 +78,8 @@ class WorkerDeaths:
 
     def start(self, workers: int) -> None:
         """Before forking ``workers`` processes (in the parent): a shared byte per worker."""
+        import mmap  # (for --workers only: a single process never loads it)
+
         self.workers = self.left = workers
         self._signals = mmap.mmap(-1, workers)  # anonymous and shared: each worker writes its own byte
         self._calls = mmap.mmap(-1, _COUNT.size * workers)

@@ -132,6 +132,11 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.wire.replication",  # several processes: with a shared state store only
     "nanohubmcp.server.wire.relay_streams",
     "nanohubmcp.server.wire.principal",  # the Principal dataclass: made by a verifier (no authorization here)
+    "nanohubmcp.server.calls.invoke",  # running a function (and its progress): at the first call or job
+    "nanohubmcp.server.calls.progress",
+    "nanohubmcp.transports.supervisor",  # forking workers: --workers only
+    "mmap",  # the workers' shared counters: --workers only
+    "importlib.util",  # is OpenTelemetry installed: asked for tracing=true only
 )
 
 

@@ -50,7 +50,6 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
-from ..calls.invoke import call_function
 from ..calls.workers import WorkerPool
 from .base import JobExecutor
 
@@ -103,6 +102,8 @@ class ThreadJobExecutor(JobExecutor):
         context_param: str | None,
         is_coroutine: bool,
     ) -> Any:
+        from ..calls.invoke import call_function  # with the first job: a first answer runs no function
+
         if is_coroutine:
             return await call_function(fn, kwargs, is_coroutine=True, executor=self.pool, timeout=None,
                                        what=f"tool '{job.tool}'")

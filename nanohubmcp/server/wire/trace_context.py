@@ -21,7 +21,6 @@ Source: OpenTelemetry semantic conventions for MCP (``docs/gen-ai/mcp.md``: cont
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import logging
 import math
 import os
@@ -81,6 +80,8 @@ def resolve(value: bool | str | None, configured: bool | str | None = None) -> S
 
 
 def _installed() -> bool:
+    import importlib.util  # (only for tracing=true: a start at "auto" never looks)
+
     try:
         return importlib.util.find_spec("opentelemetry.trace") is not None
     except ImportError:
