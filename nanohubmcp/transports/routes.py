@@ -14,9 +14,12 @@ the prefix: RFC 9728 § 3.1 puts the resource's path after the well-known name).
 from __future__ import annotations
 
 import logging
+from typing import Any
 from urllib.parse import unquote_plus
 
 import tornado.web
+from tornado import httputil
+from tornado.routing import PathMatches, Rule
 
 from ..server.connection import Connection
 from ..server.wire.sessions import session_digest
@@ -43,7 +46,7 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
     kwargs = {"server": server, "config": config, "connection": Connection(core, "streamable-http", server)}
     legacy = {**kwargs, "connection": Connection(core, "sse", server)}
     rest = {**kwargs, "connection": Connection(core, "rest", server)}
-    routes = [
+    routes: list[tuple[str, type[tornado.web.RequestHandler], dict[str, Any]]] = [
         (rf"{prefix}/mcp/?", StreamableHTTPHandler, kwargs),  # first: the hot route
         (rf"{prefix}/?", RootHandler, kwargs),
         (rf"{prefix}/sse/?", LegacySSEHandler, legacy),
@@ -61,7 +64,7 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
     if prefix:  # RFC 9728 § 3.1's own place for a resource under a path: the path after the well-known name
         routes.append((rf"/\.well-known/oauth-protected-resource({prefix}(?:/.*)?)", ProtectedResourceHandler, kwargs))
     return LimitedApplication(
-        routes,
+        [Rule(FirstUsePath(pattern), handler, handler_kwargs) for pattern, handler, handler_kwargs in routes],
         default_handler_class=NotFoundHandler,
         default_handler_args=kwargs,
         compress_response=False,
@@ -70,6 +73,30 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         max_buffered_bytes=config.max_buffered_bytes,
         max_buffered_bytes_per_principal=config.buffered_share,
     )
+
+
+class FirstUsePath(PathMatches):
+    """Tornado's :class:`~tornado.routing.PathMatches` (what a ``(pattern, handler, kwargs)`` route becomes), its
+    pattern compiled when a request is first matched against it rather than when the application is built.
+
+    Routes are tried in order, so a first answer on ``/mcp`` compiles only that route's pattern, not the other
+    twelve (~0.2 M instructions each at start). Once compiled the object *is* a ``PathMatches`` (its class is
+    set back), so later requests match exactly as Tornado's own routes do, at the same cost.
+    """
+
+    def __init__(self, path_pattern: str) -> None:  # (PathMatches.__init__ runs at the first match)
+        self._pattern = path_pattern
+
+    def match(self, request: httputil.HTTPServerRequest) -> dict[str, Any] | None:
+        return self._compiled().match(request)
+
+    def reverse(self, *args: Any) -> str | None:
+        return self._compiled().reverse(*args)
+
+    def _compiled(self) -> PathMatches:
+        PathMatches.__init__(self, self._pattern)
+        self.__class__ = PathMatches  # type: ignore[assignment]
+        return self
 
 
 _ACCESS = logging.getLogger("nanohubmcp.access")

@@ -150,6 +150,8 @@ NOT_COMPILED_BEFORE_FIRST_USE = (
     ("nanohubmcp.server.stateless.headers", "_FIELD_VALUE"),  # a mirrored Mcp-Param header
 )
 
+NOT_COMPILED_ROUTES = ("/?$", "/sse/?$", "/tools/([^/]+)/?$", "/healthz$", "/readyz$", r"/openapi\.json$")
+
 
 def test_the_first_answer_imports_nothing_it_does_not_need(tmp_path: Path) -> None:
     script = tmp_path / "served.py"  # a file, as a served script is (its source can be read)
@@ -179,3 +181,6 @@ def test_the_first_answer_imports_nothing_it_does_not_need(tmp_path: Path) -> No
                 for module, name in NOT_COMPILED_BEFORE_FIRST_USE]
     assert all(isinstance(text, (str, bytes)) for _, text in patterns)  # text, compiled by ``re`` when used
     assert [where for where, text in patterns if repr(text) in seen["patterns"]] == []
+    # Routes: a request to /mcp compiles that route's pattern only (transports.routes.FirstUsePath)
+    assert "'/mcp/?$'" in seen["patterns"]
+    assert [route for route in NOT_COMPILED_ROUTES if repr(route) in seen["patterns"]] == []
