@@ -22,7 +22,6 @@ from .schema.hints import LazyClass
 from .server.executors import EXECUTORS, JOB_EXECUTOR, JOB_OPTIONS, JobExecutor
 from .server.provenance import tool_options as provenance_options
 from .server.registry import checks as registration_checks
-from .server.registry import mcp_apps as apps
 from .server.registry.components import Tool
 from .server.stateless.tool_options import apply_tool_options
 from .server.wire.scopes import TOOL_SCOPES, parse_scopes
@@ -132,6 +131,8 @@ class Registrar:
             "cache_ttl", None)
         source = options.pop("source", None)
         if view is not None:
+            from .server.registry import mcp_apps as apps  # MCP Apps views: for a tool with view= only
+
             who = f"tool {options.get('name') or getattr(fn, '__name__', fn)!r}"
             options["meta"] = apps.tool_view_meta(options.get("meta"), view, who, visibility)
         tool = Tool.from_function(fn, background=background, context_types=CONTEXT_TYPES, **options)
@@ -256,6 +257,8 @@ class Registrar:
     ) -> Resource:
         """Register the view at ``uri`` serving ``html`` (a string, an object with ``_repr_html_``, or a
         function of no arguments returning one); the other options become its ``_meta.ui``, checked now."""
+        from .server.registry import mcp_apps as apps  # (not at start: a server without views never loads it)
+
         who = f"view {uri!r}"
         apps.check_view_uri(uri, who)
         ui_meta = apps.view_resource_meta(who, csp=csp, domain=domain, permissions=permissions,

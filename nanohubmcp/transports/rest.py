@@ -40,7 +40,6 @@ from ..errors import (
 from ..protocol import jsonrpc, versions
 from ..protocol.encoded import is_object
 from ..schema.paths import echoed
-from ..server.registry.mcp_apps import app_only
 from ..server.results.named_blocks import placeholders
 from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR
 from .base import BodyReadingHandler, retry_after_seconds
@@ -53,6 +52,14 @@ PROVENANCE_META = "io.nanohub/provenance"
 """The result ``_meta`` key naming the call's provenance record (read it with ``resources/read``)."""
 HAS_PROVENANCE = "http://www.w3.org/ns/prov#has_provenance"
 """The link relation of a resource's provenance record (W3C PROV-AQ, § 3.1)."""
+
+
+def _app_only(meta: dict[str, Any]) -> bool:
+    """``mcp_apps.app_only``, imported with the first tool that has ``_meta`` (a server without views never
+    loads the MCP Apps module)."""
+    from ..server.registry.mcp_apps import app_only
+
+    return app_only(meta)
 
 
 def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -79,7 +86,7 @@ class RestToolHandler(BodyReadingHandler):
         if tool is None:
             self.fail(UnknownTool(f"Unknown tool: {echoed(name)}"))
             return
-        if app_only(tool.meta):  # for its view, through a host: REST has neither (module docstring)
+        if tool.meta and _app_only(tool.meta):  # for its view, through a host: REST has neither (module docstring)
             self.fail(UnknownTool(f"Tool {name!r} is for its view only (view_visibility=['app']): not served "
                                   "over REST; an MCP host calls it for its view"))
             return

@@ -137,6 +137,8 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.transports.supervisor",  # forking workers: --workers only
     "mmap",  # the workers' shared counters: --workers only
     "importlib.util",  # is OpenTelemetry installed: asked for tracing=true only
+    "nanohubmcp.server.registry.mcp_apps",  # MCP Apps views: with view= or add_app_view, or a tool's _meta over REST
+    "nanohubmcp.protocol.client_answers",  # the shapes of a client's answers: with the first answer to an ask
 )
 
 

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError, ClientRequestTimeout
 from ...protocol import jsonrpc
-from ...protocol.client_answers import answer_problem, error_problem
 from .request import RequestContext
 
 if TYPE_CHECKING:
@@ -109,6 +108,9 @@ class ClientRequests:
             session.pending.pop(request_id, None)
             if replication is not None:
                 replication.forget(session, request_id)
+        # The shapes of the client's answers: loaded with the first answer (a first answer to initialize asks none)
+        from ...protocol.client_answers import answer_problem, error_problem
+
         if "error" in reply:
             problem = error_problem(method, reply)  # a malformed error is named, not read as a refusal
             raise ClientRequestError(problem or f"the client refused {method}: {reply['error']['message']}")
