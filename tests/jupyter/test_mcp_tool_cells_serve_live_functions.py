@@ -81,11 +81,18 @@ def test_a_tools_print_output_lands_in_its_defining_cell(kernel: LiveKernel) -> 
     assert "add called" not in kernel.text(later)
 
 
+# The three calls of show meet at a barrier, so they print and display at the same moment. Their
+# lines go to the same cell, and print() writes each argument, separator and end as its own piece:
+# print("printed", label) from three calls at once came out as "printedprinted L1\n L2\n" (found
+# under load in CI). So show prints one f-string, a piece the cell receives whole.
+TOGETHER = "import threading\ntogether = threading.Barrier(3, timeout=30)"
+
 SHOW = '''%%mcp_tool
 def show(label: str) -> str:
     """Print and display a label."""
     from IPython.display import display
-    print("printed", label)
+    together.wait()
+    print(f"printed {label}")
     display({"displayed": label})
     return label
 '''
@@ -96,6 +103,7 @@ BUSY_CELL = "import time\nprint('cell C running', flush=True)\ntime.sleep(1.5)\n
 
 def test_concurrent_calls_print_and_display_under_their_own_cells(kernel: LiveKernel) -> None:
     cell_a = kernel.run_ok(ADD)
+    kernel.run_ok(TOGETHER)
     cell_b = kernel.run_ok(SHOW)
     url = server_url(kernel)
 
@@ -104,10 +112,11 @@ def test_concurrent_calls_print_and_display_under_their_own_cells(kernel: LiveKe
             busy = kernel.submit(BUSY_CELL)
             # The calls are made while cell C runs (their output must not land in it).
             await asyncio.to_thread(kernel.wait_for_text, Cell(busy, "running"), "cell C running")
-            await asyncio.gather(
+            results = await asyncio.gather(
                 *(client.call_tool("add", {"a": i + 0.5, "b": 1}) for i in range(3)),
                 *(client.call_tool("show", {"label": f"L{i}"}) for i in range(3)),
             )
+            assert [result.is_error for result in results] == [False] * 6, results
             cell_c = await asyncio.to_thread(kernel.wait, busy)
             assert "add called" not in cell_c.text
             assert "L0" not in cell_c.text
