@@ -6,7 +6,8 @@ A picture stays MCP content: its place in the value says ``"<image: content[i]>"
 embedded resource, a file, a resource link) ``"<content[i]>"``, i the block's index in the result — also
 when the picture or file was kept as a resource for being over ``max_inline_bytes`` (its ``resource_link`` in
 its place, of an ``image/*`` type for a picture; the notes saying so, after all the blocks, are no part of the
-value), so a job's value reads the same whoever started it. A list the
+value), so a job's value reads the same whoever started it. A link the tool returned itself is
+``"<content[i]>"`` whatever its type: only a link the server made for a picture it kept names a picture. A list the
 tool returned mixing blocks with data (``[fig, "cap", {"n": 1}]``) is answered whole, each block named
 in its place: REST shapes it so at once; a job started over MCP keeps where each item sat
 (:func:`.convert.mixed.places_of`) and its poll rebuilds the list from its stored result
@@ -36,44 +37,51 @@ def placeholders(content: list[Any]) -> Any:
     block is ``[]``. The note of a picture or file kept as a resource is left out: its link is named
     ``"<image: content[i]>"`` or ``"<content[i]>"``, as the block itself would be (a job's value reads the
     same whoever started it, and as a direct REST call, which keeps nothing, names the blocks)."""
-    notes = _kept_block_notes(content)
-    names = [name for i, name in enumerate(named(content)) if i not in notes]
+    links, notes = _kept_blocks(content)
+    names = [name for i, name in enumerate(_names(content, links)) if i not in notes]
     return names[0] if len(names) == 1 else names
 
 
 def named(content: list[Any]) -> list[Any]:
     """Each block of ``content`` named as :func:`placeholders` names it, always as a list, in order."""
-    return [_named(i, block) for i, block in enumerate(content)]
+    return _names(content, _kept_blocks(content)[0])
 
 
-def _named(index: int, block: Any) -> Any:
+def _names(content: list[Any], kept_links: set[int]) -> list[Any]:
+    return [_named(i, block, i in kept_links) for i, block in enumerate(content)]
+
+
+def _named(index: int, block: Any, kept: bool) -> Any:
+    """``kept``: ``block`` is the link of a block the server kept (a picture's names it as the picture);
+    a link the tool gave, to a picture or not, is ``"<content[i]>"``."""
     if not isinstance(block, dict):
         return block
     kind = block.get("type")
     if kind == "text":
         return block.get("text", "")
-    return f"<image: content[{index}]>" if kind == "image" or _picture_link(block) else f"<content[{index}]>"
+    picture = kind == "image" or (kept and str(block.get("mimeType") or "").startswith("image/"))
+    return f"<image: content[{index}]>" if picture else f"<content[{index}]>"
 
 
-def _picture_link(block: dict[str, Any]) -> bool:
-    """Whether ``block`` is a link to a picture (one kept as a resource stands in the picture's place)."""
-    return block.get("type") == "resource_link" and str(block.get("mimeType") or "").startswith("image/")
-
-
-def _kept_block_notes(content: list[Any]) -> set[int]:
-    """Indexes of the text blocks that say a picture or file of ``content`` was kept as a resource: a note
-    naming a link before it (:func:`.convert.parts.blocks_kept`; the note of kept data comes before its link,
-    and stays: it carries the data's summary or preview)."""
+def _kept_blocks(content: list[Any]) -> tuple[set[int], set[int]]:
+    """``(links, notes)``: the indexes of the ``resource_link`` blocks of pictures and files of ``content``
+    kept as resources, and of the text blocks after them saying so (:func:`.convert.parts.blocks_kept`; the
+    note of kept data comes before its link, and stays: it carries the data's summary or preview)."""
+    links: set[int] = set()
     notes: set[int] = set()
-    words: list[str] = []
+    words: dict[str, int] = {}
     for i, block in enumerate(content):
         if not isinstance(block, dict):
             continue
         if block.get("type") == "resource_link":
-            words.append(kept_as(str(block.get("uri"))))
-        elif block.get("type") == "text" and any(w in str(block.get("text", "")) for w in words):
-            notes.add(i)
-    return notes
+            words[kept_as(str(block.get("uri")))] = i
+        elif block.get("type") == "text":
+            text = str(block.get("text", ""))
+            said = [link for w, link in words.items() if w in text]
+            if said:
+                notes.add(i)
+                links.update(said)
+    return links, notes
 
 
 def in_place(result: dict[str, Any], places: list[Any]) -> list[Any] | None:

@@ -40,8 +40,8 @@ anything else                  ``TypeError``
 data nested past 128 levels    ``nesting.NestedTooDeep`` (the limit a client's JSON is held to)
 =============================  ==============================================================
 
-With a sink, each image block and each embedded resource (a file, bytes) over ``max_inline_bytes`` — of a
-figure, an image, bytes, a list of blocks, a plot with its data alike; in a ``ToolResult`` the embedded resources
+With a sink, each image or audio block and each embedded resource (a file, bytes) over ``max_inline_bytes`` — of
+a figure, an image, bytes, a list of blocks, a plot with its data alike; in a ``ToolResult`` the embedded resources
 only — is kept in the store and linked in its place, the notes saying so after all the blocks
 (:func:`.convert.parts.blocks_kept`).
 

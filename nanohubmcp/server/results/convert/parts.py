@@ -76,12 +76,12 @@ def keeps_file(sink: ResultSink | None, size: int) -> bool:
 
 
 def blocks_kept(blocks: list[Wire], sink: ResultSink | None, *, pictures: bool = True) -> list[Wire]:
-    """``blocks`` with each picture (an ``image`` block; none with ``pictures=False``) and each embedded
-    ``resource`` (a file, bytes) over ``max_inline_bytes`` kept in the store, whatever shape the value had (a
-    figure alone, a list of pictures, files and captions, a plot with its data, a job's output files): its
-    ``resource_link`` alone takes its place and the notes saying so follow all the blocks, so block i is still
-    the picture or the file, and a ``"<image: content[i]>"`` or ``"<content[i]>"`` names it as it names the
-    block itself where nothing is kept (a REST call)."""
+    """``blocks`` with each picture and sound (an ``image`` or ``audio`` block; none with ``pictures=False``)
+    and each embedded ``resource`` (a file, bytes) over ``max_inline_bytes`` kept in the store, whatever shape
+    the value had (a figure alone, a list of pictures, files and captions, a plot with its data, a job's output
+    files): its ``resource_link`` alone takes its place and the notes saying so follow all the blocks, so block
+    i is still the picture, the sound or the file, and a ``"<image: content[i]>"`` or ``"<content[i]>"`` names
+    it as it names the block itself where nothing is kept (a REST call)."""
     kept, notes = kept_in_place(blocks, sink, pictures=pictures)
     return kept + notes
 
@@ -104,12 +104,15 @@ def kept_in_place(blocks: list[Wire], sink: ResultSink | None, *, pictures: bool
 
 
 def _picture_kept(block: Wire, sink: ResultSink | None) -> tuple[Wire, Wire] | None:
-    """The link and the note of an image ``block`` kept in the store, or None (not an image, or small)."""
-    if block.get("type") != "image" or not keeps_file(sink, len(block["data"])):
+    """The link and the note of an image or audio ``block`` kept in the store (named ``image.png``,
+    ``audio.wav``), or None (neither, or small)."""
+    kind = block.get("type")
+    if kind not in ("image", "audio") or not keeps_file(sink, len(block["data"])):
         return None
     assert sink is not None
     data = base64.b64decode(block["data"])
-    link = sink.link(data, block["mimeType"], "image." + block["mimeType"].rpartition("/")[2], "the tool's image")
+    mime = block["mimeType"]
+    link = sink.link(data, mime, f"{kind}.{mime.rpartition('/')[2]}", f"the tool's {kind}")
     return link, link_note(None, len(data), sink, link)
 
 
