@@ -29,8 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
 from nanohubmcp.protocol.message_values import json_message, show
-from nanohubmcp.schema.compiled import compile_schema
-from nanohubmcp.schema.fastpath import compile_check, compile_fast
 from nanohubmcp.schema.json_form import check_json_form
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 
@@ -91,6 +89,8 @@ class ArgumentValidator:
         # A trusted schema is compiled on its first call, so serving starts without compiling the
         # schemas of tools nobody calls; any other schema is checked here, at registration.
         if not trusted:
+            from nanohubmcp.schema.compiled import compile_schema
+
             self._validator_cache = compile_schema(schema, f"{kind} {name!r}", "input schema")
             self._prepare()
         else:  # a generated schema holding nan (Literal[float("nan")]), or a default of an int of 5,000
@@ -98,6 +98,9 @@ class ArgumentValidator:
             check_json_form(schema, f"{kind} {name!r}", "input schema")
 
     def _prepare(self) -> None:
+        # The compilers load with the first call (or an input_schema given at registration), not at start.
+        from nanohubmcp.schema.fastpath import compile_check
+
         compiled = compile_check(self._schema) if isinstance(self._schema, dict) else None
         # _fast last: a concurrent first call sees either nothing prepared or everything.
         self._drop_null = _null_rejecting_optionals(
@@ -111,6 +114,8 @@ class ArgumentValidator:
     @property
     def _validator(self) -> Validator:
         if self._validator_cache is None:
+            from nanohubmcp.schema.compiled import compile_schema
+
             self._validator_cache = compile_schema(self._schema, f"{self._kind} {self._name!r}", "input schema")
         return self._validator_cache
 
@@ -233,6 +238,8 @@ class OutputValidator:
     __slots__ = ("_validator",)
 
     def __init__(self, schema: dict[str, Any], *, name: str, kind: str = "tool") -> None:
+        from nanohubmcp.schema.compiled import compile_schema
+
         self._validator = compile_schema(schema, f"{kind} {name!r}", "output schema")
 
     @property
@@ -267,6 +274,8 @@ def _null_rejecting_optionals(
     if fast:
         # compile_fast covers the whole schema, so each property subschema is in the safe set
         # and its answer equals jsonschema's.
+        from nanohubmcp.schema.fastpath import compile_fast
+
         checks = {name: compile_fast(properties[name]) for name in optional}
         if all(check is not None for check in checks.values()):
             return frozenset(name for name, check in checks.items() if not check(None))  # type: ignore[misc]

@@ -55,7 +55,6 @@ from .wire.notifier import Notifier
 from .wire.pending import ClientRequests
 from .wire.sessions import Session, SessionStore
 from .wire.state_dir import ENV_STATE_DIR, resolve_state_dir
-from .wire.store_link import StoreLink
 
 if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
@@ -72,6 +71,7 @@ if TYPE_CHECKING:
     from .telemetry import Telemetry
     from .wire.replication import Replication
     from .wire.request import RequestContext
+    from .wire.store_link import StoreLink
 
 class ServerCore:
     """Everything one server knows, behind the facade.
@@ -174,8 +174,11 @@ class ServerCore:
         self.in_flight: set[RequestContext] = set()  # being served (loop thread only)
         self.shutdown = Shutdown()
         """Whether the server is stopping; the requests it serves, answered when a stop's grace runs out."""
-        self.store_link = StoreLink(self.state_url, name, self.sessions, state_secret) if self.state_url.shared \
-            else None
+        self.store_link: StoreLink | None = None
+        if self.state_url.shared:
+            from .wire.store_link import StoreLink  # (a shared store only: not imported for memory or SQLite)
+
+            self.store_link = StoreLink(self.state_url, name, self.sessions, state_secret)
         """With a shared state store (Redis): this process's link to it (None for memory and SQLite)."""
         self.replication: Replication | None = None
         """While linked to a shared state store: keeps sessions in step across processes."""

@@ -15,7 +15,6 @@ from ..auth.verifiers import TokenVerifier
 from ..errors import ConfigurationError
 from .budget import principal_share
 from .limits import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UNSENT_BYTES, check_limits
-from .public_url import checked_origin, checked_public_url
 from .unsent import UnsentBudget
 from .unsent import principal_share as unsent_principal_share
 from .url_path import normal_path, prefix_path
@@ -129,6 +128,8 @@ class TransportConfig:
                 "percent-encode such a character, e.g. /my%20tools)")
         self.path_prefix = normalize_prefix(self.path_prefix)
         if self.public_url:
+            from .public_url import checked_public_url  # (given a public URL or origins: not at every start)
+
             try:
                 self.public_url = checked_public_url(self.public_url)
             except ConfigurationError as exc:
@@ -157,6 +158,8 @@ class TransportConfig:
             raise ConfigurationError('allowed_origins must be None, "*", or a list of origins like '
                                      '["https://example.org"]')
         if isinstance(origins, (list, tuple, set, frozenset)):
+            from .public_url import checked_origin
+
             try:  # as browsers send them (xn--, lower case, no default port): one never matching was a 403
                 self.allowed_origins = ["*" if origin.strip() == "*" else checked_origin(origin) for origin in origins]
             except ConfigurationError as exc:

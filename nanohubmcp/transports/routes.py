@@ -30,7 +30,6 @@ from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, Protec
 from .headers import session_query
 from .health import HealthHandler
 from .http_server import LimitedApplication
-from .redaction import is_secret_query_name
 from .rest import RestToolHandler
 from .served import ServedServer
 from .sse import LegacyMessagesHandler, LegacySSEHandler
@@ -107,6 +106,8 @@ def redacted_uri(uri: str) -> str:
     (:func:`.redaction.is_secret_query_name`) becomes ``<redacted>``,
     and a legacy ``session_id`` (the capability to post into that session) its digest; so does a path
     parameter's (``/tools/echo;token=…``, RFC 3986 § 3.3), which no route reads but a client may send."""
+    from .redaction import is_secret_query_name  # (a line of the access log: not at start)
+
     path, mark, query = uri.partition("?")
     if ";" in path:
         path = "/".join(_redacted_segment(segment) for segment in path.split("/"))
@@ -125,6 +126,8 @@ def redacted_uri(uri: str) -> str:
 
 
 def _redacted_segment(segment: str) -> str:
+    from .redaction import is_secret_query_name
+
     name, *parameters = segment.split(";")
     for index, parameter in enumerate(parameters):
         key, eq, _ = parameter.partition("=")

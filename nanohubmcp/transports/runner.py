@@ -37,7 +37,6 @@ from .auth import bind_resource
 from .config import TransportConfig
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
 from .ports import bind
-from .process_exit import exit_by_the_grace, explain_exit_wait
 from .routes import make_app
 from .served import ServedServer
 from .workers import WORKER_DEATHS, watch_parent, worker_task
@@ -191,11 +190,15 @@ class Runner:
             assert self._stopped is not None
             await self._stopped.wait()
             if workers > 1:
+                from .process_exit import exit_by_the_grace
+
                 exit_by_the_grace(asyncio.get_running_loop())
             await self._drain()
 
         self._own_loop = True
         asyncio.run(main())
+        from .process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
+
         explain_exit_wait(self.server.core)
 
     def _obey(self, signum: int) -> None:

@@ -139,6 +139,12 @@ NOT_BEFORE_FIRST_USE = (
     "importlib.util",  # is OpenTelemetry installed: asked for tracing=true only
     "nanohubmcp.server.registry.mcp_apps",  # MCP Apps views: with view= or add_app_view, or a tool's _meta over REST
     "nanohubmcp.protocol.client_answers",  # the shapes of a client's answers: with the first answer to an ask
+    "nanohubmcp.schema.compiled",  # the schema compilers: at a tool's first call (or an input_schema= given)
+    "nanohubmcp.schema.fastpath",
+    "nanohubmcp.server.wire.store_link",  # a shared (Redis) state store only
+    "nanohubmcp.transports.process_exit",  # when serving has ended
+    "nanohubmcp.transports.redaction",  # a line of the access log
+    "nanohubmcp.transports.public_url",  # a public URL or a list of allowed origins given
 )
 
 
