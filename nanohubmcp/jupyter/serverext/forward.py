@@ -30,6 +30,7 @@ back is told whether that kernel restarted, was shut down, or stopped its server
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import json
 import os
@@ -254,7 +255,7 @@ class ForwardHandler(APIHandler):
         self._registered(port)
         try:
             stream = await TCPClient().connect(UPSTREAM_HOST, port, timeout=CONNECT_TIMEOUT)
-        except (OSError, iostream.StreamClosedError, TimeoutError) as exc:
+        except (OSError, iostream.StreamClosedError, asyncio.TimeoutError) as exc:  # (two classes on Python 3.10)
             raise web.HTTPError(
                 502,
                 f"the notebook's MCP server on port {port} does not answer ({exc}): is it still running? "

@@ -99,7 +99,7 @@ class AwaitedRecords:
             return False
         try:
             await asyncio.wait_for(read.future, within)
-        except TimeoutError:
+        except asyncio.TimeoutError:  # (not the builtin TimeoutError before Python 3.11)
             return False
         finally:
             self._drop(read)
