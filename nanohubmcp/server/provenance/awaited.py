@@ -138,6 +138,14 @@ class AwaitedRecords:
 
     def _watch(self) -> None:
         """The thread: look for the awaited records until none is awaited."""
+        try:
+            self._look_until_none_awaited()
+        finally:  # (ended by a BaseException: the next read that waits starts another thread)
+            with self._lock:
+                if self._thread is threading.current_thread():
+                    self._thread = None
+
+    def _look_until_none_awaited(self) -> None:
         failing = False
         while True:
             with self._lock:
@@ -149,9 +157,10 @@ class AwaitedRecords:
             try:
                 changed = self._lookup.changed()
                 found = self._lookup.written({read.record_id for read in reads}) if changed or fresh else set()
-            except sqlite3.Error as exc:  # (the file unreadable, or closed as the server stops): not found yet
-                if not failing:
-                    log.warning("could not look for provenance records other processes write: %s", exc)
+            except Exception as exc:  # (the file unreadable, closed as the server stops, a lookup's own bug)
+                if not failing:  # not found yet; the thread keeps looking, or each read would wait its whole time
+                    log.warning("could not look for provenance records other processes write: %s", exc,
+                                exc_info=not isinstance(exc, sqlite3.Error))
                 failing, found = True, set()
             for read in reads:
                 if read.record_id in found:
