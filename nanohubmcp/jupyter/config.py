@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from traitlets import Bool, Dict, Enum, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
 
+from ..protocol.message_values import shown_value
 from ..server.calls.workers import MAX_ABANDONED
 from ..server.jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from ..server.provenance.tool_options import DEFAULT_CACHE_BYTES
@@ -377,7 +378,8 @@ class NanohubMCP(Configurable):
     def _check_port(self, proposal: Bunch) -> int:
         value = int(proposal["value"])
         if not 0 <= value <= 65535:
-            raise TraitError(f"NanohubMCP.port must be between 0 and 65535 (0 = any free port), not {value}")
+            raise TraitError(
+                f"NanohubMCP.port must be between 0 and 65535 (0 = any free port), not {shown_value(value)}")
         return value
 
     @validate("token")

@@ -16,6 +16,8 @@ from typing import Any
 
 from traitlets import Integer, TraitError
 
+from ..protocol.message_values import shown_value
+
 __all__ = ["Limit"]
 
 
@@ -38,7 +40,7 @@ class Limit(Integer[Any, Any]):
             self.error(obj, value)
         number = super().validate(obj, value)  # an int, or an integral float such as 1e9 made one
         if number < self.minimum:
-            raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not {number} "
+            raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not {shown_value(number)} "
                              f"(default {self.default_value})")
         return number
 
@@ -47,4 +49,4 @@ class Limit(Integer[Any, Any]):
         if obj is None or error is not None:
             super().error(obj, value, error, info)
         raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not the "
-                         f"{type(value).__name__} {value!r} (default {self.default_value})")
+                         f"{type(value).__name__} {shown_value(value)} (default {self.default_value})")

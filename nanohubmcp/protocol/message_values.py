@@ -3,7 +3,8 @@
 A client sent ``null``, ``"x"`` or ``[1, true]``; a message that names its value back says so in
 JSON, never in Python's ``None``, ``'x'``, ``[1, True]`` (:func:`show`), and a library's message
 that wrote values with ``%r`` (jsonschema) is rewritten the same way (:func:`json_message`), in
-bounded work. What goes on the wire itself is :mod:`.jsonenc`'s.
+bounded work. A Python value a setting's or a registration's refusal names is its repr, cut to a
+bound (:func:`shown_value`). What goes on the wire itself is :mod:`.jsonenc`'s.
 """
 
 from __future__ import annotations
@@ -61,3 +62,21 @@ def json_message(message: str, *values: Any) -> str:
     for text in sorted(seen, key=len, reverse=True):
         message = message.replace(text, seen[text])
     return message
+
+
+def shown_value(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for a message, cut to ``limit`` characters with an ellipsis when longer. Never raises:
+    an int Python will not write as text (of over 4,300 digits, alone or inside a container) is named so, and
+    an object whose ``repr`` fails by its type.
+
+    Example:
+        >>> shown_value(-10**5000), shown_value("x" * 100, 8)
+        ('an int of over 4,300 digits', "'xxxxxx…")
+    """
+    try:
+        text = repr(value)
+    except ValueError:
+        return "an int of over 4,300 digits"
+    except Exception:  # (a repr of the user's own that fails)
+        return f"a {type(value).__name__} object"
+    return text if len(text) <= limit else f"{text[:limit - 1]}…"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from nanohubmcp.errors import RegistrationError
+from nanohubmcp.protocol.message_values import shown_value
 from nanohubmcp.protocol.nesting import MAX_JSON_DEPTH
 from nanohubmcp.schema.paths import format_path
 
@@ -67,16 +68,6 @@ def _problem(value: object, path: list[str | int], root: str, holding: set[int])
 def _a(noun: str) -> str:
     """``noun`` with its indefinite article (``an int64``, ``a set``; ``a UUID``, ``a uint8``: said "you")."""
     return f"{'an' if noun[:1].lower() in 'aeio' else 'a'} {noun}"
-
-
-def shown_value(value: object, limit: int = 60) -> str:
-    """``repr(value)`` for a message, cut to ``limit`` characters with an ellipsis when longer (an int Python
-    will not write as text, of over 4,300 digits, is named so)."""
-    try:
-        text = repr(value)
-    except ValueError:
-        return "an int of over 4,300 digits"
-    return text if len(text) <= limit else f"{text[:limit - 1]}…"
 
 
 def _member_problem(value: dict[object, object] | list[object] | tuple[object, ...], path: list[str | int],

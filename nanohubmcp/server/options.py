@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..protocol.message_values import shown_value
 from ..protocol.seconds import seconds_of
 from ..protocol.versions import ProtocolVersion
 from ..state.url import file_on_the_way
@@ -92,22 +93,23 @@ def check_options(
         raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
     check_state_dir(state_dir)
     if job_store not in STORE_KINDS:
-        raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {job_store!r}")
+        raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {shown_value(job_store)}")
     for option, value in bounds.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ConfigurationError(f"{option} must be a positive integer, not {value!r}")
+            raise ConfigurationError(f"{option} must be a positive integer, not {shown_value(value)}")
     for option, value in (counts or {}).items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ConfigurationError(f"{option} must be a non-negative integer, not {value!r}")
+            raise ConfigurationError(f"{option} must be a non-negative integer, not {shown_value(value)}")
     for option, value in (pools or {}).items():
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise ConfigurationError(f"{option} must be a positive integer (or None for the default), not {value!r}")
+            raise ConfigurationError(
+                f"{option} must be a positive integer (or None for the default), not {shown_value(value)}")
     for option, value in (durations or {}).items():
         seconds = seconds_of(value)  # any real number (numpy's int64 as well as its float64), never a bool
         if seconds is None or not MIN_DURATION_SECONDS <= seconds <= MAX_DURATION_SECONDS:
             raise ConfigurationError(f"{option} must be a positive number of seconds, at least 0.001 (a task's "
                                      f"ttl is whole milliseconds) and at most {MAX_DURATION_SECONDS:,.0f} (ten "
-                                     f"years), not {value!r}")
+                                     f"years), not {shown_value(value)}")
 
 
 def check_state_dir(value: object, option: str = "state_dir") -> None:
@@ -151,7 +153,8 @@ def checked_timeout(value: object, option: str = "tool_timeout") -> float | None
         return None
     seconds = seconds_of(value)
     if seconds is None or not seconds > 0:  # NaN is not > 0
-        raise ConfigurationError(f"{option} must be a positive number of seconds, or None for no limit, not {value!r}")
+        raise ConfigurationError(
+            f"{option} must be a positive number of seconds, or None for no limit, not {shown_value(value)}")
     return None if seconds == math.inf else seconds
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..errors import ConfigurationError, ResourceNotFound
+from ..protocol.message_values import shown_value
 from ..state import reach
 
 if TYPE_CHECKING:
@@ -43,7 +44,10 @@ TRANSPORTS = ("http", "stdio")
 
 def resolve_transport(transport: str | None) -> str:
     """``transport``, else ``$MCP_TRANSPORT``, else ``"http"``; ConfigurationError for anything else."""
-    chosen = (transport or os.environ.get("MCP_TRANSPORT") or "http").strip().lower()
+    given = transport or os.environ.get("MCP_TRANSPORT") or "http"
+    if not isinstance(given, str):
+        raise ConfigurationError(f"transport must be one of {', '.join(TRANSPORTS)}, not {shown_value(given)}")
+    chosen = given.strip().lower()
     if chosen not in TRANSPORTS:
         raise ConfigurationError(
             f"transport must be one of {', '.join(TRANSPORTS)} (run(transport=...) or $MCP_TRANSPORT), got {chosen!r}"
@@ -66,7 +70,7 @@ def resolve_proxy_headers(proxy_headers: object) -> bool:
                                      f"(trust a reverse proxy's X-Forwarded-Proto / X-Real-Ip), not {text!r}")
         return text in _TRUE
     if not isinstance(proxy_headers, bool):
-        raise ConfigurationError(f"proxy_headers must be True or False, not {proxy_headers!r}")
+        raise ConfigurationError(f"proxy_headers must be True or False, not {shown_value(proxy_headers)}")
     return proxy_headers
 
 
@@ -101,6 +105,8 @@ def make_runner(
     unknown = set(compat) - COMPAT_RUN_OPTIONS
     if unknown:
         raise ConfigurationError(f"unknown run() option(s): {', '.join(sorted(unknown))}")
+    if not isinstance(host, str):
+        raise ConfigurationError(f"host must be an address or a host name, e.g. '127.0.0.1', not {shown_value(host)}")
     check_name_variable()  # the Server Card's and the catalogs' name: refused now, not at each request
     auth = verifier(server, token)
     config = TransportConfig(
@@ -195,13 +201,13 @@ def check_workers(server: Servable, workers: object) -> None:
         ConfigurationError: the message says what to set.
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigurationError(f"workers must be a positive integer, not {workers!r}")
+        raise ConfigurationError(f"workers must be a positive integer, not {shown_value(workers)}")
     from ..transports.limit_option import most_workers
 
     most = most_workers()
     if workers > most:  # a typo (40000 for 4) forked until the machine stopped answering (trial42 T42-18)
-        raise ConfigurationError(f"workers={workers} is more than {most}, the most this machine takes (8 per CPU, "
-                                 "at least 64)")
+        raise ConfigurationError(f"workers={shown_value(workers)} is more than {most}, the most this machine takes "
+                                 "(8 per CPU, at least 64)")
     if workers > 1 and not server.core.state_url.shared:
         raise ConfigurationError(
             f"workers={workers} needs a shared state store, or each process would answer the others' sessions "

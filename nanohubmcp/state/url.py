@@ -21,6 +21,7 @@ import urllib.parse
 from typing import NamedTuple
 
 from ..errors import ConfigurationError
+from ..protocol.message_values import shown_value
 
 REDIS_ENCODING_ERRORS = "surrogatepass"
 """How the Redis clients write text as UTF-8 and read it back: a lone surrogate (valid JSON a client may
@@ -108,6 +109,8 @@ def parse(url: str | None) -> StateURL:
             not a number; a SQLite URL with a host, a query or a fragment, or naming no directory, the
             root, a ``.``/``..`` segment or a directory not after three slashes (``sqlite:tmp``).
     """
+    if url is not None and not isinstance(url, str):
+        raise ConfigurationError(f"state_url must be a URL string (or None), not {shown_value(url)}")
     if url is None or not url.strip():
         return StateURL(MEMORY, "")
     url = url.strip()

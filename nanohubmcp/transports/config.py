@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from ..auth.verifiers import TokenVerifier
 from ..errors import ConfigurationError
+from ..protocol.message_values import shown_value
 from .budget import principal_share
 from .limits import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UNSENT_BYTES, check_limits
 from .unsent import UnsentBudget
@@ -123,9 +124,9 @@ class TransportConfig:
     def _check(self) -> None:
         if self.path_prefix and not (isinstance(self.path_prefix, str) and prefix_path(self.path_prefix.strip())):
             raise ConfigurationError(
-                f"path_prefix {self.path_prefix!r} is not a URL path: give the path alone, e.g. /tools (no scheme, "
-                "host, query, spaces, non-ASCII or control characters, '.'/'..' segments or empty ones ('//'); "
-                "percent-encode such a character, e.g. /my%20tools)")
+                f"path_prefix {shown_value(self.path_prefix, 240)} is not a URL path: give the path alone, e.g. "
+                "/tools (no scheme, host, query, spaces, non-ASCII or control characters, '.'/'..' segments or empty "
+                "ones ('//'); percent-encode such a character, e.g. /my%20tools)")
         self.path_prefix = normalize_prefix(self.path_prefix)
         if self.public_url:
             from .public_url import checked_public_url  # (given a public URL or origins: not at every start)

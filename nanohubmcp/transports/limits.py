@@ -15,6 +15,7 @@ import operator
 from collections.abc import Callable, Mapping
 
 from ..errors import ConfigurationError
+from ..protocol.message_values import shown_value
 
 __all__ = [
     "DEFAULT_MAX_BUFFERED_BYTES",
@@ -72,9 +73,10 @@ def check_limits(limits: Mapping[str, object], name: Callable[[str], str] = str)
     _at_least(name, "max_request_bytes", request, MIN_REQUEST_BYTES, str(MIN_REQUEST_BYTES))
     if buffered == DEFAULT_MAX_BUFFERED_BYTES and request > buffered:  # the one set is max_request_bytes: name it
         raise ConfigurationError(
-            f"{name('max_request_bytes')} must be at most {name('max_buffered_bytes')} ({buffered}), not {request}: "
+            f"{name('max_request_bytes')} must be at most {name('max_buffered_bytes')} ({buffered}), "
+            f"not {shown_value(request)}: "
             f"a body of the largest size must fit; to go higher, raise {name('max_buffered_bytes')} too")
-    fits = f"{name('max_request_bytes')} ({request})"
+    fits = f"{name('max_request_bytes')} ({shown_value(request)})"
     _at_least(name, "max_buffered_bytes", buffered, request, fits, ": a body of the largest size must fit")
     _at_least(name, "max_buffered_bytes_per_principal", buffered_share, request, fits,
               ": a body of the largest size must fit in one principal's share")
@@ -93,7 +95,8 @@ def _whole(name: Callable[[str], str], keyword: str, value: object, *, share: bo
             return int(value)
         with contextlib.suppress(TypeError):
             return operator.index(value)  # type: ignore[arg-type]  # TypeError for what is no integer
-    raise ConfigurationError(f"{name(keyword)} must be a whole number of bytes{', or None' * share}, not {value!r}")
+    raise ConfigurationError(
+        f"{name(keyword)} must be a whole number of bytes{', or None' * share}, not {shown_value(value)}")
 
 
 def _share(name: Callable[[str], str], keyword: str, limits: Mapping[str, object]) -> int | None:
@@ -104,4 +107,4 @@ def _share(name: Callable[[str], str], keyword: str, limits: Mapping[str, object
 def _at_least(name: Callable[[str], str], keyword: str, value: int | None, least: int, least_said: str,
               why: str = "") -> None:
     if value is not None and value < least:
-        raise ConfigurationError(f"{name(keyword)} must be at least {least_said}, not {value}{why}")
+        raise ConfigurationError(f"{name(keyword)} must be at least {least_said}, not {shown_value(value)}{why}")

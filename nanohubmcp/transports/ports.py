@@ -15,6 +15,7 @@ import sys
 import tornado.netutil
 
 from ..errors import ConfigurationError
+from ..protocol.message_values import shown_value
 
 BACKLOG = 1024
 """The listen backlog of each socket: connections the kernel holds before the server accepts them."""
@@ -31,9 +32,9 @@ def resolve_port(port: int | str | None) -> int:
         value = int(port)
     except (TypeError, ValueError):
         raise ConfigurationError(f"{source} must be a whole number between 0 and 65535 (0: any free port), "
-                                 f"not {port!r}") from None
+                                 f"not {shown_value(port)}") from None
     if not 0 <= value <= 65535:
-        raise ConfigurationError(f"{source} must be between 0 and 65535 (0: any free port), not {value}")
+        raise ConfigurationError(f"{source} must be between 0 and 65535 (0: any free port), not {shown_value(value)}")
     return value
 
 

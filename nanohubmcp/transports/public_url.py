@@ -17,6 +17,7 @@ import re
 from urllib.parse import unquote, urlsplit
 
 from ..errors import ConfigurationError
+from ..protocol.message_values import shown_value
 from .url_path import prefix_path
 
 __all__ = ["EXAMPLE", "checked_origin", "checked_public_url"]
@@ -71,6 +72,8 @@ def checked_public_url(text: str) -> str:
         >>> checked_public_url("https://tools.example.org/me")
         'https://tools.example.org/me/'
     """
+    if not isinstance(text, str):
+        raise ConfigurationError(f"{shown_value(text)} is not an http:// or https:// URL with a host, e.g. {EXAMPLE}")
     value = text.strip()
     # urlsplit drops tabs and line breaks before it parses (WHATWG): look at the text itself first
     bad = next((char for char in value if char.isspace() or not char.isprintable()), None)

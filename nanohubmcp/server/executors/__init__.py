@@ -50,6 +50,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
+from ...protocol.message_values import shown_value
 from ..calls.workers import WorkerPool
 from .base import JobExecutor
 
@@ -223,5 +224,5 @@ def _made(
 
         return SubmitJobExecutor(state_dir)
     raise ConfigurationError(
-        f"job_executor must be one of {', '.join(EXECUTORS)} or a JobExecutor instance, not {spec!r}"
+        f"job_executor must be one of {', '.join(EXECUTORS)} or a JobExecutor instance, not {shown_value(spec)}"
     )

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError
+from ...protocol.message_values import shown_value
 from ...protocol.mime import guess_mime_type
 from ...protocol.seconds import seconds_of
 from ..wire.state_dir import private_folder
@@ -107,7 +108,7 @@ def positive_ints(values: Mapping[str, object], keys: tuple[str, ...], what: str
     for key in keys:
         value = values.get(key)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise ConfigurationError(f"{what} {key} must be a positive whole number, not {value!r}")
+            raise ConfigurationError(f"{what} {key} must be a positive whole number, not {shown_value(value)}")
 
 
 MAX_POLL_SECONDS = 300.0
@@ -128,7 +129,7 @@ def poll_seconds(values: Mapping[str, object], least: float, what: str, looked: 
     seconds = seconds_of(every)  # any real number, as check_options' durations (numpy's int64 too)
     if seconds is None or not least <= seconds <= MAX_POLL_SECONDS:  # (NaN is within no range)
         raise ConfigurationError(f"{what} poll_interval must be a number of seconds from {least:g} to "
-                                 f"{MAX_POLL_SECONDS:.0f} ({looked} that often), not {every!r}")
+                                 f"{MAX_POLL_SECONDS:.0f} ({looked} that often), not {shown_value(every)}")
 
 
 def make_job_folder(root: Path, job_id: str) -> Path:

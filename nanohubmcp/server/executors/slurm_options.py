@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from ...errors import ConfigurationError
+from ...protocol.message_values import shown_value
 from .job_files import poll_seconds, positive_ints
 
 __all__ = ["OPTIONS", "check_values", "slurm_minutes"]
@@ -44,13 +45,15 @@ def slurm_minutes(value: object) -> int:
     Raises:
         ConfigurationError: not one of those forms, or not positive.
     """
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigurationError(f"slurm time {value!r} is not a number of minutes")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         minutes = math.ceil(value)
     else:
         found = _TIME.match(str(value).strip())
         if not found:
             raise ConfigurationError(
-                f"slurm time {value!r} is not a Slurm time: use minutes, M:S, H:M:S, D-H, D-H:M or D-H:M:S"
+                f"slurm time {shown_value(value)} is not a Slurm time: use minutes, M:S, H:M:S, D-H, D-H:M or D-H:M:S"
             )
         days, first, second, third = found.groups()
         parts = [int(p) for p in (first, second, third) if p is not None]
@@ -65,7 +68,7 @@ def slurm_minutes(value: object) -> int:
             seconds = (parts[0] * 60 + parts[1]) * 60 + parts[2]
         minutes = math.ceil(seconds / 60)
     if minutes < 1:
-        raise ConfigurationError(f"slurm time {value!r} must be at least one minute")
+        raise ConfigurationError(f"slurm time {shown_value(value)} must be at least one minute")
     return minutes
 
 

@@ -16,6 +16,7 @@ beside the files the command wrote. With ``--progress submit`` the client prints
 from __future__ import annotations
 
 import csv
+import numbers
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigurationError
+from ...protocol.message_values import shown_value
 from .job_files import poll_seconds, positive_ints
 
 RUN_NAME = "mcprun"
@@ -110,11 +112,17 @@ def check_values(values: Mapping[str, Any], what: str) -> None:
     positive_ints(values, ("cores", "ppn"), what)
     poll_seconds(values, MIN_POLL_SECONDS, what, "the run's output is read")
     walltime = values.get("walltime")
-    if walltime is not None and not _WALLTIME.match(str(walltime)):
-        raise ConfigurationError(f"{what} walltime must be minutes or hh:mm:ss, not {walltime!r}")
+    if walltime is not None and not _walltime(walltime):
+        raise ConfigurationError(f"{what} walltime must be minutes or hh:mm:ss, not {shown_value(walltime)}")
     env = values.get("env")
     if env is not None and (not isinstance(env, Mapping) or not all(_NAME.match(str(k)) for k in env)):
         raise ConfigurationError(f"{what} env must be a dict of variable names to values")
+
+
+def _walltime(value: object) -> bool:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value) >= 0  # (minutes; an int of any size, which str() may refuse)
+    return _WALLTIME.match(str(value)) is not None
 
 
 def command_line(run: SubmitRun, options: Mapping[str, Any], workdir: Path) -> list[str]:

@@ -22,6 +22,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RegistrationError
+from ...protocol.message_values import shown_value
 from ...protocol.versions import ProtocolVersion
 from ...schema import (
     ArgumentValidator,
@@ -31,7 +32,7 @@ from ...schema import (
     Signature,
     describe_function,
 )
-from ...schema.json_form import check_json_form, shown_value
+from ...schema.json_form import check_json_form
 from ...schema.secret import Plan, secret_plan
 
 if TYPE_CHECKING:

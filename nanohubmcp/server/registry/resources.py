@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, InvalidParams, RegistrationError
+from ...protocol.message_values import shown_value
 from ...protocol.uris import comparison_form
 from ...protocol.versions import ProtocolVersion
 from ...protocol.wire import check_annotations
 from ...schema import ArgumentValidator, Signature, describe_function
-from ...schema.json_form import check_json_form, shown_value
+from ...schema.json_form import check_json_form
 from ...schema.text_values import from_text
 from .components import callable_name, check_meta, check_text, is_coroutine_callable
 

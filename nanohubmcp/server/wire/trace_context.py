@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ...errors import ConfigurationError
+from ...protocol.message_values import shown_value
 from ...schema import CheckPending
 from .request import RequestContext, Slot
 
@@ -91,7 +92,9 @@ def _installed() -> bool:
 def _parse(value: bool | str, source: str) -> Setting:
     if isinstance(value, bool):
         return value
-    word = str(value).strip().lower()
+    if not isinstance(value, str):
+        raise ConfigurationError(f"{source} must be true, false or 'auto', not {shown_value(value)}")
+    word = value.strip().lower()
     if word == "auto":
         return "auto"
     if word in _TRUE:
