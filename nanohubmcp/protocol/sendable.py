@@ -12,7 +12,10 @@ batch. :func:`message_parts` answers it instead, and logs why in one line:
 - an error: the same error without its ``data``;
 - a batch's reply: each member written on its own, the one that cannot be written answered as above.
 
-The fallback runs only after the whole message failed to encode: the usual message is encoded once.
+The fallback runs only after the whole message failed to encode: the usual message is encoded once. The
+log line names the likely cause, which only the writer knows: a middleware when the server that made the
+message has one (``middleware=True``: :meth:`.Connection.unsendable_parts` asks its server's pipeline),
+else the server itself.
 
 Source: JSON-RPC 2.0 § 5.1 (Internal error, -32603), § 6 (Batch).
 """
@@ -25,30 +28,23 @@ from typing import Any
 from ..errors.codes import INTERNAL_ERROR
 from . import jsondec, jsonenc, text_pieces
 
-__all__ = ["message_parts", "middleware_added", "received", "unsendable_parts"]
+__all__ = ["Parts", "message_parts", "received", "unsendable_parts"]
 
 log = logging.getLogger("nanohubmcp.server")
 
 Parts = list[bytes | text_pieces.TextPieces]
+"""A message's bytes, with a kept file's text as a part of its own (written a piece at a time)."""
 
 _MIDDLEWARE_CAUSE = "a middleware must return JSON values (numbers, text, lists, dicts)"
 _SERVER_CAUSE = ("no middleware is installed, so the server made it: please report this as a bug of nanohubmcp, "
                  "with the log line")
-_middleware = [False]
-"""Whether an application's middleware was added in this process (:func:`middleware_added`): the log of a
-result JSON cannot hold names one as its cause only then."""
 
 
-def middleware_added() -> None:
-    """Note that an application added a middleware (``Pipeline.add``): a result JSON cannot hold is then
-    logged as its doing (a middleware may put in any value), never before (nothing else can)."""
-    _middleware[0] = True
-
-
-def message_parts(message: object, *, echoes: bool = True) -> Parts:
+def message_parts(message: object, *, echoes: bool = True, middleware: bool) -> Parts:
     """:func:`~.jsonenc.dumpb_parts` of ``message`` (``echoes`` as there); for a response that cannot be
-    written as JSON, :func:`unsendable_parts`. (The transports call ``dumpb_parts`` themselves and this
-    module's :func:`unsendable_parts` only when it failed: a ``tools/call`` answer crosses one module less.)
+    written as JSON, :func:`unsendable_parts` (``middleware`` as there). (The transports call ``dumpb_parts``
+    themselves and this module's :func:`unsendable_parts` only when it failed: a ``tools/call`` answer crosses
+    one module less.)
 
     Raises:
         TypeError, ValueError: a message other than a response that JSON cannot hold (the server's own fault).
@@ -56,10 +52,10 @@ def message_parts(message: object, *, echoes: bool = True) -> Parts:
     try:
         return jsonenc.dumpb_parts(message) if echoes else jsonenc.dumpb_parts(message, echoes=False)
     except (TypeError, ValueError) as exc:
-        return unsendable_parts(message, exc, echoes=echoes)
+        return unsendable_parts(message, exc, echoes=echoes, middleware=middleware)
 
 
-def received(message: object) -> Any:
+def received(message: object, *, middleware: bool) -> Any:
     """``message`` as a client reads it: the JSON values of the bytes a transport sends for it
     (:func:`message_parts`; a response JSON cannot hold is its error -32603, NaN is null, an array's
     pre-encoded text is its lists, a lone surrogate in the server's text is U+FFFD).
@@ -67,32 +63,34 @@ def received(message: object) -> Any:
     Raises:
         TypeError, ValueError: as :func:`message_parts`.
     """
-    return jsondec.loads(jsonenc.joined(message_parts(message)))
+    return jsondec.loads(jsonenc.joined(message_parts(message, middleware=middleware)))
 
 
-def unsendable_parts(message: object, exc: Exception, *, echoes: bool = True) -> Parts:
+def unsendable_parts(message: object, exc: Exception, *, echoes: bool = True, middleware: bool) -> Parts:
     """The parts to send for ``message``, whose :func:`~.jsonenc.dumpb_parts` raised ``exc``: for a response,
     those of its stand-in (logged: the type that JSON cannot hold): the error -32603 for a result, the error
     without its ``data`` for an error; for a batch's reply (a list of responses), each member's own.
+    ``middleware``: the server that made ``message`` has an application's middleware, which the log then
+    names as the likely cause (a middleware may put in any value; without one, nothing but a bug does).
 
     Raises:
         TypeError, ValueError: ``exc`` again, for a message other than a response (the server's own fault).
     """
     if isinstance(message, list) and message:
-        return _members(message, echoes)
-    stand_in = _stand_in(message, exc)
+        return _members(message, echoes, middleware)
+    stand_in = _stand_in(message, exc, middleware)
     if stand_in is None:
         raise exc
     return jsonenc.dumpb_parts(stand_in, echoes=echoes)
 
 
-def _members(replies: list[Any], echoes: bool) -> Parts:
+def _members(replies: list[Any], echoes: bool, middleware: bool) -> Parts:
     """A batch's reply written member by member: ``[``, each member's parts, ``,`` between, ``]``."""
     parts: Parts = [b"["]
     for index, reply in enumerate(replies):
         if index:
             parts.append(b",")
-        parts += message_parts(reply, echoes=echoes)
+        parts += message_parts(reply, echoes=echoes, middleware=middleware)
     parts.append(b"]")
     joined: Parts = []  # neighbouring bytes as one part (a transport writes each part on its own)
     for part in parts:
@@ -103,7 +101,7 @@ def _members(replies: list[Any], echoes: bool) -> Parts:
     return joined
 
 
-def _stand_in(message: object, exc: Exception) -> dict[str, Any] | None:
+def _stand_in(message: object, exc: Exception, middleware: bool) -> dict[str, Any] | None:
     if not (isinstance(message, dict) and "id" in message):
         return None
     request_id = message["id"]
@@ -112,8 +110,9 @@ def _stand_in(message: object, exc: Exception) -> dict[str, Any] | None:
             or not isinstance(error.get("message"), str):
         if "result" not in message and "error" not in message:
             return None
-        # What a component publishes is checked at registration: without a middleware, the server's fault.
-        cause = _MIDDLEWARE_CAUSE if _middleware[0] else _SERVER_CAUSE
+        # What a component publishes is checked at registration, what it returns where it becomes wire
+        # content: without a middleware, the server's fault.
+        cause = _MIDDLEWARE_CAUSE if middleware else _SERVER_CAUSE
         log.error("the %s for request %s cannot be written as JSON (%s); answered -32603: %s",
                   "result" if "result" in message else "error", _id_text(request_id), exc, cause)
         what = "result" if "result" in message else "error"

@@ -37,7 +37,9 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    ``stream`` (an :class:`~nanohubmcp.server.wire.streams.OutboundStream`) in order, before the
    response; messages unrelated to a request go to the session's standalone stream
    (``Session.get_standalone()``). The transport attaches a *sink* to a stream to write what
-   arrives. A request with no stream gets a plain reply and nothing else.
+   arrives. A request with no stream gets a plain reply and nothing else. A response JSON cannot hold
+   (a middleware's value) is written as ``unsendable_parts(message, exc)`` answers it: -32603, logged
+   with this server's likely cause.
 4. **Serving.** ``await serve(request)`` runs the message through the dispatcher (a request
    passes the call pipeline's layers — version gating, limits, scopes, the application's
    middleware — on its way to its handler) and answers a :class:`Reply`: the response message
@@ -71,7 +73,8 @@ import logging
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import ServerBusy, ServerStopping, error_response
-from ..protocol import jsonrpc
+from ..protocol import jsonrpc, sendable
+from ..protocol.sendable import Parts
 from ..state.errors import StateUnavailable
 from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal, serve_batch
 from .intake import Incoming, Intake, Received, handshake_version, is_modern, spoken_version
@@ -306,6 +309,27 @@ class Connection:
         reason = params.get("reason")
         target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
         return True
+
+    # -- messages out ------------------------------------------------------------------------
+    def unsendable_parts(self, message: object, exc: Exception, *, echoes: bool = True) -> Parts:
+        """The bytes to send for a message of this server that JSON cannot hold (its write raised ``exc``):
+        :func:`~nanohubmcp.protocol.sendable.unsendable_parts`, whose log names a middleware as the likely
+        cause only when this server's application added one (another server's middleware is no cause).
+
+        Raises:
+            TypeError, ValueError: ``exc`` again, for a message other than a response.
+        """
+        return sendable.unsendable_parts(message, exc, echoes=echoes, middleware=self.middleware_added)
+
+    def received(self, message: object) -> Any:
+        """``message`` as a client reads it (:func:`~nanohubmcp.protocol.sendable.received`, the cause in its
+        log as :meth:`unsendable_parts` says it)."""
+        return sendable.received(message, middleware=self.middleware_added)
+
+    @property
+    def middleware_added(self) -> bool:
+        """Whether this server's application added a middleware (``server.add_middleware``)."""
+        return bool(self.core.dispatcher.pipeline.middleware)
 
     # -- the peer went away ----------------------------------------------------------------
     @staticmethod

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..errors import ConfigurationError, ProtocolError
-from ..protocol import jsonrpc, sendable, versions
+from ..protocol import jsonrpc, versions
 from .calls.workers import waits_on_loop
 from .connection import Connection, Served
 
@@ -114,7 +114,7 @@ async def call_tool(core: Served, name: str, arguments: dict[str, Any] | None = 
     connection = Connection(core, "direct", server)
     reply = await connection.serve(connection.request(message, version=versions.LATEST_HANDSHAKE))
     # as a client reads it: JSON values (a middleware's numpy values as a tool's; one JSON cannot hold: -32603)
-    response = sendable.received(reply.message or {})
+    response = connection.received(reply.message or {})
     if "error" in response:
         error = response["error"]
         raise ProtocolError(str(error.get("message")), error.get("data"), code=error.get("code"))

@@ -51,7 +51,6 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..protocol import foreign_values
-from ..protocol.sendable import middleware_added
 from .wire.request import ANSWERED_BY_LAYER, STREAMS_TEXT
 
 if TYPE_CHECKING:
@@ -270,7 +269,6 @@ class Pipeline:
         # A numpy value the layer puts into a result is written as a tool's; the converters are loaded at
         # the first such value (a served script's start loads none of them).
         foreign_values.convert_values_with(_as_a_tools_value)
-        middleware_added()  # the log of a result JSON cannot hold may now blame a middleware
         self._layers.append(_Slot(layer, acts, user=True, streams=stream_kept_text))
         self.refresh()
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProtocolError
 from ..errors.codes import INTERNAL_ERROR, METHOD_NOT_FOUND
-from ..protocol import jsondec, jsonenc, sendable, versions
+from ..protocol import jsondec, jsonenc, versions
 from ..transports.memory import MemoryPeer
 
 if TYPE_CHECKING:
@@ -204,7 +204,7 @@ class MemoryClient:
                 raise
         if reply is None:
             return None
-        return sendable.received(reply)  # what a wire client reads (-32603 for a result JSON cannot hold)
+        return self.peer.connection.received(reply)  # what a wire client reads (-32603 for a result JSON cannot hold)
 
     def envelope(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False) -> dict[str, Any]:
         """The JSON-RPC message for ``method`` with a fresh id (none when ``notify``), and at

@@ -42,7 +42,6 @@ from ..errors import (
 from ..protocol import jsonenc
 from ..protocol.message_values import show
 from ..protocol.seconds import seconds_of
-from ..protocol.sendable import unsendable_parts
 from ..schema.paths import echoed
 from ..server.connection import Connection
 from . import auth
@@ -232,7 +231,7 @@ class BaseHandler(tornado.web.RequestHandler):
         try:  # (the usual body passes no keyword: a call with one costs ~400 instructions)
             parts = jsonenc.dumpb_parts(body) if echoes else jsonenc.dumpb_parts(body, echoes=False)
         except (TypeError, ValueError) as exc:  # a middleware's value JSON cannot hold: answered as an error
-            parts = unsendable_parts(body, exc, echoes=echoes)
+            parts = self.connection.unsendable_parts(body, exc, echoes=echoes)
         last = parts[-1]
         assert isinstance(last, bytes)  # (the text after the last spliced part, if any)
         if len(parts) == 1:  # (the usual body: a pre-encoded array's text or a kept file's is a part of its own)

@@ -58,7 +58,8 @@ class ResponseChannel:
 
     def _start(self) -> SSEWriter:
         if self.writer is None:
-            self.writer = SSEWriter(self.handler, self.handler.config.keepalive_seconds)
+            self.writer = SSEWriter(self.handler, self.handler.config.keepalive_seconds,
+                                    unsendable=self.handler.connection.unsendable_parts)
             self.writer.set_disconnect_callback(self._lost)
             self.writer.start(priming_id=self.priming_id)
         return self.writer
@@ -119,7 +120,7 @@ class ResponseChannel:
         elif handler.finished:
             return
         elif self.event_stream:
-            writer = SSEWriter(handler, 0)
+            writer = SSEWriter(handler, 0, unsendable=handler.connection.unsendable_parts)
             writer.start()
             writer.finish()
         else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -25,7 +26,7 @@ from typing import Any
 
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc, text_pieces
-from ..protocol.sendable import unsendable_parts
+from ..protocol.sendable import Parts, unsendable_parts
 
 log = logging.getLogger("nanohubmcp.stdio")
 
@@ -116,11 +117,14 @@ def stop_on_signals(stop: asyncio.Event) -> None:
 class LineWriter:
     """Writes JSON messages, one per line, to a file descriptor (thread-safe).
 
-    ``closed`` turns true once the reader on the other end went away (a write failed).
+    ``closed`` turns true once the reader on the other end went away (a write failed). ``unsendable`` makes
+    the line of a response JSON cannot hold (:meth:`.Connection.unsendable_parts` of the server written for;
+    by default, as for a server without middleware).
     """
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, *, unsendable: Callable[[Any, Exception], Parts] | None = None) -> None:
         self.fd = fd
+        self._unsendable = unsendable or functools.partial(unsendable_parts, middleware=False)
         self.closed = False
         self._lock = threading.Lock()
 
@@ -136,7 +140,7 @@ class LineWriter:
         try:
             parts = jsonenc.dumpb_parts(message)
         except (TypeError, ValueError) as exc:  # a middleware's value JSON cannot hold: answered as an error
-            parts = unsendable_parts(message, exc)
+            parts = self._unsendable(message, exc)
         first = parts[0]
         if len(parts) == 1 and isinstance(first, bytes):  # (the usual message)
             self.write_bytes(first)

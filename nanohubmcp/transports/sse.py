@@ -57,7 +57,8 @@ class LegacySSEHandler(BaseHandler):
                 self.connection.end_session(session.id)  # refused: nothing of it stays
             self.fail(exc)
             return
-        writer = self.writer = SSEWriter(self, self.config.keepalive_seconds)
+        writer = self.writer = SSEWriter(self, self.config.keepalive_seconds,
+                                         unsendable=self.connection.unsendable_parts)
         writer.start()
         # A relative reference (RFC 3986 § 5), resolved by the client against the URL it used for
         # this stream: right behind a prefix proxy the server was never told about.

@@ -26,8 +26,8 @@ import tornado.iostream
 import tornado.web
 from tornado.http1connection import HTTP1Connection
 
-from ..protocol import text_pieces
-from ..protocol.sendable import message_parts
+from ..protocol import jsonenc, text_pieces
+from ..protocol.sendable import Parts
 from .unsent import owner_of
 
 log = logging.getLogger("nanohubmcp.http")
@@ -50,15 +50,21 @@ One such event waits at most: a second one closes the stream as one whose client
 Part = bytes | text_pieces.TextPieces
 
 
-def frame_parts(message: Any, event_id: str | None = None, event: str = "message") -> list[Part]:
+def frame_parts(message: Any, event_id: str | None = None, event: str = "message", *,
+                unsendable: Callable[[Any, Exception], Parts]) -> list[Part]:
     """One SSE event carrying a JSON message, as parts: the event's head up to ``data:``, the message's
     JSON as :func:`~nanohubmcp.protocol.jsonenc.dumpb_parts` makes it (a kept file's text a part of its
     own), then the line's and the event's ends. Joined, a text as its escaped pieces, the bytes are those
     of the message's :func:`~nanohubmcp.protocol.jsonenc.dumpb` framed: one ``data:`` line, as compact
-    JSON text holds no raw CR or LF (a line break inside a string is written ``\\n``)."""
+    JSON text holds no raw CR or LF (a line break inside a string is written ``\\n``). A response JSON cannot
+    hold is framed as ``unsendable`` answers it (:meth:`.Connection.unsendable_parts`)."""
     head = f"id: {event_id}\n" if event_id else ""
     # (dumpb's bytes: a lone surrogate a client sent, as a request id or echoed in a result, as its \u escape)
-    return [f"{head}event: {event}\ndata: ".encode(), *message_parts(message), b"\n\n"]
+    try:
+        parts: Parts = jsonenc.dumpb_parts(message)
+    except (TypeError, ValueError) as exc:  # a value JSON cannot hold: answered as an error
+        parts = unsendable(message, exc)
+    return [f"{head}event: {event}\ndata: ".encode(), *parts, b"\n\n"]
 
 
 class _LargeEvent:
@@ -76,10 +82,14 @@ class SSEWriter:
     Args:
         handler: the request handler whose response becomes the stream.
         keepalive: seconds between ``: ping`` comments (0 = none).
+        unsendable: the event of a response JSON cannot hold (the server's
+            :meth:`.Connection.unsendable_parts`).
     """
 
-    def __init__(self, handler: tornado.web.RequestHandler, keepalive: float) -> None:
+    def __init__(self, handler: tornado.web.RequestHandler, keepalive: float, *,
+                 unsendable: Callable[[Any, Exception], Parts]) -> None:
         self.handler = handler
+        self._unsendable = unsendable
         self.started = False
         self.closed = False
         self._keepalive = keepalive
@@ -117,7 +127,7 @@ class SSEWriter:
     def send(self, event_id: str | None, message: Any) -> None:
         """Write one message event (the stream must be started); one holding a kept file's text a piece
         at a time (see the module text)."""
-        parts = frame_parts(message, event_id)
+        parts = frame_parts(message, event_id, unsendable=self._unsendable)
         # (three parts: the message is one, bytes, as nearly every message is)
         if len(parts) == 3 or all(type(part) is bytes for part in parts):
             data = b"".join(parts)  # type: ignore[arg-type]  # (all bytes)

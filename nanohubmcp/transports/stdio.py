@@ -78,7 +78,8 @@ class StdioTransport:
         self.expiry = expiry
         self.core = server.core
         self.connection = Connection(self.core, "stdio", server, one_peer=True)
-        self.writer = LineWriter(protect_stdout() if out_fd is None else out_fd)
+        self.writer = LineWriter(protect_stdout() if out_fd is None else out_fd,
+                                 unsendable=self.connection.unsendable_parts)
         self.in_fd = in_fd
         self.max_line_bytes = max_line_bytes
         self.session: Session | None = None

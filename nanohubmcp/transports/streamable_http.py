@@ -233,7 +233,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
             last_event_id = None
         try:
             await stream.prepare()  # StateUnavailable: 503 with Retry-After
-            writer = SSEWriter(self, self.config.keepalive_seconds)
+            writer = SSEWriter(self, self.config.keepalive_seconds, unsendable=self.connection.unsendable_parts)
             # A fresh stream gets a priming event; a resumed one must not (a new id would sort after
             # the events still to be replayed, and a second drop would then skip them).
             fresh = last_event_id is None

@@ -1,53 +1,70 @@
-"""The log line of a result JSON cannot hold names a middleware as its cause only once the application installed
-one; before that nothing but the server can have made it, and the line says to report it.
+"""The log line of a result JSON cannot hold names a middleware as its cause only when the server that made it
+has one; without one nothing but the server can have made it, and the line says to report it.
 
 trial42 T42-1: bytes in a tool's title made every tools/list -32603 and the log said "a middleware must return
-JSON values" on a server with no middleware. Run in a fresh interpreter: whether a middleware was added is
-the process's (as the value converters a middleware turns on are).
+JSON values" on a server with no middleware. Review r22 N4: whether a middleware was added was the process's,
+so one server's middleware made every other server in the process (two in a kernel, a test suite) blame "a
+middleware" too. Now each server's connection asks its own pipeline.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import logging
+from typing import Any
 
-SCRIPT = """
-import asyncio, logging, sys
-logging.basicConfig(stream=sys.stdout, level=logging.ERROR, format="LOG %(message)s")
-from nanohubmcp import MCPServer
-from nanohubmcp.protocol.sendable import received
+import pytest
+
+from nanohubmcp import MCPServer, Request
+from nanohubmcp.server.connection import Connection
+from nanohubmcp.server.pipeline import CallNext
 from nanohubmcp.testing import in_memory
 
-print(received({"jsonrpc": "2.0", "id": 1, "result": {"x": b"x"}})["error"]["code"])
-server = MCPServer("m")
+UNWRITABLE = {"jsonrpc": "2.0", "id": 1, "result": {"x": b"x"}}
+SERVERS_CAUSE = ("the result for request 1 cannot be written as JSON (Object of type bytes is not JSON serializable); "
+                 "answered -32603: no middleware is installed, so the server made it: please report this as a bug of "
+                 "nanohubmcp, with the log line")
 
-@server.tool()
-def one() -> int:
-    "One."
-    return 1
 
-@server.middleware
-async def bad(request, call_next):
-    result = await call_next(request)
-    return {**result, "x-tags": {1, 2}} if request.method == "tools/list" else result
+def plain(name: str) -> MCPServer:
+    server = MCPServer(name)
 
-with in_memory(server) as client:
-    try:
+    @server.tool()
+    def one() -> int:
+        """One."""
+        return 1
+
+    return server
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "cannot be written as JSON" in r.getMessage()]
+
+
+def test_the_cause_logged_follows_whether_the_servers_own_middleware_is_installed(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, "nanohubmcp.server")
+    alone = plain("alone")
+    assert Connection(alone.core, "memory", alone).received(UNWRITABLE)["error"]["code"] == -32603
+    assert logged(caplog) == [SERVERS_CAUSE]
+
+    with_middleware = plain("with-middleware")
+
+    @with_middleware.middleware
+    async def bad(request: Request, call_next: CallNext) -> dict[str, Any]:
+        result = await call_next(request)
+        return {**result, "x-tags": {1, 2}} if request.method == "tools/list" else result
+
+    caplog.clear()
+    with in_memory(with_middleware) as client, pytest.raises(Exception, match="-32603"):
         client.list_tools()
-    except Exception as exc:
-        print("ERROR", exc)
-"""
+    [line] = logged(caplog)
+    assert line.endswith("answered -32603: a middleware must return JSON values (numbers, text, lists, dicts)")
+    assert "set" in line
 
-
-def test_the_cause_logged_follows_whether_a_middleware_is_installed() -> None:
-    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120, check=True)
-    lines = done.stdout.splitlines()
-    logged = [line for line in lines if line.startswith("LOG ")]
-    assert lines[0] == "LOG the result for request 1 cannot be written as JSON (Object of type bytes is not JSON " \
-                       "serializable); answered -32603: no middleware is installed, so the server made it: please " \
-                       "report this as a bug of nanohubmcp, with the log line"
-    assert lines[1] == "-32603"
-    assert len(logged) == 2
-    assert logged[1].endswith("answered -32603: a middleware must return JSON values (numbers, text, lists, dicts)")
-    assert "set" in logged[1]
-    assert lines[-1].startswith("ERROR -32603")
+    # the other server in the process still has none: its own message is still its own doing
+    caplog.clear()
+    assert Connection(alone.core, "memory", alone).received(UNWRITABLE)["error"]["code"] == -32603
+    assert logged(caplog) == [SERVERS_CAUSE]
+    later = plain("made-later")
+    assert Connection(later.core, "memory", later).received(UNWRITABLE)["error"]["code"] == -32603
+    assert logged(caplog) == [SERVERS_CAUSE, SERVERS_CAUSE]
