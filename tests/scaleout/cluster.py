@@ -79,8 +79,25 @@ def processes_with(field: int, value: int) -> set[int]:
     return found
 
 
+def group_members(group: int) -> set[int]:
+    """The live processes of process group ``group`` (a server started in a session of its own): not the
+    zombies (ended, not yet reaped)."""
+    alive = set()
+    for pid in processes_with(2, group):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                alive.add(pid)
+    return alive
+
+
+def listeners(port: int) -> int:
+    """Listening TCP sockets on ``port`` (IPv4), from /proc/net/tcp."""
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for row in rows if row.split()[1].endswith(f":{port:04X}") and row.split()[3] == "0A")
+
+
 class Server:
-    """One ``nanohubmcp run`` process."""
+    """One ``nanohubmcp run`` process (of :data:`APP`, or of ``app``), in a session of its own."""
 
     def __init__(
         self,
@@ -92,6 +109,7 @@ class Server:
         env: dict[str, str],
         access_log: bool = True,
         extra_args: Sequence[str] = (),
+        app: Path = APP,
     ) -> None:
         self.port = port
         self.log = workdir / f"server-{port}.log"
@@ -100,7 +118,7 @@ class Server:
             "-m",
             "nanohubmcp",
             "run",
-            str(APP),
+            str(app),
             "--port",
             str(port),
             "--state-url",

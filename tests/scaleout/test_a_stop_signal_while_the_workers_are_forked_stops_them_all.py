@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cluster import processes_with
+from cluster import group_members
 from redis_server import RedisServer, free_port
 
 pytestmark = pytest.mark.timeout(120)
@@ -44,18 +44,6 @@ def hook():
 
 os.register_at_fork(**{os.environ["STOP_HOOK"]: hook})
 """
-
-
-def group_members(group: int) -> set[int]:
-    """The live processes of process group ``group`` (the server started in a session of its own)."""
-    return {pid for pid in processes_with(2, group) if not _zombie(pid)}
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
 
 
 @pytest.mark.parametrize(

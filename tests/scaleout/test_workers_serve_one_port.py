@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import wire
-from cluster import Server, processes_with
+from cluster import Server, listeners, processes_with
 from redis_server import RedisServer, free_port
 from support import wait_until
 
@@ -79,12 +79,6 @@ def test_three_workers_on_one_port_share_sessions_and_survive_a_kill(redis_serve
     finally:
         server.stop()
     assert not children(server.proc.pid) or all(not Path(f"/proc/{p}").exists() for p in children(server.proc.pid))
-
-
-def listeners(port: int) -> int:
-    """Listening TCP sockets on ``port`` (IPv4), from /proc/net/tcp."""
-    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
-    return sum(1 for row in rows if row.split()[1].endswith(f":{port:04X}") and row.split()[3] == "0A")
 
 
 def test_a_burst_of_connections_is_spread_over_the_workers(redis_server: RedisServer, tmp_path: Path) -> None:
