@@ -1,6 +1,9 @@
 """The ``--workers`` parent: it forks the workers, watches them, starts one again when it dies and
 stops them all when told to (:func:`fork_workers`), over the sockets :func:`listen_in_workers` gives them.
 
+When a crashed worker starts again is :mod:`.restarts`' policy. A worker that does not stop in time when
+told (its event loop blocked by a tool) is killed, never left holding the port once the parent is gone.
+
 The parent holds SIGINT, SIGTERM and SIGCHLD blocked from before its first fork (:func:`hold_stop_signals`)
 and takes them with ``sigtimedwait`` between forks and while it watches: a signal is never handled inside
 ``os.fork``'s at-fork hooks or a garbage collector's callback, where an exception raised by a handler is lost.
@@ -20,18 +23,22 @@ import socket
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
+from ..server.wire.worker_cleanups import run_cleanups
 from .ports import SPREAD_BY_KERNEL, bind
+from .restarts import Restarts
 from .workers import STOP_SIGNALS, WORKER_DEATHS, log_requests, say
 
 WATCHED = STOP_SIGNALS | {signal.SIGCHLD}
 """What the parent holds blocked and takes with ``sigtimedwait``."""
 WATCH_SECONDS = 1.0
 """The parent's longest wait for a signal before it looks at its workers again anyway."""
-MAX_RESTARTS = 1000
 STOP_WAIT_SECONDS = 15.0
-"""How long the parent told to stop waits for its workers to finish (their drain takes a few seconds)."""
+"""How long the parent told to stop waits for its workers to finish (their drain takes a few seconds); it
+kills those still running then (SIGKILL), as at a second stop signal."""
+REAP_SECONDS = 5.0
+"""How long the parent waits for the workers it killed to be gone before it exits anyway."""
 
 
 def listen_in_workers(workers: int, host: str, port: int, prepare: Callable[[], None]) -> list[socket.socket]:
@@ -60,20 +67,25 @@ def listen_in_workers(workers: int, host: str, port: int, prepare: Callable[[], 
 def fork_workers(workers: int) -> None:
     """Fork ``workers`` processes; returns in each worker (:func:`~.workers.worker_task` then names it).
 
-    The parent never returns: it starts a worker again when one dies, and exits with status 0
-    when SIGINT/SIGTERM reaches it (it passes the signal on to its workers and waits for them,
-    at most :data:`STOP_WAIT_SECONDS`; a second signal meanwhile leaves at once) or when every
-    worker has stopped (each told to by a signal, which it obeys without being started again);
-    it says on stderr how each worker ended (:class:`~.workers.WorkerDeaths`) and, after the last, "every
-    worker stopped; exiting". A stop signal reaching the parent at any moment from this call on
-    (between two forks, inside one) stops every worker. Each worker logs the shared state store's
+    The parent never returns. It starts a crashed worker again: at once, or after a pause when it keeps
+    failing at its start (:class:`~.restarts.Restarts`); it says on stderr how each worker ended
+    (:class:`~.workers.WorkerDeaths`) and what it does next ("restarted", "restarting in 2 s"). It exits:
+
+    - with status 0 when SIGINT/SIGTERM reaches it and the workers stop in time: it passes the signal on
+      to them and waits for them, at most :data:`STOP_WAIT_SECONDS`;
+    - with status 1 when a worker was still running at that deadline, or at a second stop signal during
+      the wait: it kills those (SIGKILL), saying so ("worker 1 (pid 123) did not stop within 15 s;
+      killed"), and reaps them;
+    - with status 0 when every worker has stopped (each told to by a signal, which it obeys without
+      being started again), after saying "every worker stopped; exiting";
+    - with status 1, the other workers stopped as at SIGTERM, when a worker's starts kept failing for
+      :data:`~.restarts.GIVE_UP_SECONDS` (one line says so).
+
+    A stop signal reaching the parent at any moment from this call on (between two forks, inside one,
+    while a worker waits to start again) stops every worker. Each worker logs the shared state store's
     outages with its process id; every request too only when asked (:func:`~.workers.log_requests`,
     ``nanohubmcp run --access-log``): a line per request costs about 6 % of a small call's CPU
     (bench/scaleout.md).
-
-    Raises:
-        RuntimeError: (in the parent) workers died and were started again more than
-            :data:`MAX_RESTARTS` times.
     """
     task = _Supervisor(workers).run()
     WORKER_DEATHS.forked(task)
@@ -111,12 +123,15 @@ def release_stop_signals() -> None:
 
 
 class _Supervisor:
-    """The parent's side of :func:`fork_workers`: fork, watch, start again, stop."""
+    """The parent's side of :func:`fork_workers`: fork, watch, start again (:class:`~.restarts.Restarts`), stop."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.children: dict[int, int] = {}  # pid -> worker number
-        self.restarts = 0
+        self.forked_at: dict[int, float] = {}  # pid -> time.monotonic() of its fork
+        self.due: dict[int, float] = {}  # worker number -> when to fork it again (time.monotonic())
+        self.restarts = Restarts()
+        self.given_up = False  # a worker's starts kept failing: the server stops
 
     def run(self) -> int:
         """The worker number, in a worker; never returns in the parent."""
@@ -127,26 +142,47 @@ class _Supervisor:
             if self._fork(task):
                 return task
         while True:
-            self._stop_if_told(signal.sigtimedwait(WATCHED, WATCH_SECONDS))
+            self._stop_if_told(signal.sigtimedwait(WATCHED, self._patience()))
             for pid, status in _reaped():
-                if pid not in self.children:
-                    continue
-                task = self.children.pop(pid)
-                if WORKER_DEATHS.ended(task, pid, status):
-                    self.restarts += 1
-                    if self.restarts > MAX_RESTARTS:
-                        raise RuntimeError("Too many worker restarts, giving up")
-                    if self._fork(task):
-                        return task
-            if not self.children:
-                print("nanohubmcp: every worker stopped; exiting", file=sys.stderr, flush=True)
+                if pid in self.children:
+                    self._ended(pid, status)
+            if self.given_up:  # (once every worker reaped above is forgotten: none is signalled or waited for)
+                self._stop(signal.SIGTERM, 1)
+            now = time.monotonic()
+            for task in [task for task, when in self.due.items() if when <= now]:
+                del self.due[task]
+                if self._fork(task):
+                    return task
+            if not self.children and not self.due:
+                say("every worker stopped; exiting")
                 sys.exit(0)
+
+    def _patience(self) -> float:
+        """How long to wait for a signal: until the next worker due to start again, at most WATCH_SECONDS."""
+        if not self.due:
+            return WATCH_SECONDS
+        return max(0.0, min(WATCH_SECONDS, min(self.due.values()) - time.monotonic()))
+
+    def _ended(self, pid: int, status: int) -> None:
+        task = self.children.pop(pid)
+        forked_at = self.forked_at.pop(pid)
+        how = WORKER_DEATHS.ended(task, pid, status)
+        if how is None:  # it stopped as told (said): not started again
+            return
+        now = time.monotonic()
+        then = self.restarts.died(task, forked_at, now)
+        say(f"worker {task} (pid {pid}) {how}; {then.words()}")
+        if then.pause is None:
+            self.given_up = True
+        else:
+            self.due[task] = now + then.pause
 
     def _fork(self, task: int) -> bool:
         """Fork worker ``task``; True in it (its signals as a process's own again)."""
         pid = os.fork()
         if pid:
             self.children[pid] = task
+            self.forked_at[pid] = time.monotonic()
             return False
         for sig in STOP_SIGNALS:
             signal.signal(sig, signal.SIG_DFL)  # until its loop takes them: a stop now ends it at once
@@ -158,26 +194,60 @@ class _Supervisor:
         signum = info.si_signo if info is not None and info.si_signo in STOP_SIGNALS else None
         if signum is None and _DELIVERED:
             signum = _DELIVERED[0]
-        if signum is None:
-            return
+        if signum is not None:
+            self._stop(signum, 0)
+
+    def _stop(self, signum: int, status: int) -> NoReturn:
+        """Pass ``signum`` on to every worker, wait for them (at most STOP_WAIT_SECONDS; a second stop signal
+        ends the wait) and exit with ``status``; with 1 if a worker had to be killed."""
+        self.due.clear()  # a worker waiting to start again is not started
         # Told in turn, and waited for: each drains its calls, as one sent the signal does, and says nothing.
         for pid in self.children:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
         deadline = time.monotonic() + STOP_WAIT_SECONDS
+        why = f"did not stop within {STOP_WAIT_SECONDS:g} s"
+        delivered = len(_DELIVERED)
         hinted = signum != signal.SIGINT  # (a service manager's SIGTERM: nothing to say, nobody to press Ctrl-C)
-        while self.children and time.monotonic() < deadline:  # bounded: a stuck worker still sees the parent gone
+        while self.children and time.monotonic() < deadline:
             info = signal.sigtimedwait(WATCHED, max(0.0, min(0.1, deadline - time.monotonic())))
+            self._forget(_reaped())
             calls = WORKER_DEATHS.calls_waited()
-            if calls and not hinted:
+            if self.children and calls and not hinted:
                 hinted = True
                 say(f"stopped; waiting for {calls} running tool call(s) of the workers to return (they were told "
                      "to cancel; each worker exits within 10 s of the stop) - press Ctrl-C again to quit now")
-            if info is not None and info.si_signo in STOP_SIGNALS:
-                break  # a second signal: leave at once
-            for pid, _ in _reaped():
-                self.children.pop(pid, None)
-        sys.exit(0)
+            again = info.si_signo if info is not None and info.si_signo in STOP_SIGNALS else None
+            if again is None and len(_DELIVERED) > delivered:
+                again = _DELIVERED[-1]
+            if again is not None:  # a second signal: quit now
+                why = f"was still stopping at the second {signal.Signals(again).name}"
+                break
+        self._forget(_reaped())
+        if self.children:
+            self._kill_the_rest(why)
+            status = status or 1
+        sys.exit(status)
+
+    def _kill_the_rest(self, why: str) -> None:
+        """SIGKILL the workers still running, saying so, and reap them (bounded: REAP_SECONDS); then the
+        clean-ups of dead workers (their Rappture programs) run."""
+        for pid, task in self.children.items():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            say(f"worker {task} (pid {pid}) {why}; killed")
+        deadline = time.monotonic() + REAP_SECONDS
+        while self.children and time.monotonic() < deadline:
+            signal.sigtimedwait({signal.SIGCHLD}, max(0.0, min(0.1, deadline - time.monotonic())))
+            self._forget(_reaped())
+        run_cleanups()
+        for pid, task in self.children.items():  # (in the kernel's hands: a SIGKILL ends it when it returns)
+            say(f"worker {task} (pid {pid}) killed but not gone after {REAP_SECONDS:g} s; exiting without it")
+
+    def _forget(self, reaped: list[tuple[int, int]]) -> None:
+        for pid, _ in reaped:
+            self.children.pop(pid, None)
+            self.forked_at.pop(pid, None)
 
 
 def _reaped() -> list[tuple[int, int]]:

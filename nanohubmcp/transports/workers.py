@@ -59,7 +59,8 @@ def worker_task() -> int | None:
 class WorkerDeaths:
     """The ``--workers`` parent's line, on stderr, when a worker ends (:meth:`ended`).
 
-    "worker 1 (pid 123) killed by SIGKILL; restarted" (or "exited with status 3"). A worker
+    "worker 1 (pid 123) killed by SIGKILL" (or "exited with status 3"), which the parent completes with what it
+    does next ("; restarted", :class:`~.restarts.Next`). A worker
     that obeys SIGTERM or SIGINT exits with status 0 (or, told before its loop took the signal, is
     ended by it) and is not started again: "worker 1 (pid 123) stopped by SIGTERM; not restarted
     (1 of 2 left)" — the worker wrote the signal's number, before stopping, into a page the parent
@@ -102,9 +103,11 @@ class WorkerDeaths:
         """In the parent: the tool calls its stopping workers said they wait for (:meth:`calls_left`)."""
         return sum(count for (count,) in _COUNT.iter_unpack(self._calls)) if self._calls is not None else 0
 
-    def ended(self, worker: int, pid: int, status: int) -> bool:
-        """In the parent, worker ``worker`` (process ``pid``) ended with wait ``status``: say how on
-        stderr; True when it is to be started again (the clean-ups of a dead worker ran)."""
+    def ended(self, worker: int, pid: int, status: int) -> str | None:
+        """In the parent, worker ``worker`` (process ``pid``) ended with wait ``status``. None when it
+        stopped as told (said on stderr here; it is not started again); else, the clean-ups of a dead
+        worker having run, how it crashed ("killed by SIGKILL", "exited with status 3"), for the
+        parent to say with what it does next."""
         if self._calls is not None:
             _COUNT.pack_into(self._calls, worker * _COUNT.size, 0)  # (it waits for none now)
         killed = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
@@ -116,19 +119,17 @@ class WorkerDeaths:
             with contextlib.suppress(ValueError):
                 how = f"stopped by {signal.Signals(signum).name}" if signum else how
             say(f"worker {worker} (pid {pid}) {how}; not restarted ({self.left} of {self.workers} left)")
-            return False
+            return None
         self.seen = True
         run_cleanups()  # (the worker reaped, before it is forked again)
         if self._signals is not None:
             self._signals[worker] = 0  # the worker started again has not been told to stop
-        if killed is not None:
-            name: object = killed
-            with contextlib.suppress(ValueError):
-                name = signal.Signals(killed).name
-            say(f"worker {worker} (pid {pid}) killed by {name}; restarted")
-        else:
-            say(f"worker {worker} (pid {pid}) exited with status {code}; restarted")
-        return True
+        if killed is None:
+            return f"exited with status {code}"
+        name: object = killed
+        with contextlib.suppress(ValueError):
+            name = signal.Signals(killed).name
+        return f"killed by {name}"
 
 
 def say(line: str) -> None:

@@ -1,0 +1,109 @@
+"""review r22 M1: a ``--workers`` worker whose event loop was blocked (an ``async def`` tool calling
+``time.sleep``) never took the stop its parent passed on. The parent waited 15 s, or left at once at a
+second signal, then exited with status 0, and the worker was left holding the port: the next start
+failed "already in use". Now the parent kills such a worker at its deadline, or at once at a second stop
+signal. It says which it killed, reaps them and exits with status 1, and nothing is left on the port."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+import pytest
+import wire
+from cluster import Server, group_members, listeners
+from redis_server import RedisServer, free_port, listening
+from support import wait_until
+
+pytestmark = pytest.mark.timeout(120)
+
+APP = """
+import os
+import pathlib
+import time
+
+from nanohubmcp import MCPServer
+
+server = MCPServer("blocked")
+
+
+@server.tool()
+async def block(folder: str) -> str:
+    \"\"\"Block the worker's event loop.\"\"\"
+    pathlib.Path(folder, str(os.getpid())).touch()  # which worker's loop is blocked
+    time.sleep(90)  # the mistake: blocking code in a coroutine tool
+    return "done"
+"""
+
+
+def _took(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` no longer has ``signum`` pending (it took the signal sent to it)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("ShdPnd:"):
+            return not int(line.split()[1], 16) & (1 << (signum - 1))
+    return False
+
+
+def _send_block(port: int, session: str, folder: Path) -> socket.socket:
+    """POST a ``block`` call on a new connection, without waiting for an answer (the worker never gives one)."""
+    body = ('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "block", '
+            f'"arguments": {{"folder": "{folder}"}}}}}}').encode()
+    head = "".join(f"{name}: {value}\r\n" for name, value in wire.headers(session).items())
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                 f"Accept: application/json, text/event-stream\r\n{head}Content-Length: {len(body)}\r\n\r\n"
+                 .encode() + body)
+    return sock
+
+
+@pytest.mark.parametrize("second_signal", [False, True], ids=["at-the-deadline", "at-a-second-signal"])
+def test_a_worker_whose_loop_is_blocked_is_killed_and_leaves_the_port_free(
+    redis_server: RedisServer, tmp_path: Path, second_signal: bool
+) -> None:
+    app = tmp_path / "blocked_app.py"
+    app.write_text(APP)
+    folder = tmp_path / "blocked"
+    folder.mkdir()
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
+    port = free_port()
+    server = Server(tmp_path, port, redis_server.url, workers=2, env=env, access_log=False, app=app).proc
+    log = tmp_path / f"server-{port}.log"
+    sockets: list[socket.socket] = []
+    try:
+        wait_until(lambda: listening(port) and listeners(port) == 2, "both workers listen", 30)
+        session = wire.initialize(f"http://127.0.0.1:{port}/mcp")
+        while not any(folder.iterdir()) and len(sockets) < 40:  # connections spread by hash: until one blocks
+            sockets.append(_send_block(port, session, folder))
+            with contextlib.suppress(AssertionError):
+                wait_until(lambda: any(folder.iterdir()), "a worker's loop is blocked", 1)
+        blocked = {int(marker.name) for marker in folder.iterdir()}
+        assert blocked, "no call reached a worker"
+
+        began = time.monotonic()
+        os.kill(server.pid, signal.SIGTERM)  # as a service manager stops it
+        if second_signal:
+            wait_until(lambda: _took(server.pid, signal.SIGTERM), "the parent took the first SIGTERM", 10)
+            os.kill(server.pid, signal.SIGTERM)
+        code = server.wait(40)
+        took = time.monotonic() - began
+        text = log.read_text(errors="replace")
+
+        assert code == 1, f"exit status {code}:\n{text}"
+        why = "was still stopping at the second SIGTERM" if second_signal else "did not stop within 15 s"
+        for pid in blocked:
+            assert f"(pid {pid}) {why}; killed" in text, text
+        assert took < (10 if second_signal else 25), f"the parent took {took:.1f} s"
+        assert not group_members(server.pid), f"processes outlived the server:\n{text}"
+        assert listeners(port) == 0, "a worker still listens on the port"
+        assert "Traceback" not in text, text
+    finally:
+        for sock in sockets:
+            sock.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
+        if server.poll() is None:
+            server.wait(10)
