@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...protocol.result_types import PromptResult
+from .meta_values import check_meta_values
 
 Wire = dict[str, Any]
 
@@ -40,8 +41,13 @@ def prompt_result(value: object, *, description: str | None = None) -> Wire:
     """Return the whole ``GetPromptResult``: ``{"description"?, "messages": [...], "_meta"?}``.
 
     A ``PromptResult``'s own description wins over ``description`` (the registered one).
+
+    Raises:
+        ValueError, TypeError: as :func:`prompt_messages` says; or a ``meta`` (the result's, a message's
+            block's) holding a value JSON cannot hold (:func:`.meta_values.check_meta_values`).
     """
     wire = value.to_wire() if isinstance(value, PromptResult) else {"messages": prompt_messages(value)}
     if description is not None and "description" not in wire:
         wire = {"description": description, **wire}
+    check_meta_values(wire, "PromptResult meta")
     return wire

@@ -24,6 +24,7 @@ from ...protocol.content import (
 from ...protocol.result_types import ResourceResult
 from . import convert
 from .json_values import to_json
+from .meta_values import check_meta_values
 from .plain import has_str, is_bytes, plain
 
 __all__ = ["resource_contents", "resource_result"]
@@ -119,8 +120,13 @@ def resource_result(
     """Return the whole ``ReadResourceResult``: ``{"contents": [...], "_meta"?}``.
 
     Like :func:`resource_contents`; a ``ResourceResult``'s own ``meta`` becomes the result's ``_meta``.
+
+    Raises:
+        TypeError: as :func:`resource_contents` says; or a ``meta`` (the result's, an item's) holding a
+            value JSON cannot hold (:func:`.meta_values.check_meta_values`).
     """
     wire: Wire = {"contents": resource_contents(value, uri=uri, mime_type=mime_type, meta=meta)}
     if isinstance(value, ResourceResult) and value.meta:
         wire["_meta"] = value.meta
+    check_meta_values(wire, "ResourceResult meta")
     return wire

@@ -72,6 +72,7 @@ from ...protocol.versions import V2025_11_25, ProtocolVersion
 from . import convert
 from .convert import mixed, parts
 from .json_values import json_text, to_json
+from .meta_values import check_meta_values
 from .named_blocks import named
 from .plain import has_str, is_bytes, plain
 from .prompts import prompt_messages, prompt_result
@@ -341,8 +342,8 @@ def tool_result(
         (MCP 2025-11-25, Server § Tools § Tool result; ``resultType`` for 2026 is the caller's).
 
     Raises:
-        TypeError: a dict or list holding something JSON cannot, or a value with no MCP form; the
-            message names the offending part.
+        TypeError: a dict or list holding something JSON cannot, or a value with no MCP form, or a
+            ``meta`` (the result's, a block's) holding one; the message names the offending part.
         NestedTooDeep: data (a dict, a list, structured content) nested more than
             ``nesting.MAX_JSON_DEPTH`` (128) levels deep; a ValueError saying the limit.
         ValueError: a malformed content dict in a ``ToolResult`` or block list.
@@ -369,4 +370,5 @@ def tool_result(
             wire["structuredContent"] = structured
     if "structuredContent" in wire and not _structured_allowed(wire["structuredContent"], version):
         del wire["structuredContent"]
+    check_meta_values(wire, "ToolResult meta")
     return wire
