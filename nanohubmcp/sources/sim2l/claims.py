@@ -2,15 +2,20 @@
 every other process sharing the runs' directory (the workers of ``--workers``, a job's process).
 
 Threads of one process wait on a thread lock per claim file, kept in one table for the whole process (two
-:class:`~.store.RunStore` objects of one Sim2L exclude each other too). Processes wait on a POSIX record lock
-(``fcntl.lockf``) of the claim file. A record lock belongs to the process that took it, never to a process
-forked from it: a ``processes`` job, or that executor's manager, forked while a claim is held holds nothing,
-so a process waiting for the run gets it as soon as the holder lets go, and the forked child may claim the
-same run itself (it starts with an empty table: the thread locks it was copied with belong to threads it does
-not have). Off POSIX (no ``fcntl``) only the threads of one process wait for each other.
+:class:`~.store.RunStore` objects of one Sim2L exclude each other too), keyed by the file's real path: the
+same however the path is spelled, and the same after its folder is removed and made anew while a claim is
+held (keyed by the folder's inode, a thread then got a second claim of the path at once; review r22 N5).
+Processes wait on a POSIX record lock (``fcntl.lockf``) of the claim file. A record lock belongs to the
+process that took it, never to a process forked from it: a ``processes`` job, or that executor's manager,
+forked while a claim is held holds nothing, so a process waiting for the run gets it as soon as the holder
+lets go, and the forked child may claim the same run itself (it starts with an empty table: the thread locks
+it was copied with belong to threads it does not have). Off POSIX (no ``fcntl``) only the threads of one
+process wait for each other.
 
 Two rules of record locks shape the code. Closing any descriptor of the file lets go of the process's lock:
 only this module opens claim files, and the thread lock lets one thread of a process have a given one open.
+A holder removes the claim file only while the path still names the file it locked: once the folder was made
+anew, the path may name another process's claim, which it must not take away.
 The kernel refuses a wait that would close a cycle of processes (``EDEADLK``), counting a process as one
 owner: process A holding run 1 while another of its threads waits for run 2, held by process B whose other
 thread waits for run 1, is such a cycle, though each holder will let go. A refused wait is tried again after
@@ -48,10 +53,10 @@ class _Table:
 
     def __init__(self) -> None:
         self.guard = threading.Lock()
-        self.locks: dict[tuple[int, int, str], tuple[threading.Lock, int]] = {}
+        self.locks: dict[str, tuple[threading.Lock, int]] = {}
 
     @contextlib.contextmanager
-    def turn(self, key: tuple[int, int, str]) -> Iterator[None]:
+    def turn(self, key: str) -> Iterator[None]:
         with self.guard:
             lock, users = self.locks.get(key, (threading.Lock(), 0))
             self.locks[key] = (lock, users + 1)
@@ -101,8 +106,8 @@ def claimed(path: str) -> Iterator[None]:
     """
     folder = os.path.dirname(path) or "."
     private_folder(folder)
-    where = os.stat(folder)  # (one table entry for the folder however its path is spelled)
-    with _table.turn((where.st_dev, where.st_ino, os.path.basename(path))):
+    # one table entry for the path however it is spelled, and after its folder is made anew
+    with _table.turn(os.path.join(os.path.realpath(folder), os.path.basename(path))):
         if fcntl is None:
             yield
             return
@@ -120,22 +125,29 @@ def _locked(path: str) -> Iterator[None]:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             _wait_for(fd)
-            try:
-                held = os.fstat(fd)
-                now = os.stat(path)
-            except FileNotFoundError:
-                continue
-            if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino):
+            if not _names(path, fd):
                 continue
             try:
                 yield
             finally:
-                if os.getpid() == owner:  # (a child forked from the holding thread holds nothing to remove)
+                # (a child forked from the holding thread holds nothing to remove; a path made anew meanwhile
+                # names another claim, perhaps held)
+                if os.getpid() == owner and _names(path, fd):
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(path)
             return
         finally:
             os.close(fd)  # (closing lets go of the lock)
+
+
+def _names(path: str, fd: int) -> bool:
+    """Whether ``path`` names the file open as ``fd``."""
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
 
 
 def _wait_for(fd: int) -> None:
