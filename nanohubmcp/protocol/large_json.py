@@ -10,9 +10,10 @@ small records: about the same; most of that parse is the garbage collector's, wi
 The value must be the one :func:`~.jsondec.loads` makes, and an error its error, to the word. orjson
 reads a few texts differently, and those are left to the standard parse:
 
-- an integer literal beyond 64 bits becomes a float in orjson (an int in Python): a text with a run
-  of 19 or more digits that does not follow a decimal point (:func:`may_hold_a_long_integer`)
-  is not given to orjson;
+- an integer literal beyond 64 bits becomes a float in orjson (an int in Python): orjson reads a
+  positive one exactly up to 2**64 - 1 (every one of 19 digits) and a negative one down to -2**63
+  (every one of 18 digits), so a text with a run of 20 or more digits or of a minus sign and 19 digits
+  that does not follow a decimal point (:func:`may_hold_a_long_integer`) is not given to orjson;
 - anything orjson refuses (``NaN``/``Infinity``, a number that overflows a double, a lone surrogate
   escape, bytes that are not UTF-8, more than 1024 levels, any syntax error) is parsed again by
   the standard parse, which either reads it (a lone surrogate escape) or refuses it in its own
@@ -38,16 +39,18 @@ from . import jsondec
 __all__ = ["loads_large", "may_hold_a_long_integer"]
 
 _BOM: Final = b"\xef\xbb\xbf"
-# every byte to "x", digits to "0", the decimal point kept: "x" + 19 zeros is a run of 19 digits
-# that a decimal point does not precede (an integer part or an exponent, or digits in a string)
-_SHAPE: Final = bytes(c if c in b"0." else ord("0") if chr(c) in "123456789" else ord("x") for c in range(256))
-_LONG_RUN: Final = b"x" + b"0" * 19
+# every byte to "x", digits and the minus sign to "0", the decimal point kept: "x" + 20 zeros is a run of
+# 20 digits, or of a minus sign and 19, that a decimal point does not precede (an integer part or an
+# exponent, or digits in a string); a positive integer of 19 digits (a nanosecond time, a 64-bit id) is not
+_SHAPE: Final = bytes(c if c in b"0." else ord("0") if chr(c) in "-123456789" else ord("x") for c in range(256))
+_LONG_RUN: Final = b"x" + b"0" * 20
 
 
 def may_hold_a_long_integer(raw: bytes | bytearray) -> bool:
-    """Whether the JSON text ``raw`` may hold an integer literal beyond 64 bits: it has a run of 19 or
-    more ASCII digits that no decimal point precedes (the fraction digits of a float do not count;
-    digits inside strings do: such a text is only parsed the slower way). One C-speed pass.
+    """Whether the JSON text ``raw`` may hold an integer literal orjson does not read exactly (beyond 64 bits):
+    it has a run of 20 or more ASCII digits, or a minus sign and 19 or more, that no decimal point precedes
+    (the fraction digits of a float do not count; digits inside strings and an exponent's do: such a text is
+    only parsed the slower way). One C-speed pass.
     """
     shaped = raw.translate(_SHAPE)
     return _LONG_RUN in shaped or shaped.startswith(_LONG_RUN[1:])

@@ -109,12 +109,51 @@ def test_mutated_bodies_read_alike() -> None:
 
 
 @pytest.mark.parametrize(("text", "long"), [
-    (b"[1234567890123456789]", True), (b"1234567890123456789", True), (b"[-1234567890123456789]", True),
-    (b'"1234567890123456789"', True), (b"[1e0000000000000000001]", True), (b"[123456789012345678]", False),
+    (b"[12345678901234567890]", True), (b"12345678901234567890", True), (b"[-1234567890123456789]", True),
+    (b"-1234567890123456789", True), (b'"12345678901234567890"', True), (b"[1e00000000000000000001]", True),
+    (b"[1e-0000000000000000001]", True), (b"[18446744073709551616]", True), (b"[-9223372036854775809]", True),
+    (b"[1234567890123456789]", False), (b"1234567890123456789", False), (b"[9999999999999999999]", False),
+    (b"[-123456789012345678]", False), (b'"1234567890123456789"', False), (b"[123456789012345678]", False),
     (b"[0.1234567890123456789012]", False), (b"[-0.0000000000000000000001]", False), (b"[1.5]", False),
 ])
-def test_a_run_of_19_digits_not_after_a_decimal_point_is_left_to_the_standard_parse(text: bytes, long: bool) -> None:
+def test_a_run_of_20_digits_or_a_sign_and_19_not_after_a_decimal_point_is_left_to_the_standard_parse(
+        text: bytes, long: bool) -> None:
     assert large_json.may_hold_a_long_integer(text) is long
+
+
+EDGES = [
+    b"9999999999999999999", b"-999999999999999999", b"1000000000000000000", b"-100000000000000000",
+    b"9223372036854775807", b"9223372036854775808", b"-922337203685477580", b"1844674407370955161",
+    b"1234567890123456789.5", b"1234567890123456789e5", b"9999999999999999999e-19", b"1.9999999999999999999",
+    b"1e0000000000000000308", b"1e0000000000000000309", b"0e9999999999999999999", b"1e9999999999999999999",
+    b"9999999999999999999.0", b"1999999999999999999e-2", b"0.1234567890123456789012345", b"5e-324",
+    b"1234567890123456789E-400", b"1.5E+0000000000000000002", b"-0", b"0",
+]
+
+
+@pytest.mark.parametrize("number", EDGES)
+def test_a_19_digit_number_orjson_reads_is_the_standard_parses_value(number: bytes) -> None:
+    text = b'{"v":[%s,%s]}' % (number, number)
+    assert not large_json.may_hold_a_long_integer(text)  # read by orjson
+    assert outcome(large_json.loads_large, text) == outcome(jsondec.loads, text)
+
+
+def test_random_numbers_of_up_to_19_digits_read_as_the_standard_parse_reads_them() -> None:
+    rng = random.Random(22)
+    for _ in range(20_000):
+        digits = rng.randint(1, 19)
+        whole = str(rng.randrange(1, 10**digits)) if rng.random() < 0.9 else "0"
+        if rng.random() < 0.3 and digits < 19:
+            whole = "-" + whole
+        fraction = exponent = ""
+        if rng.random() < 0.5:
+            fraction = "." + "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 25)))
+        if rng.random() < 0.5:
+            power = str(rng.randrange(10 ** rng.randint(1, 19))).zfill(rng.randint(1, 19))
+            exponent = "e" + rng.choice(["", "+"]) + power
+        text = f"[{whole}{fraction}{exponent}]".encode()
+        assert not large_json.may_hold_a_long_integer(text), text  # read by orjson
+        assert outcome(large_json.loads_large, text) == outcome(jsondec.loads, text), text
 
 
 def orjson_calls(parse: Callable[[], object]) -> int:
