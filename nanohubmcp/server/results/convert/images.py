@@ -3,8 +3,8 @@
 A ``Figure`` (or the figure of an ``Axes``/``SubFigure``) is drawn with ``savefig(format="png")`` at
 the figure's own ``dpi`` unless a ``figure_dpi`` is configured, so the image is ``figsize * dpi``
 pixels; the figure is then closed in pyplot (when pyplot manages it), so a long-running server
-does not keep every figure it ever returned. A PIL ``Image`` is saved as PNG (converted to RGBA
-first when its mode has no PNG form, e.g. CMYK).
+does not keep every figure it ever returned. A PIL ``Image`` is saved as PNG in a mode PNG holds
+(:mod:`.pil_modes`: a float or 32-bit image scaled to 8-bit grey, CMYK converted to RGBA, ...).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ....protocol.content import ImageContent
 from .kinds import library
+from .pil_modes import for_png
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -42,13 +43,14 @@ def figure_png(figure: Figure, dpi: float | None = None) -> bytes:
 
 
 def pil_png(image: PILImage) -> bytes:
-    """The PNG bytes of a PIL image."""
+    """The PNG bytes of a PIL image, in the mode :func:`.pil_modes.for_png` gives it.
+
+    Raises:
+        ToolError: an image PNG cannot show (no pixel, a mode with no PNG form); the message names its
+            mode, its size and what to return instead.
+    """
     buffer = io.BytesIO()
-    try:
-        image.save(buffer, format="PNG")
-    except (OSError, ValueError):  # a mode PNG cannot hold (CMYK, ...)
-        buffer = io.BytesIO()
-        image.convert("RGBA").save(buffer, format="PNG")
+    for_png(image).save(buffer, format="PNG")
     return buffer.getvalue()
 
 
