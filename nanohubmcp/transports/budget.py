@@ -26,7 +26,11 @@ from __future__ import annotations
 UNCOUNTED_BYTES = 64 * 1024
 """Bodies up to this size are counted only when they did not come whole with their headers (module
 text); a larger one, more than one read of the connection's socket (Tornado reads 64 KiB at a time),
-always counts."""
+always counts. "Whole with its headers" means in the read that brought the headers: on the runner's
+server that read takes :data:`~nanohubmcp.transports.http_server.FIRST_READ_BYTES` (8 KiB), so there a
+body that did not fit in it beside its headers counts too.
+
+.. versionchanged:: 1.0 (issue 28) the runner's server reads a request's headers 8 KiB at a time."""
 RETRY_SECONDS = 1
 """The ``Retry-After`` of a body refused for the budget (bodies in flight finish within seconds)."""
 PRINCIPAL_SHARE = 8

@@ -1,8 +1,9 @@
 """The runner's HTTPServer (``http_server.LimitedServer``): a connection's next request headers
 are timed in the loop's one deadline table (not a Tornado timer per request) and forgotten when
 the connection closes; connections keep TCP_NODELAY on (Tornado turns it on and off around every
-response: two system calls per request). Handlers format the ``Date`` header once a second and
-otherwise reset a response exactly as Tornado's ``clear()`` does.
+response: two system calls per request); a request's headers are read 8 KiB at a time (Tornado reads 64 KiB
+into a zero-filled buffer per read), a large body in Tornado's 64 KiB pieces. Handlers format the ``Date``
+header once a second and otherwise reset a response exactly as Tornado's ``clear()`` does.
 
 The end-to-end trickling-headers case is in test_oversized_and_slow_requests_get_readable_answers.py.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import http.client
+import itertools
 import json
 import socket
 import threading
@@ -25,7 +27,7 @@ from tornado import httputil
 
 from nanohubmcp import MCPServer
 from nanohubmcp.transports.base import BaseHandler, http_date
-from nanohubmcp.transports.http_server import LimitedServer, loop_deadlines
+from nanohubmcp.transports.http_server import FIRST_READ_BYTES, LimitedServer, loop_deadlines
 
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
            "MCP-Protocol-Version": "2025-11-25"}
@@ -77,6 +79,11 @@ def build() -> MCPServer:
     def add(a: float, b: float) -> float:
         """Add."""
         return a + b
+
+    @server.tool()
+    def size(text: str) -> int:
+        """The text's length."""
+        return len(text)
 
     return server
 
@@ -133,6 +140,56 @@ def test_connections_keep_tcp_nodelay_between_requests() -> None:
 
         # Tornado's HTTPServer leaves it off between requests (it turns it on only to finish one).
         assert served.on_loop(nodelay) == [1]
+        conn.close()
+    finally:
+        served.close()
+
+
+def test_headers_are_read_in_small_pieces_and_a_large_body_in_tornados() -> None:
+    served = Served(build())
+    reads: list[int] = []  # the size of each buffer the server's connection reads its socket into
+
+    def watch() -> None:
+        assert served.http is not None
+        for connection in served.http._connections:
+            stream = connection.stream
+            read = stream.read_from_fd
+
+            def counted(buf: Any, read: Any = read) -> Any:
+                reads.append(len(buf))
+                return read(buf)
+
+            stream.read_from_fd = counted
+
+    def post(conn: http.client.HTTPConnection, body: dict[str, Any]) -> dict[str, Any]:
+        conn.request("POST", "/mcp", json.dumps(body), HEADERS)
+        reply = conn.getresponse()
+        assert reply.status == 200
+        answer: dict[str, Any] = json.loads(reply.read())
+        return answer
+
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+        post(conn, {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        served.on_loop(watch)
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+        assert post(conn, call)["result"]["content"][0]["text"] == "3.0"
+        assert reads
+        assert set(reads) == {FIRST_READ_BYTES}
+        del reads[:]
+        text = "x" * 300_000
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "size", "arguments": {"text": text}}}
+        assert post(conn, call)["result"]["content"][0]["text"] == "300000"
+        # The headers (and what came with them) in small pieces, the body in Tornado's own once the headers
+        # declared a large one, then (maybe already) the next request's headers in small ones. (A read that
+        # finds the socket empty takes a buffer too: one of the previous request's may come first.)
+        runs = [size for size, _ in itertools.groupby(reads)]
+        assert runs in ([FIRST_READ_BYTES, 64 * 1024], [FIRST_READ_BYTES, 64 * 1024, FIRST_READ_BYTES]), reads
+        del reads[:]
+        post(conn, {"jsonrpc": "2.0", "id": 4, "method": "ping"})  # the next request: small pieces again
+        assert set(reads) == {FIRST_READ_BYTES}
         conn.close()
     finally:
         served.close()
