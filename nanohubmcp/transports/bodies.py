@@ -25,6 +25,7 @@ from ..errors import InvalidRequest, RequestTooLarge, ServerBusy, http_status_of
 from ..protocol import jsonenc
 from .base import BaseHandler, BodyReadingHandler
 from .budget import OVERALL, PER_PRINCIPAL, RETRY_SECONDS
+from .content_length import declared_length
 from .headers import JSON_TYPE
 
 DISCARD_FACTOR = 2
@@ -80,11 +81,8 @@ class StreamedBody(BodyReadingHandler):
         cast(HTTP1Connection, self.request.connection).set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
         length = self.request.headers.get("Content-Length")
         if length is not None:
-            try:
-                declared = int(length)
-            except ValueError:
-                declared = -1
-            if declared < 0:
+            declared = declared_length(length)
+            if declared is None:
                 self.fail(InvalidRequest("Invalid Content-Length header"))
                 return False
             if declared > limit:

@@ -49,6 +49,7 @@ from .base import BaseHandler, BodyReadingHandler
 from .bodies import BUSY, DUE, streamed_twin
 from .budget import UNCOUNTED_BYTES, BodyBudget
 from .config import TransportConfig
+from .content_length import declared_length
 from .gate import EARLY, NO_TOKEN, early_verdict
 
 MAX_HEADER_BYTES = 64 * 1024
@@ -140,10 +141,8 @@ def buffered_length(headers: httputil.HTTPHeaders, limit: int) -> int | None:
     length = headers.get("Content-Length")
     if length is None:
         return 0
-    if not (length.isdigit() and length.isascii()):
-        return None
-    declared = int(length)
-    return declared if declared <= limit else None
+    declared = declared_length(length)
+    return declared if declared is not None and declared <= limit else None
 
 
 class LimitedApplication(tornado.web.Application):
@@ -197,8 +196,8 @@ class LimitedApplication(tornado.web.Application):
         limit = config.max_request_bytes
         if declared is None:
             size = limit  # chunked: counted at the most it may keep
-        elif declared.isdigit() and declared.isascii() and int(declared) <= limit:
-            size = int(declared)
+        elif (length := declared_length(declared)) is not None and length <= limit:
+            size = length
         else:
             return streamed_twin(handler)  # over the limit or malformed: 413 / 400, nothing kept
         admitted = early_verdict(request, config, handler.public)
@@ -260,7 +259,7 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
             declared = headers.get("Content-Length", "0")
             if size <= MAX_HEADER_BYTES and (chunked or declared != "0"):
                 deadlines.add(self.key, BODY_TIMEOUT, connection.close)  # in place of the header deadline
-                if self.wide_reads and (chunked or not declared.isdigit() or int(declared) > FIRST_READ_BYTES):
+                if self.wide_reads and (chunked or (declared_length(declared) or 0) > FIRST_READ_BYTES):
                     self._widen(connection.stream)
             else:
                 deadlines.discard(self.key)  # the headers arrived (LimitedServer timed them)

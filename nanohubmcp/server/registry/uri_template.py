@@ -254,7 +254,7 @@ def _varspec(template: str, spec: str, operator: str) -> Variable:
     name = spec[:-1] if explode else spec
     if ":" in name:
         name, _, length = name.partition(":")
-        if not length.isdigit() or not 0 < int(length) < 10000:
+        if not (length.isascii() and length.isdigit() and len(length) <= 4 and int(length) > 0):  # 1 to 9999
             raise TemplateError(f"resource template '{template}': bad prefix length in '{{{operator}{spec}}}'")
     if not _VARSPEC.fullmatch(name) or not name.isidentifier():
         raise TemplateError(
