@@ -20,7 +20,9 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
+import wire
 from redis_server import RedisServer, find_redis, free_port, listening, self_signed
 from support import installed
 
@@ -88,6 +90,51 @@ def group_members(group: int) -> set[int]:
             if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
                 alive.add(pid)
     return alive
+
+
+def took(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` no longer has ``signum`` pending (it took, or discarded, the signal sent to it; or
+    it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    for line in status.splitlines():
+        if line.startswith("ShdPnd:"):
+            return not int(line.split()[1], 16) & (1 << (signum - 1))
+    return False
+
+
+def calls_running_where(
+    url: str, session: str, name: str, arguments: dict[str, Any], rid: int = 2
+) -> tuple[wire.Events, str]:
+    """Start a call of the tool ``name`` of session ``session`` on a connection of its own (which worker of a
+    ``--workers`` server gets it is the kernel's choice) and wait for its first progress message, which the tool
+    sends naming its process: the call (still running: close it) and that message."""
+    call = wire.Events("POST", url, wire.headers(session), {
+        "jsonrpc": "2.0", "id": rid, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": {"progressToken": f"p{rid}"}},
+    })
+    _, progress = call.next()
+    assert progress, "the call ended before its progress message"
+    assert progress.get("method") == "notifications/progress", progress
+    return call, str(progress["params"]["message"])
+
+
+def calls_on_every_worker(
+    url: str, session: str, name: str, arguments: dict[str, Any], workers: int = 2
+) -> tuple[list[wire.Events], dict[str, int]]:
+    """Start calls of the tool ``name`` (its first progress message names its process) until each of the
+    ``workers`` processes serving ``url`` runs one (at most 40 calls): the calls (close them) and how many each
+    process runs, by process id."""
+    calls: list[wire.Events] = []
+    where: dict[str, int] = {}
+    while len(where) < workers and len(calls) < 40:
+        call, pid = calls_running_where(url, session, name, arguments, rid=len(calls) + 2)
+        calls.append(call)
+        where[pid] = where.get(pid, 0) + 1
+    assert len(where) == workers, where
+    return calls, where
 
 
 def listeners(port: int) -> int:

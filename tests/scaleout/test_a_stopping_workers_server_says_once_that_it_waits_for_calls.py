@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import wire
+from cluster import calls_on_every_worker
 from redis_server import RedisServer, free_port, listening
 
 pytestmark = pytest.mark.timeout(120)
@@ -62,16 +63,7 @@ def test_the_wait_for_running_calls_is_told_once_at_ctrl_c_and_never_at_sigterm(
         while not listening(port) and time.monotonic() < deadline:
             time.sleep(0.05)
         session = wire.initialize(url)
-        pids: set[str] = set()
-        while len(pids) < 2 and len(calls) < 40:  # calls until both workers run one (connections spread by hash)
-            call = wire.Events("POST", url, wire.headers(session), {
-                "jsonrpc": "2.0", "id": len(calls) + 2, "method": "tools/call",
-                "params": {"name": "hold", "arguments": {"path": str(release)}, "_meta": {"progressToken": "p"}},
-            })
-            calls.append(call)
-            _, progress = call.next()
-            pids.add(progress["params"]["message"])
-        assert len(pids) == 2, pids
+        calls += calls_on_every_worker(url, session, "hold", {"path": str(release)})[0]  # (connections spread by hash)
         before = log.read_text(errors="replace")
         if name == "SIGINT":
             os.killpg(server.pid, signal.SIGINT)  # as Ctrl-C at a terminal: the whole group

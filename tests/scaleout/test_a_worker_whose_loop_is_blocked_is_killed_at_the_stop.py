@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import wire
-from cluster import Server, group_members, listeners
+from cluster import Server, group_members, listeners, took
 from redis_server import RedisServer, free_port, listening
 from support import wait_until
 
@@ -38,14 +38,6 @@ async def block(folder: str) -> str:
     time.sleep(90)  # the mistake: blocking code in a coroutine tool
     return "done"
 """
-
-
-def _took(pid: int, signum: int) -> bool:
-    """Whether process ``pid`` no longer has ``signum`` pending (it took the signal sent to it)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("ShdPnd:"):
-            return not int(line.split()[1], 16) & (1 << (signum - 1))
-    return False
 
 
 def _send_block(port: int, session: str, folder: Path) -> socket.socket:
@@ -86,17 +78,17 @@ def test_a_worker_whose_loop_is_blocked_is_killed_and_leaves_the_port_free(
         began = time.monotonic()
         os.kill(server.pid, signal.SIGTERM)  # as a service manager stops it
         if second_signal:
-            wait_until(lambda: _took(server.pid, signal.SIGTERM), "the parent took the first SIGTERM", 10)
+            wait_until(lambda: took(server.pid, signal.SIGTERM), "the parent took the first SIGTERM", 10)
             os.kill(server.pid, signal.SIGTERM)
         code = server.wait(40)
-        took = time.monotonic() - began
+        spent = time.monotonic() - began
         text = log.read_text(errors="replace")
 
         assert code == 1, f"exit status {code}:\n{text}"
         why = "was still stopping at the second SIGTERM" if second_signal else "did not stop within 15 s"
         for pid in blocked:
             assert f"(pid {pid}) {why}; killed" in text, text
-        assert took < (10 if second_signal else 25), f"the parent took {took:.1f} s"
+        assert spent < (10 if second_signal else 25), f"the parent took {spent:.1f} s"
         assert not group_members(server.pid), f"processes outlived the server:\n{text}"
         assert listeners(port) == 0, "a worker still listens on the port"
         assert "Traceback" not in text, text
