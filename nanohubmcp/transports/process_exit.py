@@ -15,12 +15,11 @@ import concurrent.futures
 import logging
 import os
 import signal
-import sys
 import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from .workers import WORKER_DEATHS, worker_task
+from .workers import HANGUP, WORKER_DEATHS, say, stop_signals, worker_task
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
@@ -67,14 +66,19 @@ def explain_exit_wait(core: ServerCore | None = None) -> None:
     function still runs in this process (their end is stored as "the server stopped while this
     job ran"); those that return in time finish their work, the rest are left behind when the
     process exits (the workers are daemon threads), so a tool that never returns cannot keep a
-    stopped server alive. A second Ctrl-C (or SIGTERM) ends the process at once. A forked worker
-    of ``--workers`` says nothing: it tells its parent how many calls it waits for, and the parent
-    stopped by Ctrl-C says so once for all (:meth:`.workers.WorkerDeaths.calls_left`).
+    stopped server alive. A second Ctrl-C (or SIGTERM) ends the process at once; a SIGHUP (the terminal
+    closing) is ignored then, the stop having begun. A forked worker of ``--workers`` says nothing: it
+    tells its parent how many calls it waits for, none included, and the parent stopped by Ctrl-C says
+    so once for all (:meth:`.workers.WorkerDeaths.calls_left`).
     """
     from ..server.calls.invoke import RUNNING
 
     running = [call for call in list(RUNNING) if not call.done()]
-    if not running or threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if not running:
+        if worker_task() is not None:
+            WORKER_DEATHS.calls_left(0)  # (its parent waits for every worker's count before it says the sum)
         return
     began = core.shutdown.began_at if core is not None else None
     deadline = (time.monotonic() if began is None else began) + EXIT_GRACE_SECONDS - EXIT_MARGIN_SECONDS
@@ -87,14 +91,16 @@ def explain_exit_wait(core: ServerCore | None = None) -> None:
     # Handlers first: a Ctrl-C sent as soon as the message shows must already quit.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, quit_now)
+    if HANGUP is not None and HANGUP in stop_signals():  # (its default action would end the wait, silently)
+        signal.signal(HANGUP, signal.SIG_IGN)
     wait = max(0.0, deadline - time.monotonic())
     if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
         WORKER_DEATHS.calls_left(len(running))
     else:
-        print(f"nanohubmcp: stopped; waiting for {len(running)} running tool call(s) to return "
-              f"(they were told to cancel; at most {wait:.1f} s more, so that the process exits within "
-              f"{EXIT_GRACE_SECONDS:g} s of the stop) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)
+        say(f"stopped; waiting for {len(running)} running tool call(s) to return (they were told to cancel; at "
+            f"most {wait:.1f} s more, so that the process exits within {EXIT_GRACE_SECONDS:g} s of the stop) - "
+            "press Ctrl-C again to quit now")
     _, left = concurrent.futures.wait(running, timeout=wait)
     if left and worker_task() is None:
-        print(f"nanohubmcp: {len(left)} tool call(s) still running; exiting without them (within "
-              f"{EXIT_GRACE_SECONDS:g} s of the stop)", file=sys.stderr, flush=True)
+        say(f"{len(left)} tool call(s) still running; exiting without them (within {EXIT_GRACE_SECONDS:g} s "
+            "of the stop)")

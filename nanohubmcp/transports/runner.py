@@ -3,7 +3,8 @@
 Three ways to run the same application:
 
 - :meth:`Runner.serve_forever` — blocking, on a fresh event loop (scripts, ``start_mcp``);
-  SIGINT/SIGTERM stop it cleanly.
+  SIGINT/SIGTERM stop it cleanly, and SIGHUP too unless ignored or the application's
+  (:func:`.workers.stop_signals`).
 - :meth:`Runner.start_thread` — on an event loop of its own in a daemon thread (notebooks'
   default "thread" mode); returns once the port is bound.
 - :meth:`Runner.start_on_loop` — on an event loop that is already running (a Jupyter
@@ -25,7 +26,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
 import socket
 import threading
 from collections.abc import Callable
@@ -39,7 +39,7 @@ from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
 from .ports import bind
 from .routes import make_app
 from .served import ServedServer
-from .workers import WORKER_DEATHS, watch_parent, worker_task
+from .workers import HANGUP, HANGUP_LINE, WORKER_DEATHS, say, stop_signals, watch_parent, worker_task
 
 log = logging.getLogger("nanohubmcp")
 
@@ -154,7 +154,8 @@ class Runner:
 
     # -- blocking ------------------------------------------------------------------------
     def serve_forever(self, workers: int = 1, *, on_ready: Callable[[], None] | None = None) -> None:
-        """Serve until SIGINT/SIGTERM (or :meth:`stop` from another thread).
+        """Serve until SIGINT/SIGTERM or SIGHUP (:func:`.workers.stop_signals`; or :meth:`stop` from another
+        thread).
 
         Args:
             workers: processes serving the one port (:func:`.supervisor.fork_workers`: the port is
@@ -183,7 +184,7 @@ class Runner:
             loop = asyncio.get_running_loop()
             if workers > 1:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in stop_signals():  # (SIGHUP, a closed terminal, too: a clean stop, not a silent death)
                 # Not possible off the main thread, or on a platform without signals.
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                     loop.add_signal_handler(sig, self._obey, sig)
@@ -202,7 +203,10 @@ class Runner:
         explain_exit_wait(self.server.core)
 
     def _obey(self, signum: int) -> None:
-        """SIGINT/SIGTERM while serving blocking: stop (a forked worker first tells its parent why)."""
+        """A stop signal while serving blocking: stop (a forked worker first tells its parent why; a single
+        process stopped by SIGHUP says so, its parent says it for the workers)."""
+        if signum == HANGUP and worker_task() is None and self._http is not None:
+            say(HANGUP_LINE)
         WORKER_DEATHS.stopped_by(signum)
         self._shutdown()
 

@@ -4,7 +4,8 @@ stops them all when told to (:func:`fork_workers`), over the sockets :func:`list
 When a crashed worker starts again is :mod:`.restarts`' policy. A worker that does not stop in time when
 told (its event loop blocked by a tool) is killed, never left holding the port once the parent is gone.
 
-The parent holds SIGINT, SIGTERM and SIGCHLD blocked from before its first fork (:func:`hold_stop_signals`)
+The parent holds SIGINT, SIGTERM, SIGHUP (:func:`~.workers.stop_signals`) and SIGCHLD blocked from before
+its first fork (:func:`hold_stop_signals`)
 and takes them with ``sigtimedwait`` between forks and while it watches: a signal is never handled inside
 ``os.fork``'s at-fork hooks or a garbage collector's callback, where an exception raised by a handler is lost.
 (Tornado's ``fork_processes``, used before, left the parent's handler raising ``SystemExit`` there:
@@ -28,10 +29,8 @@ from typing import Any, NoReturn
 from ..server.wire.worker_cleanups import run_cleanups
 from .ports import SPREAD_BY_KERNEL, bind
 from .restarts import Restarts
-from .workers import STOP_SIGNALS, WORKER_DEATHS, log_requests, say
+from .workers import HANGUP, HANGUP_LINE, STOP_SIGNALS, WORKER_DEATHS, log_requests, say, stop_signals
 
-WATCHED = STOP_SIGNALS | {signal.SIGCHLD}
-"""What the parent holds blocked and takes with ``sigtimedwait``."""
 WATCH_SECONDS = 1.0
 """The parent's longest wait for a signal before it looks at its workers again anyway."""
 STOP_WAIT_SECONDS = 15.0
@@ -39,6 +38,10 @@ STOP_WAIT_SECONDS = 15.0
 kills those still running then (SIGKILL), as at a second stop signal."""
 REAP_SECONDS = 5.0
 """How long the parent waits for the workers it killed to be gone before it exits anyway."""
+HINT_SECONDS = 5.0
+"""How long the parent stopped by Ctrl-C waits for every worker to count the tool calls it still runs (each
+does once its drain is over) before it says what it waits for without them (a worker whose event loop is
+blocked never counts)."""
 
 
 def listen_in_workers(workers: int, host: str, port: int, prepare: Callable[[], None]) -> list[socket.socket]:
@@ -72,12 +75,19 @@ def fork_workers(workers: int) -> None:
     (:class:`~.workers.WorkerDeaths`) and what it does next ("restarted", "restarting in 2 s"). It exits:
 
     - with status 0 when SIGINT/SIGTERM reaches it and the workers stop in time: it passes the signal on
-      to them and waits for them, at most :data:`STOP_WAIT_SECONDS`;
-    - with status 1 when a worker was still running at that deadline, or at a second stop signal during
-      the wait: it kills those (SIGKILL), saying so ("worker 1 (pid 123) did not stop within 15 s;
+      to them and waits for them, at most :data:`STOP_WAIT_SECONDS`. At Ctrl-C (SIGINT), with tool calls
+      still running once the workers' drains are over, it says once how many in how many workers it waits
+      for ("stopped; waiting for 3 running tool call(s) in 2 worker(s) to return ..."), or, once
+      :data:`HINT_SECONDS` passed, for which workers not yet counted; at SIGTERM it says nothing;
+    - likewise at SIGHUP (a terminal or ssh session closing), unless the process ignores it (``nohup``) or
+      the application handles it (:func:`~.workers.stop_signals`): it says so in one line
+      (:data:`~.workers.HANGUP_LINE`) and passes SIGTERM on; a SIGHUP repeated during the wait is ignored;
+    - with status 1 when a worker was still running at that deadline, or at a second SIGINT or SIGTERM
+      during the wait: it kills those (SIGKILL), saying so ("worker 1 (pid 123) did not stop within 15 s;
       killed"), and reaps them;
     - with status 0 when every worker has stopped (each told to by a signal, which it obeys without
-      being started again), after saying "every worker stopped; exiting";
+      being started again), after saying "every worker stopped; exiting". A worker ending with status 0
+      untold (a tool's ``os._exit(0)``) crashed: it is started again;
     - with status 1, the other workers stopped as at SIGTERM, when a worker's starts kept failing for
       :data:`~.restarts.GIVE_UP_SECONDS` (one line says so).
 
@@ -99,16 +109,18 @@ _HELD: dict[int, Any] = {}
 
 
 def hold_stop_signals() -> None:
-    """From now on, in the main thread of a ``--workers`` server that is about to fork: SIGINT and
-    SIGTERM (and SIGCHLD) are held blocked, for :func:`fork_workers` to take and act on; never raised
+    """From now on, in the main thread of a ``--workers`` server that is about to fork: SIGINT,
+    SIGTERM and SIGHUP (:func:`~.workers.stop_signals`, read now; and SIGCHLD) are held blocked, for
+    :func:`fork_workers` to take and act on; never raised
     as an exception a garbage collector's callback or an at-fork hook would swallow. Called before the
     server's start-up checks, so that a stop during them too ends the server; undone by
     :func:`release_stop_signals` when it does not fork after all."""
     if _HELD:
         return
-    for sig in STOP_SIGNALS:  # (the main thread takes them blocked; another thread records one)
+    # (A SIGHUP ignored, as under nohup, is left out: blocked, the kernel would queue it for sigtimedwait.)
+    for sig in stop_signals():  # (the main thread takes them blocked; another thread records one)
         _HELD[sig] = signal.signal(sig, lambda signum, frame: _DELIVERED.append(signum))
-    signal.pthread_sigmask(signal.SIG_BLOCK, WATCHED)
+    signal.pthread_sigmask(signal.SIG_BLOCK, _watched())
 
 
 def release_stop_signals() -> None:
@@ -116,10 +128,16 @@ def release_stop_signals() -> None:
     nothing once it forked (the parent exits through the held signals, each worker unblocked them)."""
     if not _HELD or WORKER_DEATHS.workers:
         return
+    watched = _watched()
     for sig, handler in _HELD.items():
         signal.signal(sig, handler)
     _HELD.clear()
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, WATCHED)  # a signal held meanwhile is handled now
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, watched)  # a signal held meanwhile is handled now
+
+
+def _watched() -> frozenset[int]:
+    """What the parent holds blocked and takes with ``sigtimedwait``: the stop signals it holds, SIGCHLD."""
+    return frozenset(_HELD) | {signal.SIGCHLD}
 
 
 class _Supervisor:
@@ -132,17 +150,21 @@ class _Supervisor:
         self.due: dict[int, float] = {}  # worker number -> when to fork it again (time.monotonic())
         self.restarts = Restarts()
         self.given_up = False  # a worker's starts kept failing: the server stops
+        self.stops: frozenset[int] = STOP_SIGNALS  # the stop signals held (run): SIGHUP too unless ignored or the app's
+        self.watched: frozenset[int] = self.stops | {signal.SIGCHLD}
 
     def run(self) -> int:
         """The worker number, in a worker; never returns in the parent."""
         hold_stop_signals()
-        WORKER_DEATHS.start(self.workers)
+        self.stops = frozenset(_HELD)
+        self.watched = _watched()
+        WORKER_DEATHS.start(self.workers, self.stops)
         for task in range(self.workers):
-            self._stop_if_told(signal.sigtimedwait(STOP_SIGNALS, 0))
+            self._stop_if_told(signal.sigtimedwait(self.stops, 0))
             if self._fork(task):
                 return task
         while True:
-            self._stop_if_told(signal.sigtimedwait(WATCHED, self._patience()))
+            self._stop_if_told(signal.sigtimedwait(self.watched, self._patience()))
             for pid, status in _reaped():
                 if pid in self.children:
                     self._ended(pid, status)
@@ -184,43 +206,50 @@ class _Supervisor:
             self.children[pid] = task
             self.forked_at[pid] = time.monotonic()
             return False
-        for sig in STOP_SIGNALS:
+        for sig in self.stops:
             signal.signal(sig, signal.SIG_DFL)  # until its loop takes them: a stop now ends it at once
         _HELD.clear()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, WATCHED)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, self.watched)
         return True
 
     def _stop_if_told(self, info: Any) -> None:
-        signum = info.si_signo if info is not None and info.si_signo in STOP_SIGNALS else None
+        signum = info.si_signo if info is not None and info.si_signo in self.stops else None
         if signum is None and _DELIVERED:
             signum = _DELIVERED[0]
         if signum is not None:
             self._stop(signum, 0)
 
     def _stop(self, signum: int, status: int) -> NoReturn:
-        """Pass ``signum`` on to every worker, wait for them (at most STOP_WAIT_SECONDS; a second stop signal
-        ends the wait) and exit with ``status``; with 1 if a worker had to be killed."""
+        """Pass ``signum`` on to every worker (SIGTERM for SIGHUP), wait for them (at most STOP_WAIT_SECONDS; a
+        second SIGINT or SIGTERM ends the wait) and exit with ``status``; with 1 if a worker had to be killed."""
         self.due.clear()  # a worker waiting to start again is not started
+        if signum == HANGUP:
+            say(HANGUP_LINE)
+            signum = signal.SIGTERM  # (what a worker obeys however it treats SIGHUP)
+            hinted = True  # (nobody is left at the terminal to press Ctrl-C)
+        else:  # (a service manager's SIGTERM: nothing to say, nobody to press Ctrl-C)
+            hinted = signum != signal.SIGINT
         # Told in turn, and waited for: each drains its calls, as one sent the signal does, and says nothing.
         for pid in self.children:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
-        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        began = time.monotonic()
+        deadline = began + STOP_WAIT_SECONDS
         why = f"did not stop within {STOP_WAIT_SECONDS:g} s"
         delivered = len(_DELIVERED)
-        hinted = signum != signal.SIGINT  # (a service manager's SIGTERM: nothing to say, nobody to press Ctrl-C)
         while self.children and time.monotonic() < deadline:
-            info = signal.sigtimedwait(WATCHED, max(0.0, min(0.1, deadline - time.monotonic())))
+            info = signal.sigtimedwait(self.watched, max(0.0, min(0.1, deadline - time.monotonic())))
             self._forget(_reaped())
-            calls = WORKER_DEATHS.calls_waited()
-            if self.children and calls and not hinted:
-                hinted = True
-                say(f"stopped; waiting for {calls} running tool call(s) of the workers to return (they were told "
-                     "to cancel; each worker exits within 10 s of the stop) - press Ctrl-C again to quit now")
+            if not hinted and self.children:
+                line = self._waiting(late=time.monotonic() - began >= HINT_SECONDS)
+                if line is not None:
+                    hinted = True
+                    say(line)
+            # A second SIGINT or SIGTERM: quit now (a SIGHUP again is the same hang-up, sent by the shell too).
             again = info.si_signo if info is not None and info.si_signo in STOP_SIGNALS else None
-            if again is None and len(_DELIVERED) > delivered:
-                again = _DELIVERED[-1]
-            if again is not None:  # a second signal: quit now
+            if again is None:
+                again = next((sig for sig in _DELIVERED[delivered:] if sig in STOP_SIGNALS), None)
+            if again is not None:
                 why = f"was still stopping at the second {signal.Signals(again).name}"
                 break
         self._forget(_reaped())
@@ -228,6 +257,25 @@ class _Supervisor:
             self._kill_the_rest(why)
             status = status or 1
         sys.exit(status)
+
+    def _waiting(self, *, late: bool) -> str | None:
+        """What the parent stopped by Ctrl-C waits for, once every worker still running has counted the tool
+        calls it still runs after its drain (or, ``late``, without those that have not); None when nothing."""
+        said = WORKER_DEATHS.calls_waited()
+        counts = [said[task] for task in self.children.values() if task in said]
+        silent = sorted((task, pid) for pid, task in self.children.items() if task not in said)
+        if silent and not late:
+            return None
+        parts = []
+        if sum(counts):
+            parts.append(f"{sum(counts)} running tool call(s) in {sum(1 for n in counts if n)} worker(s) to return "
+                         "(they were told to cancel)")
+        if silent:
+            parts.append(", ".join(f"worker {task} (pid {pid})" for task, pid in silent) + " to stop")
+        if not parts:
+            return None
+        return (f"stopped; waiting for {' and for '.join(parts)}; each worker exits within 10 s of the stop, or is "
+                f"killed {STOP_WAIT_SECONDS:g} s after it - press Ctrl-C again to quit now")
 
     def _kill_the_rest(self, why: str) -> None:
         """SIGKILL the workers still running, saying so, and reap them (bounded: REAP_SECONDS); then the

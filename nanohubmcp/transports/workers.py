@@ -26,8 +26,23 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp")
 
-STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
-"""What stops the whole server when sent to the parent, and one worker when sent to it."""
+STOP_SIGNALS: frozenset[int] = frozenset({signal.SIGINT, signal.SIGTERM})
+"""What stops the whole server when sent to the parent, and one worker when sent to it (SIGHUP too, most
+often: :func:`stop_signals`)."""
+HANGUP: int | None = getattr(signal, "SIGHUP", None)
+"""SIGHUP, what a closing terminal or ssh session sends (None where the platform has none)."""
+HANGUP_LINE = ("stopping at SIGHUP (the terminal or session that started the server closed), as at SIGTERM; "
+               "start it under nohup or a service manager to keep it serving")
+"""What a server stopped by SIGHUP says on stderr (the ``--workers`` parent, or a single process)."""
+
+
+def stop_signals() -> frozenset[int]:
+    """The signals that stop a blocking serve cleanly, as read now: SIGINT, SIGTERM and SIGHUP, but SIGHUP
+    only while it has its default action (which ends the process at once, without a word): a process
+    started under ``nohup`` (SIGHUP ignored) or whose application handles SIGHUP itself keeps it so."""
+    if HANGUP is not None and signal.getsignal(HANGUP) is signal.SIG_DFL:
+        return STOP_SIGNALS | {HANGUP}
+    return STOP_SIGNALS
 PARENT_CHECK_SECONDS = 1.0
 """How often a forked worker checks that its parent still runs."""
 
@@ -61,11 +76,13 @@ class WorkerDeaths:
 
     "worker 1 (pid 123) killed by SIGKILL" (or "exited with status 3"), which the parent completes with what it
     does next ("; restarted", :class:`~.restarts.Next`). A worker
-    that obeys SIGTERM or SIGINT exits with status 0 (or, told before its loop took the signal, is
-    ended by it) and is not started again: "worker 1 (pid 123) stopped by SIGTERM; not restarted
+    that obeys a stop signal (:func:`stop_signals`) exits with status 0 (or, told before its loop took the
+    signal, is ended by it) and is not started again: "worker 1 (pid 123) stopped by SIGTERM; not restarted
     (1 of 2 left)" — the worker wrote the signal's number, before stopping, into a page the parent
-    shares (:meth:`stopped_by`); without one, "exited with status 0". A worker forked after a
-    restart (:attr:`seen`) knows it is one started again (it prints no banner)."""
+    shares (:meth:`stopped_by`). One that exits with status 0 without having written one (a tool calling
+    ``os._exit(0)``) was not told to stop: it crashed, as one exiting with an error did ("exited with
+    status 0 without being told to stop"). A worker forked after a restart (:attr:`seen`) knows it is one
+    started again (it prints no banner)."""
 
     def __init__(self) -> None:
         self.seen = False
@@ -74,14 +91,18 @@ class WorkerDeaths:
         """Workers running or to be started again (those that stopped are not)."""
         self.task: int | None = None
         """In a forked worker, its number."""
+        self.stops: frozenset[int] = STOP_SIGNALS
+        """The signals that stop a worker (:func:`stop_signals` in the parent before it forked)."""
         self._signals: mmap.mmap | None = None
         self._calls: mmap.mmap | None = None
 
-    def start(self, workers: int) -> None:
-        """Before forking ``workers`` processes (in the parent): a shared byte per worker."""
+    def start(self, workers: int, stops: frozenset[int]) -> None:
+        """Before forking ``workers`` processes (in the parent), whose stop signals are ``stops``: a shared
+        byte per worker."""
         import mmap  # (for --workers only: a single process never loads it)
 
         self.workers = self.left = workers
+        self.stops = stops
         self._signals = mmap.mmap(-1, workers)  # anonymous and shared: each worker writes its own byte
         self._calls = mmap.mmap(-1, _COUNT.size * workers)
 
@@ -95,13 +116,18 @@ class WorkerDeaths:
             self._signals[self.task] = signum
 
     def calls_left(self, count: int) -> None:
-        """In a worker stopping: it waits for ``count`` tool calls still running (its parent says so)."""
+        """In a worker stopping, once its drain is over: it waits for ``count`` tool calls still running (0:
+        none; its parent says how many all of them wait for once each still running has said it)."""
         if self._calls is not None and self.task is not None:
-            _COUNT.pack_into(self._calls, self.task * _COUNT.size, count)
+            _COUNT.pack_into(self._calls, self.task * _COUNT.size, count + 1)  # (0: not said yet)
 
-    def calls_waited(self) -> int:
-        """In the parent: the tool calls its stopping workers said they wait for (:meth:`calls_left`)."""
-        return sum(count for (count,) in _COUNT.iter_unpack(self._calls)) if self._calls is not None else 0
+    def calls_waited(self) -> dict[int, int]:
+        """In the parent: by worker number, the tool calls each stopping worker said it waits for
+        (:meth:`calls_left`); a worker that has not said it yet is not in it."""
+        if self._calls is None:
+            return {}
+        said = enumerate(count for (count,) in _COUNT.iter_unpack(self._calls))
+        return {task: count - 1 for task, count in said if count > 0}
 
     def ended(self, worker: int, pid: int, status: int) -> str | None:
         """In the parent, worker ``worker`` (process ``pid``) ended with wait ``status``. None when it
@@ -112,29 +138,39 @@ class WorkerDeaths:
             _COUNT.pack_into(self._calls, worker * _COUNT.size, 0)  # (it waits for none now)
         killed = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         code = os.waitstatus_to_exitcode(status) if killed is None else None
-        if code == 0 or killed in STOP_SIGNALS:
+        told = self._signals[worker] if self._signals is not None else 0  # (the signal it obeyed, or 0)
+        if told or killed in self.stops:
             self.left -= 1
-            how = "exited with status 0"
-            signum = killed or (self._signals[worker] if self._signals is not None else 0)
-            with contextlib.suppress(ValueError):
-                how = f"stopped by {signal.Signals(signum).name}" if signum else how
+            signum = told or killed or 0
+            how = f"stopped by {_name(signum)}"
+            if code or killed not in (None, signum):  # it did not end cleanly (a second signal in its wait, say)
+                how += f" (then exited with status {code})" if code else f" (then killed by {_name(killed or 0)})"
+                run_cleanups()
             say(f"worker {worker} (pid {pid}) {how}; not restarted ({self.left} of {self.workers} left)")
             return None
         self.seen = True
         run_cleanups()  # (the worker reaped, before it is forked again)
         if self._signals is not None:
             self._signals[worker] = 0  # the worker started again has not been told to stop
+        if code == 0:  # nothing told it to stop: a tool's os._exit(0), say
+            return "exited with status 0 without being told to stop"
         if killed is None:
             return f"exited with status {code}"
-        name: object = killed
-        with contextlib.suppress(ValueError):
-            name = signal.Signals(killed).name
-        return f"killed by {name}"
+        return f"killed by {_name(killed)}"
+
+
+def _name(signum: int) -> str:
+    """A signal's name ("SIGTERM"), or its number for one Python does not name."""
+    with contextlib.suppress(ValueError):
+        return signal.Signals(signum).name
+    return f"signal {signum}"
 
 
 def say(line: str) -> None:
-    """Say ``line`` on stderr, as the ``--workers`` parent says what became of its workers."""
-    print(f"nanohubmcp: {line}", file=sys.stderr, flush=True)
+    """Say ``line`` on stderr, as the ``--workers`` parent says what became of its workers; nothing when
+    stderr is gone (a terminal closed: SIGHUP)."""
+    with contextlib.suppress(OSError, ValueError):
+        print(f"nanohubmcp: {line}", file=sys.stderr, flush=True)
 
 
 WORKER_DEATHS = WorkerDeaths()

@@ -20,9 +20,10 @@ _CLEANUPS: list[Callable[[], object]] = []
 
 def after_worker_death(cleanup: Callable[[], object]) -> None:
     """Have ``cleanup()`` run in the ``--workers`` parent each time a worker died (killed, or exited
-    with a status other than 0), before it is started again: what a process killed with SIGKILL could
-    not end itself (the Rappture programs it was running) is ended then, not when some later process
-    looks. Registered once however often asked (registered before forking: the parent runs it)."""
+    with a status other than 0, or with 0 when nothing told it to stop), before it is started again
+    (or after, told to stop, it did not end cleanly): what a process killed with SIGKILL could not end
+    itself (the Rappture programs it was running) is ended then, not when some later process looks.
+    Registered once however often asked (registered before forking: the parent runs it)."""
     if cleanup not in _CLEANUPS:
         _CLEANUPS.append(cleanup)
 

@@ -1,0 +1,42 @@
+"""The server of the tests of how a ``--workers`` server stops and restarts its workers (``nanohubmcp run``):
+tools that hold a worker, each naming its process in its first progress message."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pathlib
+import time
+
+from nanohubmcp import Context, MCPServer
+
+server = MCPServer("stops")
+
+
+@server.tool()
+def hold(path: str, ctx: Context) -> str:
+    """Run, on a thread of the worker, until the file ``path`` exists (40 s at most)."""
+    ctx.report_progress(1, 2, str(os.getpid()))
+    deadline = time.monotonic() + 40
+    while not pathlib.Path(path).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return "released"
+
+
+@server.tool()
+async def stubborn(ctx: Context) -> str:
+    """Wait on the event loop; cancelled (at the end of the stopping worker's 2 s for answers), block that loop
+    for 1.5 s: the worker ends its drain, and counts the calls it still runs, 1.5 s after the others."""
+    ctx.report_progress(1, 2, str(os.getpid()))
+    try:
+        await asyncio.sleep(60)
+    except asyncio.CancelledError:
+        time.sleep(1.5)
+        raise
+    return "done"
+
+
+@server.tool()
+def leave(code: int, ctx: Context) -> str:
+    """End this worker's process at once with status ``code``, as a library calling ``os._exit`` does."""
+    os._exit(code)
