@@ -54,7 +54,7 @@ from .wire.events import EventBus
 from .wire.notifier import Notifier
 from .wire.pending import ClientRequests
 from .wire.sessions import Session, SessionStore
-from .wire.state_dir import ENV_STATE_DIR, resolve_state_dir
+from .wire.state_dir import ENV_STATE_DIR
 
 if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
@@ -159,7 +159,6 @@ class ServerCore:
             state_secret=state_secret, reattach=self._reattach, hand_over=self._hand_over,
             leftovers=self._job_folders)
         """The services made at their first use (the properties below pass them on)."""
-        self._state_dir_option = state_dir
         self.client_requests = ClientRequests(lambda: self.replication)
         self.executor: Executor = executor if executor is not None else self._worker_pool()
         """The pool running sync tool, resource and prompt functions (a :class:`WorkerPool` unless
@@ -200,6 +199,11 @@ class ServerCore:
         self.bus.subscribe(lambda event, data: pipeline.refresh(), ("tools_changed",))
 
     # -- services made at their first use (first_use.FirstUse) ---------------------------------
+    def use_state_dir(self, directory: str) -> bool:
+        """Keep the state in ``directory`` when none is named and nothing is kept yet (the testing
+        clients' temporary directory; see :meth:`FirstUse.use_state_dir <.first_use.FirstUse.use_state_dir>`)."""
+        return self.first_use.use_state_dir(directory)
+
     @property
     def jobs(self) -> JobStore:
         """The job store (records of ``@async_tool`` jobs and tasks), made at its first use."""
@@ -346,7 +350,7 @@ class ServerCore:
         return WorkerPool(self.workers, name="nanohubmcp-worker", max_stuck=self.max_stuck_calls)
 
     def _state_dir(self) -> str:
-        return resolve_state_dir(self.name, self._state_dir_option)
+        return self.first_use.state_directory()
 
     # The job executors' questions, answered by :class:`~.executors.runners.JobRunners`.
     def runner_for(self, spec: str | JobExecutor | None = None, options: dict[str, Any] | None = None) -> JobExecutor:

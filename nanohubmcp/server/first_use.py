@@ -57,6 +57,14 @@ class Once(Generic[T]):
                     made = self.made = self._make()
         return made
 
+    def unless_made(self, change: Callable[[], object]) -> bool:
+        """Run ``change`` when the service is not made yet (under the lock that makes it); whether it ran."""
+        with self._lock:
+            if self.made is not None:
+                return False
+            change()
+            return True
+
     def replace(self, service: T) -> None:
         """Use ``service`` from now on (the shared state store's ``requestState`` key)."""
         self.made = service
@@ -104,6 +112,8 @@ class FirstUse:
         self._tools = tools
         self._state_url = state_url
         self._state_dir = state_dir
+        self.scratch_state_dir: str | None = None
+        """The directory :meth:`use_state_dir` gave, or None."""
         self._job_store = job_store
         self._job_ttl = job_ttl
         self._job_bounds = job_bounds
@@ -143,7 +153,7 @@ class FirstUse:
         max_jobs, per_owner, result_bytes = self._job_bounds
         reattach, hand_over, leftovers = self._hooks
         jobs = JobStore(
-            self._job_ttl, name=self._name, state_dir=self._state_dir, kind=self._job_store,
+            self._job_ttl, name=self._name, state_dir=self._state_dir_option(), kind=self._job_store,
             max_jobs=max_jobs, max_jobs_per_owner=per_owner, max_result_bytes=result_bytes,
             shared=self._state_url, reattach=reattach, hand_over=hand_over, leftovers=leftovers)
         if self._provenance_on:
@@ -156,9 +166,32 @@ class FirstUse:
         first job call. Without a file there is nothing to settle and nothing is opened."""
         if self._jobs.made is not None or self._job_store != "sqlite" or self._state_url.shared:
             return
-        directory = resolve_state_dir(self._name, self._state_dir)
+        directory = self.state_directory()
         if os.path.exists(os.path.join(directory, DB_FILE)):
             self.jobs.open()
+
+    def use_state_dir(self, directory: str) -> bool:
+        """Keep the state in ``directory`` instead of the default one of the server's name
+        (``~/.local/share/nanohubmcp/<name>``): the testing clients' temporary directory. Only while no
+        directory is named (``state_dir=``, ``--state-dir``, a ``sqlite:///DIR`` state URL,
+        ``NANOHUBMCP_STATE_DIR``: a name wins whenever it is read) and nothing is kept yet (the job store,
+        beside which every record and kept result lives, is not made); True when it is used."""
+        if named_state_dir(self._state_dir):
+            return False
+
+        def use() -> None:
+            self.scratch_state_dir = directory
+
+        return self._jobs.unless_made(use)
+
+    def _state_dir_option(self) -> str | os.PathLike[str] | None:
+        if self.scratch_state_dir is not None and not named_state_dir(self._state_dir):
+            return self.scratch_state_dir
+        return self._state_dir
+
+    def state_directory(self) -> str:
+        """The state directory (resolved now: ``NANOHUBMCP_STATE_DIR`` is read at each call)."""
+        return resolve_state_dir(self._name, self._state_dir_option())
 
     @property
     def result_options(self) -> ResultOptions:

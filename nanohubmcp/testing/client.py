@@ -12,6 +12,7 @@ from ..errors import ProtocolError
 from ..errors.codes import INTERNAL_ERROR, METHOD_NOT_FOUND
 from ..protocol import jsondec, jsonenc, versions
 from ..transports.memory import MemoryPeer
+from .scratch import scratch_state
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
@@ -67,6 +68,10 @@ class MemoryClient:
     raise ``RuntimeError``). A verb whose caller is cancelled (``anyio.fail_after``,
     ``anyio.move_on_after``) sends ``notifications/cancelled`` for its request, which the server
     withdraws (with ``session=False`` too), and lets the cancellation through; the client stays usable.
+
+    Unless a state directory is named (``state_dir=``, ``NANOHUBMCP_STATE_DIR``, ...), the server keeps its
+    jobs, kept results and provenance records in a temporary directory of its own, removed when the process
+    exits, not in the default one of its name that a real server uses (:mod:`.scratch`; ``state_dir``).
 
     Args:
         server: the ``MCPServer`` to talk to (it need not be started).
@@ -141,6 +146,8 @@ class MemoryClient:
         self.messages: list[dict[str, Any]] = []
         """Every message the server sent outside a response, in order: notifications (progress,
         log messages, list changes) and its requests (elicitation, sampling, roots)."""
+        self.state_dir = scratch_state(server)
+        """The temporary state directory the server was given (:mod:`.scratch`), None when it keeps its own."""
         self.peer = MemoryPeer(server, self._receive, principal=principal, version=None if session else version)
         self.initialize_result: dict[str, Any] | None = None
         """What ``initialize`` answered (None before it, and in the stateless era)."""

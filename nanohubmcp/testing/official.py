@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol import jsonenc
 from ..transports.memory import MemoryPeer
+from .scratch import scratch_state
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
@@ -32,6 +33,8 @@ async def memory_streams(server: MCPServer, *, principal: Principal | None = Non
     HTTP (see :mod:`nanohubmcp.transports.memory`), requests concurrently, so the client can answer an
     elicitation while the call that asked waits. A message the SDK cannot read arrives on the read
     stream as the exception the SDK raised reading it, as on its stdio transport.
+    The server keeps its state in a temporary directory unless one is named, as for
+    :class:`~nanohubmcp.testing.MemoryClient`.
 
     Args:
         server: the ``MCPServer`` (it need not be started).
@@ -63,6 +66,7 @@ async def memory_streams(server: MCPServer, *, principal: Principal | None = Non
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             to_client.send_nowait(item)
 
+    scratch_state(server)
     peer = MemoryPeer(server, deliver, principal=principal)
 
     async def serve(item: Any) -> None:

@@ -11,7 +11,8 @@ a ``state_dir=`` in APP is replaced, see :mod:`nanohubmcp.server.app_import`):
    ``~/Library/Application Support/nanohubmcp/<name>`` on macOS).
 
 Options 1 and 2 name the server's own directory (no name is appended). Nothing is created
-until the first job is stored.
+until the first job is stored. A client of :mod:`nanohubmcp.testing` replaces options 3 and 4 with a
+temporary directory (:mod:`nanohubmcp.testing.scratch`).
 """
 
 from __future__ import annotations
