@@ -1,6 +1,7 @@
 """A job whose result IS a picture (or audio, a file, a list of blocks) answers ``get_job_result``
 with a ``"<image: content[i]>"`` / ``"<content[i]>"`` placeholder in its JSON and the picture
-only as its own block — as a job returning ``{"plot": fig}`` always did.
+only as its own block — as a job returning ``{"plot": fig}`` always did. ``i`` is the block's index in
+that answer, after the JSON text (trial44 T44-10): ``content[1]`` for the first.
 
 Found by a fresh-scientist trial (trial 15, F7): ``return fig`` from an ``--async`` tool (threads
 or processes) put the PNG's whole base64 (28 KB) into the JSON text block the model reads, and
@@ -91,7 +92,7 @@ def assert_placeholder_answer(answer: Any, result: Any, kinds: list[str]) -> Non
     assert len(text) < 500, f"the JSON text carries the picture: {len(text)} characters"
     assert json.loads(text) == answer.structured_content
     assert answer.structured_content["result"] == result
-    assert [block.type for block in answer.content] == ["text", *kinds]
+    assert [block.type for block in answer.content] == ["text", *kinds]  # content[1] on: the named blocks
 
 
 @pytest.mark.anyio
@@ -106,17 +107,17 @@ async def test_a_job_returning_a_figure_answers_a_placeholder_and_one_image(tmp_
             for tool in ("fig_threads", "fig_processes"):
                 answers[tool] = await done(client, tool, {"n": 5})
                 job_id, answer = answers[tool]
-                assert_placeholder_answer(answer, "<image: content[0]>", ["image"])
+                assert_placeholder_answer(answer, "<image: content[1]>", ["image"])
                 png = base64.b64decode(answer.content[1].data)
                 assert png.startswith(b"\x89PNG")
                 assert answer.content[1].mime_type == "image/png"
 
             answers["sound"] = await done(client, "sound", {})
-            assert_placeholder_answer(answers["sound"][1], "<content[0]>", ["audio"])
+            assert_placeholder_answer(answers["sound"][1], "<content[1]>", ["audio"])
             answers["blob"] = await done(client, "blob", {})
-            assert_placeholder_answer(answers["blob"][1], "<content[0]>", ["resource"])
+            assert_placeholder_answer(answers["blob"][1], "<content[1]>", ["resource"])
             answers["captioned"] = await done(client, "captioned", {"n": 3})
-            assert_placeholder_answer(answers["captioned"][1], ["<image: content[0]>", "3 points"], ["image"])
+            assert_placeholder_answer(answers["captioned"][1], ["<image: content[1]>", "3 points"], ["image"])
 
             _, numbers = await done(client, "array", {"n": 4})  # data stays data
             assert numbers.structured_content["result"] == [0, 1, 2, 3]  # as a list reads (trial26 F7)

@@ -58,12 +58,12 @@ def bytes_result() -> ToolResult:
                                                          base64.b64encode(DATA).decode()}}])
 
 
-JOBS = {  # the tool -> its job's value, whoever started or polls it
-    text_file: "<content[0]>",
+JOBS = {  # the tool -> its job's value, whoever started or polls it (the link: content[1] of the poll's answer)
+    text_file: "<content[1]>",
     blob_file: {"files": ["out.dat"]},
-    raw_bytes: "<content[0]>",
-    bytes_captioned: ["<content[0]>", "caption"],
-    png_bytes: "<image: content[0]>",
+    raw_bytes: "<content[1]>",
+    bytes_captioned: ["<content[1]>", "caption"],
+    png_bytes: "<image: content[1]>",
 }
 KEPT = {text_file: TEXT, blob_file: DATA, raw_bytes: DATA, bytes_captioned: DATA, png_bytes: PNG}
 

@@ -8,7 +8,9 @@ The job record now keeps where each item sat (``item_places``), and the poll ans
 the official ``mcp`` client, from every job store (memory, SQLite, a real redis-server), after the server
 restarted on the same store, and for a session of a version without structured content (read from the
 result's JSON text). A record of an earlier version (an SQLite file without the column, a Redis hash
-without the field) reads as before; the SQLite file gains the column.
+without the field) reads as before; the SQLite file gains the column. The poll names each block by its
+index in its own answer, after the JSON text (``content[1]``: trial44 T44-10), where the direct call names it
+by its index in the call's (``content[0]``).
 """
 
 from __future__ import annotations
@@ -31,11 +33,17 @@ from nanohubmcp.server.jobs import DB_FILE
 
 pytestmark = pytest.mark.timeout(120)
 
-EXPECTED = {
+DIRECT = {  # a direct REST call's answer: the figure is content[0] of the call's own answer
     "plotted": ["<image: content[0]>", "cap", {"n": 1}],
     "nested": [{"plot": "<image: content[0]>"}, "cap", {"n": 1}],
     "lone_dict": ["<image: content[0]>", {"result": 5}],
     "several": [{"n": 1}, "<image: content[0]>", [2, 3], "note"],
+}
+EXPECTED = {  # a job's poll, over MCP or REST: content[1] of get_job_result's answer, after its JSON text
+    "plotted": ["<image: content[1]>", "cap", {"n": 1}],
+    "nested": [{"plot": "<image: content[1]>"}, "cap", {"n": 1}],
+    "lone_dict": ["<image: content[1]>", {"result": 5}],
+    "several": [{"n": 1}, "<image: content[1]>", [2, 3], "note"],
 }
 
 
@@ -102,7 +110,7 @@ async def test_a_polled_mcp_job_answers_what_rest_answers(store: str, tmp_path: 
                 assert answer.structured_content["result"] == expected, name
                 assert json.loads(answer.content[0].text) == answer.structured_content
                 assert [block.type for block in answer.content] == ["text", "image"]  # the figure, carried
-                assert rest(url, f"direct_{name}", {}) == {"result": expected}, name
+                assert rest(url, f"direct_{name}", {}) == {"result": DIRECT[name]}, name
                 assert rest_job(url, name) == expected, name
     if store == "memory":
         return

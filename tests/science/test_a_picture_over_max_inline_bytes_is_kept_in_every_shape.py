@@ -58,12 +58,12 @@ SHAPES = {
 }
 PICTURES = {"png_bytes": [0], "alone": [0], "captioned": [0], "two": [0, 1], "pil_captioned": [0], "with_array": [0],
             "in_dict": [0], "with_data": [0]}
-JOB_VALUES = {
-    "alone": "<image: content[0]>",
-    "captioned": ["<image: content[0]>", "caption"],
-    "two": ["<image: content[0]>", "<image: content[1]>"],
-    "with_array": ["<image: content[0]>", [0, 1, 2]],
-    "with_data": ["<image: content[0]>", "caption", {"seed": 3}],
+JOB_VALUES = {  # each link named by its index in get_job_result's answer, after the JSON text (trial44 T44-10)
+    "alone": "<image: content[1]>",
+    "captioned": ["<image: content[1]>", "caption"],
+    "two": ["<image: content[1]>", "<image: content[2]>"],
+    "with_array": ["<image: content[1]>", [0, 1, 2]],
+    "with_data": ["<image: content[1]>", "caption", {"seed": 3}],
 }
 
 

@@ -4,7 +4,8 @@ silently dropped; the same result returned by a job and polled over REST answere
 
 A REST answer for a list mixing blocks with data is now the whole list, each block named in its place (an
 image ``"<image: content[i]>"``, a text block as its text, bytes ``"<content[i]>"``) and the data as itself;
-a job started over REST answers the same value when polled.
+a job started over REST answers the same value when polled, each block named by its index in the poll's own
+answer (after its JSON text: ``content[1]`` for the first; trial44 T44-10).
 """
 
 from __future__ import annotations
@@ -69,14 +70,15 @@ def test_every_block_is_named_in_its_place_beside_the_data() -> None:
         assert json.loads(over_mcp["content"][2]["text"]) == {"n": 1}
 
 
-def test_a_jobs_value_polled_over_rest_is_the_direct_calls_answer() -> None:
+def test_a_jobs_value_polled_over_rest_is_the_direct_calls_answer_named_in_the_polls() -> None:
     with serve(build()) as url:
         job_id = rest(url, "job_plotted", {})["job_id"]
         deadline = time.monotonic() + 10
         while (polled := rest(url, "get_job_result", {"job_id": job_id}))["status"] == "running":
             assert time.monotonic() < deadline, polled
             time.sleep(0.01)
-        assert polled["result"] == rest(url, "plotted", {})["result"]
+        assert rest(url, "plotted", {})["result"] == ["<image: content[0]>", "cap", {"n": 1}]
+        assert polled["result"] == ["<image: content[1]>", "cap", {"n": 1}]  # get_job_result: its JSON text first
 
 
 def test_a_block_after_a_picture_inside_data_is_named_by_its_own_index() -> None:

@@ -4,7 +4,8 @@ content and the REST answer names them (``"<image: content[0]>"``, as for ``{"pl
 the same figure returned by a job and polled over REST answered the name.
 
 One rule now: a REST answer with no structured content names each block that is not text, as a job's
-value does: an image ``"<image: content[i]>"``, bytes or audio ``"<content[i]>"``.
+value does: an image ``"<image: content[i]>"``, bytes or audio ``"<content[i]>"`` (i: the block's index in
+the MCP answer of the same request: a polled job's after its JSON text, trial44 T44-10).
 """
 
 from __future__ import annotations
@@ -71,4 +72,4 @@ def test_a_picture_or_bytes_is_named_as_a_job_names_it() -> None:
         while (polled := rest(url, "get_job_result", {"job_id": job_id}))["status"] == "running":
             assert time.monotonic() < deadline, polled
             time.sleep(0.01)
-        assert polled["result"] == "<image: content[0]>"  # the direct call's answer
+        assert polled["result"] == "<image: content[1]>"  # the poll's block after its JSON text

@@ -22,7 +22,7 @@ from ...protocol.result_types import ToolResult
 from ..calls.context import Context
 from ..jobs import service as jobmod
 from ..jobs.visibility import echoed_id
-from ..results.named_blocks import in_place, placeholders
+from ..results.named_blocks import in_place, placeholders, renumbered
 
 if TYPE_CHECKING:
     from .service import JobHost
@@ -33,7 +33,8 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
     ``{"status": "running", "job_id"}``, with ``"queued": true`` (and ``ahead``, or the batch queue's
     ``message``) while it waits, and ``"progress": {"progress", "total"?, "message"?}`` once it reported
     some (:meth:`~nanohubmcp.server.jobs.record.Job.progress_report`); then ``done`` with its
-    ``result``, ``error`` with the ``error``, or ``cancelled``."""
+    ``result`` (:func:`job_value`, each block named by its index in :func:`job_answer`'s content:
+    :func:`answer_places`), ``error`` with the ``error``, or ``cancelled``."""
     if job.status in (jobmod.WORKING, jobmod.INPUT_REQUIRED):
         running: dict[str, Any] = {"status": "running", "job_id": job.id}
         if job.waiting is not None:  # waiting for a turn at its executor (jobs.fair), in this process
@@ -47,8 +48,10 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
             running["progress"] = report
         return running
     if job.status == jobmod.COMPLETED:
-        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {}, json_text=job.json_text,
-                                                                     places=job.item_places)}
+        result = job.result or {}
+        value = job_value(result, json_text=job.json_text, places=job.item_places)
+        at = answer_places(result.get("content", []))
+        return {"status": "done", "job_id": job.id, "result": renumbered(value, at) if at else value}
     if job.status == jobmod.CANCELLED:
         return {"status": "cancelled", "job_id": job.id}
     error = job.status_message or (job.error or {}).get("message") or "the job failed"
@@ -89,6 +92,21 @@ def job_value(result: dict[str, Any], *, json_text: bool = False, places: list[A
     if single:
         return content[0]["text"]
     return placeholders(content)
+
+
+def _carried(block: object) -> bool:
+    """A block of a job's result that :func:`job_answer` carries: any but text (a caption, a note, the data's JSON)."""
+    return isinstance(block, dict) and block.get("type") != "text"
+
+
+def answer_places(content: list[Any]) -> dict[int, int]:
+    """Where the blocks of a job's result ``content`` that :func:`job_answer` carries sit in its content:
+    block 0 is the status text, then those blocks in their order (``[image, "cap", image]`` -> ``{0: 1, 2: 2}``).
+    A polled job's value names its blocks so, over MCP and REST alike: ``"<image: content[1]>"`` is the
+    block a client polling over MCP holds at ``content[1]``; ``tasks/result``, which answers the job's own
+    result, names them by their own index."""
+    carried = [i for i, block in enumerate(content) if _carried(block)]
+    return {i: place for place, i in enumerate(carried, 1)}
 
 
 def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
@@ -167,7 +185,7 @@ def job_answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
     """``get_job_result``'s answer: :func:`job_status` (its JSON text block and structured
     content), followed, once the job is done, by the non-text blocks of its result (images,
     embedded resources, resource links: a Rappture plot, a submit run's output files) in their
-    order — a ``<content[i]>`` in the result names block i of the job's own result. Once the job
+    order — a ``"<content[i]>"`` in the result names block i of this answer (:func:`answer_places`). Once the job
     ended (done, error or cancelled), the answer's ``_meta["io.nanohub/provenance"]`` names the
     job's provenance record (:meth:`~nanohubmcp.server.jobs.record.Job.provenance_uri`), as the
     job handle did: REST carries it as the ``Link`` header."""
@@ -176,8 +194,7 @@ def job_answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
     meta = {jobmod.PROVENANCE_META: uri} if uri is not None else None
     if status["status"] != "done":
         return status if meta is None else ToolResult(structured_content=status, meta=meta)
-    blocks = [block for block in (job.result or {}).get("content", ())
-              if isinstance(block, dict) and block.get("type") != "text"]
+    blocks = [block for block in (job.result or {}).get("content", ()) if _carried(block)]
     # The job's value was held to MAX_JSON_DEPTH when it ended; the status around it is one level
     # more, which is not the tool's to answer for: its text is written here, as it is.
     text = jsonenc.dumps(status)

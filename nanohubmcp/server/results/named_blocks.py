@@ -11,17 +11,26 @@ value), so a job's value reads the same whoever started it. A link the tool retu
 tool returned mixing blocks with data (``[fig, "cap", {"n": 1}]``) is answered whole, each block named
 in its place: REST shapes it so at once; a job started over MCP keeps where each item sat
 (:func:`.convert.mixed.places_of`) and its poll rebuilds the list from its stored result
-(:func:`in_place`). Pure: no I/O; imports nothing that shapes results (REST's module loads it at start).
+(:func:`in_place`). Where the client gets the blocks in another answer than the result's own (a job's,
+polled with ``get_job_result``: its status text first, then the result's blocks that are not text),
+:func:`renumbered` makes each name say the block's index in that answer. Pure: no I/O; imports nothing that
+shapes results (REST's module loads it at start).
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from ...schema.paths import pointed
 
-__all__ = ["in_place", "kept_as", "named", "placeholders"]
+__all__ = ["in_place", "kept_as", "named", "placeholders", "renumbered"]
+
+_NAME = r"<(image: )?content\[(\d{1,9})\]>"
+"""A block's name as this module and :mod:`.convert.mixed` write it (compiled by ``re`` at its first use)."""
+_LEAVES = frozenset({int, float, bool, type(None)})
 
 
 def kept_as(uri: str) -> str:
@@ -119,3 +128,22 @@ def in_place(result: dict[str, Any], places: list[Any]) -> list[Any] | None:
             whole.append(item)
     return whole
 
+
+def renumbered(value: Any, at: Mapping[int, int]) -> Any:
+    """``value`` (a result's plain value: :func:`placeholders`, :func:`in_place`, its structured content) with
+    each block's name, ``"<image: content[i]>"`` or ``"<content[i]>"`` wherever it stands (alone, in a list, in
+    a dict's place), saying ``at[i]`` instead of ``i``: the block's index in the answer that carries it. A name
+    whose ``i`` is not in ``at`` (no block the answer carries) and every other value are left as they are."""
+    if isinstance(value, str):
+        if value.startswith("<") and value.endswith("]>"):
+            found = re.fullmatch(_NAME, value)
+            if found is not None and int(found[2]) in at:
+                return f"<{found[1] or ''}content[{at[int(found[2])]}]>"
+        return value
+    if isinstance(value, list):
+        if set(map(type, value)) <= _LEAVES:  # numbers only (an array's data): nothing named, one C pass
+            return value
+        return [renumbered(item, at) for item in value]
+    if isinstance(value, dict):
+        return {key: renumbered(item, at) for key, item in value.items()}
+    return value
