@@ -458,6 +458,15 @@ def rest_job_value(url: str, job_id: str) -> Any:
     return answer["result"]
 
 
+def returning(make: Callable[[], object]) -> Callable[[], object]:
+    """A tool function without parameters answering a fresh ``make()`` at each call (a test's table of
+    shapes registers one per row: ``server.tool(name=name, description=...)(returning(make))``)."""
+    def shaped() -> object:
+        return make()
+
+    return shaped
+
+
 async def done_job(client: Any, job_id: str, seconds: float = 60) -> Any:
     """What ``get_job_result`` answers the official ``client`` once the job ``job_id`` ended ``done``
     (another end fails the test), polled for at most ``seconds``."""

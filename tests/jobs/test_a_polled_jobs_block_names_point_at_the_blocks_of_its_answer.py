@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
-from support import done_job, mcp_client, post_tool, rest_job_value, serve
+from support import done_job, mcp_client, post_tool, rest_job_value, returning, serve
 
 from nanohubmcp import MCPServer
 
@@ -43,13 +43,6 @@ SHAPES = {  # the tool's value -> the polled job's result, the poll's content ty
     "look_alike_text": (lambda: [small_image(), {"said": "<content[7]>"}],  # no block 7: the tool's own text
                         ["<image: content[1]>", {"said": "<content[7]>"}], ["image"]),
 }
-
-
-def returning(make: Any) -> Any:
-    def shaped() -> object:
-        return make()
-
-    return shaped
 
 
 def build() -> MCPServer:

@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
-from support import done_job, mcp_client, post_tool, rest_job_value, serve
+from support import done_job, mcp_client, post_tool, rest_job_value, returning, serve
 
 from nanohubmcp import MCPServer
 
@@ -65,13 +65,6 @@ JOB_VALUES = {  # each link named by its index in get_job_result's answer, after
     "with_array": ["<image: content[1]>", [0, 1, 2]],
     "with_data": ["<image: content[1]>", "caption", {"seed": 3}],
 }
-
-
-def returning(make: Any) -> Any:
-    def shaped() -> object:
-        return make()
-
-    return shaped
 
 
 def build() -> MCPServer:

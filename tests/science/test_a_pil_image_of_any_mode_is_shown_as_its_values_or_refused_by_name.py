@@ -22,7 +22,7 @@ from typing import Any
 
 import anyio
 import pytest
-from support import mcp_client, serve
+from support import mcp_client, returning, serve
 
 from nanohubmcp import MCPServer
 
@@ -64,13 +64,6 @@ SHOWN = {
     "sixteen_bit_little_endian": sixteen_bit_little_endian,
 }
 REFUSED = {"empty": lambda: PILImage.new("RGB", (0, 0)), "no_rows": lambda: PILImage.new("L", (5, 0))}
-
-
-def returning(make: Any) -> Any:
-    def picture() -> object:
-        return make()
-
-    return picture
 
 
 def build() -> MCPServer:

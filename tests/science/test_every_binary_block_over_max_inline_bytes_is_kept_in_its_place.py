@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
-from support import done_job, mcp_client, post_tool, rest_job_value, serve
+from support import done_job, mcp_client, post_tool, rest_job_value, returning, serve
 
 from nanohubmcp import AudioContent, EmbeddedResource, MCPServer, ResourceLink
 
@@ -66,13 +66,6 @@ POLLED = {  # the job's value, whoever started it: the blocks of get_job_result'
     "own_link_alone": "<content[1]>",
 }
 MORE = {"own_link_with_data": lambda: [own_link(), DATA], "own_link_alone": own_link}
-
-
-def returning(make: Any) -> Any:
-    def shaped() -> object:
-        return make()
-
-    return shaped
 
 
 def build() -> MCPServer:
