@@ -323,7 +323,8 @@ class MCPServer:
             description: its description (default: the docstring).
             title: its display title.
             icons: ``[{"src": URL, "mimeType"?, "sizes"?}, ...]``, sent to clients of versions
-                that have icons (MCP 2025-11-25).
+                that have icons (MCP 2025-11-25); each ``src`` an ``https:`` URL or a ``data:`` URI,
+                the only icons a client may show.
             tags: a set of strings for your own grouping (not sent on the wire).
             meta: ``_meta`` of the tool definition.
             input_schema: a JSON Schema replacing the generated one.
@@ -599,14 +600,16 @@ class MCPServer:
                 refused (-32602) before any template sees it.
             name: its name in ``resources/list`` (default: the function's name).
             description: its description (default: the docstring).
-            mime_type: the ``mimeType`` of its contents (default: by the value returned:
-                ``text/plain`` for a string or number, ``application/json`` for a dict or list,
-                none for bytes; a content object's own type wins).
+            mime_type: the ``mimeType`` of its contents, ``type/subtype`` with any ``; name=value``
+                parameters (default: by the value returned: ``text/plain`` for a string or number,
+                ``application/json`` for a dict or list, none for bytes; a content object's own type
+                wins).
             tags: a set of strings for your own grouping (not sent on the wire).
             meta: ``_meta`` of the resource's definition.
             title: its display title (MCP 2025-06-18+).
             annotations: ``audience`` (``["user", "assistant"]``), ``priority`` (0.0-1.0),
-                ``lastModified`` (ISO 8601), as MCP 2025-11-25, Server § Resources § Annotations.
+                ``lastModified`` (an ISO 8601 date and time, ``"2025-01-12T15:00:58Z"``), no other
+                key, as MCP 2025-11-25, Server § Resources § Annotations.
             size: its size in bytes, when known, for the client's display (``resources/list``; not
                 checked against what the function returns; not for templates).
         Returns:
@@ -614,13 +617,17 @@ class MCPServer:
         Raises:
             RegistrationError: a missing URI (``@server.resource`` without parentheses), a
                 malformed template, two placeholders with nothing between them, or a
-                placeholder the function does not take.
+                placeholder the function does not take; a listed value a client cannot use (a
+                UTF-16 surrogate in the URI or a name, a MIME type that is not ``type/subtype``,
+                a ``lastModified`` that is no date, a parameter default of ``nan``).
 
         Source: MCP 2025-11-25, Server § Resources.
 
         .. versionchanged:: 1.0
            ``{/segs*}`` matches no segment; a query parameter the template does not name or one given
-           twice is refused, not ignored; the scheme is compared without regard to case.
+           twice is refused, not ignored; the scheme is compared without regard to case; a surrogate
+           in the URI, a ``mime_type`` that is not one, an unknown annotation and a ``lastModified``
+           that is no ISO 8601 date are refused.
         """
         if callable(uri):
             raise RegistrationError("@resource needs a URI: write @server.resource('scheme://path')")

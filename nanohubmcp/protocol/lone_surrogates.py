@@ -18,6 +18,11 @@ A high surrogate followed by a low one (``"\\ud83d\\ude00"``, as CESU-8 bytes de
 ``surrogatepass`` or text put together from UTF-16 code units give) is one character split in two: it is
 written as that character (U+1F600 here), not as two U+FFFD. Only a surrogate without its partner is replaced.
 
+What a list publishes of a component (a resource's URI, a prompt's name, a title, a schema's text) is
+checked at registration instead (:func:`surrogate_in`): a client is sent U+FFFD, or the joined character,
+and asks for the name it was shown, which is not the one registered. :func:`as_unicode` gives the text
+to write there.
+
 That decides what goes on the wire (``jsonenc.dumpb_parts``). Stores (jobs, kept results, provenance, the
 relayed streams) keep the text as the tool returned it, and UTF-8 (SQLite, Redis, a file) has no form for a
 lone surrogate either: :func:`utf8_storable` writes each as its JSON escape, the six characters
@@ -32,7 +37,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-__all__ = ["REPLACEMENT", "for_the_wire", "utf8_storable", "wire_pieces"]
+__all__ = ["REPLACEMENT", "as_unicode", "for_the_wire", "surrogate_in", "utf8_storable", "wire_pieces"]
 
 REPLACEMENT: Final = "\ufffd"
 """What each lone surrogate in server-written text becomes (the Unicode replacement character)."""
@@ -136,3 +141,35 @@ def utf8_storable(text: str) -> str:
     except UnicodeEncodeError:
         return re.sub(_SURROGATE, lambda found: f"\\u{ord(found.group()):04x}", text)
     return text
+
+
+def surrogate_in(text: str) -> str | None:
+    """The first UTF-16 surrogate code point in ``text`` (a lone one, or half of a pair), or None.
+
+    Example:
+        >>> surrogate_in("r\\udce9sultat"), surrogate_in("résultat")
+        ('\\udce9', None)
+    """
+    if text.isascii():
+        return None
+    found = re.search(_SURROGATE, text)
+    return None if found is None else found.group()
+
+
+def as_unicode(text: str, *, uri: bool = False) -> str:
+    """``text`` with no surrogate, for a message to say what to write instead: a pair joined into its
+    character; U+DC80-U+DCFF (a byte that is not UTF-8, as ``os.listdir`` reads a Latin-1 file name) the
+    byte's escape ``%XX`` in a URI (``uri=True``), else the Latin-1 letter of a byte from 0xA0 up (``é`` for
+    0xE9); any other one ``_``.
+
+    Example:
+        >>> as_unicode("r\\udce9sultat"), as_unicode("data://r\\udce9sultat", uri=True)
+        ('résultat', 'data://r%E9sultat')
+    """
+    def byte(found: re.Match[str]) -> str:
+        code = ord(found.group()) - 0xDC00  # the byte, when it is one of 0x80-0xFF
+        if uri and 0x80 <= code <= 0xFF:
+            return f"%{code:02X}"
+        return chr(code) if 0xA0 <= code <= 0xFF else "_"
+
+    return re.sub(_SURROGATE, byte, re.sub(_PAIR, _joined, text))

@@ -55,7 +55,11 @@ def check_meta(value: object, what: str) -> dict[str, Any] | None:
 
 
 def check_annotations(value: object, what: str) -> dict[str, Any] | None:
-    """Check ``{audience?: ["user"|"assistant"], priority?: 0..1, lastModified?: str}``."""
+    """Check ``{audience?: ["user"|"assistant"], priority?: 0..1, lastModified?: ISO 8601 text}``.
+
+    .. versionchanged:: 1.0
+       ``lastModified`` is read as an ISO 8601 date and time (``"yesterday"`` or a 13th month was kept).
+    """
     if value is None:
         return None
     if not isinstance(value, Mapping):
@@ -71,13 +75,24 @@ def check_annotations(value: object, what: str) -> dict[str, Any] | None:
     ):
         raise ValueError(f"{what} annotations.priority must be a number from 0 to 1, got {priority!r}")
     modified = value.get("lastModified")
-    if modified is not None and not isinstance(modified, str):
+    if modified is not None and not (isinstance(modified, str) and _iso_8601(modified)):
         raise ValueError(f"{what} annotations.lastModified must be an ISO 8601 text like '2025-01-12T15:00:58Z', "
                          f"got {modified!r:.60}")
     out = dict(value)
     if audience is not None:
         out["audience"] = [str(a) for a in audience]
     return out
+
+
+def _iso_8601(text: str) -> bool:
+    """Whether ``text`` is an ISO 8601 date, or date and time (``2025-01-12T15:00:58Z``), that exists."""
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def check_mime(mime_type: object, mimeType: object, what: str) -> str | None:

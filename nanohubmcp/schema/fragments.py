@@ -7,7 +7,6 @@ accept ``null``, and the JSON type name of a Python literal.
 from __future__ import annotations
 
 import enum
-import math
 from typing import Any
 
 NOT_JSON: Any = object()
@@ -19,8 +18,14 @@ def json_default(value: object) -> Any:
 
     The form is made of builtins only: a ``float``/``int``/``str`` subclass (``np.float64``,
     ``np.str_``) becomes the plain value it holds, a numpy scalar (``np.int64``, ``np.bool_``)
-    its ``item()``. Tuples become lists and Enum members their values; NaN, infinities, sets,
-    objects and sentinels are not JSON.
+    its ``item()``. Tuples become lists and Enum members their values; sets, objects and
+    sentinels are not JSON. NaN and the infinities are kept, as an int of 5,000 digits is: a number
+    JSON cannot write, which the schema's check refuses, naming the parameter
+    (:func:`~nanohubmcp.schema.json_form.json_form_problem`), where a default of a type JSON has no
+    form for is only left out.
+
+    .. versionchanged:: 1.0
+       NaN and infinities are kept (they were left out without a word).
     """
     if isinstance(value, enum.Enum):
         return json_default(value.value)
@@ -30,7 +35,7 @@ def json_default(value: object) -> Any:
     if isinstance(value, int):
         return int.__int__(value)
     if isinstance(value, float):
-        return float.__float__(value) if math.isfinite(value) else NOT_JSON
+        return float.__float__(value)
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, (list, tuple)):

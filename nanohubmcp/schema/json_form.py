@@ -1,9 +1,15 @@
 """Whether a value given at registration (a tool's schema, its ``meta``) has a JSON form, and where not.
 
 A value is published as JSON in every ``tools/list``: one that JSON cannot write (``inf``, ``nan``, a
-``Decimal``, a set, a numpy scalar that is not a ``float``, an int beyond Python's 4,300-digit text limit,
-a dict keyed by anything but strings, a dict that holds itself) was published as ``null`` or made every
-``tools/list`` fail, so it is refused where it is given, naming where it sits.
+``Decimal``, a set, a numpy scalar that is not a ``float``, an int of over 4,300 digits, a dict keyed by
+anything but strings, a dict that holds itself) was published as ``null`` or made every ``tools/list`` fail,
+so it is refused where it is given, naming where it sits. So is text holding a UTF-16 surrogate (a file name
+that is not UTF-8, as ``os.listdir`` reads it): a client is sent U+FFFD in its place, and an ``enum`` value
+it sends back is not the one registered.
+
+The 4,300 digits are what the official client's JSON reader (pydantic-core) holds, whatever Python's own
+int-to-text limit is: with ``PYTHONINTMAXSTRDIGITS=0`` (or ``sys.set_int_max_str_digits(0)``) the server
+could write a longer int, and the client then failed to read the whole list ("number out of range").
 """
 
 from __future__ import annotations
@@ -15,11 +21,15 @@ from nanohubmcp.protocol.message_values import shown_value
 from nanohubmcp.protocol.nesting import MAX_JSON_DEPTH
 from nanohubmcp.schema.paths import format_path
 
-_LONG_INT_BITS = 14_000
-"""Ints of more bits may pass Python's int-to-text limit (4,300 digits); only those are written to find out."""
+MAX_INT_DIGITS = 4_300
+"""The most digits of an int a JSON reader is sure to hold (pydantic-core's limit, Python's default one)."""
+
+_TOO_LONG = 10**MAX_INT_DIGITS  # the least int of 4,301 digits
+_LONG_INT_BITS = _TOO_LONG.bit_length() - 1  # ints of fewer bits have fewer digits: not compared
 
 
 _FINITE = "write a finite number or leave the keyword out"
+_FINITE_DEFAULT = "write a finite number (or None) as the default, or leave the default out"
 _LONG = "write a number of at most 4,300 digits, or leave it out"
 _ONCE = "write each value once, not the dict or list it is inside of"
 _PLAIN = "write it as a plain number, string, true/false, None, list, or dict with string keys"
@@ -31,24 +41,26 @@ def json_form_problem(value: object, path: list[str | int], *, root: str = "sche
     or None when all of it has one (a generated schema's ``default`` and ``examples`` too: a parameter's
     default of 10**5000 made every list fail). A dict or list that holds itself, or nests more than
     :data:`~nanohubmcp.protocol.nesting.MAX_JSON_DEPTH` levels (the limit a client's body and a tool's result
-    are held to), is such a problem too: one named where it repeats, the other by its first levels."""
+    are held to), is such a problem too: one named where it repeats, the other by its first levels; and so is
+    text (a value or a key) holding a UTF-16 surrogate (:func:`text_problem`)."""
     return _problem(value, path, root, set())
 
 
 def _problem(value: object, path: list[str | int], root: str, holding: set[int]) -> str | None:
     """:func:`json_form_problem`, ``holding`` the ids of the dicts and lists ``value`` is inside of."""
-    if value is None or isinstance(value, (str, bool)):
+    if value is None or isinstance(value, bool):
         return None
+    if isinstance(value, str):
+        return None if value.isascii() else text_problem(value, format_path(root, path))
     where = format_path(root, path)
     if isinstance(value, int):
-        if value.bit_length() > _LONG_INT_BITS:
-            try:
-                repr(value)
-            except ValueError:
-                return f"an int of over 4,300 digits at {where} has no JSON form; {_LONG}"
+        if value.bit_length() > _LONG_INT_BITS and abs(value) >= _TOO_LONG:
+            return f"an int of over 4,300 digits at {where} has no JSON form; {_LONG}"
         return None
     if isinstance(value, float):
-        return None if math.isfinite(value) else f"{value!r} at {where} has no JSON form; {_FINITE}"
+        if math.isfinite(value):
+            return None
+        return f"{value!r} at {where} has no JSON form; {_FINITE_DEFAULT if 'default' in path else _FINITE}"
     if isinstance(value, (dict, list, tuple)):
         if id(value) in holding:
             return f"{_a(type(value).__name__)} at {where} holds itself and has no JSON form; {_ONCE}"
@@ -65,6 +77,21 @@ def _problem(value: object, path: list[str | int], root: str, holding: set[int])
     return f"{_a(type(value).__name__)} ({shown_value(value)}) at {where} has no JSON form; {_PLAIN}"
 
 
+def text_problem(text: str, where: str) -> str | None:
+    """What is wrong with ``text`` (at ``where``) for a client, or None: a UTF-16 surrogate in it, which is
+    no character (``"the text 'r\\udce9sultat' at <where> holds the UTF-16 surrogate '\\udce9' ...; write
+    Unicode text, e.g. 'résultat'"``)."""
+    from nanohubmcp.protocol.lone_surrogates import as_unicode, surrogate_in  # (only for text that is not ASCII)
+
+    found = surrogate_in(text)
+    if found is None:
+        return None
+    return (f"the text {shown_value(text)} at {where} holds the UTF-16 surrogate {found!r}, which is no character "
+            "(a file name that is not UTF-8 holds one, as os.listdir reads it): a client is sent U+FFFD in its "
+            "place; write Unicode text, e.g. "
+            f"{shown_value(as_unicode(text))}")
+
+
 def _a(noun: str) -> str:
     """``noun`` with its indefinite article (``an int64``, ``a set``; ``a UUID``, ``a uint8``: said "you")."""
     return f"{'an' if noun[:1].lower() in 'aeio' else 'a'} {noun}"
@@ -77,6 +104,10 @@ def _member_problem(value: dict[object, object] | list[object] | tuple[object, .
             if not isinstance(key, str):
                 return (f"{_a(type(key).__name__)} key ({shown_value(key)}) at {format_path(root, path)} has no "
                         f"JSON form; {_PLAIN}")
+            if not key.isascii():
+                found = text_problem(key, f"a key of {format_path(root, path)}")
+                if found:
+                    return found
             found = _problem(item, [*path, key], root, holding)
             if found:
                 return found

@@ -34,6 +34,7 @@ from ...schema import (
 )
 from ...schema.json_form import check_json_form
 from ...schema.secret import Plan, secret_plan
+from .listed_text import check_text, icon_src_problem, text_fix
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
@@ -46,7 +47,7 @@ def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
     """``name``, else (``name`` None) ``fn``'s ``__name__``; an empty ``name`` (an unset setting, say),
     a lambda or a nameless callable raises ``RegistrationError``."""
     if name is not None and not isinstance(name, str):
-        raise RegistrationError(f"{kind}: name={shown_value(name)} is not a string; {_text_fix('name', name)}",
+        raise RegistrationError(f"{kind}: name={shown_value(name)} is not a string; {text_fix('name', name)}",
                                 option="name")
     if name:
         return name
@@ -59,26 +60,6 @@ def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
     if not fn_name or fn_name == "<lambda>":
         raise RegistrationError(f"{kind} needs a name: pass name=... for a lambda or a callable object")
     return str(fn_name)
-
-
-def check_text(label: str, option: str, value: object) -> str | None:
-    """``value`` when it is a string or None (a title, description, MIME type a list publishes); anything
-    else (bytes, a number) raises ``RegistrationError`` ``"<label>: <option> must be a string ..."``: a
-    list holding it failed as a whole (-32603, or the client refusing the list)."""
-    if value is None or isinstance(value, str):
-        return value
-    raise RegistrationError(f"{label}: {option}={shown_value(value)} is not a string; {_text_fix(option, value)}",
-                            option=option)
-
-
-def _text_fix(option: str, value: object) -> str:
-    if isinstance(value, (bytes, bytearray)):
-        return f"give text, e.g. {option}={bytes(value).decode('utf-8', 'replace')[:40]!r}"
-    try:
-        text = str(value)
-    except ValueError:  # an int of over 4,300 digits
-        return "give text"
-    return f"give text, e.g. {option}={text[:40]!r}"
 
 
 def check_tool_name(tool_name: str, *, given: bool) -> None:
@@ -138,7 +119,8 @@ def check_meta(kind: str, name: str, meta: object) -> dict[str, Any] | None:
 
 def check_icons(label: str, icons: object) -> list[dict[str, Any]] | None:
     """``icons`` when it is None or MCP's Icons (2025-11-25): a list of ``{"src": text, "mimeType"?: text,
-    "sizes"?: [text], "theme"?: "light" | "dark"}`` of JSON values; else ``RegistrationError`` naming ``label``."""
+    "sizes"?: [text], "theme"?: "light" | "dark"}`` of JSON values, each ``src`` an ``https:`` URL or a
+    ``data:`` URI (the only ones a client may show); else ``RegistrationError`` naming ``label``."""
     if icons is None:
         return None
     if not isinstance(icons, list) or not all(isinstance(icon, dict) for icon in icons):
@@ -153,6 +135,10 @@ def check_icons(label: str, icons: object) -> list[dict[str, Any]] | None:
             raise RegistrationError(
                 f"{label}: icons[{index}] must be {{'src': text, 'mimeType'?: text, 'sizes'?: [text], "
                 f"'theme'?: 'light' or 'dark'}}, not {icon!r:.80}", option="icons")
+    for index, icon in enumerate(icons):
+        problem = icon_src_problem(icon["src"])
+        if problem:
+            raise RegistrationError(f"{label}: icons[{index}].src={shown_value(icon['src'])} {problem}", option="icons")
     check_json_form(icons, label, "icons", root="icons")
     return icons
 
@@ -240,8 +226,8 @@ class Tool:
             signature=signature,
             input_schema=schema,
             validator=validator,
-            description=check_text(f"tool '{tool_name}'", "description", description)
-            if description is not None else signature.description,
+            description=check_text(f"tool '{tool_name}'", "description",
+                                   description if description is not None else signature.description),
             title=check_text(f"tool '{tool_name}'", "title", title),
             tags=frozenset(tags or ()),
             meta=check_meta("tool", tool_name, meta),

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from ...errors import RegistrationError
 from ...protocol.versions import ProtocolVersion
 from ...schema import Signature, describe_function
-from .components import callable_name, check_meta, check_text, is_coroutine_callable
+from .components import callable_name, check_meta, is_coroutine_callable
+from .listed_text import check_text
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
@@ -52,14 +53,15 @@ class Prompt:
             raise RegistrationError(
                 f"@prompt was given {fn!r}, which is not callable (did you forget the parentheses?)")
         pname = callable_name(fn, "prompt", name)
+        check_text(f"prompt '{pname}'", "name", pname)  # a client gets the prompt by the name it was shown
         signature = describe_function(fn, kind="prompt", name=pname, context_types=context_types)
         return cls(
             name=pname,
             fn=fn,
             signature=signature,
             arguments=list(signature.prompt_arguments),
-            description=check_text(f"prompt '{pname}'", "description", description)
-            if description is not None else signature.description,
+            description=check_text(f"prompt '{pname}'", "description",
+                                   description if description is not None else signature.description),
             title=check_text(f"prompt '{pname}'", "title", title),
             tags=frozenset(tags or ()),
             meta=check_meta("prompt", pname, meta),

@@ -18,7 +18,8 @@ from ...protocol.wire import check_annotations
 from ...schema import ArgumentValidator, Signature, describe_function
 from ...schema.json_form import check_json_form
 from ...schema.text_values import from_text
-from .components import callable_name, check_meta, check_text, is_coroutine_callable
+from .components import callable_name, check_meta, is_coroutine_callable
+from .listed_text import check_mime_type, check_text
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
@@ -127,15 +128,23 @@ class ResourceTemplate(_ResourceRecord):
         return self._wire_fields({"uriTemplate": self.uri_template, "name": self.name}, version)
 
 
+ANNOTATION_KEYS = ("audience", "priority", "lastModified")
+"""The keys of MCP's Annotations (2025-06-18), which a resource's ``annotations`` may hold."""
+
+
 def _checked_annotations(label: str, annotations: object) -> dict[str, Any] | None:
     """A resource's ``annotations`` as MCP's Annotations (2025-06-18): ``audience`` a list of "user" and
-    "assistant", ``priority`` a number from 0 to 1, ``lastModified`` an ISO 8601 text, all of JSON values;
-    else ``RegistrationError`` naming the resource (a client refused the whole list)."""
+    "assistant", ``priority`` a number from 0 to 1, ``lastModified`` an ISO 8601 text, no other key, all of
+    JSON values; else ``RegistrationError`` naming the resource (a client refused the whole list)."""
     try:
         checked = check_annotations(annotations, label)
     except (TypeError, ValueError) as exc:
         raise RegistrationError(f"{exc}; see MCP's Annotations: {{'audience': ['user'], 'priority': 0.5}}",
                                 option="annotations") from None
+    for key in checked or ():
+        if key not in ANNOTATION_KEYS:  # as a tool's: a misspelt key would be published and never read
+            raise RegistrationError(f"{label}: unknown annotation {shown_value(key)} (allowed: "
+                                    f"{', '.join(ANNOTATION_KEYS)})", option="annotations")
     if checked:
         check_json_form(checked, label, "annotations", root="annotations")
     return checked
@@ -160,21 +169,26 @@ def make_resource(
     Raises:
         RegistrationError: empty URI, unbalanced braces, a malformed or repeated RFC 6570
             variable, two variables with nothing between them (``{a}{b}``, see
-            :mod:`.uri_template`), or a variable the function does not accept.
+            :mod:`.uri_template`), a variable the function does not accept, a parameter default JSON
+            cannot write; a listed field a client cannot read (:mod:`.listed_text`: a UTF-16 surrogate
+            in the URI or a text, a MIME type that is not ``type/subtype``), ``annotations`` that are not
+            MCP's.
     """
     if not isinstance(uri, str) or not uri:
         raise RegistrationError(
             "@resource needs a URI string as its first argument, e.g. @server.resource('config://settings')")
-    rname = callable_name(fn, f"resource '{uri}'", name)
     label = f"resource {'template ' if '{' in uri else ''}'{uri}'"
+    check_text(label, "uri", uri, uri=True)  # a client reads the URI it was shown
+    rname = callable_name(fn, f"resource '{uri}'", name)
+    check_text(label, "name", rname)
     signature = describe_function(fn, kind="resource", name=rname, context_types=context_types)
     common: dict[str, Any] = {
         "fn": fn,
         "name": rname,
         "signature": signature,
-        "description": check_text(label, "description", description)
-        if description is not None else signature.description,
-        "mime_type": check_text(label, "mime_type", mime_type),
+        "description": check_text(label, "description",
+                                  description if description is not None else signature.description),
+        "mime_type": check_mime_type(label, mime_type),
         "title": check_text(label, "title", title),
         "tags": frozenset(tags or ()),
         "meta": check_meta("resource", uri, meta),
@@ -197,4 +211,6 @@ def make_resource(
     if missing:
         raise RegistrationError(
             f"resource template '{uri}': the function does not accept parameter(s) {', '.join(missing)}")
+    # Its parameters' defaults (a default of nan or 10**5000) are checked now, not by its first read.
+    check_json_form(signature.input_schema, label, "input schema")
     return ResourceTemplate(uri_template=uri, compiled=compiled, **common)
