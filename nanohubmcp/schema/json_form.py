@@ -35,23 +35,24 @@ _ONCE = "write each value once, not the dict or list it is inside of"
 _PLAIN = "write it as a plain number, string, true/false, None, list, or dict with string keys"
 
 
-def json_form_problem(value: object, path: list[str | int], *, root: str = "schema") -> str | None:
+def json_form_problem(value: object, path: list[str | int], *, root: str = "schema", texts: bool = True) -> str | None:
     """What in ``value`` has no JSON form and what to write instead (``"<what> at <where> has no JSON form;
     <advice>"``, ``where`` written from ``root``, the value's name: ``schema.properties.x``, ``meta.tags``),
     or None when all of it has one (a generated schema's ``default`` and ``examples`` too: a parameter's
     default of 10**5000 made every list fail). A dict or list that holds itself, or nests more than
     :data:`~nanohubmcp.protocol.nesting.MAX_JSON_DEPTH` levels (the limit a client's body and a tool's result
     are held to), is such a problem too: one named where it repeats, the other by its first levels; and so is
-    text (a value or a key) holding a UTF-16 surrogate (:func:`text_problem`)."""
-    return _problem(value, path, root, set())
+    text (a value or a key) holding a UTF-16 surrogate (:func:`text_problem`), unless ``texts`` is False (a
+    result's ``meta``: the server sends U+FFFD in its place, and only asks here why JSON could not write it)."""
+    return _problem(value, path, root, set(), texts)
 
 
-def _problem(value: object, path: list[str | int], root: str, holding: set[int]) -> str | None:
+def _problem(value: object, path: list[str | int], root: str, holding: set[int], texts: bool) -> str | None:
     """:func:`json_form_problem`, ``holding`` the ids of the dicts and lists ``value`` is inside of."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, str):
-        return None if value.isascii() else text_problem(value, format_path(root, path))
+        return None if not texts or value.isascii() else text_problem(value, format_path(root, path))
     where = format_path(root, path)
     if isinstance(value, int):
         if value.bit_length() > _LONG_INT_BITS and abs(value) >= _TOO_LONG:
@@ -69,7 +70,7 @@ def _problem(value: object, path: list[str | int], root: str, holding: set[int])
                     "past the limit of the server's JSON; write it in fewer levels")
         holding.add(id(value))
         try:
-            return _member_problem(value, path, root, holding)
+            return _member_problem(value, path, root, holding, texts)
         finally:
             holding.discard(id(value))
     if type(value).__name__ == "bool" or type(value).__name__ == "bool_":  # numpy's, not Python's (above)
@@ -98,22 +99,22 @@ def _a(noun: str) -> str:
 
 
 def _member_problem(value: dict[object, object] | list[object] | tuple[object, ...], path: list[str | int],
-                    root: str, holding: set[int]) -> str | None:
+                    root: str, holding: set[int], texts: bool) -> str | None:
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 return (f"{_a(type(key).__name__)} key ({shown_value(key)}) at {format_path(root, path)} has no "
                         f"JSON form; {_PLAIN}")
-            if not key.isascii():
+            if texts and not key.isascii():
                 found = text_problem(key, f"a key of {format_path(root, path)}")
                 if found:
                     return found
-            found = _problem(item, [*path, key], root, holding)
+            found = _problem(item, [*path, key], root, holding, texts)
             if found:
                 return found
         return None
     for index, item in enumerate(value):
-        found = _problem(item, [*path, index], root, holding)
+        found = _problem(item, [*path, index], root, holding, texts)
         if found:
             return found
     return None

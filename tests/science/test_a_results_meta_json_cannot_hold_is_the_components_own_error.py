@@ -37,8 +37,8 @@ def build() -> MCPServer:
 
     @server.tool()
     def result_meta() -> ToolResult:
-        """An object in the result's meta."""
-        return ToolResult(content="x", meta={"x": Odd()})
+        """An object in the result's meta (after a file name that is not UTF-8: sent as U+FFFD, not the error)."""
+        return ToolResult(content="x", meta={"file": "r\udce9sultat", "x": Odd()})
 
     @server.tool()
     def block_meta() -> list[Any]:

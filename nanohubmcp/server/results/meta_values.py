@@ -60,7 +60,7 @@ def _check(holder: dict[str, Any], what: str) -> None:
     if failed is not None:  # (ValueError: an int past Python's text limit, a dict holding itself, too deep)
         from ...schema.json_form import json_form_problem  # (the words for it: imported only to say it)
 
-        raise TypeError(f"{what} cannot be sent: {json_form_problem(meta, [], root='meta') or failed}")
+        raise TypeError(f"{what} cannot be sent: {json_form_problem(meta, [], root='meta', texts=False) or failed}")
 
 
 def _unwritable(meta: object) -> Exception | None:
