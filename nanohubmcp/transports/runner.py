@@ -184,10 +184,16 @@ class Runner:
             loop = asyncio.get_running_loop()
             if workers > 1:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
-            for sig in stop_signals():  # (SIGHUP, a closed terminal, too: a clean stop, not a silent death)
+            signals = stop_signals()  # (read once: taking SIGHUP below changes what it reads)
+            for sig in signals:  # (SIGHUP, a closed terminal, too: a clean stop, not a silent death)
                 # Not possible off the main thread, or on a platform without signals.
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                     loop.add_signal_handler(sig, self._obey, sig)
+            if workers == 1:  # the exit's bound, even while a tool blocks the loop (a forked worker's: its parent)
+                from .exit_watch import ExitWatch
+                from .process_exit import EXIT_GRACE_SECONDS
+
+                ExitWatch(EXIT_GRACE_SECONDS, lambda: not self.running, HANGUP).install(signals)
             assert self._stopped is not None
             await self._stopped.wait()
             if workers > 1:

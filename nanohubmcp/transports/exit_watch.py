@@ -1,0 +1,86 @@
+"""The single-process server's exit bound, kept even while its event loop is blocked.
+
+A blocking serve takes its stop signals on the event loop (``loop.add_signal_handler``): the loop stops
+serving, drains and exits within :data:`~.process_exit.EXIT_GRACE_SECONDS`. But an ``async def`` tool that
+blocks the loop (``time.sleep(40)`` instead of ``await asyncio.sleep(40)``) keeps the loop from ever seeing the
+signal until it returns. :class:`ExitWatch` also takes the signal at the Python level, which runs in the main
+thread between bytecodes (a ``time.sleep`` is interrupted for it and resumed), whatever the loop does: the
+first signal arms a watchdog thread that ends the process at the bound if it still runs, saying why, and a
+second SIGINT/SIGTERM ends it at once. A tool blocking inside one long C call (no bytecode runs) delays the
+signal's Python handler too; the watchdog then starts when the call returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable
+from types import FrameType
+
+WATCHDOG_STATUS = 1
+"""The exit status when the watchdog ends a process still running at the bound (as the ``--workers`` parent's
+when it had to kill a worker)."""
+
+
+def _write(line: str) -> None:
+    """``nanohubmcp: line`` on stderr with one ``write(2)``: safe inside a signal handler, where the main thread
+    may be in the middle of a buffered write to ``sys.stderr``."""
+    with contextlib.suppress(OSError):
+        os.write(2, f"nanohubmcp: {line}\n".encode(errors="replace"))
+
+
+class ExitWatch:
+    """Bounds a blocking serve's exit after its first stop signal, whether or not its event loop runs.
+
+    Args:
+        grace: seconds from the first stop signal to the end of the process, at most.
+        loop_took_it: whether the event loop has begun the stop (read by the watchdog, for its line).
+        ignored_again: a signal that, once the stop began, neither quits at once nor stops twice
+            (SIGHUP: the terminal closing; None for none).
+    """
+
+    def __init__(self, grace: float, loop_took_it: Callable[[], bool], ignored_again: int | None = None) -> None:
+        self.grace = grace
+        self._loop_took_it = loop_took_it
+        self._ignored_again = ignored_again
+        self._first: int | None = None
+        self._armed = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="nanohubmcp-exit-watch", daemon=True)
+
+    def install(self, signals: Iterable[int]) -> None:
+        """Take ``signals`` at the Python level too (call it in the main thread after the loop's
+        ``add_signal_handler``: the loop still hears of each signal through its wakeup fd). Started here, the
+        watchdog thread only waits: the signal handler sets an event, starting no thread itself."""
+        installed = False
+        for sig in signals:
+            with contextlib.suppress(ValueError, OSError):  # off the main thread: the loop alone stops
+                signal.signal(sig, self._caught)
+                installed = True
+        if installed:
+            self._thread.start()
+
+    def _caught(self, signum: int, frame: FrameType | None) -> None:
+        if self._first is None:
+            self._first = signum
+            self._armed.set()
+            return
+        if signum == self._ignored_again:
+            return
+        _write(f"{signal.Signals(signum).name} again while stopping; exiting now")
+        os._exit(128 + signum)
+
+    def _watch(self) -> None:
+        self._armed.wait()
+        first = self._first
+        time.sleep(self.grace)
+        name = signal.Signals(first).name if first is not None else "the stop"
+        if self._loop_took_it():
+            why = "something still runs"
+        else:
+            why = ("an async tool blocks the event loop (time.sleep or other blocking work in an `async def` tool: "
+                   "make it `def`, or await)")
+        _write(f"still running {self.grace:g} s after {name}: {why}; exiting")
+        os._exit(WATCHDOG_STATUS)

@@ -1,0 +1,116 @@
+"""A single-process server whose ``async def`` tool blocks the event loop (``time.sleep``) still exits within
+10 s of SIGTERM or Ctrl-C, saying why, and at once at a second Ctrl-C (trial45 T45-21: the process waited for
+the tool, 40 s, and exited 0 without a word; the loop never saw the signal)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+APP = """
+import time
+from pathlib import Path
+from nanohubmcp import MCPServer
+server = MCPServer("block")
+
+@server.tool()
+async def block(seconds: float) -> str:
+    '''Blocks the event loop.'''
+    Path(__file__).with_name("started").touch()
+    time.sleep(seconds)
+    return "done"
+"""
+
+
+def _serve_a_blocking_call(tmp_path: Path) -> tuple[subprocess.Popen[str], int]:
+    (tmp_path / "app.py").write_text(APP)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_")}
+    env.update(HOME=str(tmp_path), NANOHUBMCP_STATE_DIR=str(tmp_path / "state"))
+    proc = subprocess.Popen([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--port", "0"], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert proc.stdout is not None
+    banner = proc.stdout.readline()
+    port = int(banner.rsplit(":", 1)[1])
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/tools/block", json.dumps({"seconds": 60}).encode(),
+                                     {"Content-Type": "application/json"})  # fmt: skip
+
+    def call() -> None:
+        with contextlib.suppress(OSError):  # the process ends under the call
+            urllib.request.urlopen(request, timeout=90).read()
+
+    threading.Thread(target=call, daemon=True).start()
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "started").exists():
+        assert time.monotonic() < deadline, "the tool never started"
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        time.sleep(0.05)
+    return proc, port
+
+
+def _wait_until_delivered(pid: int, sig: int) -> None:
+    """Until ``sig`` is no longer pending for process ``pid`` (Linux's /proc/PID/status)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        status = Path(f"/proc/{pid}/status").read_text().splitlines()
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+        pending = int(fields["ShdPnd"], 16) | int(fields["SigPnd"], 16)
+        if not pending & (1 << (sig - 1)):
+            return
+        time.sleep(0.01)
+    raise AssertionError("the signal stayed pending")
+
+
+def _port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_ends_the_process_within_the_bound_while_a_tool_blocks_the_loop(tmp_path: Path,
+                                                                                       sig: int) -> None:
+    proc, port = _serve_a_blocking_call(tmp_path)
+    try:
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        code = proc.wait(20)  # the tool would return after 60 s
+        took = time.monotonic() - sent
+        said = proc.stderr.read() if proc.stderr else ""
+        assert took < 12, took
+        assert code == 1, (code, said)
+        assert f"still running 10 s after {signal.Signals(sig).name}: an async tool blocks the event loop" in said
+        assert _port_is_free(port)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def test_a_second_ctrl_c_ends_the_process_at_once_while_a_tool_blocks_the_loop(tmp_path: Path) -> None:
+    proc, port = _serve_a_blocking_call(tmp_path)
+    try:
+        proc.send_signal(signal.SIGINT)
+        _wait_until_delivered(proc.pid, signal.SIGINT)  # (a SIGINT sent while one is pending is lost)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(20)
+        took = time.monotonic() - sent
+        said = proc.stderr.read() if proc.stderr else ""
+        assert took < 3, took
+        assert code == 128 + signal.SIGINT, (code, said)
+        assert "SIGINT again while stopping; exiting now" in said
+        assert _port_is_free(port)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
