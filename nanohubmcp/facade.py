@@ -114,7 +114,8 @@ class MCPServer:
         max_kept_bytes_per_owner: most bytes of large results one caller keeps (a principal, else
             a session; default 128 MiB): their own oldest results are evicted to keep a newer one,
             and reading an evicted link answers "Resource evicted: ..." (-32002).
-        figure_dpi: dots per inch of returned matplotlib figures (None: each figure's own dpi).
+        figure_dpi: dots per inch of returned matplotlib figures, from 1 to 2400 (None: each figure's
+            own dpi); a bool, NaN or a number outside the range is a ``ConfigurationError``.
         state_dir: directory of what outlives the process (the job store ``jobs.sqlite3``).
             Default: ``NANOHUBMCP_STATE_DIR``, else ``$SESSIONDIR/nanohubmcp/<name>`` on nanoHUB,
             else ``~/.local/share/nanohubmcp/<name>`` (the per-user data directory).

@@ -23,7 +23,6 @@ This class only holds values; ``nanohubmcp.jupyter.session.KernelSession`` obser
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -34,6 +33,7 @@ from traitlets.config import Configurable
 from ..protocol.message_values import shown_value
 from ..server.calls.workers import MAX_ABANDONED
 from ..server.jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
+from ..server.options import MAX_FIGURE_DPI, MIN_FIGURE_DPI
 from ..server.provenance.tool_options import DEFAULT_CACHE_BYTES
 from ..server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_STORE_BYTES, DEFAULT_STORE_BYTES_PER_OWNER
 from .limit_trait import Limit
@@ -44,6 +44,11 @@ if TYPE_CHECKING:
     from traitlets.utils.bunch import Bunch
 
 __all__ = ["NanohubMCP"]
+
+MIN_SWITCH_SECONDS = 0.000001
+"""The shortest ``switch_interval``: a microsecond, the interpreter's resolution (a shorter one is read as 0)."""
+MAX_SWITCH_SECONDS = 1
+"""The longest ``switch_interval`` taken (a value above the interpreter's own leaves it anyway)."""
 
 SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal", "max_unsent_bytes",
                       "max_unsent_bytes_per_principal")
@@ -133,16 +138,19 @@ class NanohubMCP(Configurable):
     tool_timeout = Real(
         60.0,
         allow_none=True,
+        takes="a positive number of seconds, or None for no limit",
         help="Seconds a tool, resource or prompt call may take before the client gets a tool error "
         "('kernel busy' when it could not even start because a cell was running, in thread mode; in kernel "
-        "mode a request waits for the cell to end). None (or inf) = no limit; "
-        "0 is refused. "
+        "mode a request waits for the cell to end). None (or inf, or an int past a float's range such as "
+        "10**400) = no limit; 0, a negative number, NaN and a bool are refused. "
         "--async job tools are never timed out.",
     ).tag(config=True)
 
-    max_inline_bytes = Integer(
+    max_inline_bytes = Limit(
         256 * 1024,
+        minimum=0,
         allow_none=True,
+        takes="a number of bytes >= 0, or None to always inline",
         help="A tool result whose JSON (or image) is larger than this many bytes is kept as a resource "
         "of the server and the client gets a resource_link plus a preview, instead of flooding the "
         "model's context. None = always inline.",
@@ -151,8 +159,10 @@ class NanohubMCP(Configurable):
     figure_dpi = Real(
         None,
         allow_none=True,
-        help="Dots per inch of matplotlib figures returned by tools; None = each figure's own dpi "
-        "(the PNG is then figsize x dpi pixels).",
+        takes=f"a number of dots per inch from {MIN_FIGURE_DPI} to {MAX_FIGURE_DPI}, or None for each figure's own",
+        help=f"Dots per inch of matplotlib figures returned by tools, from {MIN_FIGURE_DPI} to {MAX_FIGURE_DPI} "
+        "(the PNG is figsize x dpi pixels: 15360 x 11520 for a 6.4 x 4.8 in figure at 2400); None = each "
+        "figure's own dpi. A bool, NaN or a number outside the range is refused.",
     ).tag(config=True)
 
     max_result_bytes = Limit(
@@ -280,10 +290,14 @@ class NanohubMCP(Configurable):
     switch_interval = Real(
         0.001,
         allow_none=True,
+        takes=f"a number of seconds from {MIN_SWITCH_SECONDS:f} to {MAX_SWITCH_SECONDS}, or None",
         help="In thread mode, the interpreter's thread switch interval (seconds, sys.setswitchinterval) "
-        "while the server runs, restored when it stops. A busy cell holds the GIL; Python's default "
+        "while the server runs, restored when it stops; a value above the interpreter's own (5 ms by "
+        "default) leaves it. A busy cell holds the GIL; Python's default "
         "5 ms lets each request wait up to 5 ms per hand-over, 1 ms keeps the server responsive "
-        "(ping p99 ~40 ms -> ~15 ms measured). None = leave the interpreter's setting alone.",
+        "(ping p99 ~40 ms -> ~15 ms measured). None = leave the interpreter's setting alone. From 0.000001 "
+        "(the interpreter's resolution) to 1; NaN, 0, a negative number and a bool are refused. Read when the "
+        "server starts: a change applies at the next start (%mcp stop, then %mcp start).",
     ).tag(config=True)
 
     state_dir = Unicode(
@@ -376,11 +390,11 @@ class NanohubMCP(Configurable):
 
     @validate("port")
     def _check_port(self, proposal: Bunch) -> int:
-        value = int(proposal["value"])
-        if not 0 <= value <= 65535:
-            raise TraitError(
-                f"NanohubMCP.port must be between 0 and 65535 (0 = any free port), not {shown_value(value)}")
-        return value
+        value = proposal["value"]
+        if isinstance(value, bool) or not 0 <= value <= 65535:  # True is not port 1
+            shown = f"the bool {value}" if isinstance(value, bool) else shown_value(value)
+            raise TraitError(f"NanohubMCP.port must be between 0 and 65535 (0 = any free port), not {shown}")
+        return int(value)
 
     @validate("token")
     def _check_token(self, proposal: Bunch) -> str | None:
@@ -411,29 +425,27 @@ class NanohubMCP(Configurable):
             raise TraitError(str(exc)) from None
         return proposal["value"]
 
-    @validate("tool_timeout")
-    def _check_timeout(self, proposal: Bunch) -> float | None:
+    @validate("tool_timeout", "figure_dpi")
+    def _check_as_the_server_does(self, proposal: Bunch) -> float | None:
+        """By the one rule ``MCPServer(tool_timeout=)`` / ``MCPServer(figure_dpi=)`` follows, so the exported script
+        starts with whatever the notebook took."""
         from ..errors import ConfigurationError
-        from ..server.options import checked_timeout  # the rule MCPServer(tool_timeout=) follows
+        from ..server.options import checked_dpi, checked_timeout
 
+        name = proposal["trait"].name
         try:
-            return checked_timeout(proposal["value"])
+            return (checked_timeout if name == "tool_timeout" else checked_dpi)(proposal["value"])
         except ConfigurationError as exc:
             raise TraitError(f"NanohubMCP.{exc}") from None
 
-    @validate("max_inline_bytes")
-    def _check_inline(self, proposal: Bunch) -> int | None:
+    @validate("switch_interval")
+    def _check_switch(self, proposal: Bunch) -> float | None:
         value = proposal["value"]
-        if value is not None and value < 0:
-            raise TraitError("NanohubMCP.max_inline_bytes must be a number of bytes (>= 0), or None")
-        return value
-
-    @validate("figure_dpi")
-    def _check_dpi(self, proposal: Bunch) -> float | None:
-        value = proposal["value"]
-        if value is not None and not 0 < value < math.inf:  # NaN and 10**400 (read as inf) too
-            raise TraitError("NanohubMCP.figure_dpi must be a positive number of dots per inch, or None")
-        return value
+        if value is not None and not MIN_SWITCH_SECONDS <= value <= MAX_SWITCH_SECONDS:  # NaN too
+            raise TraitError(f"NanohubMCP.switch_interval must be a number of seconds from {MIN_SWITCH_SECONDS:f} "
+                             f"to {MAX_SWITCH_SECONDS}, or None to leave the interpreter's alone, not "
+                             f"{shown_value(value)}")
+        return None if value is None else float(value)
 
     @validate("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal")
     def _check_request_fits_buffer(self, proposal: Bunch) -> int | None:
@@ -450,10 +462,12 @@ class NanohubMCP(Configurable):
         for other, bound in limits.items():
             if bound is not None and bound < request:
                 if name == "max_request_bytes":
-                    why = (f"max_request_bytes = {value} is above NanohubMCP.{other} ({bound})",
+                    why = (f"max_request_bytes = {shown_value(value)} is above NanohubMCP.{other} "
+                           f"({shown_value(bound)})",
                            f"raise {other} first, then max_request_bytes")
                 else:
-                    why = (f"{other} = {value} is below NanohubMCP.max_request_bytes ({request})",
+                    why = (f"{other} = {shown_value(value)} is below NanohubMCP.max_request_bytes "
+                           f"({shown_value(request)})",
                            f"lower max_request_bytes first, then {other}")
                 raise TraitError(f"NanohubMCP.{why[0]}; {other} must be at least max_request_bytes: {why[1]}")
         return value

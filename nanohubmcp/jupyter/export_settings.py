@@ -87,22 +87,38 @@ def constant_value(node: ast.expr) -> Any:
         ValueError: anything else (a name, a call, ``True + 1``).
         ZeroDivisionError: a division (or a modulo, ``0 ** -1``) by zero.
         OverflowError: a power past ``2**1024`` or an exponent past 1024 (not computed), a result a float
-            cannot hold.
+            cannot hold; :class:`PastLargest`, with its sign, for a power past ``2**1024`` alone or under a sign
+            (``10**400``, ``-10**5000``).
     """
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
         left, right = constant_value(node.left), constant_value(node.right)
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right)):
             raise ValueError("arithmetic of numbers only")
+        if isinstance(node.op, ast.Pow) and abs(left) > 1 and right > 0 and (
+                right > _LARGEST_POWER or math.log2(abs(left)) * right > _LARGEST_POWER):
+            odd = isinstance(right, int) and right % 2 == 1
+            raise PastLargest(-1 if left < 0 and odd else 1)
         if isinstance(node.op, ast.Pow) and (abs(right) > _LARGEST_POWER or (
                 abs(left) > 1 and math.log2(abs(left)) * right > _LARGEST_POWER)):
             raise OverflowError(f"a power past 2**{_LARGEST_POWER}")
         return _ARITHMETIC[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-        operand = constant_value(node.operand)
+        try:
+            operand = constant_value(node.operand)
+        except PastLargest as past:
+            raise PastLargest(-past.sign if isinstance(node.op, ast.USub) else past.sign) from None
         if not isinstance(operand, (int, float)) or isinstance(operand, bool):
             raise ValueError("arithmetic of numbers only")
         return -operand if isinstance(node.op, ast.USub) else operand
     return ast.literal_eval(node)  # numbers (with a unary sign), strings, lists, dicts, None, True/False
+
+
+class PastLargest(OverflowError):
+    """A power past ``2**1024`` (not computed) whose sign is known: ``sign`` is 1 or -1."""
+
+    def __init__(self, sign: int) -> None:
+        super().__init__(f"a power past {'-' if sign < 0 else ''}2**{_LARGEST_POWER}")
+        self.sign = sign
 
 
 class SettingRefused(Exception):
@@ -163,18 +179,29 @@ class ExportSettings:
         except ZeroDivisionError:
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value divides by zero (so the kernel "
                                  "refuses it too)") from None
+        except PastLargest as past:
+            if setting != "tool_timeout":
+                raise SettingRefused(f"%config NanohubMCP.{setting}: the value is too large to evaluate safely "
+                                     f"(past 2**{_LARGEST_POWER}, more than any setting takes)") from None
+            if past.sign < 0:
+                raise SettingRefused(f"NanohubMCP.tool_timeout must be a positive number of seconds, or None for "
+                                     f"no limit, not a number below -2**{_LARGEST_POWER}") from None
+            value = checked = None  # no limit, as the kernel reads an int past a float's range
         except OverflowError:
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value is too large to evaluate safely "
                                  f"(past 2**{_LARGEST_POWER}, more than any setting takes)") from None
         except (ValueError, TypeError, SyntaxError):
+            hint = "; for no limit, write None" if setting == "tool_timeout" else ""
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value must be a literal (a number, "
                                  "string, list or None) or arithmetic of numbers (40 * 2**20) to be "
-                                 "exported") from None
+                                 f"exported{hint}") from None
         except TraitError as exc:
             raise SettingRefused(str(exc).splitlines()[0]) from None
         if setting == "provenance" and value:
             self.values.pop(setting, None)  # the default; an argument would outrank NANOHUBMCP_PROVENANCE=0
             return _NOTE["provenance on"], ""
+        if setting in ("tool_timeout", "figure_dpi") and checked is not None:
+            value = getattr(checked, setting)  # as the kernel reads it: 1e400 (inf) or 10**400 is None, no limit
         if setting in (*LIMIT_TRAITS, *SERVE_LIMIT_TRAITS):
             value = getattr(checked, setting)  # the int the kernel would use (1e9 is a float literal)
             if value == NanohubMCP.class_traits()[setting].default_value:

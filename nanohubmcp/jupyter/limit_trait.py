@@ -14,11 +14,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from traitlets import Integer, TraitError
+from traitlets import Integer, TraitError, TraitType
 
-from ..protocol.message_values import shown_value
+from ..protocol.message_values import UNWRITTEN_INT, shown_value
 
-__all__ = ["Limit"]
+__all__ = ["Limit", "wrong_type"]
+
+
+def wrong_type(obj: Any, trait: TraitType[Any, Any], value: object) -> TraitError:
+    """The refusal of ``value``, of a type ``trait`` does not take, in one line naming the setting, what it takes
+    (``trait.info_text``) and its default: "<Class>.<name> must be <takes>, not the bool True (default 60.0)"."""
+    return TraitError(f"{type(obj).__name__}.{trait.name} must be {trait.info_text}, not the "
+                      f"{type(value).__name__} {shown_value(value)} (default {trait.default_value})")
 
 
 class Limit(Integer[Any, Any]):
@@ -26,7 +33,8 @@ class Limit(Integer[Any, Any]):
     takes, in the refusals: "<Class>.<name> must be <takes>, not -1 (default <default>)" below the bound,
     and "<Class>.<name> must be <takes>, not the str 'many' (default <default>)" for a wrong type.
     ``True`` is refused as a wrong type, not taken for 1, as ``MCPServer`` refuses it; an
-    integral float (``1e9``) becomes the int.
+    integral float (``1e9``) becomes the int. An int of over 4,300 digits (``10**5000``) is refused too, named
+    so: Python writes no such int as text, so ``%config NanohubMCP`` could not list it.
     """
 
     def __init__(self, default: int | None, *, minimum: int, takes: str, allow_none: bool = False, help: str) -> None:
@@ -39,7 +47,7 @@ class Limit(Integer[Any, Any]):
         if isinstance(value, bool):
             self.error(obj, value)
         number = super().validate(obj, value)  # an int, or an integral float such as 1e9 made one
-        if number < self.minimum:
+        if number < self.minimum or shown_value(number) == UNWRITTEN_INT:
             raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not {shown_value(number)} "
                              f"(default {self.default_value})")
         return number
@@ -48,5 +56,4 @@ class Limit(Integer[Any, Any]):
         """A wrong type, refused in the words of a value below the bound (traitlets' own names no default)."""
         if obj is None or error is not None:
             super().error(obj, value, error, info)
-        raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not the "
-                         f"{type(value).__name__} {shown_value(value)} (default {self.default_value})")
+        raise wrong_type(obj, self, value)

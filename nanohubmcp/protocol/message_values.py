@@ -64,6 +64,10 @@ def json_message(message: str, *values: Any) -> str:
     return message
 
 
+UNWRITTEN_INT = "an int of over 4,300 digits"
+"""What :func:`shown_value` names an int Python will not write as text (``sys.get_int_max_str_digits()``)."""
+
+
 def shown_value(value: object, limit: int = 60) -> str:
     """``repr(value)`` for a message, cut to ``limit`` characters with an ellipsis when longer. Never raises:
     an int Python will not write as text (of over 4,300 digits, alone or inside a container) is named so, and
@@ -76,7 +80,7 @@ def shown_value(value: object, limit: int = 60) -> str:
     try:
         text = repr(value)
     except ValueError:
-        return "an int of over 4,300 digits"
+        return UNWRITTEN_INT
     except Exception:  # (a repr of the user's own that fails)
         return f"a {type(value).__name__} object"
     return text if len(text) <= limit else f"{text[:limit - 1]}…"

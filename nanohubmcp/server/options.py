@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import numbers
 import os
-import sys
 from typing import Any
 
 from ..errors import ConfigurationError
@@ -30,6 +29,7 @@ __all__ = [
     "capabilities_for",
     "check_options",
     "check_state_dir",
+    "checked_dpi",
     "checked_timeout",
     "default_workers",
     "plain_seconds",
@@ -87,10 +87,7 @@ def check_options(
     if max_result_bytes is not None and (
             isinstance(max_result_bytes, bool) or not isinstance(max_result_bytes, int) or max_result_bytes < 1):
         raise ConfigurationError("max_result_bytes must be a positive number of bytes, or None for no limit")
-    if figure_dpi is not None and (
-            isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float))
-            or not 0 < figure_dpi <= sys.float_info.max):  # NaN, inf and 10**400: no figure is drawn at them
-        raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
+    checked_dpi(figure_dpi)
     check_state_dir(state_dir)
     if job_store not in STORE_KINDS:
         raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {shown_value(job_store)}")
@@ -156,6 +153,31 @@ def checked_timeout(value: object, option: str = "tool_timeout") -> float | None
         raise ConfigurationError(
             f"{option} must be a positive number of seconds, or None for no limit, not {shown_value(value)}")
     return None if seconds == math.inf else seconds
+
+
+MIN_FIGURE_DPI = 1
+"""The lowest ``figure_dpi``: below a dot per inch a figure of a few inches has no pixels to write
+("cannot write empty image")."""
+MAX_FIGURE_DPI = 2400
+"""The highest ``figure_dpi``, twice a photo printer's 1200: a 6.4 x 4.8 in figure (matplotlib's default) is then
+15360 x 11520 pixels (about 700 MB drawn); at 10**6 dpi drawing it ran out of memory (``std::bad_alloc``)."""
+
+
+def checked_dpi(value: object, option: str = "figure_dpi") -> float | None:
+    """``value`` as the dots per inch figures are drawn at, None for each figure's own: the one rule of
+    ``MCPServer(figure_dpi=)`` and ``NanohubMCP.figure_dpi``. Any real number from :data:`MIN_FIGURE_DPI` to
+    :data:`MAX_FIGURE_DPI` (1 to 2400) is taken; a bool, a string, NaN or a number outside the range is refused.
+
+    Raises:
+        ConfigurationError: naming ``option`` and the value (cut to 60 characters).
+    """
+    if value is None:
+        return None
+    dpi = seconds_of(value)  # the one reading of a real number (numpy's too, never a bool), not only of seconds
+    if dpi is None or not MIN_FIGURE_DPI <= dpi <= MAX_FIGURE_DPI:  # NaN is in no range
+        raise ConfigurationError(f"{option} must be a number of dots per inch from {MIN_FIGURE_DPI} to "
+                                 f"{MAX_FIGURE_DPI}, or None for each figure's own, not {shown_value(value)}")
+    return dpi
 
 
 def argument_errors_are_protocol_errors(mode: str, version: str) -> bool:

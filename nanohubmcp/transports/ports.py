@@ -22,13 +22,15 @@ BACKLOG = 1024
 
 
 def resolve_port(port: int | str | None) -> int:
-    """``port``, else ``$MCP_PORT``, else 8000; raises ConfigurationError when not a port number
-    (the message names ``$MCP_PORT`` when the value came from there)."""
+    """``port``, else ``$MCP_PORT``, else 8000; raises ConfigurationError when not a port number (a bool
+    too: ``port=True`` served on port 1) (the message names ``$MCP_PORT`` when the value came from there)."""
     source = "port"
     if port is None:
         port = os.environ.get("MCP_PORT") or 8000
         source = "$MCP_PORT" if isinstance(port, str) else source
     try:
+        if isinstance(port, bool):  # True is no port 1
+            raise TypeError(port)
         value = int(port)
     except (TypeError, ValueError):
         raise ConfigurationError(f"{source} must be a whole number between 0 and 65535 (0: any free port), "

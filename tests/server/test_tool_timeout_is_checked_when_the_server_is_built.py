@@ -25,7 +25,7 @@ def test_a_timeout_that_is_not_a_positive_number_is_refused_at_once(value: objec
     assert str(refused.value) == why
 
 
-@pytest.mark.parametrize("value", [v for v in REFUSED if not isinstance(v, (str, bool))], ids=repr)
+@pytest.mark.parametrize("value", [v for v in REFUSED if not isinstance(v, str)], ids=repr)
 def test_the_notebook_setting_refuses_the_same_values(value: float) -> None:
     with pytest.raises(TraitError, match=r"^NanohubMCP\.tool_timeout must be a positive number of seconds, or None"):
         NanohubMCP(tool_timeout=value)
@@ -45,15 +45,14 @@ def test_a_timeout_past_a_floats_range_is_no_limit() -> None:
 def test_the_notebook_setting_reads_a_timeout_past_a_floats_range_as_no_limit() -> None:
     """``%config NanohubMCP.tool_timeout = 10**400`` ended in traitlets' ``OverflowError`` traceback."""
     assert NanohubMCP(tool_timeout=10**400).tool_timeout is None
-    assert NanohubMCP(switch_interval=10**400).switch_interval == math.inf  # min(interpreter's, inf): unchanged
 
 
 @pytest.mark.parametrize("dpi", [math.inf, 10**400, math.nan], ids=["inf", "10**400", "nan"])
 def test_a_figure_dpi_a_figure_cannot_be_drawn_at_is_refused_in_both_places(dpi: float) -> None:
     """An infinite dpi was taken, and every figure a tool returned then failed as the tool's error."""
-    with pytest.raises(ConfigurationError, match="figure_dpi must be a positive number of dots per inch"):
+    with pytest.raises(ConfigurationError, match="figure_dpi must be a number of dots per inch from 1 to 2400"):
         MCPServer("dpi", figure_dpi=dpi)
-    with pytest.raises(TraitError, match=r"^NanohubMCP\.figure_dpi must be a positive number of dots per inch"):
+    with pytest.raises(TraitError, match=r"^NanohubMCP\.figure_dpi must be a number of dots per inch from 1 to 2400"):
         NanohubMCP(figure_dpi=dpi)
 
 
