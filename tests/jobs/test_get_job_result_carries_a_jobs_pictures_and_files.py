@@ -70,7 +70,7 @@ async def test_a_done_jobs_images_and_files_follow_its_json() -> None:
             drawn = await finished(client, "plot", {"n": 3})
             status = drawn.structured_content
             assert status["status"] == "done"
-            assert status["result"] == {"n": 3, "plot": "<content[1]>"}  # the block after the JSON text
+            assert status["result"] == {"n": 3, "plot": "<image: content[1]>"}  # the block after the JSON text
             assert [block.type for block in drawn.content] == ["text", "image"]
             assert json.loads(drawn.content[0].text) == status
             assert (drawn.content[1].mime_type, base64.b64decode(drawn.content[1].data)) == ("image/png", PNG)

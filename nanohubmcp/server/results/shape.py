@@ -93,7 +93,7 @@ __all__ = [
 
 Wire = dict[str, Any]
 
-BYTES_URI: Final = "nanohubmcp://result"
+BYTES_URI: Final = parts.BYTES_URI
 """URI of the embedded resource that carries bytes a tool returned (neither image nor audio)."""
 
 

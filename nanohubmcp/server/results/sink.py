@@ -28,13 +28,13 @@ def call_sink(options: ResultOptions, store: ResultStore | None, request: Reques
 
     Over MCP: kept in ``store``, owned by the request's owner (:func:`~.owners.owner_of`). A direct REST
     call (``request.data_only``) keeps nothing: its answer carries its data and names its pictures and files,
-    never carries them. A job a REST call started keeps its pictures and files over ``max_inline_bytes`` as
-    an MCP-started job does, its data inline (:attr:`ResultSink.data_inline`: a REST poll reads the data, never
-    a resource): its value names them alike, and an MCP client polling it reads the same kind of link
-    (``nanohubmcp://results/...``, with its name, mimeType and size), whoever started the job.
+    never carries them. A job, whoever started it, keeps its pictures and files over ``max_inline_bytes``, its
+    data inline (:attr:`ResultSink.data_inline`): its polled ``result`` is the tool's value (a REST poll reads
+    the data, never a resource), the same whether an MCP client or REST started it, and an MCP client polling
+    it reads the same kind of link (``nanohubmcp://results/...``, with its name, mimeType and size).
     """
     rest = request.data_only
-    return ResultSink(options, None if rest and not job else store, owner_of(request), data_inline=rest)
+    return ResultSink(options, None if rest and not job else store, owner_of(request), data_inline=rest or job)
 
 
 @dataclass
@@ -43,7 +43,7 @@ class ResultSink:
     (shaping on an event loop): the keeps that found the results folder's lock held, to finish off the loop
     (:meth:`finish_later`) before the result is answered (:mod:`.deferred`); ``data_inline``: the call's data
     stays in its answer whatever its size, only its pictures and files over ``max_inline_bytes`` are kept
-    (a job a REST call started: its REST poll reads the data, never a resource; see :func:`call_sink`)."""
+    (a job: its polled ``result`` is the tool's value, whoever started it; see :func:`call_sink`)."""
 
     options: ResultOptions = field(default_factory=ResultOptions)
     store: ResultStore | None = None

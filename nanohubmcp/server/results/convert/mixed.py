@@ -11,7 +11,8 @@ A tool that plots often returns the plot together with the numbers behind it: ``
   data, or a dict's value, have none either: the data's writer names them (``$['png'] is a bytes``);
 - **data**: everything else, JSON-ready (arrays as nested lists, frames as records). In a list the
   data items keep their order (one item alone stands for itself); in a dict every key is kept and a
-  picture's place holds the text ``"<image: content[N]>"`` naming its block.
+  picture's (or ``Image``'s) place holds the text ``"<image: content[N]>"`` naming its block, another
+  piece's ``"<content[N]>"``.
 
 The caller turns the data into the JSON text block and ``structuredContent`` exactly as for a plain
 value (MCP 2025-11-25, Server § Tools § Structured content), so a text-only client still gets all of it.
@@ -19,9 +20,12 @@ value (MCP 2025-11-25, Server § Tools § Structured content), so a text-only cl
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ....protocol.blocks import ImageContent
 from ....protocol.content import is_content
+from ....protocol.media import Image
 from .kinds import library
 
 __all__ = ["Split", "holds_piece", "is_picture", "places_of", "split"]
@@ -37,6 +41,15 @@ BYTES = (bytes, bytearray, memoryview)
 def is_picture(value: object) -> bool:
     """True for a matplotlib figure/axes or a PIL image (recognised by module; nothing imported)."""
     return library(value) in PICTURE_LIBRARIES
+
+
+def _makes_image(value: object) -> bool:
+    """Whether the piece ``value`` becomes an ``image`` block (a figure, a PIL image, an ``Image``, an
+    ``ImageContent``, a wire ``{"type": "image", ...}``): its place is named ``"<image: content[N]>"``, as
+    the block's own name is in a list (:mod:`..named_blocks`)."""
+    if is_picture(value) or isinstance(value, (Image, ImageContent)):
+        return True
+    return isinstance(value, Mapping) and value.get("type") == "image"
 
 
 def _is_piece(value: object) -> bool:
@@ -75,11 +88,8 @@ class Split:
         """``value`` with every picture inside it moved to ``pieces`` and a placeholder left behind."""
         if _is_piece(value):
             self.pieces.append(value)
-            return (
-                f"<image: content[{len(self.pieces) - 1}]>"
-                if is_picture(value)
-                else (f"<content[{len(self.pieces) - 1}]>")
-            )
+            index = len(self.pieces) - 1
+            return f"<image: content[{index}]>" if _makes_image(value) else f"<content[{index}]>"
         if depth >= MAX_DEPTH:
             return value
         if isinstance(value, dict):

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 Wire = dict[str, Any]
 WRAPPER = '{"result":'
 PREVIEW_CHARS = 400
+BYTES_URI = "nanohubmcp://result"
+"""URI of the embedded resource that carries bytes a tool returned (neither image nor audio): a label of the
+block, which no ``resources/read`` answers."""
 
 
 def _text(text: str) -> Wire:
@@ -46,10 +49,13 @@ def held(sink: ResultSink | None, size: int, *, at_least: bool = False) -> None:
         sink.hold(size, at_least=at_least)
 
 
-def link_note(summary: str | None, size: int, sink: ResultSink, link: Wire) -> Wire:
-    """The text block that goes with a ``resource_link``: what the data is and where all of it is."""
+def link_note(summary: str | None, size: int, sink: ResultSink, link: Wire, *, base64_size: int | None = None) -> Wire:
+    """The text block that goes with a ``resource_link``: what the data is and where all of it is.
+    ``size``: the data's bytes; ``base64_size``: the characters of its base64, when that is what was found
+    over ``max_inline_bytes`` (a picture, a sound, a file's blob), said beside ``size``."""
+    measured = f"{size} bytes" if base64_size is None else f"{size} bytes, {base64_size} as base64"
     note = (
-        f"The full result ({size} bytes) is larger than max_inline_bytes "
+        f"The full result ({measured}) is larger than max_inline_bytes "
         f"({sink.options.max_inline_bytes}), {kept_as(link['uri'])}"
         f"({link.get('mimeType')}); read it with resources/read to get all of it."
     )
@@ -65,9 +71,15 @@ def offload_json(text: str, sink: ResultSink) -> list[Wire]:
 
 def offload_text(text: str, sink: ResultSink) -> list[Wire]:
     """Blocks for a text result too large to inline (a runaway log, say): a preview and the link."""
-    link = sink.link(text, "text/plain", "result.txt", "the tool's full text result")
+    link, note = _text_link(text, sink, "result.txt", "the tool's full text result")
+    return [note, link]
+
+
+def _text_link(text: str, sink: ResultSink, name: str, description: str) -> tuple[Wire, Wire]:
+    """``text`` kept in the store as ``name``: its ``resource_link`` and its note (a preview, its UTF-8 size)."""
+    link = sink.link(text, "text/plain", name, description)
     preview = f"Preview (first {PREVIEW_CHARS} characters): {text[:PREVIEW_CHARS]}..."
-    return [link_note(preview, link.get("size", len(text)), sink, link), link]  # (its UTF-8 size, as kept)
+    return link, link_note(preview, link.get("size", len(text)), sink, link)  # (its UTF-8 size, as kept)
 
 
 def keeps_file(sink: ResultSink | None, size: int) -> bool:
@@ -76,8 +88,9 @@ def keeps_file(sink: ResultSink | None, size: int) -> bool:
 
 
 def blocks_kept(blocks: list[Wire], sink: ResultSink | None, *, pictures: bool = True) -> list[Wire]:
-    """``blocks`` with each picture and sound (an ``image`` or ``audio`` block; none with ``pictures=False``)
-    and each embedded ``resource`` (a file, bytes) over ``max_inline_bytes`` kept in the store, whatever shape
+    """``blocks`` with each picture, sound and text (an ``image``, ``audio`` or ``text`` block, a caption:
+    none with ``pictures=False``; a text not when the sink keeps data inline, a job's) and each embedded
+    ``resource`` (a file, bytes) over ``max_inline_bytes`` kept in the store, whatever shape
     the value had (a figure alone, a list of pictures, files and captions, a plot with its data, a job's output
     files): its ``resource_link`` alone takes its place and the notes saying so follow all the blocks, so block
     i is still the picture, the sound or the file, and a ``"<image: content[i]>"`` or ``"<content[i]>"`` names
@@ -92,7 +105,7 @@ def kept_in_place(blocks: list[Wire], sink: ResultSink | None, *, pictures: bool
     gets each kept file's old URI -> the URI the store answers."""
     out, notes = [], []
     for block in blocks:
-        kept = _picture_kept(block, sink) if pictures else None
+        kept = (_picture_kept(block, sink) or _text_kept(block, sink)) if pictures else None
         if kept is None:
             kept = _file_kept(block, sink, renamed)
         if kept is None:
@@ -113,7 +126,17 @@ def _picture_kept(block: Wire, sink: ResultSink | None) -> tuple[Wire, Wire] | N
     data = base64.b64decode(block["data"])
     mime = block["mimeType"]
     link = sink.link(data, mime, f"{kind}.{mime.rpartition('/')[2]}", f"the tool's {kind}")
-    return link, link_note(None, len(data), sink, link)
+    return link, link_note(None, len(data), sink, link, base64_size=len(block["data"]))
+
+
+def _text_kept(block: Wire, sink: ResultSink | None) -> tuple[Wire, Wire] | None:
+    """The link and the note of a text ``block`` (a caption beside a picture) over ``max_inline_bytes`` kept
+    in the store as ``text.txt``, as a text result alone is, or None (no text, small, or data kept inline)."""
+    text = block.get("text") if block.get("type") == "text" else None
+    if not isinstance(text, str) or not too_big(sink, len(text)):  # characters: a lower bound of its bytes
+        return None
+    assert sink is not None
+    return _text_link(text, sink, "text.txt", "the tool's text")
 
 
 def _file_kept(block: Wire, sink: ResultSink | None, renamed: dict[str, str] | None) -> tuple[Wire, Wire] | None:
@@ -128,10 +151,12 @@ def _file_kept(block: Wire, sink: ResultSink | None, renamed: dict[str, str] | N
     data: bytes | str = payload if "text" in resource else base64.b64decode(payload)
     uri = str(resource.get("uri", ""))
     name = uri.rstrip("/").rpartition("/")[2] or "resource"
-    link = sink.link(data, str(resource.get("mimeType") or "application/octet-stream"), name, f"the file {uri}")
+    described = "the tool's bytes" if uri == BYTES_URI else f"the file {uri}"
+    link = sink.link(data, str(resource.get("mimeType") or "application/octet-stream"), name, described)
     if renamed is not None and uri:
         renamed[uri] = link["uri"]
-    return link, link_note(f"{name}:", len(data), sink, link)
+    blob = None if "text" in resource else len(payload)
+    return link, link_note(f"{name}:", len(data), sink, link, base64_size=blob)
 
 
 def _kept(conv: Converted, sink: ResultSink, payload: bytes | str, mime: str, name: str) -> list[Wire]:
