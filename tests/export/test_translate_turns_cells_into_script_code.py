@@ -235,7 +235,7 @@ def test_state_and_job_settings_reach_the_constructor_and_env_settings_say_which
     assert "redis://" not in text.split("server = MCPServer")[1].split("\n")[0]
     assert "# %config NanohubMCP.switch_interval = 0.005: a notebook-only setting, dropped" in text
     server = load(script)
-    assert server.core._state_dir_option == state
+    assert server.core.first_use.state_directory() == state
 
 
 def test_provenance_false_reaches_the_constructor_and_true_writes_nothing() -> None:
