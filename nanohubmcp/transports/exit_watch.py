@@ -48,6 +48,7 @@ class ExitWatch:
         self._ignored_again = ignored_again
         self._first: int | None = None
         self._armed = threading.Event()
+        self._disarmed = False
         self._thread = threading.Thread(target=self._watch, name="nanohubmcp-exit-watch", daemon=True)
 
     def install(self, signals: Iterable[int]) -> None:
@@ -61,6 +62,11 @@ class ExitWatch:
                 installed = True
         if installed:
             self._thread.start()
+
+    def disarm(self) -> None:
+        """The serve returned (its own exit wait is bounded): the watchdog ends nothing after it."""
+        self._disarmed = True
+        self._armed.set()
 
     def _caught(self, signum: int, frame: FrameType | None) -> None:
         if self._first is None:
@@ -76,6 +82,8 @@ class ExitWatch:
         self._armed.wait()
         first = self._first
         time.sleep(self.grace)
+        if self._disarmed:
+            return
         name = signal.Signals(first).name if first is not None else "the stop"
         if self._loop_took_it():
             why = "something still runs"

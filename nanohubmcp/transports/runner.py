@@ -29,6 +29,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import tornado.httpserver
 
@@ -40,6 +41,9 @@ from .ports import bind
 from .routes import make_app
 from .served import ServedServer
 from .workers import HANGUP, HANGUP_LINE, WORKER_DEATHS, say, stop_signals, watch_parent, worker_task
+
+if TYPE_CHECKING:
+    from .exit_watch import ExitWatch
 
 log = logging.getLogger("nanohubmcp")
 
@@ -179,6 +183,8 @@ class Runner:
             self.server.core.prepare_state()  # before listening (the module docstring)
             sockets = bind(self.host, self.requested_port)
 
+        watch: list[ExitWatch] = []
+
         async def main() -> None:
             self._serve(sockets)
             loop = asyncio.get_running_loop()
@@ -193,7 +199,8 @@ class Runner:
                 from .exit_watch import ExitWatch
                 from .process_exit import EXIT_GRACE_SECONDS
 
-                ExitWatch(EXIT_GRACE_SECONDS, lambda: not self.running, HANGUP).install(signals)
+                watch.append(ExitWatch(EXIT_GRACE_SECONDS, lambda: not self.running, HANGUP))
+                watch[0].install(signals)
             assert self._stopped is not None
             await self._stopped.wait()
             if workers > 1:
@@ -203,10 +210,14 @@ class Runner:
             await self._drain()
 
         self._own_loop = True
-        asyncio.run(main())
-        from .process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
+        try:
+            asyncio.run(main())
+            from .process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
 
-        explain_exit_wait(self.server.core)
+            explain_exit_wait(self.server.core)
+        finally:
+            for each in watch:  # what the script does after serving is its own: no watchdog ends it
+                each.disarm()
 
     def _obey(self, signum: int) -> None:
         """A stop signal while serving blocking: stop (a forked worker first tells its parent why; a single

@@ -58,13 +58,24 @@ def _serve_a_blocking_call(tmp_path: Path) -> tuple[subprocess.Popen[str], int]:
     return proc, port
 
 
+def _signal_mask(pid: int, field: str) -> int:
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return int(dict(line.split(":", 1) for line in status if ":" in line)[field], 16)
+
+
+def _wait_until_caught(pid: int, sig: int) -> None:
+    """Until process ``pid`` has a handler for ``sig`` (Linux's /proc/PID/status)."""
+    deadline = time.monotonic() + 10
+    while not _signal_mask(pid, "SigCgt") & (1 << (sig - 1)):
+        assert time.monotonic() < deadline, "no handler was set"
+        time.sleep(0.01)
+
+
 def _wait_until_delivered(pid: int, sig: int) -> None:
     """Until ``sig`` is no longer pending for process ``pid`` (Linux's /proc/PID/status)."""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        status = Path(f"/proc/{pid}/status").read_text().splitlines()
-        fields = dict(line.split(":", 1) for line in status if ":" in line)
-        pending = int(fields["ShdPnd"], 16) | int(fields["SigPnd"], 16)
+        pending = _signal_mask(pid, "ShdPnd") | _signal_mask(pid, "SigPnd")
         if not pending & (1 << (sig - 1)):
             return
         time.sleep(0.01)
@@ -110,6 +121,36 @@ def test_a_second_ctrl_c_ends_the_process_at_once_while_a_tool_blocks_the_loop(t
         assert code == 128 + signal.SIGINT, (code, said)
         assert "SIGINT again while stopping; exiting now" in said
         assert _port_is_free(port)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+SCRIPT_WORKING_ON = """
+import sys, time
+from nanohubmcp import MCPServer
+server = MCPServer("after")
+server.run(host="127.0.0.1", port=0)
+print("served", flush=True)
+time.sleep(11)  # the script's own work after serving, past the 10 s bound of the stop
+print("done", flush=True)
+"""
+
+
+def test_what_a_script_does_after_serving_is_not_cut_off(tmp_path: Path) -> None:
+    # The watchdog bounds the serve's stop, not the script's own work once the serve returned.
+    (tmp_path / "app.py").write_text(SCRIPT_WORKING_ON)
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "app.py")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        assert "listening" in proc.stdout.readline()
+        _wait_until_caught(proc.pid, signal.SIGTERM)  # (the banner shows just before the handlers are set)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "done" in out, (out, err)
     finally:
         if proc.poll() is None:
             proc.kill()
