@@ -47,11 +47,23 @@ def optional_str(value: object, what: str) -> str | None:
 
 
 def check_meta(value: object, what: str) -> dict[str, Any] | None:
+    """``value`` as a dict, or None for None.
+
+    Raises:
+        TypeError: ``value`` is not a mapping (``"<what> meta must be a dict with str keys, not list"``), or
+            one of its keys is not text (``"<what> meta keys must be str: the key 1 is of type int; write it
+            as text, e.g. '1'"``).
+    """
     if value is None:
         return None
-    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+    if not isinstance(value, Mapping):
         raise TypeError(f"{what} meta must be a dict with str keys, not {type_name(value)}")
+    for key in value:
+        if not isinstance(key, str):
+            raise TypeError(f"{what} meta keys must be str: the key {key!r:.60} is of type {type_name(key)}; "
+                            f"write it as text, e.g. {str(key)!r:.60}")
     return dict(value)
+
 
 
 def check_annotations(value: object, what: str) -> dict[str, Any] | None:

@@ -41,6 +41,7 @@ from ..registry.components import Tool
 from ..results import convert
 from ..results import shape as results
 from ..results.convert.mixed import places_of
+from ..results.meta_values import MetaNotSendable
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.sink import ResultSink, call_sink
 from ..wire import trace_context
@@ -382,7 +383,8 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     stderr); a failure the tool reported (a ``ToolError``: a Rappture run over its time limit,
     cancelled or exiting non-zero, a Sim2L cell that raised) or a question the client did not answer
     as asked (a ``ClientRequestError`` the tool let through: no capability, a timeout, a refusal, a
-    malformed answer) as one line at WARNING, its traceback only when the logger is at DEBUG;
+    malformed answer) as one line at WARNING, its traceback only when the logger is at DEBUG; a ``meta``
+    it returned that cannot be sent (``MetaNotSendable``: its message says all) as one line at WARNING;
     arguments the schema refused (INFO), or a tool that could not start (WARNING), as one line; a result
     nested too deeply to send (ERROR) as one line. The arguments are never logged."""
     where = f"(request id {request.message.id}{f', job {job.id}' if job is not None else ''})"
@@ -392,6 +394,8 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
         log.warning("tool %r %s could not start: %s", name, where, exc)
     elif isinstance(exc, NestedTooDeep):  # the tool's value, not code, is at fault: no traceback to read
         log.error("tool %r failed %s: %s", name, where, exc)
+    elif isinstance(exc, MetaNotSendable):  # the author's meta, said in full: the server's frames tell no more
+        log.warning("tool %r failed %s: %s", name, where, exc)
     elif isinstance(exc, ResultTooLarge):  # the server's limit did its job: nothing to debug
         log.warning("tool %r %s answered too much: %s", name, where, exc)
     elif isinstance(exc, (ToolError, ClientRequestError)):  # reported, or the client's: no bug of the code
