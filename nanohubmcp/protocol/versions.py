@@ -96,6 +96,7 @@ class ProtocolVersion(str):
         resumable_streams: Streamable HTTP with event ids a client resumes from (2025-03-26).
         structured_content: tool ``outputSchema`` / ``structuredContent`` (2025-06-18).
         titles: ``title`` on tools, resources and prompts (2025-06-18).
+        resource_links: ``resource_link`` content blocks (2025-06-18).
         icons: ``icons`` on tools, resources and prompts (2025-11-25).
         argument_errors_as_tool_errors: invalid tool arguments are an ``isError`` result, not
             -32602 (SEP-1303, 2025-11-25).
@@ -117,6 +118,7 @@ class ProtocolVersion(str):
     resumable_streams: bool
     structured_content: bool
     titles: bool
+    resource_links: bool
     icons: bool
     argument_errors_as_tool_errors: bool
     priming_events: bool
@@ -147,7 +149,7 @@ class ProtocolVersion(str):
         made.batches = value in BATCH_VERSIONS
         made.progress_messages = made.completions = made.tool_annotations = made.resumable_streams = (
             date >= _DATE_2025_03_26)
-        made.structured_content = made.titles = date >= _DATE_2025_06_18
+        made.structured_content = made.titles = made.resource_links = date >= _DATE_2025_06_18
         made.icons = made.argument_errors_as_tool_errors = made.priming_events = made.elicitation_modes = (
             date >= _DATE_2025_11_25)
         made.tasks = value == V2025_11_25

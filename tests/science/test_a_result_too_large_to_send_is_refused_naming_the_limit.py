@@ -18,7 +18,7 @@ import urllib.request
 from typing import Any
 
 import pytest
-from support import call_tool_http, serve
+from support import call_tool_http, post_rpc, serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
@@ -125,10 +125,17 @@ def test_over_mcp_without_offloading_the_limit_holds_too() -> None:
         assert len(json.loads(result["content"][-1]["text"])["result"]) == 100  # (2025-03-26: text only)
 
 
+def linked_call(base: str, arguments: dict[str, Any]) -> Any:
+    """``tools/call arr`` sessionless, of a version with ``resource_link`` blocks (without the header: 2025-03-26,
+    which has none, and gets a text naming the URI)."""
+    return post_rpc(base, "tools/call", {"name": "arr", "arguments": arguments},
+                    headers={"MCP-Protocol-Version": "2025-06-18"})["result"]
+
+
 def test_over_mcp_a_large_result_is_still_kept_as_a_resource() -> None:
     server = build(max_inline_bytes=1000)  # the default way over MCP: a link, not a refusal
     with serve(server) as base:
-        result = call_tool_http(base, "arr", {"n": 10_000})
+        result = linked_call(base, {"n": 10_000})
         assert result["isError"] is False
         assert any(block["type"] == "resource_link" for block in result["content"])
 
@@ -145,7 +152,7 @@ def test_over_mcp_a_result_larger_than_the_store_is_refused_before_it_is_written
             text = result["content"][0]["text"]
             assert "more than the server keeps for large results (50000)" in text, text
             assert 50_000 < int(text.split("at least ")[1].split()[0]) < 100_000
-        result = call_tool_http(base, "arr", {"n": 2000})  # kept, and linked
+        result = linked_call(base, {"n": 2000})  # kept, and linked
         assert any(block["type"] == "resource_link" for block in result["content"])
 
 

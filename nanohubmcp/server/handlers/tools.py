@@ -13,6 +13,7 @@ from ..calls.tool_calls import checks_loaded, lookup_tool, refuse_arguments, run
 from ..executors.service import start_job_result
 from ..registry.components import task_support
 from ..registry.registry import list_result
+from ..results.link_blocks import links_as_text
 from ..wire.request import RequestContext
 from .tasks import create_task
 
@@ -37,7 +38,18 @@ def tools_call(core: HandlerServices, request: RequestContext, params: dict[str,
     """``tools/call``: run the tool and answer a ``CallToolResult`` (or a task / job handle).
 
     A plain function handing on the awaitable of the call (no coroutine level of its own); an
-    unknown tool or a refusal raises at once."""
+    unknown tool or a refusal raises at once. A session of a version without ``resource_link`` blocks
+    (before 2025-06-18) gets a text block naming the URI in each one's place (:mod:`..results.link_blocks`),
+    a job's result polled with ``get_job_result`` too."""
+    answer = _tools_call(core, request, params)
+    return answer if request.version.resource_links else _links_as_text(answer)
+
+
+async def _links_as_text(answer: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    return links_as_text(await answer)
+
+
+def _tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
     tool = lookup_tool(core, request, params)
     arguments: dict[str, Any] = params["arguments"]  # a dict: settled when the pipeline's Request was made
     try:
@@ -66,4 +78,4 @@ async def _when_loaded(core: HandlerServices, request: RequestContext, params: d
                        pending: CheckPending) -> dict[str, Any]:
     """The call, once what the tool's argument check loads is loaded off the loop."""
     await checks_loaded(pending)
-    return await tools_call(core, request, params)
+    return await _tools_call(core, request, params)
