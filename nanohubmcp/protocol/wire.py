@@ -97,9 +97,13 @@ def check_annotations(value: object, what: str) -> dict[str, Any] | None:
 
 
 def _iso_8601(text: str) -> bool:
-    """Whether ``text`` is an ISO 8601 date, or date and time (``2025-01-12T15:00:58Z``), that exists."""
+    """Whether ``text`` is an ISO 8601 date, or date and time (``2025-01-12T15:00:58Z``), that exists.
+
+    A final ``Z`` (UTC) is read as ``+00:00``: ``datetime.fromisoformat`` takes it only from Python 3.11 on."""
     from datetime import datetime
 
+    if text[-1:] in ("Z", "z") and text[-2:-1].isdigit():  # (after the time's last digit only)
+        text = text[:-1] + "+00:00"
     try:
         datetime.fromisoformat(text)
     except ValueError:
