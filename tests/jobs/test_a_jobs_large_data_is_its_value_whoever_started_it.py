@@ -8,12 +8,16 @@ Before: an MCP-started job's data over the limit was kept, and its ``result`` wa
 answered ``{"a": "<content[0]>"}``; a kept bytes link said ``the file nanohubmcp://result``; a sound's note said
 ``(16044 bytes) is larger than max_inline_bytes (20000)``; a 30,000-character caption went inline.
 
+An MCP poll links the data over the limit, as a direct MCP call does (its resource reads the value):
+test_an_mcp_poll_links_a_jobs_large_data_as_a_direct_call_does.
+
 A real server, the official ``mcp`` client, REST over plain HTTP.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import wave
 from typing import Any
 
@@ -94,6 +98,17 @@ def build() -> MCPServer:
     return server
 
 
+async def _mcp_polled(client: Any, job_id: str) -> Any:
+    """A done job's value as an MCP poll gives it: its ``result``, or, over the limit, what its link reads."""
+    answer = await done_job(client, job_id)
+    result = answer.structured_content["result"]
+    if not (isinstance(result, str) and result.startswith("<content[")):
+        return result
+    link = answer.content[int(result[len("<content["):-2])]
+    text = (await client.read_resource(link.uri)).contents[0].text
+    return text if link.mime_type == "text/plain" else json.loads(text)
+
+
 @pytest.mark.anyio
 async def test_a_jobs_large_data_is_its_result_whoever_started_it() -> None:
     with serve(build()) as url, anyio.fail_after(240):
@@ -103,7 +118,7 @@ async def test_a_jobs_large_data_is_its_result_whoever_started_it() -> None:
                 by_mcp = (await client.call_tool(name, {})).structured_content["job_id"]
                 by_rest = (await anyio.to_thread.run_sync(post_tool, url, name, {}))["job_id"]
                 for job_id in (by_mcp, by_rest):
-                    assert (await done_job(client, job_id)).structured_content["result"] == value, name
+                    assert await _mcp_polled(client, job_id) == value, name
                 assert await anyio.to_thread.run_sync(rest_job_value, url, by_rest) == value, name
 
 

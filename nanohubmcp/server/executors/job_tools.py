@@ -9,7 +9,9 @@ service's, not this module's.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import json
 import math
 from collections.abc import Awaitable, Callable, Iterator
@@ -23,6 +25,7 @@ from ..calls.context import Context
 from ..jobs import service as jobmod
 from ..jobs.visibility import echoed_id
 from ..results.named_blocks import in_place, placeholders, renumbered
+from .polled_data import PolledData
 
 if TYPE_CHECKING:
     from .service import JobHost
@@ -110,7 +113,10 @@ def answer_places(content: list[Any]) -> dict[int, int]:
 
 
 def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
-    """The built-in ``get_job_result`` tool of ``core``: an ``@async_tool`` caller polls it."""
+    """The built-in ``get_job_result`` tool of ``core``: an ``@async_tool`` caller polls it. Over MCP a done
+    job's data over ``max_inline_bytes`` is kept once per job and linked (:mod:`.polled_data`); over REST
+    (``Context.inline_limit`` None) the answer carries the value."""
+    polled = PolledData()
 
     async def get_job_result(ctx: Context, job_id: str) -> dict[str, Any] | ToolResult:
         """Get the status or result of a job started by an async tool.
@@ -123,7 +129,10 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
                 job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
             except UnknownComponent:
                 return not_found(job_id)
-            return job_answer(job)
+            if ctx.inline_limit is None or job.status != jobmod.COMPLETED:
+                return job_answer(job)
+            kept = functools.partial(polled.kept, core.result_store, core.result_options)
+            return await asyncio.to_thread(job_answer, job, kept)  # (it may write the data to the results folder)
 
     return get_job_result
 
@@ -181,20 +190,33 @@ def job_cancel_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
     return cancel_job
 
 
-def job_answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
+Kept = Callable[[jobmod.Job, Any], "list[dict[str, Any]] | None"]
+"""Where a done job's polled value goes when it is too large for the answer (:meth:`.polled_data.PolledData.kept`
+with its store and options): the ``[note, resource_link]`` answered in its place, or None to answer it."""
+
+
+def job_answer(job: jobmod.Job, kept: Kept | None = None) -> dict[str, Any] | ToolResult:
     """``get_job_result``'s answer: :func:`job_status` (its JSON text block and structured
     content), followed, once the job is done, by the non-text blocks of its result (images,
     embedded resources, resource links: a Rappture plot, a submit run's output files) in their
     order — a ``"<content[i]>"`` in the result names block i of this answer (:func:`answer_places`). Once the job
     ended (done, error or cancelled), the answer's ``_meta["io.nanohub/provenance"]`` names the
     job's provenance record (:meth:`~nanohubmcp.server.jobs.record.Job.provenance_uri`), as the
-    job handle did: REST carries it as the ``Link`` header."""
+    job handle did: REST carries it as the ``Link`` header.
+
+    With ``kept`` (an MCP poll), a done job's value too large to answer is kept and linked: the blocks ``kept``
+    gives (a note with a preview, then a ``resource_link``) follow the result's own, and the status's
+    ``result`` names the link (``"<content[N]>"``), as a direct MCP call of the tool answers such data."""
     status = job_status(job)
     uri = job.provenance_uri()
     meta = {jobmod.PROVENANCE_META: uri} if uri is not None else None
     if status["status"] != "done":
         return status if meta is None else ToolResult(structured_content=status, meta=meta)
     blocks = [block for block in (job.result or {}).get("content", ()) if _carried(block)]
+    aside = kept(job, status["result"]) if kept is not None else None
+    if aside is not None:  # [note, link]: the link is the answer's last block
+        blocks = [*blocks, *aside]
+        status["result"] = f"<content[{len(blocks)}]>"
     # The job's value was held to MAX_JSON_DEPTH when it ended; the status around it is one level
     # more, which is not the tool's to answer for: its text is written here, as it is.
     text = jsonenc.dumps(status)
