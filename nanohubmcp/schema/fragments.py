@@ -19,13 +19,9 @@ def json_default(value: object) -> Any:
     The form is made of builtins only: a ``float``/``int``/``str`` subclass (``np.float64``,
     ``np.str_``) becomes the plain value it holds, a numpy scalar (``np.int64``, ``np.bool_``)
     its ``item()``. Tuples become lists and Enum members their values; sets, objects and
-    sentinels are not JSON. NaN and the infinities are kept, as an int of 5,000 digits is: a number
-    JSON cannot write, which the schema's check refuses, naming the parameter
-    (:func:`~nanohubmcp.schema.json_form.json_form_problem`), where a default of a type JSON has no
-    form for is only left out.
-
-    .. versionchanged:: 1.0
-       NaN and infinities are kept (they were left out without a word).
+    sentinels are not JSON. NaN and the infinities are kept, as an int of 5,000 digits is (numbers JSON
+    cannot write: :func:`member_schema` leaves such a default out of the schema, and the registration warns
+    of it, :func:`unpublished_default`).
     """
     if isinstance(value, enum.Enum):
         return json_default(value.value)
@@ -105,9 +101,21 @@ def member_schema(
         schema["description"] = description
     if has_default:
         published = published_default(schema, default)
-        if published is not NOT_JSON:
+        if published is not NOT_JSON and unpublished_default(published) is None:
             schema["default"] = published
     return schema
+
+
+def unpublished_default(value: object) -> str | None:
+    """Why the JSON form of a default, ``value`` (from :func:`json_default`), is left out of a generated
+    schema (``"nan has no JSON form"``, a number JSON cannot write: NaN, an infinity, an int of over 4,300
+    digits, anywhere in it), or None when it is published. The function's own default still applies when a
+    client leaves the argument out; text a client cannot read (a UTF-16 surrogate) is not left out here but
+    refused at registration."""
+    from nanohubmcp.schema.json_form import json_form_problem
+
+    found = json_form_problem(value, [], root="default", texts=False)
+    return None if found is None else found.split(";", 1)[0].replace(" at default ", " ")
 
 
 def json_type(value: object) -> str | None:

@@ -11,12 +11,10 @@ empty ``src`` were published (T44-3); a default of nan was left out of the schem
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Iterator
 from typing import Literal
 
-import numpy as np
 import pytest
 from listed_components import (
     Registering,
@@ -148,27 +146,12 @@ def no_int_digit_limit() -> Iterator[None]:
         sys.set_int_max_str_digits(before)
 
 
-def huge(n: int = 10**5000) -> int:
-    """n back."""
-    return n
-
-
-def huge_template(pid: str, n: int = -(10**4300)) -> str:
-    """A text by id."""
-    return pid
-
-
 LONG_INTS: list[tuple[str, Registering, str]] = [
     ("meta", lambda s: s.tool(meta={"k": 10**5000})(one), "tool 'one': invalid meta: an int of over 4,300 digits at "
      "meta.k has no JSON form; write a number of at most 4,300 digits, or leave it out"),
-    ("default", lambda s: s.tool()(huge), "tool 'huge': invalid input schema: an int of over 4,300 digits at "
-     "schema.properties.n.default has no JSON form"),
     ("schema", lambda s: s.tool(input_schema={"type": "object", "properties": {"n": {"maximum": 10**4300}}})(one),
      "an int of over 4,300 digits at schema.properties.n.maximum"),
     ("prompt meta", lambda s: s.prompt(meta={"k": [-(10**4300)]})(text), "at meta.k[0] has no JSON form"),
-    ("template default", lambda s: s.resource("data://t/{pid}")(huge_template),
-     "resource template 'data://t/{pid}': invalid input schema: an int of over 4,300 digits at "
-     "schema.properties.n.default"),
 ]
 
 
@@ -186,44 +169,6 @@ async def test_an_int_of_4300_digits_lists_in_the_official_client() -> None:
     server.tool(meta={"k": -(10**4300 - 1)})(one)
     async with client_session(server) as session:
         assert (await session.list_tools()).tools[0].meta == {"k": -(10**4300 - 1)}
-
-
-def nan_default(rate: float = math.nan) -> float:
-    """rate back."""
-    return rate
-
-
-def inf_in_list(steps: list[float] = [1.0, -math.inf]) -> int:  # noqa: B006 - the default under test
-    """How many."""
-    return len(steps)
-
-
-def numpy_nan(rate: float = np.float64("nan")) -> float:
-    """rate back."""
-    return rate
-
-
-def template_nan(pid: str, rate: float = math.inf) -> str:
-    """A text by id."""
-    return pid
-
-
-NOT_FINITE: list[tuple[Registering, str]] = [
-    (lambda s: s.tool()(nan_default), "tool 'nan_default': invalid input schema: nan at schema.properties.rate."
-     "default has no JSON form; write a finite number (or None) as the default, or leave the default out"),
-    (lambda s: s.tool()(inf_in_list), "tool 'inf_in_list': invalid input schema: -inf at "
-     "schema.properties.steps.default[1] has no JSON form; write a finite number (or None) as the default"),
-    (lambda s: s.tool()(numpy_nan), "tool 'numpy_nan': invalid input schema: nan at schema.properties.rate.default"),
-    (lambda s: s.resource("data://t/{pid}")(template_nan),
-     "resource template 'data://t/{pid}': invalid input schema: inf at schema.properties.rate.default"),
-]
-
-
-@pytest.mark.parametrize(("make", "message"), NOT_FINITE, ids=["nan", "inf-in-list", "numpy-nan", "template"])
-async def test_a_default_of_nan_or_inf_is_refused_as_10_to_the_5000_is(
-        make: Registering, message: str) -> None:
-    """T44-4: left out of the schema without a word (a template's 10**5000 made every read -32603)."""
-    await refused_and_the_rest_lists(make, message)
 
 
 def test_a_refusal_is_unicode_text_a_log_file_can_hold() -> None:

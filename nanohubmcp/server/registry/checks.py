@@ -70,6 +70,31 @@ def _type_name(annotation: object) -> str:
     return str(annotation).removeprefix("typing.")
 
 
+def _unpublished_defaults(tool: Tool) -> list[str]:
+    """Each parameter whose default the generated schema leaves out, JSON having no form for it (nan, an
+    infinity, an int of over 4,300 digits): the function's own default still applies."""
+    if tool.input_schema is not tool.signature.input_schema:  # an input_schema given: the author's defaults
+        return []
+    from ...schema.fragments import NOT_JSON, json_default, unpublished_default
+
+    try:
+        parameters = inspect.signature(tool.fn).parameters
+    except (TypeError, ValueError):
+        return []
+    found = []
+    for name in tool.signature.param_names:
+        param = parameters.get(name)
+        if param is None or param.default is inspect.Parameter.empty:
+            continue
+        value = json_default(param.default)
+        why = None if value is NOT_JSON else unpublished_default(value)
+        if why:
+            found.append(
+                f"tool '{tool.name}': the default of parameter {name!r} is not in the published schema ({why}): "
+                "clients are not told it; one that leaves the argument out still gets it")
+    return found
+
+
 def _untyped_warnings(tool: Tool) -> list[str]:
     """Parameters left without a type, then each annotated with a type that has no JSON Schema form."""
     annotations = _annotations(tool)
@@ -128,6 +153,7 @@ def tool_warnings(tool: Tool, previous: Tool | None, *, edited: bool = False) ->
             f"tool '{tool.name}' has no description: the model sees only its name; add a docstring or description='...'"
         )
     found.extend(_untyped_warnings(tool))
+    found.extend(_unpublished_defaults(tool))
     if tool.output_schema and tool.output_schema.get("type") != "object":
         found.append(
             f"tool '{tool.name}' has an output_schema whose type is not 'object': clients of protocol versions "
