@@ -310,6 +310,7 @@ class ServerCore:
             self.telemetry = install(self.dispatcher.pipeline.wrap, self.sessions, self.version,
                                      prompts=self.registry.prompts.get)
         self._share(loop)
+        self.first_use.serving_began()
         self.first_use.resume_jobs()
         self.notifier = Notifier(self, loop)
         # tqdm bars and input() in tools: hooked when a call's handler is first loaded (methods.calls_begin)

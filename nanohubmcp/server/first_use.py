@@ -114,6 +114,7 @@ class FirstUse:
         self._state_dir = state_dir
         self.scratch_state_dir: str | None = None
         """The directory :meth:`use_state_dir` gave, or None."""
+        self._served = False  # serving began (attach): its state directory is the one real clients use
         self._job_store = job_store
         self._job_ttl = job_ttl
         self._job_bounds = job_bounds
@@ -174,15 +175,23 @@ class FirstUse:
         """Keep the state in ``directory`` instead of the default one of the server's name
         (``~/.local/share/nanohubmcp/<name>``): the testing clients' temporary directory. Only while no
         directory is named (``state_dir=``, ``--state-dir``, a ``sqlite:///DIR`` state URL,
-        ``NANOHUBMCP_STATE_DIR``: a name wins whenever it is read) and nothing is kept yet (the job store,
-        beside which every record and kept result lives, is not made); True when it is used."""
+        ``NANOHUBMCP_STATE_DIR``: a name wins whenever it is read), nothing is kept yet (the job store,
+        beside which every record and kept result lives, is not made), the server has not begun serving (a
+        ``server.start()`` in a notebook: its real clients' jobs and records stay where they are) and no
+        other temporary directory was given first; True when it is used."""
         if named_state_dir(self._state_dir):
             return False
 
         def use() -> None:
-            self.scratch_state_dir = directory
+            if not self._served and self.scratch_state_dir is None:
+                self.scratch_state_dir = directory
 
-        return self._jobs.unless_made(use)
+        return self._jobs.unless_made(use) and self.scratch_state_dir == directory
+
+    def serving_began(self) -> None:
+        """The server serves (real clients may come): its state directory is no longer changed by
+        :meth:`use_state_dir`."""
+        self._served = True
 
     def _state_dir_option(self) -> str | os.PathLike[str] | None:
         if self.scratch_state_dir is not None and not named_state_dir(self._state_dir):

@@ -5,8 +5,9 @@ its jobs, kept results, provenance records and result cache in ``~/.local/share/
 live server called so (or the docs' ``lab``) uses too. Each client of this package first gives the server a
 directory of its own under the system's temporary folder (``tempfile``; ``TMPDIR``), removed when the
 process that made it exits, unless a directory is named (``state_dir=``, ``--state-dir``, a
-``sqlite:///DIR`` state URL, ``NANOHUBMCP_STATE_DIR``) or the server has already kept something (a call
-served before, over HTTP or ``server.call``: it keeps the directory it uses).
+``sqlite:///DIR`` state URL, ``NANOHUBMCP_STATE_DIR``), the server has already kept something (a call
+served before, over HTTP or ``server.call``: it keeps the directory it uses) or it serves already (a
+``server.start()`` in a notebook, then a client: its real clients' jobs and records stay where they are).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def scratch_state(server: ServedServer) -> str | None:
     directory = tempfile.mkdtemp(prefix=f"nanohubmcp-test-{safe_name(core.name)}-")
     if not core.use_state_dir(directory):
         os.rmdir(directory)
-        return None
+        return core.first_use.scratch_state_dir  # (another client's, made at the same moment; else None)
     atexit.register(_remove, directory, os.getpid())
     return directory
 
