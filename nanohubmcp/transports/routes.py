@@ -14,6 +14,7 @@ the prefix: RFC 9728 § 3.1 puts the resource's path after the well-known name).
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -92,9 +93,15 @@ class FirstUsePath(PathMatches):
     def reverse(self, *args: Any) -> str | None:
         return self._compiled().reverse(*args)
 
+    @property
+    def regex(self) -> re.Pattern[str]:  # type: ignore[override]
+        """The compiled pattern, as ``PathMatches.regex`` (compiled now: code listing an application's routes
+        reads it before any request)."""
+        return self._compiled().regex
+
     def _compiled(self) -> PathMatches:
+        self.__class__ = PathMatches  # type: ignore[assignment]  # (first: __init__ then sets a plain regex)
         PathMatches.__init__(self, self._pattern)
-        self.__class__ = PathMatches  # type: ignore[assignment]
         return self
 
 

@@ -41,3 +41,13 @@ def test_no_route_is_compiled_before_a_request_and_a_request_compiles_only_the_r
     assert [type(rule.matcher) for rule in rules[:2]] == [PathMatches, FirstUsePath]  # /mcp is the first route
     assert app.wildcard_router.find_handler(request("/healthz")) is not None
     assert all(type(rule.matcher) is PathMatches for rule in rules[:12])  # every route up to /healthz
+
+
+def test_code_listing_an_apps_routes_reads_each_regex_before_any_request() -> None:
+    """review23 N2: ``rule.matcher.regex`` was an AttributeError until a request (or ``reverse()``) compiled it."""
+    app = MCPServer("listed").make_app()
+    patterns = [rule.matcher.regex.pattern for rule in app.wildcard_router.rules]  # type: ignore[attr-defined]
+    assert patterns[0] == r"/mcp/?$"
+    assert all(type(rule.matcher) is PathMatches for rule in app.wildcard_router.rules)
+    assert app.wildcard_router.find_handler(request("/mcp")) is not None
+    assert app.wildcard_router.find_handler(request("/tools/echo")) is not None
