@@ -236,9 +236,13 @@ class Registrar:
     # -- resources and views -------------------------------------------------------------
     def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
         """Build the resource (or template) record of ``fn`` at ``uri`` and register it."""
-        from .server.registry.resources import make_resource  # with the first resource, not at import
+        from .server.registry.resources import ResourceTemplate, make_resource  # with the first resource
 
         record = make_resource(fn, uri, context_types=CONTEXT_TYPES, **options)
+        if isinstance(record, ResourceTemplate):
+            label = f"resource template '{record.uri_template}'"
+            for message in registration_checks.unpublished_defaults(label, record.fn, record.signature):
+                warn_registration(message)
         self._core.registry.add_resource(record)
         return record
 

@@ -102,3 +102,22 @@ def test_a_written_input_schema_holding_nan_is_still_refused() -> None:
     with pytest.raises(RegistrationError, match=r"nan at schema\.properties\.x\.default has no JSON form"):
         server.tool(input_schema={"type": "object", "properties": {"x": {"type": "number", "default": math.nan}}})(
             numpy_nan)
+
+
+def template_nan(pid: str, rate: float = math.inf) -> str:
+    """A text by id."""
+    return f"{pid} {rate}"
+
+
+async def test_a_resource_templates_default_is_left_out_with_one_warning_and_still_applies() -> None:
+    server = MCPServer("template")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        server.resource("data://t/{pid}")(template_nan)
+    said = [str(w.message) for w in caught if issubclass(w.category, RegistrationWarning)]
+    assert said == ["resource template 'data://t/{pid}': the default of parameter 'rate' is not in the published "
+                    "schema (inf has no JSON form): clients are not told it; one that leaves the argument out still "
+                    "gets it"]
+    async with client_session(server) as session:
+        read = await session.read_resource("data://t/a")  # type: ignore[arg-type]
+    assert read.contents[0].text == "a inf"  # type: ignore[union-attr]

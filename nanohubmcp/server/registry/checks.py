@@ -13,10 +13,13 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import RegistrationError
 from .components import Tool
+
+if TYPE_CHECKING:
+    from ...schema.signature import Signature
 
 RESERVED_TOOL_NAMES: Final = frozenset({"get_job_result"})
 """Tool names the server provides itself (``get_job_result`` polls ``@async_tool`` jobs)."""
@@ -70,19 +73,18 @@ def _type_name(annotation: object) -> str:
     return str(annotation).removeprefix("typing.")
 
 
-def _unpublished_defaults(tool: Tool) -> list[str]:
-    """Each parameter whose default the generated schema leaves out, JSON having no form for it (nan, an
-    infinity, an int of over 4,300 digits): the function's own default still applies."""
-    if tool.input_schema is not tool.signature.input_schema:  # an input_schema given: the author's defaults
-        return []
+def unpublished_defaults(label: str, fn: Callable[..., Any], signature: Signature) -> list[str]:
+    """One warning for each parameter of ``fn`` whose default its generated schema (``signature``'s) leaves
+    out, JSON having no form for it (nan, an infinity, an int of over 4,300 digits): the function's own default
+    still applies. ``label`` names the component (``"tool 'fit'"``)."""
     from ...schema.fragments import NOT_JSON, json_default, unpublished_default
 
     try:
-        parameters = inspect.signature(tool.fn).parameters
+        parameters = inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return []
     found = []
-    for name in tool.signature.param_names:
+    for name in signature.param_names:
         param = parameters.get(name)
         if param is None or param.default is inspect.Parameter.empty:
             continue
@@ -90,7 +92,7 @@ def _unpublished_defaults(tool: Tool) -> list[str]:
         why = None if value is NOT_JSON else unpublished_default(value)
         if why:
             found.append(
-                f"tool '{tool.name}': the default of parameter {name!r} is not in the published schema ({why}): "
+                f"{label}: the default of parameter {name!r} is not in the published schema ({why}): "
                 "clients are not told it; one that leaves the argument out still gets it")
     return found
 
@@ -153,7 +155,8 @@ def tool_warnings(tool: Tool, previous: Tool | None, *, edited: bool = False) ->
             f"tool '{tool.name}' has no description: the model sees only its name; add a docstring or description='...'"
         )
     found.extend(_untyped_warnings(tool))
-    found.extend(_unpublished_defaults(tool))
+    if tool.input_schema is tool.signature.input_schema:  # (an input_schema given holds the author's defaults)
+        found.extend(unpublished_defaults(f"tool '{tool.name}'", tool.fn, tool.signature))
     if tool.output_schema and tool.output_schema.get("type") != "object":
         found.append(
             f"tool '{tool.name}' has an output_schema whose type is not 'object': clients of protocol versions "
