@@ -60,8 +60,8 @@ def run_app(args: argparse.Namespace) -> int:
                          "NANOHUBMCP_STATE_URL, or state_url= in the app)")
     if transport == "http":
         _note_skipped_keywords(args, app)
-    server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers,
-               **_proxy_options(args), **limit_keywords(args))
+    _run(server, host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers,
+         **_proxy_options(args), **limit_keywords(args))
     return 0
 
 
@@ -93,8 +93,18 @@ def _note_skipped_keywords(args: argparse.Namespace, app: str) -> None:
 
 
 def _serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
-    server.run(host=args.host, port=args.port, transport=transport, token=args.token, **_proxy_options(args))
+    _run(server, host=args.host, port=args.port, transport=transport, token=args.token, **_proxy_options(args))
     return 0
+
+
+def _run(server: MCPServer, **options: Any) -> None:
+    """``server.run(**options)``; a busy port is said in the command line's words (``--port 0``, not ``port=0``)."""
+    from ..transports.ports import PortInUse
+
+    try:
+        server.run(**options)
+    except PortInUse as exc:
+        raise exc.saying("--port 0") from None
 
 
 def _proxy_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -47,13 +47,26 @@ the workers goes to whichever wakes first: a burst of connections (a client pool
 16 at once) all landed on one worker."""
 
 
+class PortInUse(ConfigurationError):
+    """``port`` on ``host`` is held by another process. The message says how to ask for any free port as
+    ``any_port`` (``run()``'s ``port=0``; :meth:`saying` gives it in a command line's words)."""
+
+    def __init__(self, host: str, port: int, any_port: str = "port=0") -> None:
+        self.host = host
+        self.port = port
+        super().__init__(f"port {port} on {host} is already in use: stop the other server, pick another port, "
+                         f"or use {any_port} for any free port")
+
+    def saying(self, any_port: str) -> PortInUse:
+        """The same error, naming ``any_port`` (e.g. ``--port 0``) as the way to any free port."""
+        return PortInUse(self.host, self.port, any_port)
+
+
 def bind(host: str, port: int, *, reuse_port: bool = False) -> list[socket.socket]:
     """Bind listening sockets; a busy or forbidden port becomes a clear ConfigurationError."""
     try:
         return tornado.netutil.bind_sockets(port, host, backlog=BACKLOG, reuse_port=reuse_port)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise ConfigurationError(
-                f"port {port} on {host} is already in use: stop the other server, pick another port, "
-                "or use port=0 for any free port") from None
+            raise PortInUse(host, port) from None
         raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
