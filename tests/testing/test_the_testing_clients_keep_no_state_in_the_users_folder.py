@@ -41,6 +41,9 @@ with in_memory(server) as client:
     state_dir = getattr(client.client, "state_dir", None)
     record = client.call_tool("add", {"a": 1, "b": 2})["_meta"]["io.nanohub/provenance"]
     job = client.call_tool("slow_add", {"a": 2, "b": 3})["structuredContent"]["job_id"]
+    # (done before this client closes: a job still running then is ended as "the server stopped")
+    while client.call_tool("get_job_result", {"job_id": job})["structuredContent"]["status"] == "running":
+        pass
 
 async def official():
     async with client_session(server) as session:  # the same directory: the job is read there
