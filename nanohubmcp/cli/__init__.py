@@ -61,6 +61,7 @@ and exit status 1.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -91,5 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.usage_error(str(exc))  # exits 2, as argparse does for its own usage errors
         raise  # not reached: error() exits
     except NanohubMCPError as exc:
+        if "nanohubmcp.transports.workers" in sys.modules:  # (only a --workers server loaded it)
+            from ..transports.workers import worker_task
+
+            if worker_task() is not None:  # a worker started again, failing at its start: not the command
+                print(f"{PROG}: worker {worker_task()} (pid {os.getpid()}) could not start: {exc}", file=sys.stderr)
+                return 1
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
         return 1

@@ -96,6 +96,10 @@ def test_a_worker_failing_at_its_start_is_started_again_ever_more_slowly_then_se
         assert len(ends) <= 6, ends  # (the kill, at most one restart at once, then the four paused ones)
         paused = r"it ended within 10 s of its start \d+ times in a row; restarting in [0-9.]+ s"
         assert all(re.fullmatch(rf"restarted|{paused}", end) for end in ends), ends
+        # Each failed start is the worker's, not the command's (trial45 T45-4: "nanohubmcp run: error: ...").
+        assert "nanohubmcp run: error" not in server.text(), server.text()
+        assert re.search(rf"^nanohubmcp: worker {slot} \(pid \d+\) could not start: cannot reach the state store",
+                         server.text(), re.M), server.text()
 
         redis_server.start()
         wait_until(lambda: listeners(server.port) == 2, "the worker started again serves once Redis is back", 60)
