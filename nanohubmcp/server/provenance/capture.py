@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..results.owners import owner_for
-from .code_facts import code_of
+from .code_facts import CODE, code_of
+from .code_files import WATCHED
 from .handover import CACHE_META, JobEnd
 from .job_record import completed
 from .record_arguments import record_arguments_text
@@ -49,14 +50,21 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     if principal is not None:
         owner = owner_for(principal, None)
         subject = str(principal.subject)
-    code = code_of(tool, ran)
-    known = tool.extra.get(FACTS)  # (tool_facts.known_facts's answer, read here: a call fewer a record)
-    if known is None or known[0] is not code or known[1] != process_id():
-        known = known_facts(tool, code)
+    options = tool.extra
+    known = options.get(FACTS)  # (tool_facts.known_facts's answer, read here: a call fewer a record)
+    # code_of's answer without its call when it is the one the facts were made of (a tool whose code is files
+    # asks its version each time): code_of would give extra[CODE], and known_facts the same facts
+    if known is None or known[1] != process_id() or WATCHED in options or options.get(CODE) is not known[0]:
+        known = known_facts(tool, code_of(tool, ran))
     facts = known[2]
     meta = result.pop("_meta", None)
-    cached = meta.get(CACHE_META) if isinstance(meta, dict) else None
-    hit = isinstance(cached, dict) and bool(cached.get("hit"))
+    hit = False
+    cache = None  # the cache column: None for a call the cache did not see
+    if meta is not None:  # (a result's own _meta, or the cache's marks: most results have none)
+        cached = meta.get(CACHE_META) if isinstance(meta, dict) else None
+        if isinstance(cached, dict):
+            hit = bool(cached.get("hit"))
+            cache = _hit(cached_from) if hit else "miss"
     # a kept result's digest is the SHA-256 of its text, made when the record is read (rows.view)
     kept = one_text_block(result)
     if kept is None:
@@ -96,7 +104,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         digest,
         kept,
         column_json(links) if links else None,
-        (_hit(cached_from) if hit else "miss") if isinstance(cached, dict) else None,
+        cache,
         record_arguments_text(arguments, tool),
         extra,
         None,  # body: a first-schema record's
