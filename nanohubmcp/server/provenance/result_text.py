@@ -123,6 +123,8 @@ _TEXT_RESULT_KEYS = ("content", "isError")
 _TEXT_BLOCK_KEYS = ("type", "text")
 _string = json.encoder.encode_basestring
 """A string's JSON text as the wire's encoder writes it (quoted, escaped, not ASCII-escaped)."""
+_MOST_TEXT = MAX_KEPT_RESULT_BYTES - 64
+"""The longest text :func:`one_text_block` keeps, less one (the block's own characters fit in the rest)."""
 
 
 def one_text_block(result: dict[str, Any]) -> str | None:
@@ -135,26 +137,27 @@ def one_text_block(result: dict[str, Any]) -> str | None:
     costs ~11k instructions for this one block; the checks here and one string's escaping ~3k
     (bench/provenance.md, ninth pass)."""
     try:
-        (block,) = result["content"]
+        content = result["content"]
+        (block,) = content
         text = block["text"]
     except (KeyError, TypeError, ValueError):
         return None
     if (
-        type(block) is dict
+        type(content) is list
+        and type(block) is dict
+        and type(text) is str
         and tuple(result) == _TEXT_RESULT_KEYS
         and tuple(block) == _TEXT_BLOCK_KEYS
-        and type(result["content"]) is list
         and block["type"] == "text"
         and type(block["type"]) is str
-        and type(text) is str
         and text.isascii()
-        and len(text) < MAX_KEPT_RESULT_BYTES - 64
+        and len(text) < _MOST_TEXT
     ):
         failed = result["isError"]
         if failed is False:
-            return '{"content":[{"type":"text","text":' + _string(text) + '}],"isError":false}'
+            return f'{{"content":[{{"type":"text","text":{_string(text)}}}],"isError":false}}'
         if failed is True:
-            return '{"content":[{"type":"text","text":' + _string(text) + '}],"isError":true}'
+            return f'{{"content":[{{"type":"text","text":{_string(text)}}}],"isError":true}}'
     return None
 
 
