@@ -94,6 +94,7 @@ class ProtocolVersion(str):
         completions: the ``completions`` capability (2025-03-26).
         tool_annotations: tool ``annotations`` (readOnlyHint, …; 2025-03-26).
         resumable_streams: Streamable HTTP with event ids a client resumes from (2025-03-26).
+        audio_content: ``audio`` content blocks (2025-03-26).
         structured_content: tool ``outputSchema`` / ``structuredContent`` (2025-06-18).
         titles: ``title`` on tools, resources and prompts (2025-06-18).
         resource_links: ``resource_link`` content blocks (2025-06-18).
@@ -116,6 +117,7 @@ class ProtocolVersion(str):
     completions: bool
     tool_annotations: bool
     resumable_streams: bool
+    audio_content: bool
     structured_content: bool
     titles: bool
     resource_links: bool
@@ -149,6 +151,7 @@ class ProtocolVersion(str):
         made.batches = value in BATCH_VERSIONS
         made.progress_messages = made.completions = made.tool_annotations = made.resumable_streams = (
             date >= _DATE_2025_03_26)
+        made.audio_content = date >= _DATE_2025_03_26
         made.structured_content = made.titles = made.resource_links = date >= _DATE_2025_06_18
         made.icons = made.argument_errors_as_tool_errors = made.priming_events = made.elicitation_modes = (
             date >= _DATE_2025_11_25)

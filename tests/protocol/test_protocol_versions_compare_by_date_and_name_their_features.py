@@ -38,6 +38,7 @@ def test_an_unknown_version_is_refused_by_name() -> None:
         ("completions", "2025-03-26"),
         ("tool_annotations", "2025-03-26"),
         ("resumable_streams", "2025-03-26"),
+        ("audio_content", "2025-03-26"),
         ("structured_content", "2025-06-18"),
         ("titles", "2025-06-18"),
         ("icons", "2025-11-25"),

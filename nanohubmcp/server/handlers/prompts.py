@@ -15,7 +15,7 @@ from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
 from ..results import shape as results
-from ..results.link_blocks import links_as_text
+from ..results.version_blocks import blocks_for
 from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
@@ -64,8 +64,7 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
                                     timeout=core.tool_timeout, what=f"prompt '{name}'",
                                     may_run_inline=context is None)
         result = results.prompt_result(value, description=prompt.description)
-        if not request.version.resource_links:  # (2024-11-05, 2025-03-26: no such block; a text naming it)
-            result = links_as_text(result)
+        result = blocks_for(request.version, result)  # (a resource_link, audio an older version lacks)
     except Exception as exc:
         if call:
             call.finish(False, str(exc))

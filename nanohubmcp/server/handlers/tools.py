@@ -13,7 +13,7 @@ from ..calls.tool_calls import checks_loaded, lookup_tool, refuse_arguments, run
 from ..executors.service import start_job_result
 from ..registry.components import task_support
 from ..registry.registry import list_result
-from ..results.link_blocks import links_as_text
+from ..results.version_blocks import blocks_for, has_every_block
 from ..wire.request import RequestContext
 from .tasks import create_task
 
@@ -40,13 +40,14 @@ def tools_call(core: HandlerServices, request: RequestContext, params: dict[str,
     A plain function handing on the awaitable of the call (no coroutine level of its own); an
     unknown tool or a refusal raises at once. A session of a version without ``resource_link`` blocks
     (before 2025-06-18) gets a text block naming the URI in each one's place (:mod:`..results.link_blocks`),
-    a job's result polled with ``get_job_result`` too."""
+    one without ``audio`` blocks (2024-11-05) an embedded blob resource in each one's place
+    (:mod:`..results.audio_blocks`), a job's result polled with ``get_job_result`` too."""
     answer = _tools_call(core, request, params)
-    return answer if request.version.resource_links else _links_as_text(answer)
+    return answer if has_every_block(request.version) else _blocks_for(request, answer)
 
 
-async def _links_as_text(answer: Awaitable[dict[str, Any]]) -> dict[str, Any]:
-    return links_as_text(await answer)
+async def _blocks_for(request: RequestContext, answer: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    return blocks_for(request.version, await answer)
 
 
 def _tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
