@@ -5,7 +5,8 @@ ends ``failed`` with a message saying why. A real server over REST.
 
 (A value nested past ``MAX_JSON_DEPTH`` is now the tool's error before the store sees it:
 ``tests/server/test_results_nested_too_deep_are_a_tool_error.py``. What reaches the store
-unchecked here is a ``ToolResult``'s own ``_meta``.)"""
+unchecked here was a ``ToolResult``'s own ``_meta``; since trial45 T45-16 that too is checked as the result is
+made, so the job ends failed with the meta's own refusal, before the store: either way it ends, saying why.)"""
 
 from __future__ import annotations
 
@@ -49,5 +50,5 @@ def test_a_job_whose_result_cannot_be_stored_ends_failed_with_a_message() -> Non
                 break
             time.sleep(0.05)
         assert reply["status"] == "error", reply  # a failed job, as REST spells it
-        assert "could not be stored" in str(reply), reply
-        assert "nested more than" in str(reply), reply
+        assert "ToolResult meta cannot be sent" in str(reply), reply
+        assert "nests more than 128 levels deep" in str(reply), reply
