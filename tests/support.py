@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import glob
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -542,3 +544,19 @@ def stdio_in_process(server: MCPServer) -> Iterator[tuple[int, queue.Queue[dict[
         os.close(out_w)
         reader.join(30)
         os.close(in_r)
+
+
+def python310() -> str | None:
+    """A working Python 3.10 interpreter on this machine (``python3.10`` on PATH, else a pyenv version), or None:
+    for tests that run a module of ours under the oldest Python we support (a pyenv shim may name one it cannot
+    run, so each candidate is asked its version)."""
+    pyenv = os.path.expanduser("~/.pyenv/versions/3.10*/bin/python3.10")
+    for candidate in filter(None, [shutil.which("python3.10"), *sorted(glob.glob(pyenv))]):
+        try:
+            done = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"],
+                                  capture_output=True, text=True, timeout=30, check=False)
+        except OSError:
+            continue
+        if done.stdout.strip() == "(3, 10)":
+            return candidate
+    return None

@@ -12,14 +12,12 @@ before target py311). The second test runs that module under a Python 3.10 found
 from __future__ import annotations
 
 import ast
-import glob
-import os
-import shutil
 import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
+from support import python310
 
 import nanohubmcp
 from nanohubmcp.server.provenance import awaited
@@ -91,21 +89,6 @@ def test_no_wait_of_the_package_catches_only_the_builtin_timeouterror() -> None:
     assert not found, f"catch asyncio.TimeoutError (the builtin only from Python 3.11 on): {found}"
 
 
-def _python310() -> str | None:
-    """A working Python 3.10 interpreter on this machine, if any (a pyenv shim may name one it cannot run)."""
-    pyenv = os.path.expanduser("~/.pyenv/versions/3.10*/bin/python3.10")
-    candidates = [shutil.which("python3.10"), *sorted(glob.glob(pyenv))]
-    for candidate in filter(None, candidates):
-        try:
-            done = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"],
-                                  capture_output=True, text=True, timeout=30, check=False)
-        except OSError:
-            continue
-        if done.stdout.strip() == "(3, 10)":
-            return candidate
-    return None
-
-
 PROBE = """
 import asyncio, importlib.util, sys
 spec = importlib.util.spec_from_file_location("awaited", sys.argv[1])
@@ -122,7 +105,7 @@ print(asyncio.run(module.AwaitedRecords(Never(), every=0.01).written("x" * 24, N
 
 
 def test_a_wait_for_a_record_never_written_answers_false_on_python_310(tmp_path: Path) -> None:
-    python = _python310()
+    python = python310()
     if python is None:
         pytest.skip("no Python 3.10 interpreter on this machine")
     # the module uses the standard library only: a bare 3.10 loads it by its path

@@ -4,13 +4,11 @@ protocol/wire.py (standard library only) under a Python 3.10 found on the machin
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from support import python310
 
 from nanohubmcp.protocol import wire
 
@@ -25,20 +23,6 @@ def test_a_z_time_is_taken_and_a_wrong_one_refused() -> None:
     for text in REFUSED:
         with pytest.raises(ValueError, match=r"annotations\.lastModified must be an ISO 8601 text"):
             wire.check_annotations({"lastModified": text}, "resource 'data://x'")
-
-
-def _python310() -> str | None:
-    """A working Python 3.10 interpreter on this machine, if any."""
-    pyenv = os.path.expanduser("~/.pyenv/versions/3.10*/bin/python3.10")
-    for candidate in filter(None, [shutil.which("python3.10"), *sorted(glob.glob(pyenv))]):
-        try:
-            done = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"],
-                                  capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
-        except OSError:
-            continue
-        if done.stdout.strip() == "(3, 10)":
-            return candidate
-    return None
 
 
 PROBE = """
@@ -57,7 +41,7 @@ for text in sys.argv[2:]:
 
 
 def test_a_z_time_is_taken_on_python_310(tmp_path: Path) -> None:
-    python = _python310()
+    python = python310()
     if python is None:
         pytest.skip("no Python 3.10 interpreter on this machine")
     done = subprocess.run([python, "-c", PROBE, wire.__file__, *TAKEN, *REFUSED], capture_output=True, text=True,
