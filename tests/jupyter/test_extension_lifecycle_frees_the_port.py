@@ -74,7 +74,7 @@ def test_an_autoloaded_extension_reads_the_profile_config(start_kernel: Any, ipy
     live: LiveKernel = start_kernel()
     listing = live.run_ok("%config NanohubMCP").text
     assert "Current: 'from-profile'" in listing
-    assert "NanohubMCP.tool_timeout=<Float>" in listing
+    assert "NanohubMCP.tool_timeout=<Real>" in listing  # (jupyter.real_trait: a real number of seconds)
     live.run_ok(TOOL)
 
     async def info() -> Any:

@@ -190,6 +190,8 @@ def test_annotations_and_meta_are_checked() -> None:
     with pytest.raises(TypeError, match="annotations must be a dict"):
         TextContent("x", annotations=["user"])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="meta must be a dict"):
+        TextContent("x", meta=["a"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"meta keys must be str: the key 1 is of type int"):  # (trial45 T45-17)
         TextContent("x", meta={1: "a"})  # type: ignore[dict-item]
     with pytest.raises(TypeError, match="must be a str"):
         TextContent(5)  # type: ignore[arg-type]
