@@ -97,7 +97,7 @@ import threading
 import nanohubmcp.transports.process_exit as process_exit
 from nanohubmcp import MCPServer
 
-process_exit.EXIT_GRACE_SECONDS = 1.0
+process_exit.EXIT_GRACE_SECONDS = 3.0  # past the 2 s drain: the exit watchdog (transports.exit_watch) bounds at it too
 server = MCPServer("stuck")
 
 @server.tool()
@@ -129,9 +129,9 @@ def test_sigterm_ends_the_process_even_while_a_tool_never_returns(tmp_path: Path
         threading.Thread(target=lambda: _quietly(call_tool_http, base, "forever", timeout=40), daemon=True).start()
         assert running.wait(30), "the tool never started"
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(20) == 0  # once drained (2 s): the bound, 1 s here, is over; no second signal needed
+        assert proc.wait(20) == 0  # once drained (2 s), by the bound (3 s here); no second signal needed
         said = proc.stderr.read() if proc.stderr else ""
-        assert "still running; exiting without them (within 1 s of the stop)" in said, said
+        assert "still running; exiting without them (within 3 s of the stop)" in said, said
         assert "Traceback" not in said
     finally:
         if proc.poll() is None:
