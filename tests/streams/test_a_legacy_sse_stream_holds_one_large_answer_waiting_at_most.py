@@ -33,11 +33,12 @@ CLOSED = "closing a stream whose client left"
 
 
 def build() -> MCPServer:
-    server = MCPServer("large answers")
+    # max_inline_bytes=None: bytes over the limit are kept and linked since b2d454e; here they must be sent inline
+    server = MCPServer("large answers", max_inline_bytes=None)
 
     @server.tool()
     def blob() -> bytes:
-        """Bytes sent inline, whatever their size."""
+        """Bytes sent inline, whatever their size (no max_inline_bytes)."""
         return bytes(BLOB)
 
     return server
