@@ -70,7 +70,9 @@ class _Server(Server):
 
     def ends(self, slot: int) -> list[str]:
         """What the parent said after each end of worker ``slot`` (``restarted``, ``restarting in 2 s``, ...)."""
-        return re.findall(rf"^nanohubmcp: worker {slot} \(pid \d+\) [^;]+; (.*)$", self.text(), re.M)
+        said = re.findall(rf"^nanohubmcp: worker {slot} \(pid \d+\) [^;]+; (.*)$", self.text(), re.M)
+        # (a worker's own line of the store's outage, "...; answering 503 until it is back", is no end: ci39)
+        return [end for end in said if not end.startswith("answering 503")]
 
     def close(self) -> None:
         with contextlib.suppress(ProcessLookupError):
