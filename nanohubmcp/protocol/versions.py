@@ -98,6 +98,8 @@ class ProtocolVersion(str):
         structured_content: tool ``outputSchema`` / ``structuredContent`` (2025-06-18).
         titles: ``title`` on tools, resources and prompts (2025-06-18).
         resource_links: ``resource_link`` content blocks (2025-06-18).
+        every_block: every content block type this server sends (``resource_link`` and ``audio``: a
+            result needs no conversion for it; 2025-06-18).
         icons: ``icons`` on tools, resources and prompts (2025-11-25).
         argument_errors_as_tool_errors: invalid tool arguments are an ``isError`` result, not
             -32602 (SEP-1303, 2025-11-25).
@@ -121,6 +123,7 @@ class ProtocolVersion(str):
     structured_content: bool
     titles: bool
     resource_links: bool
+    every_block: bool
     icons: bool
     argument_errors_as_tool_errors: bool
     priming_events: bool
@@ -153,6 +156,7 @@ class ProtocolVersion(str):
             date >= _DATE_2025_03_26)
         made.audio_content = date >= _DATE_2025_03_26
         made.structured_content = made.titles = made.resource_links = date >= _DATE_2025_06_18
+        made.every_block = made.resource_links and made.audio_content
         made.icons = made.argument_errors_as_tool_errors = made.priming_events = made.elicitation_modes = (
             date >= _DATE_2025_11_25)
         made.tasks = value == V2025_11_25

@@ -259,7 +259,9 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
             declared = headers.get("Content-Length", "0")
             if size <= MAX_HEADER_BYTES and (chunked or declared != "0"):
                 deadlines.add(self.key, BODY_TIMEOUT, connection.close)  # in place of the header deadline
-                if self.wide_reads and (chunked or (declared_length(declared) or 0) > FIRST_READ_BYTES):
+                # (a length of 3 characters or fewer is below FIRST_READ_BYTES: most calls' bodies, read as they are)
+                if self.wide_reads and (chunked or (len(declared) > 3 and (declared_length(declared) or 0)
+                                                    > FIRST_READ_BYTES)):
                     self._widen(connection.stream)
             else:
                 deadlines.discard(self.key)  # the headers arrived (LimitedServer timed them)

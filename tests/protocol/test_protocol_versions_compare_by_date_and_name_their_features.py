@@ -41,6 +41,8 @@ def test_an_unknown_version_is_refused_by_name() -> None:
         ("audio_content", "2025-03-26"),
         ("structured_content", "2025-06-18"),
         ("titles", "2025-06-18"),
+        ("resource_links", "2025-06-18"),
+        ("every_block", "2025-06-18"),
         ("icons", "2025-11-25"),
         ("argument_errors_as_tool_errors", "2025-11-25"),
         ("priming_events", "2025-11-25"),

@@ -64,7 +64,8 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
                                     timeout=core.tool_timeout, what=f"prompt '{name}'",
                                     may_run_inline=context is None)
         result = results.prompt_result(value, description=prompt.description)
-        result = blocks_for(request.version, result)  # (a resource_link, audio an older version lacks)
+        if not request.version.every_block:  # (a resource_link, audio an older version lacks)
+            result = blocks_for(request.version, result)
     except Exception as exc:
         if call:
             call.finish(False, str(exc))

@@ -13,7 +13,7 @@ from ..calls.tool_calls import checks_loaded, lookup_tool, refuse_arguments, run
 from ..executors.service import start_job_result
 from ..registry.components import task_support
 from ..registry.registry import list_result
-from ..results.version_blocks import blocks_for, has_every_block
+from ..results.version_blocks import blocks_for
 from ..wire.request import RequestContext
 from .tasks import create_task
 
@@ -43,7 +43,7 @@ def tools_call(core: HandlerServices, request: RequestContext, params: dict[str,
     one without ``audio`` blocks (2024-11-05) an embedded blob resource in each one's place
     (:mod:`..results.audio_blocks`), a job's result polled with ``get_job_result`` too."""
     answer = _tools_call(core, request, params)
-    return answer if has_every_block(request.version) else _blocks_for(request, answer)
+    return answer if request.version.every_block else _blocks_for(request, answer)
 
 
 async def _blocks_for(request: RequestContext, answer: Awaitable[dict[str, Any]]) -> dict[str, Any]:

@@ -14,17 +14,13 @@ from ...protocol.versions import ProtocolVersion
 from .audio_blocks import audio_as_resources
 from .link_blocks import links_as_text
 
-__all__ = ["blocks_for", "has_every_block"]
-
-
-def has_every_block(version: ProtocolVersion) -> bool:
-    """Whether ``version`` has every block type a result may hold (nothing for :func:`blocks_for` to do)."""
-    return version.resource_links and version.audio_content
+__all__ = ["blocks_for"]
 
 
 def blocks_for(version: ProtocolVersion, wire: dict[str, Any]) -> dict[str, Any]:
     """``wire`` (a ``CallToolResult`` or ``GetPromptResult``) with the blocks ``version`` lacks converted,
-    in place; ``wire`` is returned."""
+    in place; ``wire`` is returned. Nothing to do when ``version.every_block``: a caller on a hot path asks
+    that first."""
     if not version.resource_links:
         wire = links_as_text(wire)
     if not version.audio_content:
