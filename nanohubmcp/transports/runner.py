@@ -186,10 +186,10 @@ class Runner:
         watch: list[ExitWatch] = []
 
         async def main() -> None:
-            self._serve(sockets)
             loop = asyncio.get_running_loop()
-            if workers > 1:
-                watch_parent(loop, parent, lambda: self.running, self._shutdown)
+            # The stop signals are taken before serving starts: one sent as soon as the banner (or the
+            # server_started event) says the server is up stops it cleanly, not by the signal's default action.
+            # (Their callbacks run once main() first waits, when serving has started.)
             signals = stop_signals()  # (read once: taking SIGHUP below changes what it reads)
             for sig in signals:  # (SIGHUP, a closed terminal, too: a clean stop, not a silent death)
                 # Not possible off the main thread, or on a platform without signals.
@@ -201,6 +201,9 @@ class Runner:
 
                 watch.append(ExitWatch(EXIT_GRACE_SECONDS, lambda: not self.running, HANGUP))
                 watch[0].install(signals)
+            self._serve(sockets)
+            if workers > 1:
+                watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None
             await self._stopped.wait()
             if workers > 1:
