@@ -59,6 +59,7 @@ from .wire.state_dir import ENV_STATE_DIR
 if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
     from .asks.task_inputs import TaskInputs
+    from .executors.polled_data import PolledData
     from .jobs.leftovers import Leftovers
     from .jobs.record import Job
     from .jobs.service import JobStore
@@ -218,6 +219,11 @@ class ServerCore:
     def result_store(self) -> ResultStore:
         """Large results kept as resources, beside job results."""
         return self.first_use.result_store
+
+    @property
+    def polled_data(self) -> PolledData:
+        """The done jobs' data over ``max_inline_bytes`` kept once per job for their MCP answers."""
+        return self.first_use.polled_data
 
     @property
     def provenance(self) -> ProvenanceStore:

@@ -1,8 +1,8 @@
 """The core's services a first answer does not use, each made at its first use: :class:`FirstUse`.
 
 The job store (with the job service's hand-over and re-attach hooks, and the provenance recorder
-as its finish hook), the result store and the result options, the provenance records and their
-layer's recorder, the result cache and its layer, and the stateless era's state (the
+as its finish hook), the result store and the result options, the done jobs' kept data, the provenance
+records and their layer's recorder, the result cache and its layer, and the stateless era's state (the
 ``requestState`` key, task inputs, skills). Each is a typed property backed by a :class:`Once`:
 made under a lock at the first ask, then kept; its module is imported then too, so a served
 script's first answer imports none of them. :class:`~.core.ServerCore` holds one ``FirstUse``
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..state import StateURL
     from .asks.request_state import RequestStateCodec
     from .asks.task_inputs import TaskInputs
+    from .executors.polled_data import PolledData
     from .jobs.leftovers import Leftovers
     from .jobs.service import HandOver, JobStore, Reattach
     from .provenance.cache_layer import CacheLayer
@@ -126,6 +127,7 @@ class FirstUse:
         self._jobs = Once(self._make_jobs)
         self._result_options = Once(self._make_result_options)
         self._result_store = Once(self._make_result_store)
+        self._polled_data = Once(self._make_polled_data)
         self._provenance = Once(self._make_provenance)
         self._recorder = Once(self._make_recorder)
         self._result_cache = Once(self._make_result_cache)
@@ -223,6 +225,17 @@ class FirstUse:
 
         return ResultStore(self._job_ttl, self._kept[0], directory=self._kept_directory,
                            max_bytes_per_owner=self._kept[1])
+
+    @property
+    def polled_data(self) -> PolledData:
+        """The done jobs' data over ``max_inline_bytes`` kept for their MCP answers (``get_job_result``,
+        ``tasks/result``), once per job, in :attr:`result_store`."""
+        return self._polled_data.get()
+
+    def _make_polled_data(self) -> PolledData:
+        from .executors.polled_data import PolledData
+
+        return PolledData(self.result_store, self.result_options)
 
     @property
     def provenance(self) -> ProvenanceStore:

@@ -25,7 +25,6 @@ from ..calls.context import Context
 from ..jobs import service as jobmod
 from ..jobs.visibility import echoed_id
 from ..results.named_blocks import in_place, placeholders, renumbered
-from .polled_data import PolledData
 
 if TYPE_CHECKING:
     from .service import JobHost
@@ -51,14 +50,20 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
             running["progress"] = report
         return running
     if job.status == jobmod.COMPLETED:
-        result = job.result or {}
-        value = job_value(result, json_text=job.json_text, places=job.item_places)
-        at = answer_places(result.get("content", []))
-        return {"status": "done", "job_id": job.id, "result": renumbered(value, at) if at else value}
+        return {"status": "done", "job_id": job.id, "result": polled_value(job)}
     if job.status == jobmod.CANCELLED:
         return {"status": "cancelled", "job_id": job.id}
     error = job.status_message or (job.error or {}).get("message") or "the job failed"
     return {"status": "error", "job_id": job.id, "error": error}
+
+
+def polled_value(job: jobmod.Job) -> Any:
+    """The ``result`` of a done ``job`` as a poll answers it: :func:`job_value`, each block named by its index in
+    :func:`job_answer`'s content (:func:`answer_places`)."""
+    result = job.result or {}
+    value = job_value(result, json_text=job.json_text, places=job.item_places)
+    at = answer_places(result.get("content", []))
+    return renumbered(value, at) if at else value
 
 
 def job_value(result: dict[str, Any], *, json_text: bool = False, places: list[Any] | None = None) -> Any:
@@ -102,21 +107,27 @@ def _carried(block: object) -> bool:
     return isinstance(block, dict) and block.get("type") != "text"
 
 
+def carried_blocks(job: jobmod.Job) -> list[dict[str, Any]]:
+    """The blocks of ``job``'s result that :func:`job_answer` carries after its status text, in their order
+    (images, embedded resources, resource links: not its texts, which its value holds)."""
+    return [block for block in (job.result or {}).get("content", ()) if _carried(block)]
+
+
 def answer_places(content: list[Any]) -> dict[int, int]:
     """Where the blocks of a job's result ``content`` that :func:`job_answer` carries sit in its content:
     block 0 is the status text, then those blocks in their order (``[image, "cap", image]`` -> ``{0: 1, 2: 2}``).
     A polled job's value names its blocks so, over MCP and REST alike: ``"<image: content[1]>"`` is the
     block a client polling over MCP holds at ``content[1]``; ``tasks/result``, which answers the job's own
-    result, names them by their own index."""
+    result, names them by their own index (but for data it links: the kept data is the poll's value, and
+    the note comes first there, so its blocks sit at the same index)."""
     carried = [i for i, block in enumerate(content) if _carried(block)]
     return {i: place for place, i in enumerate(carried, 1)}
 
 
 def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
     """The built-in ``get_job_result`` tool of ``core``: an ``@async_tool`` caller polls it. Over MCP a done
-    job's data over ``max_inline_bytes`` is kept once per job and linked (:mod:`.polled_data`); over REST
-    (``Context.inline_limit`` None) the answer carries the value."""
-    polled = PolledData()
+    job's data over ``max_inline_bytes`` is kept once per job and linked (``core.polled_data``, which
+    ``tasks/result`` shares: the same link); over REST (``Context.inline_limit`` None) the answer carries the value."""
 
     async def get_job_result(ctx: Context, job_id: str) -> dict[str, Any] | ToolResult:
         """Get the status or result of a job started by an async tool.
@@ -131,8 +142,8 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
                 return not_found(job_id)
             if ctx.inline_limit is None or job.status != jobmod.COMPLETED:
                 return job_answer(job)
-            kept = functools.partial(polled.kept, core.result_store, core.result_options)
-            return await asyncio.to_thread(job_answer, job, kept)  # (it may write the data to the results folder)
+            # (off the loop: it may write the data to the results folder, or wait for another answer's keep)
+            return await asyncio.to_thread(job_answer, job, core.polled_data.kept)
 
     return get_job_result
 
@@ -190,9 +201,9 @@ def job_cancel_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
     return cancel_job
 
 
-Kept = Callable[[jobmod.Job, Any], "list[dict[str, Any]] | None"]
-"""Where a done job's polled value goes when it is too large for the answer (:meth:`.polled_data.PolledData.kept`
-with its store and options): the ``[note, resource_link]`` answered in its place, or None to answer it."""
+Kept = Callable[[jobmod.Job, Callable[[], Any]], "list[dict[str, Any]] | None"]
+"""Where a done job's polled value (made by the callable, when needed) goes when it is too large for the answer
+(:meth:`.polled_data.PolledData.kept`): the ``[note, resource_link]`` answered in its place, or None to answer it."""
 
 
 def job_answer(job: jobmod.Job, kept: Kept | None = None) -> dict[str, Any] | ToolResult:
@@ -207,13 +218,14 @@ def job_answer(job: jobmod.Job, kept: Kept | None = None) -> dict[str, Any] | To
     With ``kept`` (an MCP poll), a done job's value too large to answer is kept and linked: the blocks ``kept``
     gives (a note with a preview, then a ``resource_link``) follow the result's own, and the status's
     ``result`` names the link (``"<content[N]>"``), as a direct MCP call of the tool answers such data."""
-    status = job_status(job)
+    done = job.status == jobmod.COMPLETED
+    aside = kept(job, functools.partial(polled_value, job)) if kept is not None and done else None
+    status = job_status(job) if aside is None else {"status": "done", "job_id": job.id}
     uri = job.provenance_uri()
     meta = {jobmod.PROVENANCE_META: uri} if uri is not None else None
     if status["status"] != "done":
         return status if meta is None else ToolResult(structured_content=status, meta=meta)
-    blocks = [block for block in (job.result or {}).get("content", ()) if _carried(block)]
-    aside = kept(job, status["result"]) if kept is not None else None
+    blocks = carried_blocks(job)
     if aside is not None:  # [note, link]: the link is the answer's last block
         blocks = [*blocks, *aside]
         status["result"] = f"<content[{len(blocks)}]>"

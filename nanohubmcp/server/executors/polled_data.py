@@ -1,20 +1,23 @@
-"""A done job's data over ``max_inline_bytes`` in the answer of an MCP poll (``get_job_result``): kept as a
-resource once per job and linked, as a direct MCP call of the tool keeps and links it.
+"""A done job's data over ``max_inline_bytes`` in an MCP answer of the job (``get_job_result``, ``tasks/result``):
+kept as a resource once per job and linked, as a direct MCP call of the tool keeps and links it.
 
 A job's record holds its data whole (a REST poll reads the value: :func:`~..results.sink.call_sink`); an MCP
-client polling it gets the blocks a direct call answers for such data instead — a note with a preview of its
+client reading it gets the blocks a direct call answers for such data instead — a note with a preview of its
 first characters, then a ``resource_link`` (``result.json``, or ``result.txt`` for a text) — so that large data
 stays out of the model's context. The data is kept owned by the job's owner (its principal, else its session)
-on the first such poll; later polls answer the same blocks (the same URI), remembered here per job id for the
-:data:`REMEMBERED` most recently polled jobs, kept again when the store dropped it to make room. What this
-module does not do: decide whether a poll is over MCP (the caller's ``Context.inline_limit``), nor shape the
-poll's answer (:mod:`.job_tools`).
+on the first such answer; later answers, by either method, give the same blocks (the same URI), remembered
+here per job id for the :data:`REMEMBERED` most recently read jobs, kept again when the store no longer holds
+them. Two first answers of one job at the same moment keep it once: the second waits for the first's keep.
+What this module does not do: decide whether an answer is over MCP (the caller's ``Context.inline_limit``,
+``tasks/result``), nor shape the answer (:mod:`.job_tools`, :mod:`..handlers.tasks`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from ...protocol import jsonenc
@@ -30,8 +33,8 @@ __all__ = ["REMEMBERED", "PolledData", "job_owner"]
 Wire = dict[str, Any]
 
 REMEMBERED: Final = 256
-"""How many jobs' kept data :class:`PolledData` remembers (the least recently polled is forgotten first:
-a poll of a forgotten job keeps its data again, under a new URI)."""
+"""How many jobs' kept data :class:`PolledData` remembers (the least recently read is forgotten first:
+an answer of a forgotten job keeps its data again, under a new URI)."""
 
 
 def job_owner(job: Job) -> str | None:
@@ -42,40 +45,99 @@ def job_owner(job: Job) -> str | None:
     return f"{SESSION_OWNER}{job.owner}" if job.owner is not None else None
 
 
-class PolledData:
-    """The kept data of the jobs polled over MCP: one per server's ``get_job_result`` tool; thread-safe."""
+class _Flight:
+    """The first keep of one job's data: its lock, and how many answers hold or wait for it."""
 
-    def __init__(self, remembered: int = REMEMBERED) -> None:
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.users = 0
+
+
+class PolledData:
+    """The kept data of done jobs read over MCP: one per server, shared by its ``get_job_result`` tool and
+    ``tasks/result``; thread-safe.
+
+    Args:
+        store: where the data is kept (the server's large results).
+        options: ``max_inline_bytes`` (read at each answer, as it is then).
+        remembered: how many jobs' blocks are remembered.
+    """
+
+    def __init__(self, store: ResultStore, options: ResultOptions, remembered: int = REMEMBERED) -> None:
+        self._store = store
+        self._options = options
         self._remembered = remembered
         self._blocks: OrderedDict[str, list[Wire]] = OrderedDict()
+        self._flights: dict[str, _Flight] = {}
         self._lock = threading.Lock()
 
-    def kept(self, store: ResultStore, options: ResultOptions, job: Job, value: Any) -> list[Wire] | None:
-        """``[note, resource_link]`` for ``job``'s polled ``value`` when its JSON (a text: the text itself) is
-        longer than ``options.max_inline_bytes`` characters, else None (the value goes in the answer).
+    def kept(self, job: Job, value: Callable[[], Any]) -> list[Wire] | None:
+        """``[note, resource_link]`` for ``job``'s data, ``value()`` (the value its poll answers), when its JSON
+        (a text: the text itself) is longer than ``max_inline_bytes`` characters, else None (the value goes in
+        the answer). Blocks remembered for the job, whose link the store still holds, are answered without
+        calling ``value`` or encoding anything.
 
-        Blocking (it may write the data to the results folder): call it off the event loop.
+        Blocking (it may write the data to the results folder, or wait for another answer's keep of the same
+        job): call it off the event loop.
 
         Raises:
             ResultTooLarge: the data is larger than the store keeps.
         """
-        from ..results.convert import parts  # the shaping modules: loaded with the first large poll
+        owner = job_owner(job)
+        blocks = self._held(job.id, owner)
+        if blocks is not None:
+            return blocks
+        with self._flight(job.id):  # one first keep per job: a second answer waits here, then reads its blocks
+            blocks = self._held(job.id, owner)
+            if blocks is not None:
+                return blocks
+            blocks = self._keep(owner, value())
+            if blocks is not None:
+                with self._lock:
+                    self._blocks[job.id] = blocks
+                    while len(self._blocks) > self._remembered:
+                        self._blocks.popitem(last=False)
+            return blocks
+
+    def pending(self, job_id: str) -> int:
+        """How many answers of job ``job_id`` are keeping its data or waiting for that keep now (0 once they
+        ended: the keeps in flight are held only while answers wait for them)."""
+        with self._lock:
+            flight = self._flights.get(job_id)
+            return flight.users if flight is not None else 0
+
+    def _held(self, job_id: str, owner: str | None) -> list[Wire] | None:
+        """The blocks remembered for ``job_id`` while the store holds their link, else None."""
+        with self._lock:
+            blocks = self._blocks.get(job_id)
+            if blocks is not None:
+                self._blocks.move_to_end(job_id)
+        if blocks is None or not self._store.holds(blocks[1]["uri"], owner):
+            return None
+        return blocks
+
+    @contextlib.contextmanager
+    def _flight(self, job_id: str) -> Iterator[None]:
+        with self._lock:
+            flight = self._flights.setdefault(job_id, _Flight())
+            flight.users += 1
+        try:
+            with flight.lock:
+                yield
+        finally:
+            with self._lock:
+                flight.users -= 1
+                if not flight.users:
+                    del self._flights[job_id]
+
+    def _keep(self, owner: str | None, value: Any) -> list[Wire] | None:
+        from ..results.convert import parts  # the shaping modules: loaded with the first large answer
         from ..results.sink import ResultSink
 
         text = value if isinstance(value, str) else jsonenc.dumps(value)
-        owner = job_owner(job)
-        sink = ResultSink(options, store, owner)
+        sink = ResultSink(self._options, self._store, owner)
         if not parts.too_big(sink, len(text)):
             return None
-        with self._lock:
-            blocks = self._blocks.get(job.id)
-            if blocks is not None:
-                self._blocks.move_to_end(job.id)
-        if blocks is not None and store.evicted(blocks[1]["uri"], owner) is None:
-            return blocks
-        blocks = parts.offload_text(text, sink) if isinstance(value, str) else parts.offload_json(text, sink)
-        with self._lock:
-            self._blocks[job.id] = blocks
-            while len(self._blocks) > self._remembered:
-                self._blocks.popitem(last=False)
-        return blocks
+        return parts.offload_text(text, sink) if isinstance(value, str) else parts.offload_json(text, sink)

@@ -37,6 +37,7 @@ from . import JOB_EXECUTOR, JOB_OPTIONS
 
 if TYPE_CHECKING:
     from .base import JobExecutor
+    from .polled_data import PolledData
 
 log = logging.getLogger("nanohubmcp.jobs")
 
@@ -48,7 +49,13 @@ def runner_of(core: JobHost, tool: Tool) -> Any:
 
 class JobHost(AskServices, Protocol):
     """What the job service uses of its server besides :class:`~nanohubmcp.server.services.Services`:
-    the job executors."""
+    the job executors, and the done jobs' data kept for their MCP answers."""
+
+    @property
+    def polled_data(self) -> PolledData:
+        """The done jobs' data over ``max_inline_bytes`` kept once per job for their MCP answers
+        (``get_job_result`` and ``tasks/result`` alike: one link per job)."""
+        ...
 
     def runner_for(self, spec: Any = None, options: dict[str, Any] | None = None) -> JobExecutor:
         """The job executor named ``spec`` with ``options`` (None: the server's)."""

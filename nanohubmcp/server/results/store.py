@@ -300,6 +300,17 @@ class ResultStore:
             item["blob"] = base64.b64encode(data).decode("ascii")
         return {"contents": [item]}
 
+    def holds(self, uri: str, owner: str | None) -> bool:
+        """Whether ``uri`` still reads for ``owner`` (:meth:`read` would answer it): not expired, not dropped
+        (by this process, or its file by another sharing the results folder), and ``owner``'s or anyone's."""
+        with self._lock:
+            self._open()
+            entry = self._entries.get(uri) or self._from_file(uri)
+            if entry is None or entry.expires <= time.time() or entry.owner not in (None, owner):
+                return False
+            path = self._files.path(uri) if entry.data is None else None
+        return path is None or os.path.exists(path)
+
     def evicted(self, uri: str, owner: str | None) -> str | None:
         """Why ``uri`` no longer reads when it was ``owner``'s and was dropped to make room (by this
         process, or another sharing the results folder: :mod:`.evictions`), else None."""

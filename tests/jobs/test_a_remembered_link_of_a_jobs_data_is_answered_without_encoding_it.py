@@ -1,0 +1,52 @@
+"""A done job's data kept for its MCP answers (:class:`~nanohubmcp.server.executors.polled_data.PolledData`) is
+looked up before anything is made: once remembered, an answer gives the same blocks without making the value or
+encoding its JSON again (a poll of a 100 MB result would encode 100 MB each time); a link the store no longer
+holds is kept again.
+
+Before: every poll encoded the whole value to JSON, then looked at what it remembered.
+
+A real result store (in memory) and job records; the value is made by a function that counts its calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nanohubmcp.server.executors.polled_data import PolledData
+from nanohubmcp.server.jobs.record import COMPLETED, Job
+from nanohubmcp.server.results.options import ResultOptions
+from nanohubmcp.server.results.store import ResultStore
+
+DATA = {"y": list(range(5_000))}
+
+
+def test_a_remembered_link_is_answered_without_making_the_value() -> None:
+    store = ResultStore(60.0, max_bytes=1 << 20)
+    polled = PolledData(store, ResultOptions(max_inline_bytes=1024))
+    job = Job("j" * 32, "big", "session-key", status=COMPLETED)
+    made: list[int] = []
+
+    def value() -> Any:
+        made.append(1)
+        return DATA
+
+    first = polled.kept(job, value)
+    assert first is not None
+    assert [block["type"] for block in first] == ["text", "resource_link"]
+    assert polled.kept(job, value) == first
+    assert polled.kept(job, value) == first
+    assert len(made) == 1  # made (and encoded) once, at the keep
+    assert len(store) == 1
+
+
+def test_a_link_the_store_no_longer_holds_is_kept_again() -> None:
+    store = ResultStore(60.0, max_bytes=40_000, max_bytes_per_owner=40_000)
+    polled = PolledData(store, ResultOptions(max_inline_bytes=1024))
+    job, other = Job("j" * 32, "big", "a", status=COMPLETED), Job("k" * 32, "big", "a", status=COMPLETED)
+    first = polled.kept(job, lambda: DATA)
+    assert first is not None
+    assert polled.kept(other, lambda: DATA) is not None  # the store had room for one: the first was evicted
+    again = polled.kept(job, lambda: DATA)
+    assert again is not None
+    assert again[1]["uri"] != first[1]["uri"]
+    assert store.read(again[1]["uri"], "session:a") is not None  # the job's session's (jobs.polled_data.job_owner)
