@@ -203,3 +203,17 @@ def test_data_larger_than_the_store_keeps_is_a_tool_error_naming_the_sizes() -> 
         polled = _poll(routes, session, task_id)  # the poll says the same
         assert polled["isError"] is True
         assert "(50000)" in polled["content"][0]["text"]
+
+
+def test_only_a_tool_without_an_output_schema_is_linked_as_their_direct_calls_are() -> None:
+    server = MCPServer("task-data", max_inline_bytes=LIMIT, job_store="memory")
+    schema = {"type": "object", "properties": {"y": {"type": "array"}}, "required": ["y"]}
+    server.async_tool(name="schematic", description="About 100 KB of data.", output_schema=schema)(lambda: DATA)
+    server.async_tool(name="plain", description="About 100 KB of data.")(lambda: DATA)
+    with serve(server) as url:
+        routes = Routes(int(url.rstrip("/").rsplit(":", 1)[1]))
+        session = routes.session()
+        result = routes.rpc(session, "tasks/result", {"taskId": _task(routes, session, "schematic")})["result"]
+        assert result["structuredContent"] == DATA  # promised by the schema: never linked
+        assert [block["type"] for block in result["content"]] == ["text"]
+        _task_link(routes, session, _task(routes, session, "plain"))
