@@ -9,19 +9,17 @@ Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InternalError, InvalidParams, ResultTooLarge
-from ..executors.job_tools import carried_blocks, polled_value
+from ...errors import InternalError, InvalidParams
 from ..executors.service import refused_job, start_job
 from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..registry.registry import decode_cursor, encode_cursor, refuse_unpaged_cursor
 from ..wire.request import RequestContext
+from .answered_result import answered_result
 
 if TYPE_CHECKING:
     from .host import HandlerServices
@@ -95,7 +93,7 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
 
     A completed task whose data is over ``max_inline_bytes`` (and whose tool declares no output schema, whose
     structured content is promised) answers as a direct call of the tool does — a note with a preview, then a
-    ``resource_link`` to all of it — never the data itself: see :func:`_linked`.
+    ``resource_link`` to all of it — never the data itself: see :func:`.answered_result.answered_result`.
 
     .. versionchanged:: 1.0
        Such data was answered whole, into the model's context.
@@ -115,38 +113,8 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
         return _tool_error("The task was cancelled", meta)
     if job.result is None and job.status == jobmod.FAILED:
         return _tool_error(job.status_message or "the task failed", meta)
-    result = job.result or {"content": []}
-    if job.status == jobmod.COMPLETED and _links_data(core, job):
-        try:  # off the loop: it may write the data to the results folder, or wait for a poll's keep of it
-            linked = await asyncio.to_thread(_linked, core, job)
-        except ResultTooLarge as exc:
-            return _tool_error(str(exc), meta)
-        result = linked if linked is not None else result
+    result = await answered_result(core, job)
     return {**result, "_meta": {**(result.get("_meta") or {}), **meta}}
-
-
-def _links_data(core: HandlerServices, job: jobmod.Job) -> bool:
-    """Whether ``job``'s data may be linked: its tool declares no output schema (a removed tool's none is kept)."""
-    tool = core.registry.tools.get(job.tool)
-    return tool is None or tool.output_schema is None
-
-
-def _linked(core: HandlerServices, job: jobmod.Job) -> dict[str, Any] | None:
-    """``job``'s result with its data over ``max_inline_bytes`` kept and linked, else None (it fits).
-
-    The data kept is the value ``get_job_result`` polls, kept once per job for both methods
-    (:attr:`~..executors.service.JobHost.polled_data`): one URI. The answer is ``[note, <the result's pictures
-    and files>, resource_link]`` without ``structuredContent``: the note comes first so that a block the kept
-    data names (``"<image: content[1]>"``, as a poll names it) is that block here too.
-    """
-    aside = core.polled_data.kept(job, functools.partial(polled_value, job))
-    if aside is None:
-        return None
-    note, link = aside
-    linked: dict[str, Any] = {"content": [note, *carried_blocks(job), link], "isError": False}
-    if "_meta" in (job.result or {}):
-        linked["_meta"] = (job.result or {})["_meta"]
-    return linked
 
 
 def _tool_error(text: str, meta: dict[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams, MissingClientCapability, to_error_object
 from ...protocol.message_values import show
+from ..handlers.answered_result import answered_result
 from ..jobs import service as jobmod
 from ..jobs.record import TASK_JOB
 from ..registry.components import Tool
@@ -63,16 +64,20 @@ def task_handle(job: jobmod.Job) -> dict[str, Any]:
     return jobmod.task_fields(job, status=_status(job), ttl_key="ttlMs", poll_key="pollIntervalMs")
 
 
-def detailed_task(core: HandlerServices, job: jobmod.Job) -> dict[str, Any]:
+def detailed_task(core: HandlerServices, job: jobmod.Job, result: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``DetailedTask`` of a job: its ``Task`` plus ``inputRequests``, ``result`` or ``error`` (a
-    result's ``_meta`` names the call's provenance record, ``io.nanohub/provenance``, when it has one)."""
+    result's ``_meta`` names the call's provenance record, ``io.nanohub/provenance``, when it has one).
+
+    ``result`` is the completed task's result as its answer gives it (:func:`~..handlers.answered_result.
+    answered_result`, as ``tasks/get`` passes it: large data linked); None: the job's stored result as it is.
+    """
     task = task_handle(job)
     status = task["status"]
     if status == jobmod.INPUT_REQUIRED:
         # (a task another process runs: the requests stored with it, JobStore.changed)
         task["inputRequests"] = core.task_inputs.outstanding(job.id) or dict(job.input_requests or {})
     elif status == jobmod.COMPLETED:
-        result = task["result"] = dict(job.result or {"content": []})
+        result = task["result"] = dict(result or job.result or {"content": []})
         uri = job.provenance_uri()  # (a job that ended before its record opened stored none in its result)
         if uri is not None:
             result["_meta"] = {**(result.get("_meta") or {}), jobmod.PROVENANCE_META: uri}
@@ -155,8 +160,16 @@ def _job(core: HandlerServices, request: RequestContext, params: dict[str, Any],
 
 
 async def tasks_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tasks/get`` → the ``DetailedTask``."""
-    return detailed_task(core, _job(core, request, params, "tasks/get"))
+    """``tasks/get`` → the ``DetailedTask``. A completed task's ``result`` is answered as ``tasks/result``
+    answers it (:func:`~..handlers.answered_result.answered_result`): data over ``max_inline_bytes`` of a tool
+    without an output schema is a note and a ``resource_link``, the very link ``get_job_result`` gives.
+
+    .. versionchanged:: 1.0
+       Such data was answered whole, into the model's context.
+    """
+    job = _job(core, request, params, "tasks/get")
+    result = await answered_result(core, job) if job.status == jobmod.COMPLETED else None
+    return detailed_task(core, job, result)
 
 
 async def tasks_update(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
