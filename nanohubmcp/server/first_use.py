@@ -235,7 +235,7 @@ class FirstUse:
     def _make_polled_data(self) -> PolledData:
         from .executors.polled_data import PolledData
 
-        return PolledData(self.result_store, self.result_options)
+        return PolledData(self.result_store, self.result_options, lambda: self.jobs.backend)
 
     @property
     def provenance(self) -> ProvenanceStore:

@@ -8,7 +8,7 @@ the back end stores them in (a status is ``'"completed"'``). Nothing here talks 
 
 from __future__ import annotations
 
-__all__ = ["CHANGED", "END", "INSERT", "PROGRESS"]
+__all__ = ["CHANGED", "END", "INSERT", "KEEP_DATA", "PROGRESS"]
 
 INSERT = """
 local total = redis.call('ZCARD', KEYS[1])
@@ -82,3 +82,18 @@ return 1
 channel when a process follows it, in one step.
 
 KEYS: ``job:<id>``, ``followed:<id>``, ``jobs:status``; ARGV: id, progress, total, message (each JSON)"""
+
+KEEP_DATA = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local held = redis.call('HGET', KEYS[1], 'kept_data')
+if (not held and ARGV[2] == '') or held == ARGV[2] then
+  redis.call('HSET', KEYS[1], 'kept_data', ARGV[1])
+  return ARGV[1]
+end
+return held
+"""
+"""Stores a job's ``kept_data`` unless its record holds another than the one named (its JSON as stored, "" for
+none), in one step: of several processes keeping one job's data, the first stored wins. Returns the
+``kept_data`` the record holds then (as JSON), nil when the record is gone.
+
+KEYS: ``job:<id>``; ARGV: kept data, the kept data replaced (each JSON)"""

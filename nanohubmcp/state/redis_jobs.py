@@ -5,26 +5,25 @@ With a Redis state URL the job records live beside the sessions, so ``get_job_re
 until it expires. Same calls as the SQLite back end (a ``JobBackend`` of the job store), with
 the ``redis`` package's synchronous client: the job store is called from any thread.
 
-Keys under the server's namespace: ``job:<id>`` a hash of the record's fields (each JSON),
-expiring ``ttl`` after the job finished (a field added since an earlier version wrote the record is
-absent from it and reads as its default: ``item_places`` None); ``jobs`` and ``jobs:o:<owner>`` sorted sets of ids by
-creation time (the bounds are counted there; ids whose record expired are dropped as they are
-met); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server
-process (:class:`~.redis_runners.RedisRunners`), so a job whose process died is told from one still running;
-channel ``jobs:cancel``: the id of each job a process stored as cancelled, for the process running
-it to stop it; ``awaited:<id>``, set while a process waits for the end of a job another process runs
-(``tasks/result``), ``followed:<id>`` while one follows its changes (a 2026 ``subscriptions/listen``
-naming a task), channel ``jobs:end``: the id of each job marked so whose end a process stored, and
-channel ``jobs:status``: the id of each followed job whose status or progress a process stored, for
-those processes (:meth:`RedisJobBackend.watch`, :mod:`nanohubmcp.server.jobs.far_ends`). A job
-nobody marked costs no message. ``answers:<id>``: the answers to a task's input requests another
-process received (``tasks/update``, at most :data:`MAX_ANSWERS`, for :data:`AWAITED_TTL` seconds),
-named on channel ``jobs:answer`` for the process running the task (:meth:`RedisJobBackend.answer`).
-Whether
-a job's session ended is read from the sessions' own records beside them
-(:meth:`RedisJobBackend.session_gone`). The steps that must happen at once (a job added within its
-bounds, an end stored once, a status change or progress stored and told) are the Lua scripts of
-:mod:`.redis_job_scripts`, registered here.
+Keys under the server's namespace: ``job:<id>`` a hash of the record's fields (each JSON), expiring ``ttl``
+after the job finished (a field added since an earlier version wrote the record is absent from it and reads as
+its default: ``item_places`` None; ``kept_data``, the link its MCP answers give for its large data, is set once
+by the first process keeping it: :meth:`RedisJobBackend.keep_data`); ``jobs`` and ``jobs:o:<owner>`` sorted sets
+of ids by creation time (the bounds are counted there; ids whose record expired are dropped as they are met);
+``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server process
+(:class:`~.redis_runners.RedisRunners`), so a job whose process died is told from one still running; channel
+``jobs:cancel``: the id of each job a process stored as cancelled, for the process running it to stop it;
+``awaited:<id>``, set while a process waits for the end of a job another process runs (``tasks/result``),
+``followed:<id>`` while one follows its changes (a 2026 ``subscriptions/listen`` naming a task), channel
+``jobs:end``: the id of each job marked so whose end a process stored, and channel ``jobs:status``: the id of
+each followed job whose status or progress a process stored, for those processes (:meth:`RedisJobBackend.watch`,
+:mod:`nanohubmcp.server.jobs.far_ends`). A job nobody marked costs no message. ``answers:<id>``: the answers to
+a task's input requests another process received (``tasks/update``, at most :data:`MAX_ANSWERS`, for
+:data:`AWAITED_TTL` seconds), named on channel ``jobs:answer`` for the process running the task
+(:meth:`RedisJobBackend.answer`). Whether a job's session ended is read from the sessions' own records beside
+them (:meth:`RedisJobBackend.session_gone`). The steps that must happen at once (a job added within its bounds,
+an end stored once, a status change or progress stored and told, a job's kept data stored once) are the Lua
+scripts of :mod:`.redis_job_scripts`, registered here.
 """
 
 from __future__ import annotations
@@ -115,6 +114,7 @@ class RedisJobBackend:
         self._end = self._redis.register_script(scripts.END)
         self._changed = self._redis.register_script(scripts.CHANGED)
         self._progress = self._redis.register_script(scripts.PROGRESS)
+        self._keep_data = self._redis.register_script(scripts.KEEP_DATA)
         self._limit_message = limit_message
         self._url = url
         self._watching = threading.Event()
@@ -199,6 +199,16 @@ class RedisJobBackend:
         keys = [self._key("job", job_id), self._key("followed", job_id), self._key("jobs", "status")]
         with self._guard():
             return bool(self._changed(keys=keys, args=args))
+
+    def keep_data(self, job_id: str, blocks: list[dict[str, Any]],
+                  replacing: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+        """Store ``blocks`` as the job's ``kept_data`` unless the record holds another than ``replacing``
+        (None: none), in one step (the first process's keep of a job's data wins); returns the ``kept_data``
+        the record holds now, None when the record is gone."""
+        args = [json.dumps(blocks), "" if replacing is None else json.dumps(replacing)]
+        with self._guard():
+            held = self._keep_data(keys=[self._key("job", job_id)], args=args)
+        return None if held is None else list(json.loads(held))
 
     def answer(self, job_id: str, answers: dict[str, Any]) -> None:
         """Keep ``answers`` (to input requests of the task ``job_id``, received by this process) for

@@ -5,7 +5,8 @@ holds is kept again.
 
 Before: every poll encoded the whole value to JSON, then looked at what it remembered.
 
-A real result store (in memory) and job records; the value is made by a function that counts its calls.
+A real result store (in memory) and job records (in a memory job store's back end); the value is made by a
+function that counts its calls.
 """
 
 from __future__ import annotations
@@ -14,16 +15,26 @@ from typing import Any
 
 from nanohubmcp.server.executors.polled_data import PolledData
 from nanohubmcp.server.jobs.record import COMPLETED, Job
+from nanohubmcp.server.jobs.stores import MemoryBackend
 from nanohubmcp.server.results.options import ResultOptions
 from nanohubmcp.server.results.store import ResultStore
 
 DATA = {"y": list(range(5_000))}
 
 
+def stored(*jobs: Job) -> MemoryBackend:
+    """A job store's back end holding the records of ``jobs``."""
+    records = MemoryBackend()
+    for job in jobs:
+        records.insert(job.record(), max_total=10, max_per_owner=10)
+    return records
+
+
 def test_a_remembered_link_is_answered_without_making_the_value() -> None:
     store = ResultStore(60.0, max_bytes=1 << 20)
-    polled = PolledData(store, ResultOptions(max_inline_bytes=1024))
     job = Job("j" * 32, "big", "session-key", status=COMPLETED)
+    records = stored(job)
+    polled = PolledData(store, ResultOptions(max_inline_bytes=1024), lambda: records)
     made: list[int] = []
 
     def value() -> Any:
@@ -37,12 +48,17 @@ def test_a_remembered_link_is_answered_without_making_the_value() -> None:
     assert polled.kept(job, value) == first
     assert len(made) == 1  # made (and encoded) once, at the keep
     assert len(store) == 1
+    assert records.summaries([job.id], ["id", "kept_data"])[0]["kept_data"] == first  # stored with its record
+    again = PolledData(store, ResultOptions(max_inline_bytes=1024), lambda: records)  # another process's
+    assert again.kept(job, value) == first
+    assert len(made) == 1
 
 
 def test_a_link_the_store_no_longer_holds_is_kept_again() -> None:
     store = ResultStore(60.0, max_bytes=40_000, max_bytes_per_owner=40_000)
-    polled = PolledData(store, ResultOptions(max_inline_bytes=1024))
     job, other = Job("j" * 32, "big", "a", status=COMPLETED), Job("k" * 32, "big", "a", status=COMPLETED)
+    records = stored(job, other)
+    polled = PolledData(store, ResultOptions(max_inline_bytes=1024), lambda: records)
     first = polled.kept(job, lambda: DATA)
     assert first is not None
     assert polled.kept(other, lambda: DATA) is not None  # the store had room for one: the first was evicted
@@ -50,3 +66,4 @@ def test_a_link_the_store_no_longer_holds_is_kept_again() -> None:
     assert again is not None
     assert again[1]["uri"] != first[1]["uri"]
     assert store.read(again[1]["uri"], "session:a") is not None  # the job's session's (jobs.polled_data.job_owner)
+    assert records.summaries([job.id], ["id", "kept_data"])[0]["kept_data"] == again  # the record's replaced

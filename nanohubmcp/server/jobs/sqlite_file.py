@@ -2,7 +2,7 @@
 brought up to date; and how a SQLite file of the state directory is opened (provenance opens its own so).
 
 A record is a row of the ``jobs`` table, a column each of :data:`COLUMNS`; ``arguments``, ``result``,
-``error``, ``meta``, ``input_requests`` and ``item_places`` hold JSON text (:func:`encode`,
+``error``, ``meta``, ``input_requests``, ``item_places`` and ``kept_data`` hold JSON text (:func:`encode`,
 :func:`decode`), the flags 0 or 1. A file of an earlier version gains the columns it lacks and names
 its sessions by their keys when it is opened (:func:`bring_up_to_date`). The operations on the rows
 are :class:`~.stores.SQLiteBackend`'s.
@@ -30,9 +30,9 @@ COLUMNS = (
     "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
     "result", "error", "meta", "created", "updated", "finished_at", "ttl", "as_task", "executor",
     "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates", "expires",
-    "provenance_id", "json_text", "session_ended", "input_requests", "item_places",
+    "provenance_id", "json_text", "session_ended", "input_requests", "item_places", "kept_data",
 )
-JSON_COLUMNS = ("arguments", "result", "error", "meta", "input_requests", "item_places")
+JSON_COLUMNS = ("arguments", "result", "error", "meta", "input_requests", "item_places", "kept_data")
 FLAG_COLUMNS = ("as_task", "json_text", "session_ended")
 TERMINAL_SQL = "('completed', 'failed', 'cancelled')"
 SCHEMA = """
@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     progress REAL, progress_total REAL, progress_message TEXT,
     progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL, provenance_id TEXT,
     json_text INTEGER NOT NULL DEFAULT 0, session_ended INTEGER NOT NULL DEFAULT 0, input_requests TEXT,
-    item_places TEXT);
+    item_places TEXT, kept_data TEXT);
 CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
 CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created, id);
 CREATE INDEX IF NOT EXISTS jobs_by_runner ON jobs(id, runner);
@@ -59,8 +59,8 @@ EXPIRES_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_expires ON jobs(expires)"
 """``expires`` (``finished_at + ttl``, set when a job ends) makes the purge a range delete; a file
 of an earlier version gains the column (filled from its finished jobs) when it is opened, and
 ``provenance_id`` (None for its jobs), ``json_text`` (0: their results read as text),
-``session_ended`` (0), ``input_requests`` (None) and ``item_places`` (None: a job's list mixing blocks
-with data reads back as before) likewise."""
+``session_ended`` (0), ``input_requests`` (None), ``item_places`` (None: a job's list mixing blocks
+with data reads back as before) and ``kept_data`` (None: a job's data is kept at its next MCP answer) likewise."""
 
 
 @contextmanager
@@ -176,6 +176,8 @@ def bring_up_to_date(db: sqlite3.Connection) -> None:
                 db.execute("ALTER TABLE jobs ADD COLUMN input_requests TEXT")
             if "item_places" in missing:
                 db.execute("ALTER TABLE jobs ADD COLUMN item_places TEXT")
+            if "kept_data" in missing:
+                db.execute("ALTER TABLE jobs ADD COLUMN kept_data TEXT")
     db.execute(EXPIRES_INDEX)
     rekey_sessions(db, _OLD_OWNERS, _REKEY_OWNERS)
 
@@ -183,7 +185,8 @@ def bring_up_to_date(db: sqlite3.Connection) -> None:
 def _missing(db: sqlite3.Connection) -> set[str]:
     """The columns a file of an earlier version lacks."""
     have = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
-    return {"expires", "provenance_id", "json_text", "session_ended", "input_requests", "item_places"} - have
+    return {"expires", "provenance_id", "json_text", "session_ended", "input_requests", "item_places",
+            "kept_data"} - have
 
 
 def encode(name: str, value: object) -> Any:

@@ -56,6 +56,10 @@ def limit_message(scope: str, limit: int, option: str) -> str:
             "earlier jobs finish and expire, or ask the server's operator to raise the limit.")
 
 
+KeptData = list[dict[str, Any]]
+"""A job's ``kept_data``: the blocks its MCP answers give for its data over ``max_inline_bytes``
+(:mod:`~..executors.polled_data`)."""
+
 Guess = tuple[str, str]
 """``(runner, status message)`` of the one stored end a job's own end may replace (``JobBackend.end``)."""
 
@@ -95,6 +99,13 @@ class JobBackend(Protocol):
 
     def take_answers(self, job_id: str) -> list[dict[str, Any]]:
         """The answers other processes kept for the task ``job_id`` (:meth:`answer`), taken."""
+
+    def keep_data(self, job_id: str, blocks: KeptData, replacing: KeptData | None) -> KeptData | None:
+        """Store ``blocks`` as the job's ``kept_data`` (the ``[note, resource_link]`` its MCP answers give for its
+        data over ``max_inline_bytes``) unless the record holds another than ``replacing`` (None: none; else the
+        one read before, whose link no longer reads), in one step: of several processes keeping one job's data
+        at once, the first stored wins. Returns the ``kept_data`` the record holds now (``blocks``, or the
+        winner's), None when the record is gone."""
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         """Record one progress update (and count it); a back end that :attr:`tells_ends` tells the
@@ -181,6 +192,14 @@ class MemoryBackend(_Untold):
     def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
         return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
 
+    def keep_data(self, job_id: str, blocks: KeptData, replacing: KeptData | None) -> KeptData | None:
+        with self._lock:
+            row = self._rows.get(job_id)
+            if row is None:
+                return None
+            if row.get("kept_data") == replacing:
+                row["kept_data"] = blocks
+            return list(row["kept_data"])
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         with self._lock:
@@ -282,6 +301,16 @@ class SQLiteBackend(_Untold):
     def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
         return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
 
+    def keep_data(self, job_id: str, blocks: KeptData, replacing: KeptData | None) -> KeptData | None:
+        with self._write() as db:  # (BEGIN IMMEDIATE: another process's keep of the job waits for this one)
+            found = db.execute("SELECT kept_data FROM jobs WHERE id = ?", (job_id,)).fetchone()
+            if found is None:
+                return None
+            held: KeptData | None = decode("kept_data", found[0])
+            if held != replacing:
+                return held
+            db.execute("UPDATE jobs SET kept_data = ? WHERE id = ?", (encode("kept_data", blocks), job_id))
+            return blocks
 
     def _update(self, job_id: str, fields: dict[str, Any], condition: str, more: tuple[Any, ...] = ()) -> int:
         names = [name for name in fields if name in COLUMNS and name not in ("id", "expires")]

@@ -311,6 +311,14 @@ class ResultStore:
             path = self._files.path(uri) if entry.data is None else None
         return path is None or os.path.exists(path)
 
+    def drop(self, uri: str) -> None:
+        """Drop ``uri`` (its file too, for every process sharing the results folder): a copy kept in vain, as
+        when another process's keep of the same data was stored first. Nothing for a URI not held."""
+        with self._shared(), self._lock:
+            self._open()
+            if self._entries.get(uri) or self._from_file(uri):
+                self._drop(uri)
+
     def evicted(self, uri: str, owner: str | None) -> str | None:
         """Why ``uri`` no longer reads when it was ``owner``'s and was dropped to make room (by this
         process, or another sharing the results folder: :mod:`.evictions`), else None."""

@@ -1,0 +1,142 @@
+"""A done job's data over ``max_inline_bytes`` is kept once for every process of a server: the link its MCP
+answers give (``get_job_result``, ``tasks/result``, ``tasks/get``) is stored with the job's record, so a process
+that did not keep it answers the same URI; two processes keeping it at the same moment each keep a copy, the
+first stored wins, and the other drops its copy and answers the winner's.
+
+Before: each process remembered the links it kept in its own memory: with ``--workers 2`` each worker polling
+a job kept a copy of its own (two files, two URIs for one job).
+
+Two job stores on one real redis-server, and on one SQLite state directory, stand for two processes (each
+with its own result store over one results folder); then two real workers of ``nanohubmcp run --workers 2``
+sharing a real redis-server, polled at once through connections that reached each.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wire
+from cluster import Server, listeners, processes_with
+from redis_server import RedisServer, free_port
+from support import wait_until
+
+from nanohubmcp.server.executors.polled_data import PolledData
+from nanohubmcp.server.jobs import service as jobmod
+from nanohubmcp.server.results.options import ResultOptions
+from nanohubmcp.server.results.store import ResultStore
+
+pytestmark = pytest.mark.timeout(120)
+
+DATA = {"y": list(range(18_000))}  # ~100 KB of JSON
+APP = '''
+import os
+
+from nanohubmcp import MCPServer
+
+server = MCPServer("kept-once", max_inline_bytes=4096)
+
+
+@server.tool()
+def where() -> dict:
+    """The process serving this call."""
+    return {"pid": os.getpid()}
+
+
+@server.async_tool()
+def big() -> dict:
+    """About 100 KB of data."""
+    return {"y": list(range(18_000))}
+'''
+
+
+def kept_files(state: Path) -> list[Path]:
+    """The kept results under ``state`` (each has its ``.meta.json`` beside it)."""
+    return sorted(state.rglob("*.meta.json"))
+
+
+def test_two_processes_keeping_a_jobs_data_at_once_answer_one_copy(
+        two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore], tmp_path: Path) -> None:
+    first, second = two_job_stores
+    state = tmp_path / "kept"
+    options = ResultOptions(max_inline_bytes=4096)
+    here, there = (PolledData(ResultStore(600.0, directory=lambda: str(state)), options, lambda s=s: s.backend)
+                   for s in (first, second))
+    job = first.create("big", "session-key")
+    job.finish(jobmod.COMPLETED, result={"content": []})
+    answered: dict[str, Any] = {}
+    there_done = threading.Event()
+
+    def late_value() -> Any:  # this process makes its copy only once the other's keep was stored
+        assert there_done.wait(60)
+        return DATA
+
+    late = threading.Thread(target=lambda: answered.update(here=here.kept(job, late_value)))
+    late.start()
+    answered["there"] = there.kept(job, lambda: DATA)
+    there_done.set()
+    late.join(60)
+    assert answered["here"] == answered["there"] is not None  # the copy stored first, answered by both
+    assert len(kept_files(state)) == 1  # the other copy dropped
+    again = PolledData(ResultStore(600.0, directory=lambda: str(state)), options, lambda: second.backend)
+    assert again.kept(job, lambda: pytest.fail("kept again")) == answered["there"]  # read from the record
+
+
+def _post(conn: http.client.HTTPConnection, session: str, method: str, params: dict[str, Any]) -> Any:
+    """One request on ``conn`` (kept open: it stays with the worker it reached); its result."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    conn.request("POST", "/mcp", json.dumps(body), {**wire.headers(session), "Accept": "application/json",
+                                                    "Content-Type": "application/json"})
+    reply = conn.getresponse()
+    answer = json.loads(reply.read())
+    assert reply.status == 200, answer
+    return answer["result"]
+
+
+def _connections(port: int, session: str, count: int) -> list[tuple[int, http.client.HTTPConnection]]:
+    """``count`` connections opened at once to the server on ``port``, each with the pid of the worker it reached."""
+    pool = [http.client.HTTPConnection("127.0.0.1", port, timeout=30) for _ in range(count)]
+    for conn in pool:
+        conn.connect()
+    where = {"name": "where", "arguments": {}}
+    return [(json.loads(_post(conn, session, "tools/call", where)["content"][0]["text"])["pid"], conn) for conn in pool]
+
+
+def test_two_workers_polling_one_job_at_once_answer_one_uri(redis_server: RedisServer, tmp_path: Path) -> None:
+    app = tmp_path / "kept_once_app.py"
+    app.write_text(APP)
+    state = tmp_path / "state"
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(state), "MCP_TOKEN": ""}
+    server = Server(tmp_path, free_port(), redis_server.url, workers=2, env=env, app=app)
+    reached: list[tuple[int, http.client.HTTPConnection]] = []
+    try:
+        server.wait_listening()
+        wait_until(lambda: len(processes_with(1, server.proc.pid)) == 2 and listeners(server.port) == 2,
+                   "both workers to listen", 30)
+        session = wire.initialize(server.url)
+        job_id = json.loads(wire.tool(server.url, session, "big", {})["result"]["content"][0]["text"])["job_id"]
+        wait_until(lambda: wire.call(server.url, session, "tasks/get", {"taskId": job_id}).json()["result"]["status"]
+                   == "completed", "the job to end (read without polling it: a poll keeps its data)", 30)
+        reached = _connections(server.port, session, 16)
+        assert len({pid for pid, _ in reached}) == 2, "the connections reached one worker only"
+        poll = {"name": "get_job_result", "arguments": {"job_id": job_id}}
+        with ThreadPoolExecutor(len(reached)) as pool:  # each worker's first polls, at once
+            polls = list(pool.map(lambda item: _post(item[1], session, "tools/call", poll), reached))
+        uris = {result["content"][-1]["uri"] for result in polls}
+        assert len(uris) == 1, uris  # one URI, whichever worker answered
+        assert len(kept_files(state)) == 1  # one copy kept
+        uri = uris.pop()
+        for pid in {pid for pid, _ in reached}:  # read back through each worker
+            conn = next(conn for p, conn in reached if p == pid)
+            read = _post(conn, session, "resources/read", {"uri": uri})
+            assert json.loads(read["contents"][0]["text"]) == DATA
+    finally:
+        for _, conn in reached:
+            conn.close()
+        server.stop()
