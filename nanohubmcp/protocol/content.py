@@ -17,8 +17,9 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from . import jsonenc
+from . import jsonenc, long_ints
 from .blocks import AudioContent, EmbeddedResource, ImageContent, ResourceContent, ResourceLink, Role, TextContent
+from .long_ints import MAX_DIGITS
 from .media import Audio, Image
 from .mime import guess_mime_type, sniff_mime_type
 from .wire import UNSET, Wire, type_name
@@ -59,14 +60,28 @@ def is_content(value: object) -> bool:
 def scalar_text(value: bool | int | float) -> str:
     """Text for a bare number or bool: JSON spelling (``5.0``, ``10``, ``true``). A text block is not JSON, so a
     non-finite float keeps what it is: ``NaN``, ``Infinity``, ``-Infinity`` (an overflow must not read as
-    "no value"); structured content, which is JSON, still carries ``null`` for them."""
+    "no value"); structured content, which is JSON, still carries ``null`` for them.
+
+    Raises:
+        LongInteger: an int of more than 4,300 digits (``protocol.long_ints``: a ValueError), whatever Python's
+            own limit is set to.
+
+    .. versionchanged:: 1.0
+       An int of more than 4,300 digits raises the same error under ``PYTHONINTMAXSTRDIGITS=0`` (it was written)
+       as under Python's default limit (whose own message named ``sys.set_int_max_str_digits()``)."""
     kind = type(value)
     if kind is float:
         if not math.isfinite(value):
             return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
         return float.__repr__(value)  # what JSON encoders write for a finite float (json's own spelling)
     if kind is int:
-        return int.__repr__(value)
+        try:
+            text = int.__repr__(value)
+        except ValueError:  # past Python's own limit: its message names a knob that would not help
+            raise long_ints.unwritten("the number") from None
+        if len(text) > MAX_DIGITS and long_ints.too_long(int(value)):  # the process lifted Python's limit
+            raise long_ints.unwritten("the number")
+        return text
     if kind is bool:
         return "true" if value else "false"
     return jsonenc.dumps(value)  # a subclass (an IntEnum member): as JSON writes it

@@ -2,7 +2,8 @@
 
 :func:`dumps` writes compact, strict JSON text: every byte parses with a strict parser. What JSON has no form
 for is ``protocol.foreign_values``' (``NaN`` and ``±Infinity`` become ``null``; a numpy or pandas value in a
-message is written as the server's converter makes it, anything else raises TypeError). :func:`dumpb` is
+message is written as the server's converter makes it, anything else raises TypeError); an int of more than
+4,300 digits raises ValueError, whatever Python's own limit is set to (``protocol.long_ints``). :func:`dumpb` is
 that text as UTF-8, with ``\\u`` escapes where text has no UTF-8 form (a lone surrogate), and
 :func:`dumpb_parts` the bytes a transport sends, in parts.
 
@@ -30,10 +31,12 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any, Final
 
+from . import long_ints
 from .compact_json import compact_chunks
 from .encoded import Encoded
 from .foreign_values import json_ready, scrub
-from .jsondec import own_text
+from .jsondec import loads_bounded, own_text
+from .long_ints import MAX_DIGITS
 from .nesting import WALK_DEPTH, NestedTooDeep, nested_deeper_than, too_deep, walked_too_deep, within_depth
 from .text_pieces import TextPieces, escaped_pieces  # (TextPieces: the name the middleware guide gave first)
 
@@ -146,7 +149,8 @@ def dumps(value: object) -> str:
 
     Raises:
         TypeError: ``value`` holds something JSON cannot represent (a set, an object).
-        ValueError: ``value`` contains itself (a circular reference).
+        ValueError: ``value`` contains itself (a circular reference), or holds an int of more than 4,300
+            digits (a :class:`~.long_ints.LongInteger`, whatever ``PYTHONINTMAXSTRDIGITS`` says).
         NestedTooDeep: ``value`` nests so deeply that the writer would pass Python's recursion limit
             (about 1000 levels; a ValueError); callers that hold values to :data:`~.nesting.MAX_JSON_DEPTH`
             check the text (:func:`nested_deeper_than`).
@@ -214,6 +218,8 @@ def _marked(value: object) -> str:
         raise
     except ValueError as exc:
         _forget()
+        if "integer string conversion" in str(exc):  # Python's own limit: its words name a knob that would not help
+            raise long_ints.unwritten() from None
         if "Out of range float" not in str(exc):
             raise  # e.g. a circular reference: scrubbing would recurse for ever
         # allow_nan=False refused NaN/Infinity: only then pay for a scrubbing copy.
@@ -225,7 +231,19 @@ def _marked(value: object) -> str:
     except BaseException:
         _forget()
         raise
+    if len(out) > MAX_DIGITS and long_ints.unguarded(out):  # (a short text holds no such number)
+        _no_long_integers(out)
     return out
+
+
+def _no_long_integers(out: str) -> None:
+    """Raise :class:`~.long_ints.LongInteger` when ``out`` holds an integer of more than 4,300 digits, which
+    Python wrote because the process lifted its own limit (a number of more digits in a string is text)."""
+    try:
+        loads_bounded(out)
+    except long_ints.LongInteger:
+        _forget()
+        raise long_ints.unwritten() from None
 
 
 _ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=json_ready)

@@ -10,11 +10,10 @@ string or integer, MUST NOT be null).
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Final, TypeGuard
 
 from ..errors import InvalidParams, InvalidRequest, ParseError
-from . import jsondec, large_json, nesting
+from . import jsondec, large_json, long_ints, nesting
 
 REQUEST = "request"
 NOTIFICATION = "notification"
@@ -113,23 +112,30 @@ def parse_body(body: bytes | str, *, large: bool = False) -> Any:
     the same either way.
 
     Raises:
-        ParseError: the body is empty, not UTF-8, not strict JSON, or nested more than
-            :data:`MAX_JSON_DEPTH` levels deep.
+        ParseError: the body is empty, not UTF-8, not strict JSON, nested more than
+            :data:`MAX_JSON_DEPTH` levels deep, or holds an integer of more than 4,300 digits
+            (``protocol.long_ints``; whatever ``PYTHONINTMAXSTRDIGITS`` says).
 
     .. versionchanged:: 1.0
-       ``large=True`` reads the body with orjson when installed.
+       ``large=True`` reads the body with orjson when installed. An integer of more than 4,300 digits is
+       refused with ``PYTHONINTMAXSTRDIGITS=0`` too (it was parsed, in time growing with the square of its
+       digits).
     """
     if not body:
         raise ParseError("Parse error: the request body is empty; send one JSON-RPC message")
-    # (a body of 2 * MAX_JSON_DEPTH characters cannot nest deeper: most calls skip the look)
-    if len(body) > 2 * MAX_JSON_DEPTH and nesting.nested_deeper_than(body, MAX_JSON_DEPTH):
-        raise ParseError(f"Parse error: the JSON is nested more than {MAX_JSON_DEPTH} levels deep "
-                         "(arrays and objects, the message's own included)")
     try:
+        # (a body of 2 * MAX_JSON_DEPTH characters can neither nest deeper nor hold a long integer: most calls
+        # skip both looks)
+        if len(body) > 2 * MAX_JSON_DEPTH:
+            if nesting.nested_deeper_than(body, MAX_JSON_DEPTH):
+                raise ParseError(f"Parse error: the JSON is nested more than {MAX_JSON_DEPTH} levels deep "
+                                 "(arrays and objects, the message's own included)")
+            if len(body) > long_ints.MAX_DIGITS and long_ints.unguarded(body):  # (Python's own limit lifted)
+                return jsondec.loads_bounded(body)
         return large_json.loads_large(body) if large else jsondec.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        if "integer string conversion" in str(exc):  # Python's guard against huge int literals
-            raise ParseError(f"Parse error: a number has more than {sys.get_int_max_str_digits()} digits; "
+        if isinstance(exc, long_ints.LongInteger) or "integer string conversion" in str(exc):  # (Python's own)
+            raise ParseError(f"Parse error: a number has more than {long_ints.digits_allowed()} digits; "
                              "send it as a string") from None
         raise ParseError(f"Parse error: {exc}") from None
     except RecursionError:  # (not reached: nested_deeper_than refused it first)

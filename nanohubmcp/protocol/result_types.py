@@ -57,6 +57,8 @@ class ToolResult(WireType):
             TypeError: ``structured_content`` cannot be written as JSON.
             NestedTooDeep: ``structured_content`` nests more than ``nesting.MAX_JSON_DEPTH`` (128)
                 levels deep (a ValueError).
+            LongInteger: ``structured_content`` holds an int of more than 4,300 digits (``protocol.long_ints``;
+                a ValueError).
         """
         content = [to_content_block(c) for c in self.content]
         wire: Wire = {"content": content, "isError": self.is_error}

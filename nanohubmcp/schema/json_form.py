@@ -17,15 +17,14 @@ from __future__ import annotations
 import math
 
 from nanohubmcp.errors import RegistrationError
+from nanohubmcp.protocol.long_ints import MAX_DIGITS, too_long
 from nanohubmcp.protocol.message_values import shown_value
 from nanohubmcp.protocol.nesting import MAX_JSON_DEPTH
 from nanohubmcp.schema.paths import format_path
 
-MAX_INT_DIGITS = 4_300
-"""The most digits of an int a JSON reader is sure to hold (pydantic-core's limit, Python's default one)."""
-
-_TOO_LONG = 10**MAX_INT_DIGITS  # the least int of 4,301 digits
-_LONG_INT_BITS = _TOO_LONG.bit_length() - 1  # ints of fewer bits have fewer digits: not compared
+MAX_INT_DIGITS = MAX_DIGITS
+"""The most digits of an int a JSON reader is sure to hold (pydantic-core's limit, Python's default one:
+``protocol.long_ints``, which holds what the server reads and writes to it too)."""
 
 
 _FINITE = "write a finite number or leave the keyword out"
@@ -55,7 +54,7 @@ def _problem(value: object, path: list[str | int], root: str, holding: set[int],
         return None if not texts or value.isascii() else text_problem(value, format_path(root, path))
     where = format_path(root, path)
     if isinstance(value, int):
-        if value.bit_length() > _LONG_INT_BITS and abs(value) >= _TOO_LONG:
+        if too_long(value):
             return f"an int of over 4,300 digits at {where} has no JSON form; {_LONG}"
         return None
     if isinstance(value, float):

@@ -1,7 +1,8 @@
 """A value as strict JSON text, with an error that names the part JSON cannot hold.
 
 numpy and pandas values inside lists and dicts are converted (``convert.jsonable``) before a
-value is refused; NaN and ±Infinity become ``null`` (``protocol.jsonenc``). A value nested more
+value is refused; NaN and ±Infinity become ``null`` (``protocol.jsonenc``); an int of more than 4,300 digits
+is refused whatever Python's own limit is set to (``protocol.long_ints``). A value nested more
 than :data:`~nanohubmcp.protocol.nesting.MAX_JSON_DEPTH` (128) levels deep is refused too, as a
 client's JSON is: its text is looked at once written (no walk of its own), and nothing here
 recurses past that depth.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ...protocol import jsondec, jsonenc, nesting
+from ...protocol import jsondec, jsonenc, long_ints, nesting
 from ...protocol.nesting import MAX_JSON_DEPTH, NestedTooDeep
 from . import convert
 
@@ -28,8 +29,10 @@ def first_bad(value: object, path: str, seen: set[int], depth: int = 0) -> tuple
     ``depth`` is the levels of dicts and lists around ``value``; a dict or list past
     :data:`MAX_JSON_DEPTH` levels is not looked into: its path and :data:`TOO_DEEP` are returned.
     """
-    if value is None or isinstance(value, (str, int, float)):
+    if value is None or isinstance(value, (str, float)):
         return None
+    if isinstance(value, int):
+        return (path, value) if long_ints.too_long(value) else None
     if isinstance(value, (dict, list, tuple)):
         if depth >= MAX_JSON_DEPTH:
             return path, TOO_DEEP
@@ -92,6 +95,8 @@ def not_json(value: object, what: str) -> TypeError | NestedTooDeep:
     where, bad = first_bad(value, "$", set()) or ("$", value)
     if isinstance(bad, str) and bad == TOO_DEEP:  # (first_bad's own words: a value there is never a str)
         return nesting.too_deep(what)
+    if isinstance(bad, int):  # (first_bad names an int only when it is too long)
+        return TypeError(f"{what} is not JSON-serialisable: {long_ints.unwritten(where)}")
     kind = bad if isinstance(bad, str) and bad == "a circular reference" else f"a {type(bad).__name__}"
     return TypeError(
         f"{what} is not JSON-serialisable: {where} is {kind}; use dicts, lists, str, "
