@@ -6,7 +6,8 @@ then never be read or got (T44-1); with Python's int-digit limit lifted, an int 
 or a default registered and ``tools/list`` failed in the official client, "number out of range" (T44-11);
 a MIME type of ``"text/plain\\r\\nX-Evil: 1"``, ``""`` or ``"not a mime"``, a ``lastModified`` of
 ``"yesterday"`` and an unknown resource annotation were published (T44-2); icons of ``javascript:`` or an
-empty ``src`` were published (T44-3); a default of nan was left out of the schema without a word (T44-4).
+empty ``src`` were published (T44-3), and an icon's ``mimeType`` of any text; a default of nan was left out of
+the schema without a word (T44-4).
 """
 
 from __future__ import annotations
@@ -87,6 +88,15 @@ REFUSED: list[tuple[str, Registering, str]] = [
     ("icon no host", lambda s: s.tool(icons=[{"src": "https:///a.png"}])(one), NOT_AN_ICON),
     ("icon space", lambda s: s.tool(icons=[{"src": "https://example.org/my icon.png"}])(one),
      "icons[0].src='https://example.org/my icon.png' holds a space or a control character; percent-escape it"),
+    # an icon's mimeType is held to the check of a resource's mime_type (it was any text)
+    ("icon mime words", lambda s: s.tool(icons=[{"src": "https://example.org/a.png", "mimeType": "a png"}])(one),
+     "tool 'one': icons[0].mimeType='a png' is not a MIME type; give one as type/subtype, e.g. 'image/png' or "
+     "'image/svg+xml', or leave it out"),
+    ("icon mime empty", lambda s: s.tool(icons=[{"src": "https://example.org/a.png", "mimeType": ""}])(one),
+     "icons[0].mimeType='' is not a MIME type"),
+    ("icon mime crlf", lambda s: s.tool(icons=[{"src": "https://example.org/a.png"},
+                                               {"src": "https://example.org/b.png", "mimeType": "image/png\r\nX: 1"}])(
+        one), "icons[1].mimeType='image/png\\r\\nX: 1' is not a MIME type"),
 ]
 
 
@@ -116,7 +126,8 @@ async def test_a_mime_type_date_and_icon_clients_take_are_published_as_given() -
     server.resource("data://x", mime_type='text/plain; charset="utf-8"',
                     annotations={"lastModified": "2025-01-12T15:00:58Z", "priority": 0.5})(text)
     icons = [{"src": "https://example.org/a.png", "mimeType": "image/png"},
-             {"src": "data:image/svg+xml;base64,PHN2Zy8+", "sizes": ["any"]}]
+             {"src": "data:image/svg+xml;base64,PHN2Zy8+", "sizes": ["any"]},
+             {"src": "https://example.org/c.svg", "mimeType": 'image/svg+xml; charset="utf-8"'}]
     server.tool(icons=icons)(one)
     async with client_session(server) as session:
         listed = {str(r.uri): r for r in (await session.list_resources()).resources}
@@ -125,6 +136,7 @@ async def test_a_mime_type_date_and_icon_clients_take_are_published_as_given() -
         assert listed["data://x"].annotations.last_modified == "2025-01-12T15:00:58Z"
         tool = (await session.list_tools()).tools[0]
         assert [icon.src for icon in tool.icons] == [icon["src"] for icon in icons]
+        assert [icon.mime_type for icon in tool.icons] == [icon.get("mimeType") for icon in icons]
 
 
 def test_a_content_blocks_last_modified_is_an_iso_8601_date_too() -> None:

@@ -34,7 +34,7 @@ from ...schema import (
 )
 from ...schema.json_form import check_json_form
 from ...schema.secret import Plan, secret_plan
-from .listed_text import check_text, icon_src_problem, text_fix
+from .listed_text import check_text, icon_src_problem, mime_type_problem, text_fix
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
@@ -120,7 +120,12 @@ def check_meta(kind: str, name: str, meta: object) -> dict[str, Any] | None:
 def check_icons(label: str, icons: object) -> list[dict[str, Any]] | None:
     """``icons`` when it is None or MCP's Icons (2025-11-25): a list of ``{"src": text, "mimeType"?: text,
     "sizes"?: [text], "theme"?: "light" | "dark"}`` of JSON values, each ``src`` an ``https:`` URL or a
-    ``data:`` URI (the only ones a client may show); else ``RegistrationError`` naming ``label``."""
+    ``data:`` URI (the only ones a client may show), each ``mimeType`` a MIME type as a resource's ``mime_type``
+    is (``listed_text.mime_type_problem``); else ``RegistrationError`` naming ``label``.
+
+    .. versionchanged:: 1.0
+       An icon's ``mimeType`` that is no MIME type (``""``, ``"png"``, a line break) is refused (any text was
+       published)."""
     if icons is None:
         return None
     if not isinstance(icons, list) or not all(isinstance(icon, dict) for icon in icons):
@@ -139,6 +144,10 @@ def check_icons(label: str, icons: object) -> list[dict[str, Any]] | None:
         problem = icon_src_problem(icon["src"])
         if problem:
             raise RegistrationError(f"{label}: icons[{index}].src={shown_value(icon['src'])} {problem}", option="icons")
+        mime = icon.get("mimeType")
+        problem = None if mime is None else mime_type_problem(mime, "'image/png' or 'image/svg+xml'")
+        if problem:
+            raise RegistrationError(f"{label}: icons[{index}].mimeType={shown_value(mime)} {problem}", option="icons")
     check_json_form(icons, label, "icons", root="icons")
     return icons
 

@@ -1,5 +1,5 @@
 """The text a list publishes of a component, checked when it is registered: its name, URI, title,
-description, MIME type and icon sources.
+description, MIME type (a resource's, an icon's) and icon sources.
 
 Each is a string (a number or bytes made the whole list fail), holds no UTF-16 surrogate (a client is sent
 U+FFFD, or the character a pair stands for, in its place: a resource URI or prompt name it was shown then
@@ -68,11 +68,20 @@ def check_mime_type(label: str, value: object) -> str | None:
     ``text/html;profile=mcp-app``); else ``RegistrationError`` naming ``label`` and ``mime_type`` (an empty
     text, ``"not a mime"``, or a line break that would start another header line)."""
     mime = check_text(label, "mime_type", value)
-    if mime is not None and not _MIME.match(mime):
-        raise RegistrationError(
-            f"{label}: mime_type={shown_value(mime)} is not a MIME type; give one as type/subtype, e.g. "
-            "mime_type='text/plain' or 'application/json; charset=utf-8', or leave it out", option="mime_type")
+    problem = None if mime is None else mime_type_problem(mime, "mime_type='text/plain' or 'application/json; "
+                                                                 "charset=utf-8'")
+    if problem:
+        raise RegistrationError(f"{label}: mime_type={shown_value(mime)} {problem}", option="mime_type")
     return mime
+
+
+def mime_type_problem(mime: str, example: str) -> str | None:
+    """What makes ``mime`` no MIME type clients read (``"is not a MIME type; give one as type/subtype, e.g.
+    <example>, or leave it out"``), or None for ``type/subtype`` with ``; name=value`` parameters: the one check
+    of a resource's ``mime_type`` and an icon's ``mimeType``."""
+    if _MIME.match(mime):
+        return None
+    return f"is not a MIME type; give one as type/subtype, e.g. {example}, or leave it out"
 
 
 def icon_src_problem(src: str) -> str | None:
