@@ -118,6 +118,14 @@ def unpublished_default(value: object) -> str | None:
     return None if found is None else found.split(";", 1)[0].replace(" at default ", " ")
 
 
+def left_out_default(default: object) -> str | None:
+    """Why a parameter's or record field's default, ``default`` (the Python value), is left out of its generated
+    schema (:func:`unpublished_default` of its :func:`json_default`), or None: published, or no JSON value at all
+    (a sentinel, a ``default_factory``), which no schema could say."""
+    value = json_default(default)
+    return None if value is NOT_JSON else unpublished_default(value)
+
+
 def json_type(value: object) -> str | None:
     if isinstance(value, bool):
         return "boolean"

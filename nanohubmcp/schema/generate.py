@@ -55,8 +55,9 @@ def describe_function(
     the parameter nullable. A JSON-representable default is published as ``"default"``
     (tuples as arrays, Enum members as values, numpy scalars and ``float``/``int``/``str``
     subclasses as the plain number or text they hold; NaN, infinities, sentinels and other
-    objects are not published). Parameter descriptions come from the docstring (Google,
-    NumPy or reST) or from ``Annotated[X, "text"]``, which wins.
+    objects are not published: a number JSON cannot write is listed in ``Signature.unpublished`` when a
+    record field's, and the registration warns of it, as of a parameter's). Parameter descriptions come
+    from the docstring (Google, NumPy or reST) or from ``Annotated[X, "text"]``, which wins.
 
     Annotation -> JSON Schema (and the Python value the function receives):
 
@@ -150,6 +151,7 @@ def describe_function(
     coercers: dict[str, co.Coercer] = {}
     extra: dict[str, Any] | None = None
     extra_coerce: co.Coercer | None = None
+    unpublished: list[tuple[str, str, str]] = []  # record fields' defaults left out: (parameter, field, why)
     for index, param in enumerate(signature.parameters.values()):
         if param.name == context:
             continue
@@ -164,7 +166,9 @@ def describe_function(
             raise RegistrationError(
                 f"{label}: parameter {param.name!r} is positional-only, but MCP passes arguments by name"
             )
+        already = len(mapper.unpublished)
         mapped = mapper.map(types.get(param.name, typing.Any))
+        unpublished += [(param.name, field, why) for field, why in mapper.unpublished[already:]]
         if param.kind is param.VAR_KEYWORD:
             extra, extra_coerce = mapped.schema, mapped.coerce
             continue
@@ -195,6 +199,7 @@ def describe_function(
         var_keyword=extra is not None,
         coerce=make_coerce(coercers, extra_coerce, tuple(properties), kind, name),
         prompt_arguments=[_prompt_argument(n, p, n in required) for n, p in properties.items()],
+        unpublished=tuple(unpublished),
     )
 
 

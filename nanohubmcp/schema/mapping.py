@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.docstrings import read_docstring
-from nanohubmcp.schema.fragments import NOT_JSON, json_type, member_schema, nullable
+from nanohubmcp.schema.fragments import NOT_JSON, json_type, left_out_default, member_schema, nullable
 from nanohubmcp.schema.hints import type_hints
 from nanohubmcp.schema.science import scientific
 from nanohubmcp.schema.secret import SchemaKeys
@@ -95,6 +95,10 @@ class TypeMapper:
         self._recursive: dict[Any, str] = {}
         self._late: dict[Any, co.Coercer] = {}
         self._done: dict[Any, Mapped] = {}
+        self.unpublished: list[tuple[str, str]] = []
+        """``(field, why)`` for each record field whose default the schema leaves out (JSON has no form for
+        it: ``fragments.left_out_default``), the field named ``Class.field``, in the order mapped; a record met
+        again adds none."""
 
     # -- dispatch ---------------------------------------------------------------------
     def map(self, tp: object) -> Mapped:
@@ -299,6 +303,10 @@ class TypeMapper:
             )
             if not has_default:
                 required.append(name)
+            else:
+                why = left_out_default(default)
+                if why:
+                    self.unpublished.append((f"{cls.__qualname__}.{name}", why))
             properties[name] = schema
             if mapped.coerce is not None:
                 coercers[name] = mapped.coerce

@@ -56,6 +56,10 @@ class Signature:
             forms, or is the identity when no parameter needs it. Raises
             :class:`~nanohubmcp.errors.InvalidArguments` when a constructor refuses a value.
         prompt_arguments: ``[{"name", "description"?, "required"}]`` for MCP prompts.
+        unpublished: ``(parameter, field, why)`` for each field of a record a parameter takes (a dataclass or
+            NamedTuple; ``field`` as ``"Settings.rate"``) whose default the schema leaves out,
+            JSON having no form for it (``why``: ``"nan has no JSON form"``); the registration warns of each.
+            Not compared or shown (it follows from the function).
     """
 
     __match_args__ = (
@@ -71,6 +75,7 @@ class Signature:
     prompt_arguments: list[dict[str, Any]]
     known: frozenset[str]
     """:attr:`param_names` as a set (checked on every call)."""
+    unpublished: tuple[tuple[str, str, str], ...]
 
     def __init__(
         self,
@@ -81,6 +86,7 @@ class Signature:
         var_keyword: bool,
         coerce: Callable[[dict[str, Any]], dict[str, Any]],
         prompt_arguments: list[dict[str, Any]],
+        unpublished: tuple[tuple[str, str, str], ...] = (),
     ) -> None:
         put = object.__setattr__  # frozen: set once, here
         put(self, "input_schema", input_schema)
@@ -91,6 +97,7 @@ class Signature:
         put(self, "coerce", coerce)
         put(self, "prompt_arguments", prompt_arguments)
         put(self, "known", frozenset(param_names))
+        put(self, "unpublished", unpublished)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")

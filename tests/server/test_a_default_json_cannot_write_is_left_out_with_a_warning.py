@@ -1,15 +1,17 @@
 """A parameter default JSON cannot carry (nan, an infinity, an int of over 4,300 digits, anywhere in it) does not
 stop the app from starting (review23 R23-L3: ``threshold: float = math.nan`` became a RegistrationError): it is
 left out of the published schema, with one RegistrationWarning naming the tool, the parameter and why, and the
-function's own default still applies when a client leaves the argument out. A hand-written ``input_schema``
-holding nan stays refused."""
+function's own default still applies when a client leaves the argument out. A record field's default (a dataclass's,
+a NamedTuple's) is left out with the same warning, naming the field. A hand-written
+``input_schema`` holding nan stays refused."""
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -81,20 +83,72 @@ class Settings:
     """Run settings."""
 
     rate: float = math.nan
+    steps: int = 10
+    seed: int = 10**5000
+
+
+class Bounds(NamedTuple):
+    """Bounds."""
+
+    low: float = -math.inf
+    high: float = 1.0
+
+
+@dataclasses.dataclass
+class Study:
+    """A study: its settings, and a record met again (warned of once)."""
+
+    first: Settings
+    again: Settings
 
 
 def run(s: Settings) -> str:
     """Runs."""
-    return repr(s.rate)
+    return f"{s.rate} {s.seed.bit_length()}"
 
 
-async def test_a_record_fields_default_is_left_out_and_the_tool_served() -> None:
+def clip(b: Bounds) -> str:
+    """Clips."""
+    return repr(b.low)
+
+
+def study(s: Study, n: int = 1) -> str:
+    """Studies."""
+    return repr(s.again.rate)
+
+
+RECORDS: list[tuple[Any, dict[str, str], dict[str, Any], dict[str, Any], str]] = [
+    (run, {"Settings.rate": "nan has no JSON form", "Settings.seed": "an int of over 4,300 digits has no JSON form"},
+     {"steps": 10}, {"s": {}}, f"nan {(10**5000).bit_length()}"),
+    (clip, {"Bounds.low": "-inf has no JSON form"}, {"high": 1.0}, {"b": {}}, "-inf"),
+    (study, {"Settings.rate": "nan has no JSON form", "Settings.seed": "an int of over 4,300 digits has no JSON form"},
+     {"steps": 10}, {"s": {"first": {}, "again": {}}}, "nan"),
+]
+
+
+@pytest.mark.parametrize(("fn", "left_out", "published", "arguments", "answer"), RECORDS,
+                         ids=["dataclass", "NamedTuple", "nested"])
+async def test_a_record_fields_default_is_left_out_with_one_warning_each_and_the_tool_served(
+        fn: Any, left_out: dict[str, str], published: dict[str, Any], arguments: dict[str, Any], answer: str) -> None:
+    """Such a field's default was left out without a word, where a parameter's is warned of. (A pydantic
+    model's is refused, its schema being pydantic's: tests/server/test_a_listed_field_a_client_cannot_read_...)"""
     server = MCPServer("record")
-    server.tool()(run)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        server.tool()(fn)
+    said = [str(w.message) for w in caught if issubclass(w.category, RegistrationWarning)]
+    param = next(iter(inspect.signature(fn).parameters))
+    assert said == [f"tool '{fn.__name__}': the default of field {field!r} (parameter {param!r}) is not in the "
+                    f"published schema ({why}): clients are not told it; one that leaves the field out still gets it"
+                    for field, why in left_out.items()]
     async with client_session(server) as session:
-        listed = (await session.list_tools()).tools[0]
-        assert "default" not in listed.input_schema["properties"]["s"]["properties"]["rate"]
-        assert (await session.call_tool("run", {"s": {}})).content[0].text == "nan"  # type: ignore[union-attr]
+        listed = (await session.list_tools()).tools[0].input_schema["properties"][param]["properties"]
+        if fn is study:  # (the fields of its first Settings)
+            listed = listed["first"]["properties"]
+        assert {name: value["default"] for name, value in listed.items() if "default" in value} == published
+        result = await session.call_tool(fn.__name__, arguments)
+    assert not result.is_error, result
+    assert result.content[0].text == answer  # type: ignore[union-attr]
 
 
 def test_a_written_input_schema_holding_nan_is_still_refused() -> None:

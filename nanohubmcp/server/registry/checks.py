@@ -75,9 +75,14 @@ def _type_name(annotation: object) -> str:
 
 def unpublished_defaults(label: str, fn: Callable[..., Any], signature: Signature) -> list[str]:
     """One warning for each parameter of ``fn`` whose default its generated schema (``signature``'s) leaves
-    out, JSON having no form for it (nan, an infinity, an int of over 4,300 digits): the function's own default
-    still applies. ``label`` names the component (``"tool 'fit'"``)."""
-    from ...schema.fragments import NOT_JSON, json_default, unpublished_default
+    out, JSON having no form for it (nan, an infinity, an int of over 4,300 digits), then one for each field
+    of a record a parameter takes (a dataclass or NamedTuple: ``signature.unpublished``; a pydantic model's is
+    refused, as its schema holds it) whose default is left out so: the function's (or the record's) own default
+    still applies. ``label`` names the component (``"tool 'fit'"``).
+
+    .. versionchanged:: 1.0
+       A record field's default is warned of too (it was left out without a word)."""
+    from ...schema.fragments import left_out_default
 
     try:
         parameters = inspect.signature(fn).parameters
@@ -88,12 +93,15 @@ def unpublished_defaults(label: str, fn: Callable[..., Any], signature: Signatur
         param = parameters.get(name)
         if param is None or param.default is inspect.Parameter.empty:
             continue
-        value = json_default(param.default)
-        why = None if value is NOT_JSON else unpublished_default(value)
+        why = left_out_default(param.default)
         if why:
             found.append(
                 f"{label}: the default of parameter {name!r} is not in the published schema ({why}): "
                 "clients are not told it; one that leaves the argument out still gets it")
+    for name, field, why in signature.unpublished:
+        found.append(
+            f"{label}: the default of field {field!r} (parameter {name!r}) is not in the published schema ({why}): "
+            "clients are not told it; one that leaves the field out still gets it")
     return found
 
 
