@@ -1,10 +1,11 @@
 """``tasks/get`` of the 2026-07-28 tasks extension answers a completed task's data over ``max_inline_bytes`` as
 ``tasks/result`` and ``get_job_result`` do — a note with a preview, then a ``resource_link`` to all of it, the
 very copy they link (one URI per job) — while a tool with an output schema is answered whole (its structured
-content is promised) and data larger than the store keeps is a tool error naming the sizes.
+content is promised) and data larger than the store keeps is a tool error naming the sizes. So does the last
+``notifications/tasks`` of a ``subscriptions/listen`` naming the task.
 
 Before: ``tasks/get`` put the job's stored result whole into its ``result`` (~200 KB for ~100 KB of numbers: the
-text and the structured content) into the model's context.
+text and the structured content) into the model's context; so did the listen's notification of the task's end.
 
 A real server, raw 2026-07-28 requests over HTTP (``modern_wire``: the official ``mcp`` client has no tasks
 extension), the kept copy read back with ``resources/read``.
@@ -13,6 +14,7 @@ extension), the kept copy read back with ``resources/read``.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any
 
@@ -23,6 +25,7 @@ from nanohubmcp import MCPServer
 
 LIMIT = 4096
 DATA = {"y": list(range(18_000))}  # ~100 KB of JSON
+LET_GO = threading.Event()
 SCHEMA = {"type": "object", "properties": {"y": {"type": "array"}}, "required": ["y"]}
 
 
@@ -31,6 +34,13 @@ def build(**options: Any) -> MCPServer:
     server.async_tool(name="big_dict", description="About 100 KB of data.")(lambda: DATA)
     server.async_tool(name="schematic", description="About 100 KB of data.", output_schema=SCHEMA)(lambda: DATA)
     server.async_tool(name="small", description="A little data.")(lambda: {"y": [1, 2, 3]})
+
+    @server.async_tool()
+    def held_big() -> dict[str, Any]:
+        """About 100 KB of data, once the test lets it go."""
+        assert LET_GO.wait(30)
+        return DATA
+
     return server
 
 
@@ -82,3 +92,19 @@ def test_data_larger_than_the_store_keeps_is_a_tool_error_naming_the_sizes() -> 
         result = completed(Wire(base + "mcp", caps=TASK_CAPS), "big_dict")[1]["result"]
         assert result["isError"] is True
         assert "more than the server keeps for large results (50000)" in result["content"][0]["text"]
+
+
+def test_a_listens_last_notification_links_the_same_copy() -> None:
+    LET_GO.clear()
+    with serve(build()) as base:
+        tasks = Wire(base + "mcp", caps=TASK_CAPS)
+        task_id = tasks.call("tools/call", {"name": "held_big", "arguments": {}}).result["taskId"]
+        with tasks.listen("subscriptions/listen", {"notifications": {"taskIds": [task_id]}}) as stream:
+            assert stream.next(timeout=10)["method"] == "notifications/subscriptions/acknowledged"
+            LET_GO.set()
+            told = stream.next(timeout=20)
+            while told is not None and told["params"]["status"] != "completed":
+                told = stream.next(timeout=20)
+        assert told is not None, "no notification of the task's end"
+        uri = linked_uri(told["params"])
+        assert linked_uri(tasks.call("tasks/get", {"taskId": task_id}).result) == uri

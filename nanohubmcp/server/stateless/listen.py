@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InvalidParams, InvalidRequest, MissingClientCapability, UnknownComponent
 from ...protocol import jsonrpc
 from ...protocol.uris import comparison_form
+from ..handlers.answered_result import answered_result
 from ..jobs import service as jobmod
 from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
@@ -168,7 +169,9 @@ async def subscriptions_listen(core: HandlerServices, request: RequestContext,
 
 class _TaskStatus:
     """One task a listen names: a ``notifications/tasks`` each time its ``DetailedTask`` changes
-    (``JobStore.follow`` reads it after each change of its status, progress or end, wherever it runs)."""
+    (``JobStore.follow`` reads it after each change of its status, progress or end, wherever it runs). The
+    last, of a completed task, carries its result as ``tasks/get`` answers it (:func:`answered_result`: data
+    over ``max_inline_bytes`` linked), told once the following ended, since keeping the data is blocking."""
 
     def __init__(self, core: HandlerServices, job: jobmod.Job,
                  send: Callable[[str, dict[str, Any]], None]) -> None:
@@ -176,13 +179,22 @@ class _TaskStatus:
         self.job = job
         self.send = send
         self.last = detailed_task(core, job)  # (as the listen began: only changes are told)
+        self.completed: jobmod.Job | None = None
 
     async def follow(self, request: RequestContext) -> None:
         with contextlib.suppress(UnknownComponent):  # its record went away: nothing more to tell
             await self.core.jobs.follow(self.job, self.report, request)
+        if self.completed is not None:  # (the last report: the following ended with it)
+            job = self.completed
+            self.tell(detailed_task(self.core, job, await answered_result(self.core, job)))
 
     def report(self, job: jobmod.Job) -> None:
-        task = detailed_task(self.core, job)
+        if job.status == jobmod.COMPLETED:
+            self.completed = job  # told by follow, off this report (its data may be kept first)
+        else:
+            self.tell(detailed_task(self.core, job))
+
+    def tell(self, task: dict[str, Any]) -> None:
         if task != self.last:
             self.last = task
             self.send("notifications/tasks", task)
