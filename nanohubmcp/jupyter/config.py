@@ -16,7 +16,10 @@ the server (``max_stuck_calls``, ``max_kept_bytes``, ``max_request_bytes``, ...)
 
 A value a trait refuses (``%config NanohubMCP.port = -5``, or a ``max_request_bytes`` above
 ``max_buffered_bytes``) is reported in one line on stderr, like a ``UsageError``, and the setting keeps its
-value. (IPython's ``%config`` would otherwise log the error through the root logger, as ``ERROR:root:...``.)
+value; the shell's own config (``get_ipython().config.NanohubMCP``), where ``%config`` would put the line too,
+keeps its entries as they were, so ``%reload_ext nanohubmcp`` does not find the refused value there
+(:mod:`.refused_config`). (IPython's ``%config`` would otherwise log the error through the root logger, as
+``ERROR:root:...``.)
 
 This class only holds values; ``nanohubmcp.jupyter.session.KernelSession`` observes them.
 """
@@ -38,6 +41,7 @@ from ..server.provenance.tool_options import DEFAULT_CACHE_BYTES
 from ..server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_STORE_BYTES, DEFAULT_STORE_BYTES_PER_OWNER
 from .limit_trait import Limit
 from .real_trait import Real
+from .refused_config import drop_refused
 
 if TYPE_CHECKING:
     from traitlets.config import Config
@@ -375,11 +379,14 @@ class NanohubMCP(Configurable):
         """Apply ``config`` (what ``%config NanohubMCP.x = v`` calls); a refused value is reported, not raised.
 
         On a ``TraitError`` nothing of ``config`` is applied; the message goes to stderr as
-        ``UsageError: <why>``.
+        ``UsageError: <why>``, and ``config`` loses its ``NanohubMCP`` section, so the shell, to which ``%config``
+        hands it next, does not keep the refused value for the next load (``%reload_ext nanohubmcp``).
         """
+        in_force = self.config  # the base class works on a copy, merged only if every value is taken
         try:
             super().update_config(config)
         except TraitError as exc:
+            drop_refused(config, type(self).__name__, None if self.parent is None else self.parent.config, in_force)
             print(f"UsageError: {str(exc).rstrip('.')}; the setting is unchanged", file=sys.stderr)
 
     @default("name")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 from . import comm
 from .config import NanohubMCP
+from .refused_config import refusals
 from .session import KernelSession
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class Attachment:
         try:
             self.config = NanohubMCP(parent=shell)
         except TraitError as exc:  # a c.NanohubMCP.* value of a profile's config file: one line, not a traceback
-            raise UsageError(f"{str(exc).rstrip('.')}; nanohubmcp is not loaded: fix the setting") from None
+            raise UsageError(_not_loaded(shell, exc)) from None
         # %config lists the objects in shell.configurables; replace one left by an older load.
         configurables = _configurables(shell)
         configurables[:] = [c for c in configurables if type(c).__name__ != "NanohubMCP"]
@@ -71,6 +72,13 @@ class Attachment:
         configurables = _configurables(self.shell)
         if self.config in configurables:
             configurables.remove(self.config)
+
+
+def _not_loaded(shell: InteractiveShell, exc: Exception) -> str:
+    """The load's refusal in one line, naming every value of the shell's config ``NanohubMCP`` refuses."""
+    why = refusals(NanohubMCP, shell.config) or [str(exc).rstrip(".")]
+    fix = "fix the setting" if len(why) == 1 else f"fix these {len(why)} settings"
+    return f"{'; '.join(why)}; nanohubmcp is not loaded: {fix}"
 
 
 def _configurables(shell: InteractiveShell) -> list[object]:
