@@ -140,7 +140,7 @@ class Routes:
                 "io.modelcontextprotocol/clientInfo": {"name": "jobs-tests", "version": "0"}}
         message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
         headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
-        named = params.get("name") or params.get("taskId")
+        named = params.get("name") or params.get("taskId") or params.get("uri")
         if named:
             headers["Mcp-Name"] = named
         _, _, body = self.http("/mcp", message, headers)

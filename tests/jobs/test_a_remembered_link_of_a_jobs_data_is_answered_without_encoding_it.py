@@ -17,6 +17,7 @@ from nanohubmcp.server.executors.polled_data import PolledData
 from nanohubmcp.server.jobs.record import COMPLETED, Job
 from nanohubmcp.server.jobs.stores import MemoryBackend
 from nanohubmcp.server.results.options import ResultOptions
+from nanohubmcp.server.results.owners import KeptBy
 from nanohubmcp.server.results.store import ResultStore
 
 DATA = {"y": list(range(5_000))}
@@ -67,3 +68,22 @@ def test_a_link_the_store_no_longer_holds_is_kept_again() -> None:
     assert again[1]["uri"] != first[1]["uri"]
     assert store.read(again[1]["uri"], "session:a") is not None  # the job's session's (jobs.polled_data.job_owner)
     assert records.summaries([job.id], ["id", "kept_data"])[0]["kept_data"] == again  # the record's replaced
+
+
+def test_a_stored_link_kept_for_no_job_is_kept_again_for_the_job_and_dropped() -> None:
+    # A link an earlier version stored names no job: a reconnected session, which may read the job, could not
+    # read it (handlers.kept_reader), so it is kept again, naming the job, and the earlier copy goes.
+    store = ResultStore(60.0, max_bytes=1 << 20)
+    job = Job("j" * 32, "big", "a", status=COMPLETED)
+    records = stored(job)
+    earlier = store.keep(b'{"y": []}', "application/json", ".json", "session:a")
+    old = [{"type": "text", "text": "kept"}, {"type": "resource_link", "uri": earlier, "name": "result.json"}]
+    assert records.keep_data(job.id, old, None) == old
+    polled = PolledData(store, ResultOptions(max_inline_bytes=1024), lambda: records)
+    again = polled.kept(job, lambda: DATA)
+    assert again is not None
+    assert again[1]["uri"] != earlier
+    assert store.kept_by(again[1]["uri"]) == KeptBy("session:a", job.id)
+    assert store.kept_by(earlier) is None  # dropped
+    assert records.summaries([job.id], ["id", "kept_data"])[0]["kept_data"] == again
+    assert polled.kept(job, lambda: DATA) == again

@@ -314,7 +314,8 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
     plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
     # REST (data_only) has no resources/read: its answers carry all of the data, never a link; its job keeps
     # pictures and files as an MCP-started job does (call_sink).
-    sink = None if plain else call_sink(core.result_options, core.result_store, request, job=job is not None)
+    sink = None if plain else call_sink(core.result_options, core.result_store, request,
+                                         job=job.id if job is not None else None)
     loop = asyncio.get_running_loop()
     # A long text is encoded and written to its file, which may wait for the results folder's lock; a list
     # or dict holding a figure draws it ([fig, {"n": 1}]), a large one is walked and encoded at length.

@@ -5,14 +5,16 @@ keeps and links it.
 A job's record holds its data whole (a REST poll reads the value: :func:`~..results.sink.call_sink`); an MCP
 client reading it gets the blocks a direct call answers for such data instead — a note with a preview of its
 first characters, then a ``resource_link`` (``result.json``, or ``result.txt`` for a text) — so that large data
-stays out of the model's context. The data is kept owned by the job's owner (its principal, else its session)
-on the first such answer, and those blocks are stored with the job's record (its ``kept_data``:
+stays out of the model's context. The data is kept owned by the job's owner (its principal, else its session),
+naming the job (whoever may read the job by its id reads it too: :mod:`..handlers.kept_reader`), on the first
+such answer, and those blocks are stored with the job's record (its ``kept_data``:
 :meth:`~..jobs.stores.JobBackend.keep_data`), so later answers, by any method on any process sharing the job
 store, give the same blocks (the same URI) for as long as the job's record lives; they are kept again when the
-result store no longer holds their link. Each process remembers the blocks of the :data:`REMEMBERED` most
-recently read jobs, so that a poll does not read the record again. Two first answers of one job at the same
-moment keep it once: in one process the second waits for the first's keep; across processes each keeps a copy,
-the first stored with the record wins, and the others drop theirs and answer the winner's.
+result store no longer holds their link (or holds one an earlier version kept, naming no job: dropped then).
+Each process remembers the blocks of the :data:`REMEMBERED` most recently read jobs, so that a poll does not
+read the record again. Two first answers of one job at the same moment keep it once: in one process the second
+waits for the first's keep; across processes each keeps a copy, the first stored with the record wins, and the
+others drop theirs and answer the winner's.
 What this module does not do: decide whether an answer is over MCP (the caller's ``Context.inline_limit``,
 ``tasks/result``), nor shape the answer (:mod:`.job_tools`, :mod:`..handlers.answered_result`).
 """
@@ -104,9 +106,9 @@ class PolledData:
             if blocks is not None:
                 return blocks
             stored = self._stored(job.id)  # (kept by another process, or by this one and forgotten here)
-            if stored is not None and self._store.holds(stored[1]["uri"], owner):
+            if stored is not None and self._store.holds(stored[1]["uri"], owner, job.id):
                 return self._remember(job.id, stored)
-            blocks = self._keep(owner, value())
+            blocks = self._keep(owner, job.id, value())
             if blocks is None:
                 return None
             held = self._records().keep_data(job.id, blocks, stored)
@@ -114,6 +116,8 @@ class PolledData:
                 return blocks
             if held != blocks:  # another process's keep was stored first: this copy goes, the answer is its
                 self._store.drop(blocks[1]["uri"])
+            elif stored is not None:  # the stale copy this one replaced (one naming no job: still held) goes
+                self._store.drop(stored[1]["uri"])
             return self._remember(job.id, held)
 
     def pending(self, job_id: str) -> int:
@@ -124,12 +128,12 @@ class PolledData:
             return flight.users if flight is not None else 0
 
     def _held(self, job_id: str, owner: str | None) -> list[Wire] | None:
-        """The blocks remembered for ``job_id`` while the store holds their link, else None."""
+        """The blocks remembered for ``job_id`` while the store holds their link (kept for it), else None."""
         with self._lock:
             blocks = self._blocks.get(job_id)
             if blocks is not None:
                 self._blocks.move_to_end(job_id)
-        if blocks is None or not self._store.holds(blocks[1]["uri"], owner):
+        if blocks is None or not self._store.holds(blocks[1]["uri"], owner, job_id):
             return None
         return blocks
 
@@ -160,12 +164,12 @@ class PolledData:
                 if not flight.users:
                     del self._flights[job_id]
 
-    def _keep(self, owner: str | None, value: Any) -> list[Wire] | None:
+    def _keep(self, owner: str | None, job_id: str, value: Any) -> list[Wire] | None:
         from ..results.convert import parts  # the shaping modules: loaded with the first large answer
         from ..results.sink import ResultSink
 
         text = value if isinstance(value, str) else jsonenc.dumps(value)
-        sink = ResultSink(self._options, self._store, owner)
+        sink = ResultSink(self._options, self._store, owner, job=job_id)
         if not parts.too_big(sink, len(text)):
             return None
         return parts.offload_text(text, sink) if isinstance(value, str) else parts.offload_json(text, sink)

@@ -180,7 +180,7 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
     request = job.request
     version = request.version if request is not None else versions.LATEST_HANDSHAKE
     data_only = request is not None and request.data_only  # a REST call's job: shaped as its own call shapes it
-    sink = call_sink(core.result_options, core.result_store, request, job=True) if request is not None else None
+    sink = call_sink(core.result_options, core.result_store, request, job=job.id) if request is not None else None
 
     def ended(done: Any) -> None:  # on the worker thread
         if done.cancelled() or (request is not None and request.cancelled.is_set()):

@@ -6,7 +6,8 @@ case, the rest exactly: :meth:`.Registry.find_resource`). Not found is
 :data:`MAX_URI_LENGTH` (8192 characters) is -32602 saying the limit, before any template sees it. A
 function's ``FileNotFoundError`` is not found as well; another ``OSError``
 is -32603 with its ``strerror`` (no file name); the file name, a server path, goes to the server log.
-A large result the server kept (``nanohubmcp://results/...``) is read from its store; on a transport
+A large result the server kept (``nanohubmcp://results/...``) is read from its store, by its owner or, for
+what a job kept, by whoever may read that job (:mod:`.kept_reader`); on a transport
 that writes its text a piece at a time (:data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), as its
 open file. Its URI is compared as a registered one is
 (:func:`~nanohubmcp.protocol.uris.comparison_form`: ``NanoHubMCP://%72esults/<id>`` reads
@@ -30,8 +31,8 @@ from ..registry.registry import list_result
 from ..registry.resources import Resource, ResourceTemplate
 from ..results import RESULT_URI_PREFIX
 from ..results import shape as results
-from ..results.owners import owner_of
 from ..wire.request import STREAMS_TEXT, RequestContext
+from .kept_reader import kept_reader
 
 if TYPE_CHECKING:
     from .host import HandlerServices
@@ -97,11 +98,12 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
     uri = _uri(params, "resources/read")
     key = comparison_form(uri)  # the store's URIs are minted in that form; the id in them is compared exactly
     if key.startswith(RESULT_URI_PREFIX):
-        kept = core.result_store.read(key, owner_of(request), pieces=STREAMS_TEXT in request.slots)
+        reader = kept_reader(core, request, key)  # the caller's own; what a job kept: also its job's readers
+        kept = core.result_store.read(key, reader, pieces=STREAMS_TEXT in request.slots)
         if kept is not None:
             kept["contents"][0]["uri"] = uri  # the spelling asked for, as a registered resource's read names it
             return kept
-        evicted = core.result_store.evicted(key, owner_of(request))
+        evicted = core.result_store.evicted(key, reader)
         if evicted is not None:
             data = {"uri": uri, "evicted": True}
             raise InvalidParams(evicted, data) if request.modern else ResourceNotFound(evicted, data)

@@ -23,11 +23,12 @@ EVICTED_REMEMBERED: Final = 4096
 
 @dataclass(frozen=True)
 class Eviction:
-    """One evicted link: who kept it (an owner key of :mod:`.owners`, or None) and whether their own share
-    (``per_owner``) or the store's size evicted it."""
+    """One evicted link: who kept it (an owner key of :mod:`.owners`, or None), whether their own share
+    (``per_owner``) or the store's size evicted it, and the job whose result it was (None: a call's own)."""
 
     owner: str | None
     per_owner: bool
+    job: str | None = None
 
     def reason(self, uri: str, max_bytes: int, max_bytes_per_owner: int) -> str:
         """What a read of ``uri`` answers: the bound that evicted it and what to do."""
@@ -57,17 +58,23 @@ class Evictions:
             self._remembered.popitem(last=False)
         if path is not None:
             with contextlib.suppress(OSError):
-                write_json(path + EVICTED_SUFFIX, {"uri": uri, "owner": eviction.owner,
+                write_json(path + EVICTED_SUFFIX, {"uri": uri, "owner": eviction.owner, "job": eviction.job,
                                                     "per_owner": eviction.per_owner, "expires": expires})
 
     def find(self, uri: str, owner: str | None, path: str | None) -> Eviction | None:
         """The eviction of ``uri`` when it was ``owner``'s (or nobody's), made by this store or, from its
         note beside ``path``, by a process sharing the folder; else None."""
+        found = self.of(uri, path)
+        if found is None or (found.owner is not None and found.owner != owner):
+            return None
+        return found
+
+    def of(self, uri: str, path: str | None) -> Eviction | None:
+        """The eviction of ``uri``, whoever kept it (:meth:`find`, not checked for an owner), else None."""
         found = self._remembered.get(uri)
         if found is None and path is not None:
             note = read_note(path + EVICTED_SUFFIX)
             if note is not None and note["uri"] == uri:
-                found = Eviction(note.get("owner"), bool(note.get("per_owner")))
-        if found is None or (found.owner is not None and found.owner != owner):
-            return None
+                job = note.get("job")
+                found = Eviction(note.get("owner"), bool(note.get("per_owner")), job if isinstance(job, str) else None)
         return found

@@ -1,14 +1,15 @@
 """Who owns what a request makes (large results kept as resources, provenance records, jobs): its
-principal, else its session (by the session's key, never its id), else nobody.
+principal, else its session (by the session's key, never its id), else nobody; and who kept a result
+(:class:`KeptBy`: its owner, and the job whose result it is, whose readers read it too).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..wire.sessions import session_key
 
-__all__ = ["PRINCIPAL_OWNER", "SESSION_OWNER", "owner_for", "owner_of"]
+__all__ = ["PRINCIPAL_OWNER", "SESSION_OWNER", "KeptBy", "owner_for", "owner_of"]
 
 
 def owner_of(request: object) -> str | None:
@@ -31,3 +32,11 @@ def owner_for(principal: Any, session: Any) -> str | None:
     if principal is not None:
         return f"{PRINCIPAL_OWNER}{principal.subject}"
     return f"{SESSION_OWNER}{session_key(session.id)}" if session is not None else None
+
+
+class KeptBy(NamedTuple):
+    """Who kept a large result: ``owner``, its owner key (None: whoever holds the link), and ``job``, the id of
+    the job whose result it is (its data, or a picture or file kept at its end), else None (a call's own)."""
+
+    owner: str | None
+    job: str | None = None

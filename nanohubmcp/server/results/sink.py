@@ -23,10 +23,12 @@ __all__ = ["ResultSink", "call_sink"]
 
 
 def call_sink(options: ResultOptions, store: ResultStore | None, request: RequestContext, *,
-              job: bool) -> ResultSink:
-    """Where the large results of ``request``'s call go (``job``: the call's job's result, kept with the job).
+              job: str | None) -> ResultSink:
+    """Where the large results of ``request``'s call go (``job``: the id of the call's job, whose result it
+    is, kept with the job; None: a direct call).
 
-    Over MCP: kept in ``store``, owned by the request's owner (:func:`~.owners.owner_of`). A direct REST
+    Over MCP: kept in ``store``, owned by the request's owner (:func:`~.owners.owner_of`); a job's, naming the
+    job too, so that whoever may read the job by its id reads them (:attr:`ResultSink.job`). A direct REST
     call (``request.data_only``) keeps nothing: its answer carries its data and names its pictures and files,
     never carries them. A job, whoever started it, keeps its pictures and files over ``max_inline_bytes``, its
     data inline (:attr:`ResultSink.data_inline`): its polled ``result`` is the tool's value (a REST poll reads
@@ -34,7 +36,8 @@ def call_sink(options: ResultOptions, store: ResultStore | None, request: Reques
     it reads the same kind of link (``nanohubmcp://results/...``, with its name, mimeType and size).
     """
     rest = request.data_only
-    return ResultSink(options, None if rest and not job else store, owner_of(request), data_inline=rest or job)
+    return ResultSink(options, None if rest and job is None else store, owner_of(request),
+                      data_inline=rest or job is not None, job=job)
 
 
 @dataclass
@@ -43,13 +46,16 @@ class ResultSink:
     (shaping on an event loop): the keeps that found the results folder's lock held, to finish off the loop
     (:meth:`finish_later`) before the result is answered (:mod:`.deferred`); ``data_inline``: the call's data
     stays in its answer whatever its size, only its pictures and files over ``max_inline_bytes`` are kept
-    (a job: its polled ``result`` is the tool's value, whoever started it; see :func:`call_sink`)."""
+    (a job: its polled ``result`` is the tool's value, whoever started it; see :func:`call_sink`); ``job``:
+    the id of the job whose result it keeps (:meth:`~.store.ResultStore.kept_by`: whoever may read that job
+    by its id reads them too), None for a call's own."""
 
     options: ResultOptions = field(default_factory=ResultOptions)
     store: ResultStore | None = None
     owner: str | None = None
     later: list[Finish] | None = None
     data_inline: bool = False
+    job: str | None = None
 
     def finish_later(self) -> None:
         """Finish the keeps put off on the event loop (:attr:`later`), each waiting for the results folder's
@@ -129,7 +135,7 @@ class ResultSink:
         suffix = name[name.rfind(".") :] if "." in name else ""
         size = utf8_size(data)
         self.hold_kept(size)  # over the store's size: the call's ResultTooLarge (one log line), not a ValueError
-        uri = self.store.keep(data, mime_type, suffix, self.owner, self.later)
+        uri = self.store.keep(data, mime_type, suffix, self.owner, self.later, job=self.job)
         return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()
 
     def link_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, name: str,
@@ -145,7 +151,7 @@ class ResultSink:
         assert self.store is not None
         suffix = name[name.rfind(".") :] if "." in name else ""
         try:
-            uri, size = self.store.keep_parts(parts, mime_type, suffix, self.owner)
+            uri, size = self.store.keep_parts(parts, mime_type, suffix, self.owner, job=self.job)
         except TooLargeToKeep as refused:
             self.hold_kept(refused.size, at_least=refused.at_least)
             raise  # (not reached: it is over the store's size)

@@ -1,4 +1,5 @@
-"""Large tool results kept as resources of the server, readable only by whoever made them.
+"""Large tool results kept as resources of the server, readable only by whoever made them (and, what a job kept,
+by whoever may read the job).
 
 A result bigger than ``max_inline_bytes`` is not put into the tool result (it would flood the
 model's context); the full data is kept here under an unguessable URI and the result carries a
@@ -7,19 +8,22 @@ model's context); the full data is kept here under an unguessable URI and the re
 resources), for as long as a finished job's result stays readable (the server's job TTL).
 
 Where: with a persistent job store, as files beside it (``<state dir>/results/<token><suffix>``
-and a ``.meta.json`` naming owner, MIME type and expiry), so a link in a stored job result still
+and a ``.meta.json`` naming owner, job, MIME type and expiry), so a link in a stored job result still
 reads after a restart; with ``job_store="memory"``, in memory.
 
 Ownership follows jobs: a result made by an authenticated caller belongs to that principal, one
 made in a session to that session, and one made without either (a sessionless 2026-07-28 call,
-REST) to whoever holds the URI. Any other caller gets the same "not found" as for a URI that never
-existed. The store is bounded in total bytes (oldest entries go first when it is full) and per
-owner (a quarter of the total by default: an owner's own oldest entries make room first, so one
-busy session cannot push out everyone else's results); a single result larger than the whole
-store is refused with an error that says so; a text written a part at a time (an array's JSON,
-:meth:`ResultStore.keep_parts`) goes to a file as it is made and is refused as soon as it passes the
-store's size, so it is never held whole. A link whose entry was dropped to make room reads as
-"not found" with a message saying it was evicted and why, not as a URI that never existed.
+REST) to whoever holds the URI. A job's result (its data, a picture or file kept at its end) names
+its job too (:meth:`ResultStore.kept_by`), so that whoever may read the job by its id reads it as
+well (the caller of ``resources/read`` decides: :mod:`~nanohubmcp.server.handlers.kept_reader`).
+Any other caller gets the same "not found" as for a URI that never existed.
+
+The store is bounded in total bytes (oldest entries go first when it is full) and per owner (a quarter of the
+total by default: an owner's own oldest entries make room first, so one busy session cannot push out everyone
+else's results); a single result larger than the whole store is refused with an error that says so; a text
+written a part at a time (an array's JSON, :meth:`ResultStore.keep_parts`) goes to a file as it is made and is
+refused as soon as it passes the store's size, so it is never held whole. A link whose entry was dropped to make
+room reads as "not found" with a message saying it was evicted and why, not as a URI that never existed.
 
 The processes of a server sharing the state directory share the bounds: a result is kept holding the
 folder's lock (:data:`.folder.LOCK_NAME`), once the index took in what the others kept and dropped since this
@@ -53,6 +57,7 @@ from .evictions import Eviction, Evictions
 from .folder import KEPT_ERRORS, finish, write_data
 from .kept_size import TooLargeToKeep, utf8_size
 from .kept_text import READ_PIECE_BYTES, kept_text
+from .owners import KeptBy
 from .shared_folder import SharedFolder
 from .spool import read_part, spool, to_memory, to_part_file
 
@@ -67,16 +72,20 @@ class _Entry:
     expires: float
     size: int
     data: bytes | bytearray | str | None = None  # None: in the file named by the URI
+    job: str | None = None  # the job whose result it is
 
     @classmethod
     def of(cls, meta: dict[str, Any]) -> _Entry:
-        """The entry a ``.meta.json`` describes (its data in the file beside it)."""
-        return cls(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
+        """The entry a ``.meta.json`` describes (its data in the file beside it; an earlier version's names no
+        job)."""
+        job = meta.get("job")
+        return cls(meta["owner"], meta["mime_type"], meta["expires"], meta["size"],
+                   job=job if isinstance(job, str) else None)
 
     def meta(self, uri: str) -> dict[str, Any]:
         """What the ``.meta.json`` of ``uri`` says of this entry."""
-        return {"uri": uri, "owner": self.owner, "mime_type": self.mime_type, "expires": self.expires,
-                "size": self.size}
+        return {"uri": uri, "owner": self.owner, "job": self.job, "mime_type": self.mime_type,
+                "expires": self.expires, "size": self.size}
 
 
 class ResultStore:
@@ -146,8 +155,9 @@ class ResultStore:
 
     # -- keep / read ----------------------------------------------------------------------
     def keep(self, data: bytes | bytearray | str, mime_type: str, suffix: str, owner: str | None,
-             later: list[Finish] | None = None) -> str:
-        """Store ``data`` and return its new URI (``nanohubmcp://results/<token><suffix>``).
+             later: list[Finish] | None = None, *, job: str | None = None) -> str:
+        """Store ``data`` and return its new URI (``nanohubmcp://results/<token><suffix>``); ``job``: the id
+        of the job whose result it is (:meth:`kept_by`).
 
         ``later``: where a keep made on an event loop that finds the results folder's lock held (by another
         process, or another thread of this one) puts the function that finishes it, to be called off the
@@ -160,10 +170,11 @@ class ResultStore:
             TooLargeToKeep: ``data`` is larger than the whole store.
 
         .. versionchanged:: 1.0
-           ``later``: a busy lock on the event loop is waited for off it (it kept the result in memory).
+           ``later``: a busy lock on the event loop is waited for off it (it kept the result in memory);
+           ``job``.
         """
         uri = f"{RESULT_URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
-        entry = _Entry(owner, mime_type, time.time() + self.ttl, utf8_size(data))
+        entry = _Entry(owner, mime_type, time.time() + self.ttl, utf8_size(data), job=job)
         if entry.size > self.max_bytes:
             raise TooLargeToKeep(entry.size, self.max_bytes)
         with self._lock:
@@ -188,8 +199,9 @@ class ResultStore:
         return True
 
     def keep_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, suffix: str,
-                   owner: str | None) -> tuple[str, int]:
-        """Store the text ``parts()`` makes, a part at a time, and return its new URI and its size.
+                   owner: str | None, *, job: str | None = None) -> tuple[str, int]:
+        """Store the text ``parts()`` makes, a part at a time, and return its new URI and its size (``job``: as
+        :meth:`keep`'s).
 
         Each part is written to a file as it is made (:mod:`.spool`), so the text is never held whole
         while it is written, nor at all when it is refused: with a folder the file becomes the entry once
@@ -207,17 +219,17 @@ class ResultStore:
         try:
             if path is not None:
                 size = to_part_file(path, parts, self.max_bytes)
-                entry = _Entry(owner, mime_type, time.time() + self.ttl, size)
+                entry = _Entry(owner, mime_type, time.time() + self.ttl, size, job=job)
                 if self._finish_part(uri, path, entry):
                     return uri, size
             else:
                 kept, size = to_memory(parts, self.max_bytes)
-                return self.keep(kept, mime_type, suffix, owner), size
+                return self.keep(kept, mime_type, suffix, owner, job=job), size
         except OSError as exc:
             log.warning("cannot write the large result %s: %s", uri, exc)
         kept = bytearray()
         size = spool(kept.extend, parts(), self.max_bytes)
-        return self.keep(kept, mime_type, suffix, owner), size
+        return self.keep(kept, mime_type, suffix, owner, job=job), size
 
     def _finish_part(self, uri: str, path: str, entry: _Entry) -> bool:
         """Make the text written to ``path + PART_SUFFIX`` the entry of ``uri``: its file, named holding the
@@ -300,16 +312,29 @@ class ResultStore:
             item["blob"] = base64.b64encode(data).decode("ascii")
         return {"contents": [item]}
 
-    def holds(self, uri: str, owner: str | None) -> bool:
+    def holds(self, uri: str, owner: str | None, job: str | None = None) -> bool:
         """Whether ``uri`` still reads for ``owner`` (:meth:`read` would answer it): not expired, not dropped
-        (by this process, or its file by another sharing the results folder), and ``owner``'s or anyone's."""
+        (by this process, or its file by another sharing the results folder), and ``owner``'s or anyone's; with
+        ``job``, kept for that job (:meth:`kept_by`; an earlier version's keep names none)."""
         with self._lock:
             self._open()
             entry = self._entries.get(uri) or self._from_file(uri)
-            if entry is None or entry.expires <= time.time() or entry.owner not in (None, owner):
+            if (entry is None or entry.expires <= time.time() or entry.owner not in (None, owner)
+                    or (job is not None and entry.job != job)):
                 return False
             path = self._files.path(uri) if entry.data is None else None
         return path is None or os.path.exists(path)
+
+    def kept_by(self, uri: str) -> KeptBy | None:
+        """Who kept ``uri`` and for which job, while it is held (expired or not) or remembered as evicted
+        (:meth:`evicted`); else None. Not a permission: :meth:`read` checks the owner it is given."""
+        with self._lock:
+            self._open()
+            entry = self._entries.get(uri) or self._from_file(uri)
+            if entry is not None:
+                return KeptBy(entry.owner, entry.job)
+            found = self._evictions.of(uri, self._files.path(uri))
+        return KeptBy(found.owner, found.job) if found is not None else None
 
     def drop(self, uri: str) -> None:
         """Drop ``uri`` (its file too, for every process sharing the results folder): a copy kept in vain, as
@@ -331,7 +356,7 @@ class ResultStore:
         processes sharing it, until the link would have expired)."""
         entry = self._entries[uri]
         path = self._files.path(uri) if entry.data is None else None
-        self._evictions.add(uri, Eviction(entry.owner, per_owner), entry.expires, path)
+        self._evictions.add(uri, Eviction(entry.owner, per_owner, entry.job), entry.expires, path)
         self._drop(uri)
 
     def _from_file(self, uri: str) -> _Entry | None:
