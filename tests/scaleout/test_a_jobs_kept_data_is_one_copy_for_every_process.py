@@ -8,7 +8,8 @@ a job kept a copy of its own (two files, two URIs for one job).
 
 Two job stores on one real redis-server, and on one SQLite state directory, stand for two processes (each
 with its own result store over one results folder); then two real workers of ``nanohubmcp run --workers 2``
-sharing a real redis-server, polled at once through connections that reached each.
+sharing a real redis-server, polled at once through connections that reached each, then read through each by
+a new session once the job's session ended.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx  # the official client's HTTP library (installed with mcp)
 import pytest
 import wire
 from cluster import Server, listeners, processes_with
@@ -136,6 +138,14 @@ def test_two_workers_polling_one_job_at_once_answer_one_uri(redis_server: RedisS
             conn = next(conn for p, conn in reached if p == pid)
             read = _post(conn, session, "resources/read", {"uri": uri})
             assert json.loads(read["contents"][0]["text"]) == DATA
+        # The job's session ended (a DELETE): a new session, on either worker, reads the job by its id and so its
+        # link (before: "Resource not found", the kept data being the ended session's; trial46 T46-5).
+        assert httpx.delete(server.url, headers=wire.headers(session), timeout=30).status_code in (200, 204)
+        reconnected = wire.initialize(server.url)
+        for pid in {pid for pid, _ in reached}:
+            conn = next(conn for p, conn in reached if p == pid)
+            read = _post(conn, reconnected, "resources/read", {"uri": uri})
+            assert json.loads(read["contents"][0]["text"]) == DATA, pid
     finally:
         for _, conn in reached:
             conn.close()
