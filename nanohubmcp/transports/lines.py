@@ -106,12 +106,20 @@ def protect_stdout() -> int:
     return _protocol_fd
 
 
-def stop_on_signals(stop: asyncio.Event) -> None:
-    """Set ``stop`` on SIGINT/SIGTERM (where the platform and thread allow signal handlers)."""
+def stop_on_signals(stop: asyncio.Event) -> list[int]:
+    """Set ``stop`` on SIGINT/SIGTERM (where the platform and thread allow signal handlers); returns the list
+    each signal taken is added to, in order (the first: what stopped it)."""
     loop = asyncio.get_running_loop()
+    taken: list[int] = []
+
+    def took(signum: int) -> None:
+        taken.append(signum)
+        stop.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, took, sig)
+    return taken
 
 
 class LineWriter:

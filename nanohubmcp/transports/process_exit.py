@@ -57,9 +57,22 @@ def exit_by_the_grace(loop: asyncio.AbstractEventLoop) -> None:
     timer.start()
 
 
-def explain_exit_wait(core: ServerCore | None = None) -> None:
+def quit_now_hint(stopped_by: int | None) -> str:
+    """How to end the wait for running calls at once, after a stop by the signal ``stopped_by`` (None: the end of
+    stdio's input): the same signal again, but SIGHUP, which is ignored then (its terminal is gone)."""
+    if stopped_by == signal.SIGINT:
+        return "press Ctrl-C again to quit now"
+    if stopped_by == signal.SIGTERM:  # a service manager's stop: no Ctrl-C advice in its journal
+        return "send SIGTERM again to quit now"
+    return "send SIGTERM or SIGINT to quit now"
+
+
+def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = None) -> None:
     """After a blocking serve ends: wait for tool calls still running, saying so, until the process
     must exit (:data:`EXIT_GRACE_SECONDS` after the stop of ``core`` began, less :data:`EXIT_MARGIN_SECONDS`).
+    ``stopped_by``, the signal that stopped it (None: not known, or stdio's end of input), picks the words
+    saying how to quit at once (:func:`quit_now_hint`). The caller puts the signals' handlers back afterwards
+    (:mod:`.found_handlers`).
 
     A sync tool runs on a worker thread that cannot be interrupted. Its calls were told to
     cancel when the server stopped, and so are now the ``@async_tool`` jobs of ``core`` whose
@@ -99,7 +112,7 @@ def explain_exit_wait(core: ServerCore | None = None) -> None:
     else:
         say(f"stopped; waiting for {len(running)} running tool call(s) to return (they were told to cancel; at "
             f"most {wait:.1f} s more, so that the process exits within {EXIT_GRACE_SECONDS:g} s of the stop) - "
-            "press Ctrl-C again to quit now")
+            f"{quit_now_hint(stopped_by)}")
     _, left = concurrent.futures.wait(running, timeout=wait)
     if left and worker_task() is None:
         say(f"{len(left)} tool call(s) still running; exiting without them (within {EXIT_GRACE_SECONDS:g} s "

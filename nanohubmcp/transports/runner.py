@@ -4,7 +4,8 @@ Three ways to run the same application:
 
 - :meth:`Runner.serve_forever` — blocking, on a fresh event loop (scripts, ``start_mcp``);
   SIGINT/SIGTERM stop it cleanly, and SIGHUP too unless ignored or the application's
-  (:func:`.workers.stop_signals`).
+  (:func:`.workers.stop_signals`); it returns with their handlers as it found them
+  (:mod:`.found_handlers`).
 - :meth:`Runner.start_thread` — on an event loop of its own in a daemon thread (notebooks'
   default "thread" mode); returns once the port is bound.
 - :meth:`Runner.start_on_loop` — on an event loop that is already running (a Jupyter
@@ -36,6 +37,7 @@ import tornado.httpserver
 from ..errors import ConfigurationError
 from .auth import bind_resource
 from .config import TransportConfig
+from .found_handlers import FoundHandlers
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
 from .ports import bind
 from .routes import make_app
@@ -76,6 +78,8 @@ class Runner:
         self._own_loop = False
         self._on_ready: Callable[[], None] | None = None
         self._closing: tornado.httpserver.HTTPServer | None = None
+        self._found = FoundHandlers()  # (read again by serve_forever, when it begins)
+        self._stopped_by: int | None = None
 
     @property
     def running(self) -> bool:
@@ -174,6 +178,7 @@ class Runner:
             on_ready: called once serving (by the first worker only), e.g. to print the endpoints.
         """
         self._on_ready = on_ready
+        self._found, self._stopped_by = FoundHandlers(), None  # before anything takes a signal
         parent = os.getpid()
         if workers > 1:
             from .supervisor import listen_in_workers  # forking workers: --workers only
@@ -217,16 +222,21 @@ class Runner:
             asyncio.run(main())
             from .process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
 
-            explain_exit_wait(self.server.core)
+            explain_exit_wait(self.server.core, self._stopped_by)
         finally:
             for each in watch:  # what the script does after serving is its own: no watchdog ends it
                 each.disarm()
+            self._found.put_back()  # and its signals' handlers as it had them (found_handlers)
 
     def _obey(self, signum: int) -> None:
         """A stop signal while serving blocking: stop (a forked worker first tells its parent why; a single
         process stopped by SIGHUP says so, its parent says it for the workers)."""
-        if signum == HANGUP and worker_task() is None and self._http is not None:
-            say(HANGUP_LINE)
+        if signum == HANGUP:
+            self._found.hung_up = True  # ignored after run() too: a repeat changes nothing
+            if worker_task() is None and self._http is not None:
+                say(HANGUP_LINE)
+        if self._stopped_by is None:
+            self._stopped_by = signum  # (what the wait for running calls names to quit now)
         WORKER_DEATHS.stopped_by(signum)
         self._shutdown()
 

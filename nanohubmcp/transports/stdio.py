@@ -44,6 +44,7 @@ from ..server.wire.principal import Principal
 from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
+from .found_handlers import FoundHandlers
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
 from .served import ServedServer
 
@@ -226,8 +227,9 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> 
             expired (nothing is served; the message names the variable and why).
     """
     out_fd = protect_stdout()  # before the verifier runs: what it prints must not reach the client
+    found = FoundHandlers()  # put back once serving ended (found_handlers)
 
-    async def main() -> None:
+    async def main() -> int | None:
         principal = expiry = None
         if verifier is not None:
             from .stdio_auth import environment_principal, token_expiry
@@ -236,10 +238,14 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> 
             expiry = token_expiry(principal, verifier)
         transport = StdioTransport(server, out_fd=out_fd, principal=principal, expiry=expiry)
         stop = asyncio.Event()
-        stop_on_signals(stop)
+        taken = stop_on_signals(stop)
         await transport.serve(stop)
+        return taken[0] if taken else None  # the signal that stopped it, None at the end of input
 
-    asyncio.run(main())
-    from .process_exit import explain_exit_wait
+    try:
+        stopped_by = asyncio.run(main())
+        from .process_exit import explain_exit_wait
 
-    explain_exit_wait(server.core)
+        explain_exit_wait(server.core, stopped_by)
+    finally:
+        found.put_back()

@@ -98,7 +98,7 @@ def test_the_second_ctrl_c_handler_is_in_place_before_the_message_asks_for_it(mo
     monkeypatch.setattr(sys, "stderr", stderr)
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        process_exit.explain_exit_wait()
+        process_exit.explain_exit_wait(None, signal.SIGINT)
         installed = signal.getsignal(signal.SIGINT)
     finally:
         for sig, handler in saved.items():
