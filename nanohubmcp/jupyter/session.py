@@ -72,6 +72,7 @@ class KernelSession:
         self._unsubscribe: Callable[[], None] | None = None
         self._mode: str | None = None
         self._saved_switch: float | None = None  # the interpreter's switch interval to restore
+        self._set_switch: float | None = None  # the one the start set (restored only while still in force)
         self._token_key = f"cells-{secrets.token_hex(8)}"  # this session's generated token (tokens.py)
         self.job_processes: set[str] = set()
         """The job store process tokens of this kernel's servers (``%mcp jobs`` lists their jobs)."""
@@ -196,6 +197,7 @@ class KernelSession:
         if loop == "thread" and cfg.switch_interval and self._saved_switch is None:
             self._saved_switch = sys.getswitchinterval()
             sys.setswitchinterval(min(self._saved_switch, cfg.switch_interval))
+            self._set_switch = sys.getswitchinterval()  # (as the interpreter keeps it: it rounds to 1 µs)
         return True
 
     def ensure_started(self) -> bool:
@@ -208,8 +210,9 @@ class KernelSession:
         self.server.stop()
         self._mode = None
         if self._saved_switch is not None:
-            sys.setswitchinterval(self._saved_switch)
-            self._saved_switch = None
+            if sys.getswitchinterval() == self._set_switch:  # one the user set meanwhile is theirs: kept
+                sys.setswitchinterval(self._saved_switch)
+            self._saved_switch = self._set_switch = None
         return was_running
 
     def restart(self) -> None:

@@ -28,3 +28,18 @@ def test_none_leaves_the_interpreter_alone() -> None:
         assert sys.getswitchinterval() == before
     finally:
         session.stop()
+
+
+def test_an_interval_the_user_set_while_serving_is_kept_at_the_stop() -> None:
+    """(trial46 T46-11: the stop put back the interval saved at the start over the user's own.)"""
+    before = sys.getswitchinterval()
+    session = KernelSession(NanohubMCP(port=0), notify=lambda text: None)
+    try:
+        session.start()
+        sys.setswitchinterval(0.0002)
+        kept = sys.getswitchinterval()
+        session.stop()
+        assert sys.getswitchinterval() == kept
+    finally:
+        session.stop()
+        sys.setswitchinterval(before)
