@@ -296,7 +296,8 @@ class NanohubMCP(Configurable):
         allow_none=True,
         takes=f"a number of seconds from {MIN_SWITCH_SECONDS:f} to {MAX_SWITCH_SECONDS}, or None",
         help="In thread mode, the interpreter's thread switch interval (seconds, sys.setswitchinterval) "
-        "while the server runs, restored when it stops; a value above the interpreter's own (5 ms by "
+        "while the server runs, restored when it stops unless you set another meanwhile; a value above the "
+        "interpreter's own (5 ms by "
         "default) leaves it. A busy cell holds the GIL; Python's default "
         "5 ms lets each request wait up to 5 ms per hand-over, 1 ms keeps the server responsive "
         "(ping p99 ~40 ms -> ~15 ms measured). None = leave the interpreter's setting alone. From 0.000001 "
