@@ -108,8 +108,11 @@ def in_memory(server: MCPServer, *, timeout: float = DEFAULT_TIMEOUT, **options:
     """A :class:`~nanohubmcp.testing.MemoryClient` of ``server`` for synchronous tests.
 
     The client and the server run on an event loop in a thread of its own (handlers are called
-    there too). On leaving, the client's session ends and the server's core is closed, as
-    ``server.stop()`` would: its calls and jobs are cancelled (the server serves again when used again).
+    there too). On leaving, the client's session ends and what it still runs is cancelled. The server is
+    left as it was found: when it serves (``server.start()``, an application of ``make_app()``), its other
+    clients' sessions, calls and jobs go on; when it does not, its core, which served on the client's
+    loop, is closed as ``server.stop()`` would close it (its calls and jobs are cancelled; it serves
+    again when used again).
 
     Args:
         server: the ``MCPServer`` (it need not be started).
@@ -141,8 +144,12 @@ def in_memory(server: MCPServer, *, timeout: float = DEFAULT_TIMEOUT, **options:
             sync.closed = True
             asyncio.run_coroutine_threadsafe(client.__aexit__(None, None, None), loop).result(DEFAULT_TIMEOUT)
     finally:
-        loop.call_soon_threadsafe(server.core.detach)
-        server.core.close()
+        core = server.core
+        if core.loop is loop:  # the client's loop served the core (no runner took it since): it stops with it
+            loop.call_soon_threadsafe(core.detach)
+            core.close()
+        # else the server serves elsewhere (server.start(), make_app()): its other clients' sessions,
+        # calls and jobs go on; only this client's session ended (MemoryClient.__aexit__)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()

@@ -17,6 +17,7 @@ Source: MCP 2025-11-25, Basic § Transports (custom transports); MCP 2026-07-28,
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +61,8 @@ class MemoryPeer:
         self.out.attach(self._write)
         self.attached = self.core.notifier is None
         """No runner served the server when the peer was made: the first request attaches its
-        core to the client's loop, and :meth:`close` detaches it again."""
+        core to the client's loop, and :meth:`close` detaches it again (unless a runner took it since)."""
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop of the first request
 
     def _write(self, event_id: str | None, message: dict[str, Any]) -> None:
         self._sink(message)
@@ -79,6 +81,8 @@ class MemoryPeer:
         responses, as the wire gives them (-32700 for text that is not JSON, -32600 for JSON that is no
         message; a batch where its version has them, 2024-11-05 and 2025-03-26, else -32600)."""
         connection = self.connection
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
         try:
             message = connection.parse(body)
             if isinstance(message, list):
@@ -109,10 +113,12 @@ class MemoryPeer:
 
     def close(self) -> None:
         """The client went away: what it still runs is cancelled, its session ends, and a core this
-        peer attached to the loop is detached (the next client may run on another loop)."""
+        peer attached to its loop is detached (the next client may run on another loop). Nothing else of
+        the server changes: a runner serving it (started before the peer, or since) goes on serving its
+        other clients."""
         self.connection.close("the client closed")
         if self.live_session is not None:
             self.connection.end_session(self.live_session.id)
             self.session = None
-        if self.attached:
+        if self.attached and self._loop is not None and self.core.loop is self._loop:
             self.core.detach()
