@@ -298,11 +298,14 @@ class ServerCore:
 
         return JobFolders(self.job_runners, self.registry.tools.values)
 
-    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+    def attach(self, loop: asyncio.AbstractEventLoop, *, testing: bool = False) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.
 
         Called by the runner, and by the first request when an application from
-        ``make_app()`` runs on an HTTP server of the user's own.
+        ``make_app()`` runs on an HTTP server of the user's own, or a testing client's (``testing``:
+        the in-memory transport). Unless ``testing``, real clients may come from now on: a testing
+        client's temporary state directory is left for the server's own (:meth:`FirstUse.serving_began
+        <.first_use.FirstUse.serving_began>`).
         """
         if self.loop is loop and self.notifier is not None:
             return
@@ -316,7 +319,8 @@ class ServerCore:
             self.telemetry = install(self.dispatcher.pipeline.wrap, self.sessions, self.version,
                                      prompts=self.registry.prompts.get)
         self._share(loop)
-        self.first_use.serving_began()
+        if not testing and self.first_use.serving_began():
+            self.dispatcher.pipeline.remake()  # the provenance and cache layers held the stores dropped
         self.first_use.resume_jobs()
         self.notifier = Notifier(self, loop)
         # tqdm bars and input() in tools: hooked when a call's handler is first loaded (methods.calls_begin)
@@ -411,6 +415,13 @@ class ServerCore:
         it to cancel (:meth:`JobStore.process_ending`); returns how many were told."""
         jobs = self.first_use.jobs_made
         return jobs.process_ending() if jobs is not None else 0
+
+    def loop_ending(self, loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
+        """``loop``, a testing client's (``in_memory``), ends while the server serves on another: the
+        jobs started there are settled (:meth:`JobStore.loop_ending <.jobs.service.JobStore.loop_ending>`);
+        returns their tasks, cancelled. Called on ``loop``."""
+        jobs = self.first_use.jobs_made
+        return jobs.loop_ending(loop) if jobs is not None else []
 
     def close(self, *, streams_later: bool = False) -> None:
         """Close sessions, cancel jobs and stop the worker pools (no new work is accepted).

@@ -11,6 +11,7 @@ and passes its properties on; nothing else builds one. Nothing here imports Torn
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from .results.store import ResultStore
 
 T = TypeVar("T")
+
+log = logging.getLogger("nanohubmcp")
 
 
 class Once(Generic[T]):
@@ -69,6 +72,12 @@ class Once(Generic[T]):
     def replace(self, service: T) -> None:
         """Use ``service`` from now on (the shared state store's ``requestState`` key)."""
         self.made = service
+
+    def forget(self) -> T | None:
+        """Drop the service made (the next ask makes another); returns it, None when none was made."""
+        with self._lock:
+            made, self.made = self.made, None
+        return made
 
 
 class FirstUse:
@@ -190,10 +199,47 @@ class FirstUse:
 
         return self._jobs.unless_made(use) and self.scratch_state_dir == directory
 
-    def serving_began(self) -> None:
-        """The server serves (real clients may come): its state directory is no longer changed by
-        :meth:`use_state_dir`."""
-        self._served = True
+    def serving_began(self) -> bool:
+        """The server serves real clients (HTTP, stdio): its state directory is no longer changed by
+        :meth:`use_state_dir`, and the first time, a testing client's temporary one given before is left
+        (:meth:`_leave_scratch`; one kept then stays: its real clients' jobs are there from then on).
+
+        Returns:
+            True when the temporary directory was left: the pipeline's layers made from the services
+            dropped must be made again.
+        """
+        first, self._served = not self._served, True
+        if not first or self.scratch_state_dir is None or named_state_dir(self._state_dir):
+            return False
+        return self._leave_scratch(self.scratch_state_dir)
+
+    def _leave_scratch(self, scratch: str) -> bool:
+        """Serve from the state directory the server would have had without the testing clients: what they
+        kept in ``scratch`` (their jobs, records, kept results, cached results) was a test's, and stays there,
+        removed at exit. The services made there are closed and dropped, made again at their first use in
+        the server's own directory. While a job a testing client started still runs (its end is stored
+        there), ``scratch`` is kept, with a warning naming it."""
+        jobs = self._jobs.made
+        if jobs is not None and jobs.running_here():
+            log.warning(
+                "state directory %s is the testing clients' temporary one, removed when the process exits: a job "
+                "a testing client started still runs there, so this server keeps its jobs and records there too; "
+                "name one (MCPServer(state_dir=...), NANOHUBMCP_STATE_DIR) or start the server before testing it "
+                "to keep them", scratch)
+            return False
+        for once in (self._recorder, self._cache_layer, self._polled_data, self._result_store):
+            once.forget()
+        records, cache, jobs = self._provenance.forget(), self._result_cache.forget(), self._jobs.forget()
+        if records is not None:  # (its pending records are written first)
+            records.close()
+        if cache is not None:
+            cache.close()
+        if jobs is not None:
+            jobs.close()
+        self.scratch_state_dir = None
+        log.info("state directory %s (the testing clients' temporary one, %s, is left to them)",
+                 self.state_directory(), scratch)
+        return True
 
     def _state_dir_option(self) -> str | os.PathLike[str] | None:
         if self.scratch_state_dir is not None and not named_state_dir(self._state_dir):

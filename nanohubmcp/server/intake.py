@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from .wire.replication import Replication
     from .wire.sessions import Session, SessionStore
 
+MEMORY_TRANSPORT = "memory"
+"""The in-memory transport's name (``nanohubmcp.testing``'s clients): the first request of one attaches the
+core as a testing client's (:meth:`Received.attach`), not as a server's real clients'."""
+
 
 class Incoming(NamedTuple):
     """One POSTed body as :meth:`Connection.receive` read it: everything the transport needs next.
@@ -74,8 +78,9 @@ class Received(Protocol):
     notifier: Notifier | None
     shutdown: Shutdown
 
-    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Serve on ``loop`` (change notifications are delivered there)."""
+    def attach(self, loop: asyncio.AbstractEventLoop, *, testing: bool = False) -> None:
+        """Serve on ``loop`` (change notifications are delivered there); ``testing``: for a testing
+        client (the in-memory transport), real clients may not come."""
         ...
 
 
@@ -327,7 +332,7 @@ class Intake:
             # First request on a loop no runner attached (an application from make_app() on an
             # HTTP server of the user's own, or stdio): change notifications need a loop. (Not a
             # request reaching a stopping server: it is refused, and serves nothing again.)
-            self.core.attach(loop)
+            self.core.attach(loop, testing=self.transport == MEMORY_TRANSPORT)
         # positional: a class called with keywords gets them as a dict, unpacked again for __init__
         request = RequestContext(message, version, loop, session, stream, client_capabilities, principal, self.server)
         if opens_session:

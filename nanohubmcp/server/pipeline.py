@@ -299,6 +299,14 @@ class Pipeline:
         self._layers.append(_Slot(None, acts, make))
         self.refresh()
 
+    def remake(self) -> None:
+        """Forget the layers :meth:`add_made` made: each is made again when a chain it acts on is next
+        composed (the services behind them were replaced: a testing client's state directory was left)."""
+        for slot in self._layers:
+            if slot.make is not None:
+                slot.middleware = None
+        self.refresh()
+
     def wrap(self, layer: Middleware, *, acts: Acts | None = None) -> None:
         """Add ``layer`` outside every layer already there (it sees each request first and its
         result last: the tracing layer times the whole chain).

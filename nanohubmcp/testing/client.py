@@ -71,7 +71,8 @@ class MemoryClient:
 
     Unless a state directory is named (``state_dir=``, ``NANOHUBMCP_STATE_DIR``, ...), the server keeps its
     jobs, kept results and provenance records in a temporary directory of its own, removed when the process
-    exits, not in the default one of its name that a real server uses (:mod:`.scratch`; ``state_dir``).
+    exits, not in the default one of its name that a real server uses (:mod:`.scratch`; ``state_dir``). A
+    ``server.start()`` (or ``run()``) afterwards serves real clients from the server's own directory again.
 
     Args:
         server: the ``MCPServer`` to talk to (it need not be started).

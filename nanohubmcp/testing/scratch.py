@@ -8,6 +8,8 @@ process that made it exits, unless a directory is named (``state_dir=``, ``--sta
 ``sqlite:///DIR`` state URL, ``NANOHUBMCP_STATE_DIR``), the server has already kept something (a call
 served before, over HTTP or ``server.call``: it keeps the directory it uses) or it serves already (a
 ``server.start()`` in a notebook, then a client: its real clients' jobs and records stay where they are).
+A server started after a client gave it one leaves it for its own when serving starts (what the testing clients
+kept stays there; while one of their jobs still runs, it keeps it and says so: ``FirstUse.serving_began``).
 """
 
 from __future__ import annotations

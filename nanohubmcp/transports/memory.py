@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProtocolError, error_response
 from ..server.connection import Connection, batch_refusal, handshake_version
+from ..server.intake import MEMORY_TRANSPORT
 from ..server.wire.streams import OutboundStream
 from .served import ServedServer
 
@@ -52,7 +53,7 @@ class MemoryPeer:
     def __init__(self, server: ServedServer, sink: Sink, *, principal: Principal | None = None,
                  version: str | None = None) -> None:
         self.core = server.core
-        self.connection = Connection(server.core, "memory", server, one_peer=True)
+        self.connection = Connection(server.core, MEMORY_TRANSPORT, server, one_peer=True)
         self.principal = principal
         self.version = version
         self.session: Session | None = None

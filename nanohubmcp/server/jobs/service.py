@@ -63,12 +63,14 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     task_fields,
 )
 from .runs import Runs, process_of
-from .settle import SERVER_STOPPED, HandOver, Reattach, process_ending, revive, stop_run
+from .settle import SERVER_STOPPED, HandOver, Reattach, loop_ending, process_ending, revive, stop_run
 from .stores import DB_FILE, JobBackend, open_backend
 from .visibility import LISTED, minted, new_job_id, operator_rows, unknown_job, visible
 from .writes import JobWrites
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ...state.url import StateURL
     from ..wire.principal import Principal
     from ..wire.request import RequestContext
@@ -425,6 +427,22 @@ class JobStore:
         the stop, is then read by its id (:mod:`.visibility`)."""
         stop_run(self._live, self.hand_over)
         self.runs.next_start()
+
+    def loop_ending(self, loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
+        """A testing client's event loop ends while the server serves on: settle the jobs started on it
+        (:func:`.settle.loop_ending`); returns their tasks, cancelled (called on ``loop``)."""
+        return loop_ending(self._live, loop, self.hand_over)
+
+    def running_here(self) -> bool:
+        """Whether a job of this process has not ended yet (one handed over at a stop included)."""
+        return any(job.status not in TERMINAL for job in list(self._live.values()))
+
+    def close(self) -> None:
+        """Close the back end (a store given up: the testing clients' temporary one, :mod:`..first_use`);
+        the next use opens it again."""
+        backend, self._backend = self._backend, None
+        if backend is not None:
+            backend.close()
 
     def process_ending(self) -> int:
         """The process ends (a blocking serve stopped by SIGTERM or Ctrl-C): tell every job handed

@@ -13,18 +13,24 @@ told to cancel (:func:`process_ending`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .record import FAILED, TERMINAL, Job
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .record import JobKeeper
     from .runs import Runs
 
-__all__ = ["SERVER_STOPPED", "HandOver", "Reattach", "process_ending", "revive", "stop_run"]
+__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "Reattach", "loop_ending", "process_ending", "revive",
+           "stop_run"]
 
 SERVER_STOPPED = "the server stopped while this job ran"
 """The status message of a job failed because its run ended."""
+
+CLIENT_CLOSED = "the testing client that started this job closed while it ran"
+"""The status message of a job failed because the event loop of the testing client that started it ended."""
 
 Reattach = Callable[[Job], "bool | None"]
 """An executor's hook: take back a job whose server process died — True if it did, False if
@@ -79,6 +85,29 @@ def stop_run(live: dict[str, Job], hand_over: HandOver | None) -> None:
             job.store = None
         if job.task is not None and not job.task.done():
             job.task.cancel()
+
+
+def loop_ending(live: dict[str, Job], loop: asyncio.AbstractEventLoop,
+                hand_over: HandOver | None) -> list[asyncio.Task[Any]]:
+    """Settle the running jobs of ``live`` whose task runs on ``loop``, a testing client's event loop that
+    ends while the server serves on (``in_memory``'s block ended): one whose function runs on in this
+    process is handed over (``hand_over``: its end is stored when it comes), any other fails with
+    :data:`CLIENT_CLOSED`. Called on ``loop``; returns the jobs' tasks, cancelled, for it to let them end."""
+    cancelled: list[asyncio.Task[Any]] = []
+    for job in list(live.values()):
+        task = job.task
+        if job.status in TERMINAL or job.handed_over or task is None or task.get_loop() is not loop:
+            continue
+        if hand_over is not None and hand_over(job):
+            job.handed_over = True
+        else:
+            if job.request is not None:
+                job.request.cancel(CLIENT_CLOSED)
+            job.finish(FAILED, message=CLIENT_CLOSED)
+        if not task.done():
+            task.cancel()
+            cancelled.append(task)
+    return cancelled
 
 
 def process_ending(live: dict[str, Job]) -> int:
