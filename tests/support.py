@@ -63,6 +63,40 @@ def wait_until(condition: Callable[[], T], what: str, timeout: float = 60) -> T:
     return value
 
 
+BLOCKING_APP = """
+import time
+from pathlib import Path
+from nanohubmcp import MCPServer
+server = MCPServer("block")
+
+@server.tool()
+async def block(seconds: float) -> str:
+    '''Blocks the event loop.'''
+    Path(__file__).with_name("started").touch()
+    time.sleep(seconds)
+    return "done"
+"""
+"""An app file whose ``async def`` tool ``block(seconds)`` blocks the event loop (``time.sleep``), touching
+``started`` beside the file first."""
+
+
+def _signal_mask(pid: int, field: str) -> int:
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return int(dict(line.split(":", 1) for line in status if ":" in line)[field], 16)
+
+
+def wait_until_caught(pid: int, sig: int) -> None:
+    """Until process ``pid`` has a handler for ``sig`` (Linux's /proc/PID/status)."""
+    wait_until(lambda: _signal_mask(pid, "SigCgt") & (1 << (sig - 1)), f"a handler for signal {sig}", 10)
+
+
+def wait_until_delivered(pid: int, sig: int) -> None:
+    """Until ``sig`` is no longer pending for process ``pid`` (Linux's /proc/PID/status): a second signal sent
+    while the first is pending is lost."""
+    wait_until(lambda: not (_signal_mask(pid, "ShdPnd") | _signal_mask(pid, "SigPnd")) & (1 << (sig - 1)),
+               f"signal {sig} delivered", 10)  # fmt: skip
+
+
 def wait_until_answered(server: MCPServer, session_id: str, event_id: str, timeout: float = 30) -> None:
     """Wait until the response stream that ``event_id`` (``<stream id>.<n>``) belongs to holds its final message
     on ``server`` (served in this process): the call ended, its messages kept for a client that resumes."""

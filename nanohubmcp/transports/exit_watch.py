@@ -8,6 +8,9 @@ thread between bytecodes (a ``time.sleep`` is interrupted for it and resumed), w
 first signal arms a watchdog thread that ends the process at the bound if it still runs, saying why, and a
 second SIGINT/SIGTERM ends it at once. A tool blocking inside one long C call (no bytecode runs) delays the
 signal's Python handler too; the watchdog then starts when the call returns.
+
+A stop that is no signal — stdio's end of input, seen off the event loop (:mod:`.input_end`) — arms it too
+(:meth:`ExitWatch.arm`); a stop signal after it then ends the process at once.
 """
 
 from __future__ import annotations
@@ -46,10 +49,12 @@ class ExitWatch:
         self.grace = grace
         self._loop_took_it = loop_took_it
         self._ignored_again = ignored_again
-        self._first: int | None = None
+        self._cause: str | None = None  # what began the stop: a signal's name, or what arm() was told
+        self._by_signal = False
         self._armed = threading.Event()
         self._disarmed = False
         self._thread = threading.Thread(target=self._watch, name="nanohubmcp-exit-watch", daemon=True)
+        self._starting = threading.Lock()  # (never taken by the signal handler)
 
     def install(self, signals: Iterable[int]) -> None:
         """Take ``signals`` at the Python level too (call it in the main thread after the loop's
@@ -61,7 +66,22 @@ class ExitWatch:
                 signal.signal(sig, self._caught)
                 installed = True
         if installed:
-            self._thread.start()
+            self._start()
+
+    def arm(self, cause: str) -> None:
+        """Begin the bound for a stop that is no signal (``cause`` names it in the watchdog's line: "the end of
+        input"), from any thread but a signal handler; nothing when a stop already began. Starts the watchdog
+        if :meth:`install` took no signal (off the main thread)."""
+        if self._cause is not None:
+            return
+        self._cause = cause
+        self._start()
+        self._armed.set()
+
+    def _start(self) -> None:
+        with self._starting:
+            if self._thread.ident is None:  # (a thread starts once)
+                self._thread.start()
 
     def disarm(self) -> None:
         """The serve returned (its own exit wait is bounded): the watchdog ends nothing after it."""
@@ -69,22 +89,23 @@ class ExitWatch:
         self._armed.set()
 
     def _caught(self, signum: int, frame: FrameType | None) -> None:
-        if self._first is None:
-            self._first = signum
+        name = signal.Signals(signum).name
+        if self._cause is None:
+            self._cause, self._by_signal = name, True
             self._armed.set()
             return
         if signum == self._ignored_again:
             return
-        _write(f"{signal.Signals(signum).name} again while stopping; exiting now")
+        _write(f"{name} again while stopping; exiting now" if self._by_signal
+               else f"{name} while stopping (after {self._cause}); exiting now")
         os._exit(128 + signum)
 
     def _watch(self) -> None:
         self._armed.wait()
-        first = self._first
         time.sleep(self.grace)
         if self._disarmed:
             return
-        name = signal.Signals(first).name if first is not None else "the stop"
+        name = self._cause or "the stop"
         if self._loop_took_it():
             why = "something still runs"
         else:

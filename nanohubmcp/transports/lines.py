@@ -27,6 +27,7 @@ from typing import Any
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc, text_pieces
 from ..protocol.sendable import Parts, unsendable_parts
+from .input_end import HangupWatch
 
 log = logging.getLogger("nanohubmcp.stdio")
 
@@ -211,10 +212,14 @@ class LineReader:
         on_line: called on the event loop with each line as it is read (then None at end of
             input), instead of queueing it for :meth:`get`: a reader that serves each line at
             once need not wake a coroutine per line.
+        on_end: called once, on whichever thread first learns that the input ended, even while the
+            event loop is blocked: a watched descriptor's peer hanging up (:class:`.input_end.HangupWatch`,
+            or the loop reading its end where that cannot be seen), the reader thread's end of input.
     """
 
     def __init__(self, fd: int = 0, max_line_bytes: int = MAX_LINE_BYTES,
-                 on_line: Callable[[bytes | None], None] | None = None) -> None:
+                 on_line: Callable[[bytes | None], None] | None = None,
+                 on_end: Callable[[], None] | None = None) -> None:
         self.in_fd = fd
         self.max_line_bytes = max_line_bytes
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
@@ -223,6 +228,9 @@ class LineReader:
         self._skipping = False
         self._loop = asyncio.get_running_loop()
         self._watched = False
+        self._on_end = on_end
+        self._end_told = threading.Lock()  # held for good once on_end was called
+        self._hangup: HangupWatch | None = None
         if not os.isatty(fd):  # a terminal stays blocking: the shell shares it
             try:
                 os.set_blocking(fd, False)
@@ -232,9 +240,19 @@ class LineReader:
                 os.set_blocking(fd, True)
         if not self._watched:
             threading.Thread(target=self._read_blocking, name="nanohubmcp-stdin", daemon=True).start()
+        elif on_end is not None:  # the loop reads the end only when it runs: a thread sees the hangup
+            self._hangup = HangupWatch(fd, self._ended)
+            self._hangup.start()
+
+    def _ended(self) -> None:
+        if self._on_end is not None and self._end_told.acquire(blocking=False):
+            self._on_end()
 
     def close(self) -> None:
         """Stop watching the descriptor and make it blocking again (others may share it)."""
+        if self._hangup is not None:
+            self._hangup.close()
+            self._hangup = None
         if self._watched:
             self._watched = False
             with contextlib.suppress(OSError, ValueError):
@@ -260,6 +278,7 @@ class LineReader:
         except OSError:
             chunk = b""
         if not chunk:
+            self._ended()
             self.close()
         self._split(chunk, self._put)
 
@@ -277,6 +296,7 @@ class LineReader:
                 chunk = b""
             self._split(chunk, put)
             if not chunk:
+                self._ended()
                 return
 
     def _split(self, chunk: bytes, put: Any) -> None:

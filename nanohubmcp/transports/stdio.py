@@ -32,8 +32,11 @@ Source: MCP 2025-11-25, Basic § Transports § stdio; MCP 2026-07-28, Basic § T
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import signal
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..auth.verifiers import TokenVerifier
@@ -44,8 +47,10 @@ from ..server.wire.principal import Principal
 from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
+from .exit_watch import ExitWatch
 from .found_handlers import FoundHandlers
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
+from .process_exit import EXIT_GRACE_SECONDS, explain_exit_wait
 from .served import ServedServer
 
 if TYPE_CHECKING:
@@ -93,11 +98,14 @@ class StdioTransport:
         """The sink of every stream of this transport: one message, one line on stdout."""
         self.writer.write(message)
 
-    async def serve(self, stop: asyncio.Event | None = None) -> None:
-        """Serve until end of input (or ``stop`` is set), then close the server."""
+    async def serve(self, stop: asyncio.Event | None = None, *, on_input_end: Callable[[], None] | None = None) -> None:
+        """Serve until end of input (or ``stop`` is set), then close the server. ``on_input_end`` is called
+        once, from any thread, as soon as the client closed the input, even while the event loop is blocked
+        (:class:`~.lines.LineReader`'s ``on_end``)."""
         loop = asyncio.get_running_loop()
         ended = self._ended = loop.create_future()
-        reader = LineReader(self.in_fd, self.max_line_bytes, on_line=self._receive)  # each line as it is read
+        reader = LineReader(self.in_fd, self.max_line_bytes, on_line=self._receive,  # each line as it is read
+                            on_end=on_input_end)
         self.core.attach(loop)
         self.core.bus.emit("server_started", url=None)
         stopper = asyncio.ensure_future((stop or asyncio.Event()).wait())
@@ -239,13 +247,15 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> 
         transport = StdioTransport(server, out_fd=out_fd, principal=principal, expiry=expiry)
         stop = asyncio.Event()
         taken = stop_on_signals(stop)
-        await transport.serve(stop)
+        watch.install((signal.SIGINT, signal.SIGTERM))  # (after the loop's handlers: exit_watch)
+        await transport.serve(stop, on_input_end=functools.partial(watch.arm, "the end of input"))
         return taken[0] if taken else None  # the signal that stopped it, None at the end of input
 
+    # The exit's bound, even while an async tool blocks the loop: from a stop signal or the client closing stdin.
+    watch = ExitWatch(EXIT_GRACE_SECONDS, lambda: server.core.shutdown.begun)
     try:
         stopped_by = asyncio.run(main())
-        from .process_exit import explain_exit_wait
-
         explain_exit_wait(server.core, stopped_by)
     finally:
+        watch.disarm()  # what the script does after serving is its own
         found.put_back()

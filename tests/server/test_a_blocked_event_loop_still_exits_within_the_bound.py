@@ -17,24 +17,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-APP = """
-import time
-from pathlib import Path
-from nanohubmcp import MCPServer
-server = MCPServer("block")
-
-@server.tool()
-async def block(seconds: float) -> str:
-    '''Blocks the event loop.'''
-    Path(__file__).with_name("started").touch()
-    time.sleep(seconds)
-    return "done"
-"""
+from support import BLOCKING_APP, wait_until_caught, wait_until_delivered
 
 
 def _serve_a_blocking_call(tmp_path: Path) -> tuple[subprocess.Popen[str], int]:
-    (tmp_path / "app.py").write_text(APP)
+    (tmp_path / "app.py").write_text(BLOCKING_APP)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_")}
     env.update(HOME=str(tmp_path), NANOHUBMCP_STATE_DIR=str(tmp_path / "state"))
     proc = subprocess.Popen([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--port", "0"], cwd=tmp_path,
@@ -56,30 +43,6 @@ def _serve_a_blocking_call(tmp_path: Path) -> tuple[subprocess.Popen[str], int]:
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         time.sleep(0.05)
     return proc, port
-
-
-def _signal_mask(pid: int, field: str) -> int:
-    status = Path(f"/proc/{pid}/status").read_text().splitlines()
-    return int(dict(line.split(":", 1) for line in status if ":" in line)[field], 16)
-
-
-def _wait_until_caught(pid: int, sig: int) -> None:
-    """Until process ``pid`` has a handler for ``sig`` (Linux's /proc/PID/status)."""
-    deadline = time.monotonic() + 10
-    while not _signal_mask(pid, "SigCgt") & (1 << (sig - 1)):
-        assert time.monotonic() < deadline, "no handler was set"
-        time.sleep(0.01)
-
-
-def _wait_until_delivered(pid: int, sig: int) -> None:
-    """Until ``sig`` is no longer pending for process ``pid`` (Linux's /proc/PID/status)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        pending = _signal_mask(pid, "ShdPnd") | _signal_mask(pid, "SigPnd")
-        if not pending & (1 << (sig - 1)):
-            return
-        time.sleep(0.01)
-    raise AssertionError("the signal stayed pending")
 
 
 def _port_is_free(port: int) -> bool:
@@ -111,7 +74,7 @@ def test_a_second_ctrl_c_ends_the_process_at_once_while_a_tool_blocks_the_loop(t
     proc, port = _serve_a_blocking_call(tmp_path)
     try:
         proc.send_signal(signal.SIGINT)
-        _wait_until_delivered(proc.pid, signal.SIGINT)  # (a SIGINT sent while one is pending is lost)
+        wait_until_delivered(proc.pid, signal.SIGINT)  # (a SIGINT sent while one is pending is lost)
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
         code = proc.wait(20)
@@ -146,7 +109,7 @@ def test_what_a_script_does_after_serving_is_not_cut_off(tmp_path: Path) -> None
     try:
         assert proc.stdout is not None
         assert "listening" in proc.stdout.readline()
-        _wait_until_caught(proc.pid, signal.SIGTERM)  # (the banner shows just before the handlers are set)
+        wait_until_caught(proc.pid, signal.SIGTERM)  # (the banner shows just before the handlers are set)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
