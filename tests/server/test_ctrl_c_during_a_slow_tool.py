@@ -96,7 +96,8 @@ def test_the_second_ctrl_c_handler_is_in_place_before_the_message_asks_for_it(mo
 
     stderr = Stderr()
     monkeypatch.setattr(sys, "stderr", stderr)
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # (SIGHUP too: the wait ignores it, and a process this one starts later would inherit that)
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         process_exit.explain_exit_wait(None, signal.SIGINT)
         installed = signal.getsignal(signal.SIGINT)
