@@ -68,13 +68,26 @@ def negotiate(requested: object) -> ProtocolVersion:
 
 def names_modern(value: str) -> bool:
     """True when a version string from the wire (a header, ``_meta``) names the stateless era:
-    2026-07-28 or a later date, spoken here or not (a later one is then refused by name)."""
+    2026-07-28 or a later date, spoken here or not (a later one is then refused by name). A date is three
+    runs of ASCII digits, of any length, joined by ``-``; anything else (``²-1-1``) is no date: False.
+
+    .. versionchanged:: 1.0
+       A part of other digits than ASCII (``²``) is no date, and one of more than 4,300 digits a later date
+       (each raised ValueError, answered as the server's error, HTTP 500); the parts are compared without
+       being converted."""
     if value in MODERN_VERSIONS:  # what every 2026-07-28 request names: no parsing per request
         return True
     parts = value.split("-")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+    if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):
         return False
-    return (int(parts[0]), int(parts[1]), int(parts[2])) >= _DATE_2026_07_28
+    return tuple(map(_ordered, parts)) >= _ORDERED_2026_07_28
+
+
+def _ordered(digits: str) -> tuple[int, str]:
+    """ASCII ``digits`` as a key ordered as their number (more significant digits first, then the digits
+    themselves): no conversion, whose time grows with the square of a long text's length."""
+    significant = digits.lstrip("0")
+    return len(significant), significant
 
 
 class ProtocolVersion(str):
@@ -194,3 +207,4 @@ _DATE_2025_03_26 = (2025, 3, 26)
 _DATE_2025_06_18 = (2025, 6, 18)
 _DATE_2025_11_25 = (2025, 11, 25)
 _DATE_2026_07_28 = (2026, 7, 28)
+_ORDERED_2026_07_28 = tuple(_ordered(part) for part in ("2026", "07", "28"))

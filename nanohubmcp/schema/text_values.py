@@ -7,7 +7,8 @@ checks a tool's arguments get. :func:`from_text` reads one text by its JSON Sche
 ==================================  =============================================================
 schema ``type``                     text accepted
 ==================================  =============================================================
-``integer``                         an optional sign and digits (``42``, ``-7``)
+``integer``                         an optional sign and digits (``42``, ``-7``), at most 4,300 of them
+                                    (``protocol.long_ints``, whatever ``PYTHONINTMAXSTRDIGITS`` says)
 ``number``                          anything ``float()`` reads except NaN and infinities
 ``boolean``                         ``true``/``false``, ``1``/``0``, ``yes``/``no`` (any case)
 ``null``                            the empty text
@@ -24,8 +25,9 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from typing import Any
+
+from ..protocol import long_ints
 
 __all__ = ["from_text"]
 
@@ -36,13 +38,14 @@ _FALSE = frozenset({"false", "0", "no", "off"})
 
 def _one(text: str, kind: str, schema: dict[str, Any]) -> Any:
     if kind == "integer":
-        if not _INTEGER.fullmatch(text.strip()):
+        digits = text.strip()
+        if not _INTEGER.fullmatch(digits):
             raise ValueError(f"{_show(text)} is not an integer")
-        try:
-            return int(text)
-        except ValueError:  # Python's guard against huge int texts: its message names its own knob
+        try:  # (its digits counted before it is converted, whatever Python's own limit: as a body's)
+            return long_ints.bounded_int(digits.removeprefix("+"))
+        except ValueError:  # long_ints' limit, or Python's lower own (whose message names its knob)
             raise ValueError(f"{_show(text)} is an integer too long to read: at most "
-                             f"{sys.get_int_max_str_digits()} digits") from None
+                             f"{long_ints.digits_allowed()} digits") from None
     if kind == "number":
         try:
             number = float(text)

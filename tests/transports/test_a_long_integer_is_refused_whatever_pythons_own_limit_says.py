@@ -5,7 +5,10 @@ Python's own limit (4,300 digits by default) refused both. With ``PYTHONINTMAXST
 500,000-digit integer was parsed (about 1.5 s of the interpreter's time: a 2,000,000-digit one about 20 s, each
 holding every other client) and a tool's result holding one was sent, which the official client cannot read
 (pydantic-core holds 4,300 digits). Now both are refused as without the setting, in the same words: the body
-with -32700 "a number has more than 4300 digits", the result as the tool's error naming where the int is.
+with -32700 "a number has more than 4300 digits", the result as the tool's error naming where the int is. So is a
+resource template's integer variable (-32602; with the setting it was read and given to the function), and a
+version header whose date Python cannot read as an int (``²``, or past 4,300 digits) is an unknown version, not a
+server error (it was answered 500).
 
 The server runs in a process of its own, with and without the setting; every request is bounded in time (a
 server stuck converting a long number fails the test, and is killed).
@@ -52,6 +55,12 @@ def table(exponent: int) -> dict:
     return {"rows": [1, 10**exponent]}
 
 
+@server.resource("num://{n}")
+def digits(n: int) -> str:
+    '''How many digits n has.'''
+    return str(len(str(abs(n))))
+
+
 server.run(host="127.0.0.1", port=0)
 """
 
@@ -71,13 +80,16 @@ def served(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.M
         yield server
 
 
-def post(served: ScriptServer, digits: int) -> tuple[int, dict[str, Any]]:
-    """POST a ``tools/call`` of ``count`` with an integer of ``digits`` nines; the HTTP status and the answer.
-    A server that does not answer within 30 s is killed and the test fails."""
-    body = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{"n":'
-            + b"9" * digits + b"}}}")
+def post(served: ScriptServer, digits: int, body: bytes | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+    """POST a ``tools/call`` of ``count`` with an integer of ``digits`` nines (or ``body``, with ``headers``
+    more); the HTTP status and the answer. A server that does not answer within 30 s is killed and the test
+    fails."""
+    body = body or (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{"n":'
+                    + b"9" * digits + b"}}}")
     request = urllib.request.Request(served.url + "mcp", body, {"Content-Type": "application/json",
-                                                                "Accept": "application/json, text/event-stream"})
+                                                                "Accept": "application/json, text/event-stream",
+                                                                **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
@@ -111,3 +123,31 @@ async def test_a_result_holding_a_longer_int_is_the_tools_error(served: ScriptSe
         at_the_limit = await call_or_kill(served, client, "table", {"exponent": 4_299}, 30)
         assert not at_the_limit.is_error
         assert at_the_limit.structured_content == {"rows": [1, 10**4_299]}
+
+
+def read(served: ScriptServer, uri: str) -> tuple[int, dict[str, Any]]:
+    return post(served, 0, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                                       "params": {"uri": uri}}).encode())
+
+
+@pytest.mark.parametrize("sign", ["", "-", "+"])
+def test_a_resource_templates_longer_integer_variable_is_refused_as_a_bodys(served: ScriptServer, sign: str) -> None:
+    status, answer = read(served, f"num://{sign}{'9' * 5_000}")
+    assert answer.get("error", {}).get("code") == -32602, answer  # (with the limit lifted it was read: "5000")
+    assert answer["error"]["message"].endswith('n: "' + sign + "9" * (60 - len(sign)) + '..." is an integer too '
+                                               "long to read: at most 4300 digits"), answer
+    status, answer = read(served, f"num://{sign}{'9' * 4_300}")  # at the limit, a sign aside: read
+    assert status == 200, answer
+    assert answer["result"]["contents"][0]["text"] == "4300"
+
+
+@pytest.mark.parametrize("version", ["\xb2-01-01", "9" * 5_000 + "-01-01"], ids=["superscript two", "5000 digits"])
+def test_a_version_header_whose_date_python_cannot_read_is_refused_not_a_server_error(
+        served: ScriptServer, version: str) -> None:
+    body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    status, answer = post(served, 0, body, {"MCP-Protocol-Version": version})  # (sent as Latin-1, read back so)
+    assert status == 400, answer  # (was 500: int() raised on the date's parts)
+    assert "error" in answer, answer
+    assert "Internal server error" not in json.dumps(answer)
+    status, answer = post(served, 0, body)  # ... and the server serves on
+    assert status == 200, answer

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonenc, jsonrpc
 from ...protocol.lone_surrogates import utf8_storable
+from ...protocol.long_ints import bounded_int
 from ...state.errors import StateUnavailable
 from .streams import OutboundStream, Sink
 
@@ -157,7 +158,7 @@ class RelayStream(OutboundStream):
                 self._cursor = position
             else:
                 with contextlib.suppress(ValueError):
-                    after_seq = int(position)
+                    after_seq = bounded_int(position)  # (a client's header: 4,300 digits at most)
                 self._cursor = "0-0"
         elif not self.standalone:
             self._cursor = "0-0"

@@ -16,6 +16,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ...protocol.long_ints import bounded_int
+
 Sink = Callable[[str | None, dict[str, Any]], None]
 """Writes one message as an SSE event: ``sink(event_id, message)``."""
 
@@ -123,7 +125,7 @@ class OutboundStream:
 
     def _after(self, last_event_id: str) -> list[tuple[str | None, dict[str, Any]]]:
         try:
-            seq = int(last_event_id.rsplit(".", 1)[1])
+            seq = bounded_int(last_event_id.rsplit(".", 1)[1])  # (a client's header: 4,300 digits at most)
         except (IndexError, ValueError):
             return []
         out: list[tuple[str | None, dict[str, Any]]] = []
