@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from . import jsonenc, long_ints
 from .blocks import AudioContent, EmbeddedResource, ImageContent, ResourceContent, ResourceLink, Role, TextContent
-from .long_ints import MAX_DIGITS
+from .long_ints import LONG_BITS
 from .media import Audio, Image
 from .mime import guess_mime_type, sniff_mime_type
 from .wire import UNSET, Wire, type_name
@@ -68,20 +68,22 @@ def scalar_text(value: bool | int | float) -> str:
 
     .. versionchanged:: 1.0
        An int of more than 4,300 digits raises the same error under ``PYTHONINTMAXSTRDIGITS=0`` (it was written)
-       as under Python's default limit (whose own message named ``sys.set_int_max_str_digits()``)."""
+       as under Python's default limit (whose own message named ``sys.set_int_max_str_digits()``), told from its
+       size before it is written (it was written first, in time growing with the square of its digits)."""
     kind = type(value)
     if kind is float:
         if not math.isfinite(value):
             return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
         return float.__repr__(value)  # what JSON encoders write for a finite float (json's own spelling)
-    if kind is int:
-        try:
-            text = int.__repr__(value)
-        except ValueError:  # past Python's own limit: its message names a knob that would not help
-            raise long_ints.unwritten("the number") from None
-        if len(text) > MAX_DIGITS and long_ints.too_long(int(value)):  # the process lifted Python's limit
+    if type(value) is int:  # (kind, as mypy reads it: an int from here on)
+        # (told before writing: under a lifted limit Python writes a long int in time growing with the square
+        # of its digits, to no use; an int of no more bits has no more digits, and pays one comparison)
+        if value.bit_length() > LONG_BITS and long_ints.too_long(value):
             raise long_ints.unwritten("the number")
-        return text
+        try:
+            return int.__repr__(value)
+        except ValueError:  # past Python's own lower limit: its message names a knob that would not help
+            raise long_ints.unwritten("the number") from None
     if kind is bool:
         return "true" if value else "false"
     return jsonenc.dumps(value)  # a subclass (an IntEnum member): as JSON writes it

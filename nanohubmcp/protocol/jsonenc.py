@@ -231,14 +231,15 @@ def _marked(value: object) -> str:
     except BaseException:
         _forget()
         raise
-    if len(out) > MAX_DIGITS and long_ints.unguarded(out):  # (a short text holds no such number)
+    if len(out) > MAX_DIGITS and long_ints.unguarded_written(out):  # (a short text holds no such number)
         _no_long_integers(out)
     return out
 
 
 def _no_long_integers(out: str) -> None:
     """Raise :class:`~.long_ints.LongInteger` when ``out`` holds an integer of more than 4,300 digits, which
-    Python wrote because the process lifted its own limit (a number of more digits in a string is text)."""
+    Python wrote because the process lifted its own limit (a number of more digits in a string is text: only
+    a run where a number may stand, ``long_ints.unguarded_written``'s, has the text read again to tell)."""
     try:
         loads_bounded(out)
     except long_ints.LongInteger:
