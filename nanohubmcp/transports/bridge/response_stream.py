@@ -1,7 +1,8 @@
 """The SSE events answering one request the bridge POSTed, and their resumption when the stream drops.
 
 Owns :class:`ResponseStream` and the reconnection pace the bridge keeps (``RECONNECT_SECONDS``,
-``MAX_RECONNECTS``, also used by the session's GET stream). What it needs of the session is the
+``MAX_RECONNECTS`` and the reading of a server's ``retry`` field, :func:`retry_seconds`, also used by the
+session's GET stream). What it needs of the session is the
 :class:`Relaying` protocol (:class:`~.session.Bridge` satisfies it); the POST itself is the
 session's.
 """
@@ -17,12 +18,23 @@ from .exchange import Exchange
 if TYPE_CHECKING:
     from .options import BridgeOptions
 
-__all__ = ["MAX_RECONNECTS", "RECONNECT_SECONDS", "Relaying", "ResponseStream"]
+__all__ = ["MAX_RECONNECTS", "RECONNECT_SECONDS", "Relaying", "ResponseStream", "retry_seconds"]
 
 RECONNECT_SECONDS = 1.0
 """Pause before a dropped GET stream is resumed (unless the server named its own ``retry``)."""
 MAX_RECONNECTS = 5
 """Consecutive failed attempts to resume the GET stream before the bridge gives up on it."""
+
+
+def retry_seconds(field: str | None) -> float | None:
+    """An SSE event's ``retry`` field (milliseconds) in seconds, or None where the field is absent or not
+    ASCII digits alone, which the stream's reader ignores (HTML Living Standard § Server-sent events: "If the
+    field value consists of only ASCII digits"; ``²`` is no such digit, though ``str.isdigit`` says so).
+    Read as a float: any number of digits reads in linear time (a longer one than a float holds: infinity),
+    never the int conversion that grows with the square of the digits, or that Python refuses past 4,300."""
+    if field and field.isascii() and field.isdigit():
+        return float(field) / 1000
+    return None
 
 
 class Relaying(Protocol):
@@ -58,8 +70,8 @@ class ResponseStream:
     def relay(self, event: dict[str, str]) -> None:
         if event.get("id"):
             self.last_id = event["id"]
-        if event.get("retry", "").isdigit():
-            self.retry = int(event["retry"]) / 1000
+        if (retry := retry_seconds(event.get("retry"))) is not None:
+            self.retry = retry
         message = self.bridge.relay_event(event)
         if isinstance(message, dict) and "method" not in message and message.get("id") == self.request_id:
             self.answered = True

@@ -28,7 +28,7 @@ from .headers import Mark, modern_headers
 from .options import BridgeOptions, legacy_url
 from .refusal import jupyter_message, jupyter_refusal, proxy_hint, refused_by_jupyter, server_said
 from .renewal import renew
-from .response_stream import MAX_RECONNECTS, RECONNECT_SECONDS, ResponseStream
+from .response_stream import MAX_RECONNECTS, RECONNECT_SECONDS, ResponseStream, retry_seconds
 
 log = logging.getLogger("nanohubmcp.bridge")
 
@@ -249,8 +249,8 @@ class Bridge:
                 nonlocal last_id, retry
                 if event.get("id"):
                     last_id = event["id"]
-                if event.get("retry", "").isdigit():
-                    retry = int(event["retry"]) / 1000
+                if (asked := retry_seconds(event.get("retry"))) is not None:
+                    retry = asked
                 self.relay_event(event)
 
             headers = {**self.options.headers, "Accept": "text/event-stream", MCP_SESSION_ID_HEADER: session}
