@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,8 @@ from .tasks import detailed_task, has_tasks_extension
 
 if TYPE_CHECKING:
     from ..handlers.host import HandlerServices
+
+log = logging.getLogger(__name__)
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 _LIST_FLAGS = {
@@ -153,6 +156,7 @@ async def subscriptions_listen(core: HandlerServices, request: RequestContext,
         if job.status not in jobmod.TERMINAL:  # (one that ended already is read with tasks/get)
             told = _TaskStatus(core, job, send)
             follower = asyncio.ensure_future(told.follow(request))  # (on any process of the server)
+            follower.add_done_callback(functools.partial(_logged, task_id))
             cleanups.append(functools.partial(_cancel, follower))
     # Everything is wired before the acknowledgement goes out (all on this loop step, so no event
     # can slip in between): a client that saw the acknowledgement misses nothing after it.
@@ -171,7 +175,12 @@ class _TaskStatus:
     """One task a listen names: a ``notifications/tasks`` each time its ``DetailedTask`` changes
     (``JobStore.follow`` reads it after each change of its status, progress or end, wherever it runs). The
     last, of a completed task, carries its result as ``tasks/get`` answers it (:func:`answered_result`: data
-    over ``max_inline_bytes`` linked), told once the following ended, since keeping the data is blocking."""
+    over ``max_inline_bytes`` linked), told once the following ended, since keeping the data is blocking. When
+    keeping it fails (the job store or the results folder unreachable: logged), the result is told as the
+    task stored it, whole: the task did complete, and its completion is what the listen waits for.
+
+    .. versionchanged:: 1.0
+       A failed keep of the data no longer loses the completion (it ended the following untold)."""
 
     def __init__(self, core: HandlerServices, job: jobmod.Job,
                  send: Callable[[str, dict[str, Any]], None]) -> None:
@@ -186,7 +195,14 @@ class _TaskStatus:
             await self.core.jobs.follow(self.job, self.report, request)
         if self.completed is not None:  # (the last report: the following ended with it)
             job = self.completed
-            self.tell(detailed_task(self.core, job, await answered_result(self.core, job)))
+            result: dict[str, Any] | None
+            try:
+                result = await answered_result(self.core, job)
+            except Exception as exc:  # (StateUnavailable, sqlite3.Error, OSError: whatever the keep met)
+                log.warning("task %s: its data could not be linked (%s: %s); its result is told whole",
+                            job.id, type(exc).__name__, exc)
+                result = None  # (the result as stored)
+            self.tell(detailed_task(self.core, job, result))
 
     def report(self, job: jobmod.Job) -> None:
         if job.status == jobmod.COMPLETED:
@@ -202,3 +218,9 @@ class _TaskStatus:
 
 def _cancel(waiter: asyncio.Future[Any]) -> None:
     waiter.cancel()
+
+
+def _logged(task_id: str, follower: asyncio.Future[Any]) -> None:
+    """Log how the following of task ``task_id`` failed, if it did (nobody awaits it: it would go unseen)."""
+    if not follower.cancelled() and follower.exception() is not None:
+        log.error("the listen's following of task %s failed", task_id, exc_info=follower.exception())
