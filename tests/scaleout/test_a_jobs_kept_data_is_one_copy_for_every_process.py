@@ -1,7 +1,9 @@
 """A done job's data over ``max_inline_bytes`` is kept once for every process of a server: the link its MCP
 answers give (``get_job_result``, ``tasks/result``, ``tasks/get``) is stored with the job's record, so a process
 that did not keep it answers the same URI; two processes keeping it at the same moment each keep a copy, the
-first stored wins, and the other drops its copy and answers the winner's.
+first stored wins, and the other drops its copy and answers the winner's. With an owner's share holding one copy,
+the loser's copy must not leave both answering an evicted link (review r24 MED-2): a keep that finds the winner's
+stored once its value is made writes nothing, and one whose copy evicted the winner's replaces it.
 
 Before: each process remembered the links it kept in its own memory: with ``--workers 2`` each worker polling
 a job kept a copy of its own (two files, two URIs for one job).
@@ -14,10 +16,13 @@ a new session once the job's session ended.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import http.client
 import json
 import os
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -29,8 +34,9 @@ from cluster import Server, listeners, processes_with
 from redis_server import RedisServer, free_port
 from support import wait_until
 
-from nanohubmcp.server.executors.polled_data import PolledData
+from nanohubmcp.server.executors.polled_data import PolledData, job_owner
 from nanohubmcp.server.jobs import service as jobmod
+from nanohubmcp.server.results.folder import LOCK_NAME
 from nanohubmcp.server.results.options import ResultOptions
 from nanohubmcp.server.results.store import ResultStore
 
@@ -88,6 +94,86 @@ def test_two_processes_keeping_a_jobs_data_at_once_answer_one_copy(
     assert len(kept_files(state)) == 1  # the other copy dropped
     again = PolledData(ResultStore(600.0, directory=lambda: str(state)), options, lambda: second.backend)
     assert again.kept(job, lambda: pytest.fail("kept again")) == answered["there"]  # read from the record
+
+
+def _reads(store: ResultStore, blocks: list[dict[str, Any]] | None, owner: str | None) -> bool:
+    return blocks is not None and store.read(blocks[1]["uri"], owner) is not None
+
+
+def test_a_keep_that_finds_the_others_once_its_value_is_made_evicts_nothing(
+        two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore], tmp_path: Path) -> None:
+    first, second = two_job_stores
+    state = tmp_path / "kept"
+    options = ResultOptions(max_inline_bytes=4096)
+    stores = [ResultStore(600.0, directory=lambda: str(state), max_bytes_per_owner=150_000) for _ in range(2)]
+    pairs = zip(stores, (first, second), strict=True)
+    here, there = (PolledData(st, options, lambda s=s: s.backend) for st, s in pairs)
+    job = first.create("big", "session-key")
+    job.finish(jobmod.COMPLETED, result={"content": []})
+    answered: dict[str, Any] = {}
+    there_done = threading.Event()
+
+    def late_value() -> Any:
+        assert there_done.wait(60)
+        return DATA
+
+    late = threading.Thread(target=lambda: answered.update(here=here.kept(job, late_value)))
+    late.start()
+    answered["there"] = there.kept(job, lambda: DATA)
+    there_done.set()
+    late.join(60)
+    owner = job_owner(job)
+    assert answered["here"] == answered["there"]
+    assert _reads(stores[0], answered["here"], owner)  # before: evicted by the loser's copy, on both
+    assert _reads(stores[1], answered["there"], owner)
+    assert len(kept_files(state)) == 1
+
+
+class _ReadBeforeTheOther:
+    """A process's job-store back end whose second read of the job's kept data is the one made before the other
+    process stored its keep (given once ``stored`` is set): a keep whose write races the other's, for certain."""
+
+    def __init__(self, backend: Any, stored: threading.Event) -> None:
+        self.backend = backend
+        self.stored = stored
+        self.reads = 0
+
+    def summaries(self, ids: Any, names: Any) -> list[dict[str, Any]]:
+        self.reads += 1
+        found: list[dict[str, Any]] = self.backend.summaries(ids, names)
+        if self.reads == 2:
+            assert self.stored.wait(60)
+        return found
+
+    def keep_data(self, *args: Any) -> Any:
+        return self.backend.keep_data(*args)
+
+
+def test_a_copy_that_evicted_the_winners_replaces_it(
+        two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore], tmp_path: Path) -> None:
+    first, second = two_job_stores
+    state = tmp_path / "kept"
+    options = ResultOptions(max_inline_bytes=4096)
+    stores = [ResultStore(600.0, directory=lambda: str(state), max_bytes_per_owner=150_000) for _ in range(2)]
+    there_done = threading.Event()
+    racing = _ReadBeforeTheOther(first.backend, there_done)
+    here = PolledData(stores[0], options, lambda: racing)  # type: ignore[arg-type,return-value]
+    there = PolledData(stores[1], options, lambda: second.backend)
+    job = first.create("big", "session-key")
+    job.finish(jobmod.COMPLETED, result={"content": []})
+    answered: dict[str, Any] = {}
+    late = threading.Thread(target=lambda: answered.update(here=here.kept(job, lambda: DATA)))
+    late.start()
+    wait_until(lambda: racing.reads == 2, "the first keep to read the record again")
+    answered["there"] = there.kept(job, lambda: DATA)
+    there_done.set()
+    late.join(60)
+    owner = job_owner(job)
+    assert _reads(stores[0], answered["here"], owner)  # before: the winner's link, evicted by this copy
+    assert _reads(stores[1], answered["here"], owner)
+    fresh = PolledData(ResultStore(600.0, directory=lambda: str(state)), options, lambda: second.backend)
+    assert fresh.kept(job, lambda: pytest.fail("kept again")) == answered["here"]  # the record names it
+    assert len(kept_files(state)) == 1
 
 
 def _post(conn: http.client.HTTPConnection, session: str, method: str, params: dict[str, Any]) -> Any:
@@ -150,3 +236,43 @@ def test_two_workers_polling_one_job_at_once_answer_one_uri(redis_server: RedisS
         for _, conn in reached:
             conn.close()
         server.stop()
+
+
+@contextlib.contextmanager
+def _folder_locked(state: Path) -> Iterator[None]:
+    """The results folder's lock held, as by another process keeping a result (a ``flock`` of another open file)."""
+    with open(state / "results" / LOCK_NAME, "a+b") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+
+
+def test_a_copy_kept_in_memory_is_not_stored_for_the_other_processes(
+        two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore], tmp_path: Path) -> None:
+    first, _ = two_job_stores
+    state = tmp_path / "kept"
+    store = ResultStore(600.0, directory=lambda: str(state))
+    store.lock_wait_seconds = 0.2
+    here = PolledData(store, ResultOptions(max_inline_bytes=4096), lambda: first.backend)
+    job = first.create("big", "session-key")
+    job.finish(jobmod.COMPLETED, result={"content": []})
+    assert not store.holds("nanohubmcp://results/none.json", None)  # (the folder made)
+    with _folder_locked(state):
+        answered = here.kept(job, lambda: DATA)
+    assert _reads(store, answered, job_owner(job))  # this process answers its memory copy
+    assert first.backend.summaries([job.id], ("id", "kept_data"))[0].get("kept_data") is None  # before: its URI
+
+
+def test_a_copy_is_dropped_only_holding_the_folders_lock(tmp_path: Path) -> None:
+    state = tmp_path / "kept"
+    store = ResultStore(600.0, directory=lambda: str(state))
+    store.lock_wait_seconds = 0.2
+    uri = store.keep("x" * 10, "text/plain", ".txt", None)
+    assert store.shared(uri)
+    with _folder_locked(state):
+        store.drop(uri)
+    assert store.read(uri, None) is not None  # before: its file removed without the lock
+    store.drop(uri)
+    assert store.read(uri, None) is None

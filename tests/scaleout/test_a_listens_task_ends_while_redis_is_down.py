@@ -55,7 +55,8 @@ def test_the_completion_is_told_when_its_data_cannot_be_kept(
     task_id = wire.call("tools/call", {"name": "held_big", "arguments": {}}).result["taskId"]
     with wire.listen("subscriptions/listen", {"notifications": {"taskIds": [task_id]}}) as stream:
         ack = stream.next(timeout=10)
-        assert ack is not None and ack["method"] == "notifications/subscriptions/acknowledged", ack
+        assert ack is not None
+        assert ack["method"] == "notifications/subscriptions/acknowledged", ack
         redis_server.stop()  # the job store goes away as the task ends
         let_go.set()
         told = stream.next(timeout=30)

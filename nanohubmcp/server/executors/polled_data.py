@@ -10,11 +10,15 @@ naming the job (whoever may read the job by its id reads it too: :mod:`..handler
 such answer, and those blocks are stored with the job's record (its ``kept_data``:
 :meth:`~..jobs.stores.JobBackend.keep_data`), so later answers, by any method on any process sharing the job
 store, give the same blocks (the same URI) for as long as the job's record lives; they are kept again when the
-result store no longer holds their link (or holds one an earlier version kept, naming no job: dropped then).
+result store no longer holds their link (or holds one an earlier version kept, naming no job: that copy is left
+to expire, so a client holding its link still reads it). A copy kept in this process's memory (the results
+folder's lock not had in time) is never stored with the record: the other processes could not read it.
 Each process remembers the blocks of the :data:`REMEMBERED` most recently read jobs, so that a poll does not
 read the record again. Two first answers of one job at the same moment keep it once: in one process the second
-waits for the first's keep; across processes each keeps a copy, the first stored with the record wins, and the
-others drop theirs and answer the winner's.
+waits for the first's keep; across processes a keep reads the record again once it made the value (another's
+may have ended meanwhile), then keeps a copy: the first stored with the record wins, and the others drop theirs
+and answer the winner's; a winner's link that no longer reads (its copy evicted by the others' to make room) is
+replaced by theirs, so no answer but the winner's own first one links a copy evicted for a copy of itself.
 What this module does not do: decide whether an answer is over MCP (the caller's ``Context.inline_limit``,
 ``tasks/result``), nor shape the answer (:mod:`.job_tools`, :mod:`..handlers.answered_result`).
 """
@@ -22,10 +26,11 @@ What this module does not do: decide whether an answer is over MCP (the caller's
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeGuard
 
 from ...protocol import jsonenc
 from ..results.owners import PRINCIPAL_OWNER, SESSION_OWNER
@@ -106,19 +111,18 @@ class PolledData:
             if blocks is not None:
                 return blocks
             stored = self._stored(job.id)  # (kept by another process, or by this one and forgotten here)
-            if stored is not None and self._store.holds(stored[1]["uri"], owner, job.id):
+            if self._lives(stored, owner, job.id):
                 return self._remember(job.id, stored)
-            blocks = self._keep(owner, job.id, value())
-            if blocks is None:
+            keep = self._keeping(owner, job.id, value())
+            if keep is None:
                 return None
-            held = self._records().keep_data(job.id, blocks, stored)
-            if held is None:  # the record went meanwhile: this answer's own, remembered nowhere
-                return blocks
-            if held != blocks:  # another process's keep was stored first: this copy goes, the answer is its
-                self._store.drop(blocks[1]["uri"])
-            elif stored is not None:  # the stale copy this one replaced (one naming no job: still held) goes
-                self._store.drop(stored[1]["uri"])
-            return self._remember(job.id, held)
+            again = self._stored(job.id)  # (read again once the value is made: another keep may have ended)
+            if again != stored and self._lives(again, owner, job.id):
+                return self._remember(job.id, again)
+            blocks = keep()
+            if not self._store.shared(blocks[1]["uri"]):  # in this process's memory only: not for the others
+                return self._remember(job.id, blocks)
+            return self._stored_or_winners(job.id, owner, blocks, again)
 
     def pending(self, job_id: str) -> int:
         """How many answers of job ``job_id`` are keeping its data or waiting for that keep now (0 once they
@@ -126,6 +130,30 @@ class PolledData:
         with self._lock:
             flight = self._flights.get(job_id)
             return flight.users if flight is not None else 0
+
+    def _stored_or_winners(self, job_id: str, owner: str | None, blocks: list[Wire],
+                           stored: list[Wire] | None) -> list[Wire]:
+        """Store ``blocks`` (this keep's) with the job's record in place of ``stored`` (read before: none, or one
+        whose link no longer reads) and answer them; or, another process's keep stored first, answer its blocks
+        and drop this copy. Its link no longer reads (evicted meanwhile, as when this copy made room): this
+        copy replaces it, once; lost again so, this copy is answered unrecorded. The record gone: this copy,
+        remembered nowhere. A copy replaced is not dropped: a client holding its link (an earlier version's,
+        naming no job) reads it until it expires, or is told it was evicted."""
+        for _ in range(2):
+            held = self._records().keep_data(job_id, blocks, stored)
+            if held is None:
+                return blocks
+            if held == blocks:
+                return self._remember(job_id, held)
+            if self._lives(held, owner, job_id):  # another process's keep was stored first: the answer is its
+                self._store.drop(blocks[1]["uri"])
+                return self._remember(job_id, held)
+            stored = held
+        return blocks
+
+    def _lives(self, blocks: list[Wire] | None, owner: str | None, job_id: str) -> TypeGuard[list[Wire]]:
+        """Whether ``blocks`` (stored with the record) link a copy the store holds for ``job_id``."""
+        return blocks is not None and self._store.holds(blocks[1]["uri"], owner, job_id)
 
     def _held(self, job_id: str, owner: str | None) -> list[Wire] | None:
         """The blocks remembered for ``job_id`` while the store holds their link (kept for it), else None."""
@@ -164,7 +192,9 @@ class PolledData:
                 if not flight.users:
                     del self._flights[job_id]
 
-    def _keep(self, owner: str | None, job_id: str, value: Any) -> list[Wire] | None:
+    def _keeping(self, owner: str | None, job_id: str, value: Any) -> Callable[[], list[Wire]] | None:
+        """What keeps ``value`` (its JSON; a text: itself) and gives its blocks, when it is over
+        ``max_inline_bytes``; else None (it fits: nothing to keep)."""
         from ..results.convert import parts  # the shaping modules: loaded with the first large answer
         from ..results.sink import ResultSink
 
@@ -172,4 +202,5 @@ class PolledData:
         sink = ResultSink(self._options, self._store, owner, job=job_id)
         if not parts.too_big(sink, len(text)):
             return None
-        return parts.offload_text(text, sink) if isinstance(value, str) else parts.offload_json(text, sink)
+        offload = parts.offload_text if isinstance(value, str) else parts.offload_json
+        return functools.partial(offload, text, sink)

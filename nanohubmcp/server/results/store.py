@@ -336,12 +336,26 @@ class ResultStore:
             found = self._evictions.of(uri, self._files.path(uri))
         return KeptBy(found.owner, found.job) if found is not None else None
 
+    def shared(self, uri: str) -> bool:
+        """Whether every process sharing the results folder reads ``uri`` (its file is in the folder; without a
+        folder, this one process is all): False for an entry kept in this process's memory because the folder's
+        lock was not had in time or its file could not be written, and for a URI not held."""
+        with self._lock:
+            entry = self._entries.get(uri)
+            return entry is not None and (entry.data is None or self._files.folder is None)
+
     def drop(self, uri: str) -> None:
         """Drop ``uri`` (its file too, for every process sharing the results folder): a copy kept in vain, as
-        when another process's keep of the same data was stored first. Nothing for a URI not held."""
-        with self._shared(), self._lock:
+        when another process's keep of the same data was stored first. Nothing for a URI not held. Its file
+        is removed only holding the folder's lock: not had in time (logged), the file is left to expire.
+
+        .. versionchanged:: 1.0
+           A file is no longer removed without the folder's lock.
+        """
+        with self._shared() as shared, self._lock:
             self._open()
-            if self._entries.get(uri) or self._from_file(uri):
+            entry = self._entries.get(uri) or self._from_file(uri)
+            if entry is not None and (shared or entry.data is not None):
                 self._drop(uri)
 
     def evicted(self, uri: str, owner: str | None) -> str | None:
