@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..server.registry.components import TOOL_NAME, name_like
+from ..server.registry.components import is_tool_name, name_like
 
 __all__ = [
     "DEFAULT_ROOT", "HubTool", "Served", "find_hub_tools", "name_keepers", "pick", "served_name", "served_names",
@@ -162,7 +162,7 @@ def served_name(name: str) -> str:
     (SEP-986: 1-128 of ``A-Z a-z 0-9 _ - .``), else one made from it: accents dropped, each run of
     other characters ``_``, ``_`` at either end dropped (``sp ace`` -> ``sp_ace``); ``""`` when
     nothing is left."""
-    return name if TOOL_NAME.fullmatch(name) else name_like(name, fallback="")
+    return name if is_tool_name(name) else name_like(name, fallback="")
 
 
 def was_cut(name: str) -> bool:

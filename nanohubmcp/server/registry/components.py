@@ -39,7 +39,7 @@ from .listed_text import check_text, icon_src_problem, mime_type_problem, text_f
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
 
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}\Z")
+_TOOL_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
@@ -62,10 +62,16 @@ def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
     return str(fn_name)
 
 
+def is_tool_name(name: str) -> bool:
+    """Whether ``name`` is a tool name clients can call (SEP-986): 1-128 ASCII letters, digits, ``_``, ``-``, ``.``."""
+    # (read character by character, not by a pattern: compiling one cost ~0.4 M instructions of every server's start)
+    return 1 <= len(name) <= 128 and _TOOL_NAME_CHARACTERS.issuperset(name)
+
+
 def check_tool_name(tool_name: str, *, given: bool) -> None:
     """Refuse a tool name clients cannot call (SEP-986), saying what to give instead; ``given``: the name
     was passed (``name=``), else it is the function's own."""
-    if not TOOL_NAME.match(tool_name):
+    if not is_tool_name(tool_name):
         # Given: another name, like it; the function's own (not ASCII, say): a name to publish it under.
         fix = "choose another" if given else "publish this function under another name"
         raise RegistrationError(
