@@ -199,7 +199,8 @@ def write_server_json(args: argparse.Namespace) -> int:
     from ..nanohub.child import load_app
     from ..nanohub.plan import WEBER_PORT
     from ..nanohub.proxy import detect_proxy
-    from ..transports.discovery import NAME_VARIABLE, registry_name, server_json
+    from ..transports.discovery import server_json
+    from ..transports.registry_name import NAME_VARIABLE, registry_name
 
     # A tool session's weber URL is the session's own: it carries the session's filexfer cookie (a secret
     # that opens the session's proxy) and stops working when the session ends. Listed in remotes only

@@ -296,7 +296,7 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
 def registry_name(text: str) -> str:
     """An MCP Registry name, ``namespace/name`` (argparse type; the rule is the server.json writer's)."""
     from ..errors import ConfigurationError
-    from ..transports.discovery import registry_name as checked
+    from ..transports.registry_name import registry_name as checked
 
     try:
         return checked("", None, explicit=text)

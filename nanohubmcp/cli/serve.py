@@ -29,7 +29,7 @@ def run_app(args: argparse.Namespace) -> int:
     check_limit_options(args)  # a limit run() refuses is a usage error, named by its option
     transport = _prepare(args)  # before the app is imported
     if transport == "http":  # the card's and catalogs' name: refused before the app is imported (exit 2)
-        from ..transports.discovery import check_name_variable
+        from ..transports.registry_name import check_name_variable
 
         try:
             check_name_variable()

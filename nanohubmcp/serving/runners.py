@@ -2,7 +2,7 @@
 
 What ``MCPServer.run``/``start`` are given is checked here before anything binds: the transport
 (:func:`resolve_transport`), the number of processes (:func:`check_workers`), ``$NANOHUBMCP_REGISTRY_NAME``
-(:func:`~nanohubmcp.transports.discovery.check_name_variable`), the 0.4.x keywords
+(:func:`~nanohubmcp.transports.registry_name.check_name_variable`), the 0.4.x keywords
 still accepted (:data:`COMPAT_RUN_OPTIONS`); no authorization on a non-loopback address, or with
 ``allowed_origins="*"``, is a warning
 once listening succeeded (:func:`warn_about_config`), as is a tool's view that nothing defines
@@ -98,8 +98,8 @@ def make_runner(
     """
     from ..transports.auth import bind_resource
     from ..transports.config import TransportConfig
-    from ..transports.discovery import check_name_variable
     from ..transports.ports import resolve_port
+    from ..transports.registry_name import check_name_variable
     from ..transports.runner import Runner
 
     unknown = set(compat) - COMPAT_RUN_OPTIONS
@@ -202,20 +202,21 @@ def check_workers(server: Servable, workers: object) -> None:
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ConfigurationError(f"workers must be a positive integer, not {shown_value(workers)}")
+    if workers == 1:
+        return  # (the usual case: the command-line options' module, argparse with it, stays unloaded)
     from ..transports.limit_option import most_workers
 
     most = most_workers()
     if workers > most:  # a typo (40000 for 4) forked until the machine stopped answering (trial42 T42-18)
         raise ConfigurationError(f"workers={shown_value(workers)} is more than {most}, the most this machine takes "
                                  "(8 per CPU, at least 64)")
-    if workers > 1 and not server.core.state_url.shared:
+    if not server.core.state_url.shared:
         raise ConfigurationError(
             f"workers={workers} needs a shared state store, or each process would answer the others' sessions "
             "with 404: pass state_url='redis://HOST:6379/0' to MCPServer (or set NANOHUBMCP_STATE_URL, or "
             "nanohubmcp run --state-url)"
         )
-    if workers > 1:
-        reach(server.core.state_url)  # once, before forking: a worker failing on it would be started again
+    reach(server.core.state_url)  # once, before forking: a worker failing on it would be started again
 
 
 def verifier(server: Servable, token: str | None) -> Any:

@@ -13,10 +13,8 @@ the card's remotes then declare the ``Authorization`` header they need (the cata
 member for it).
 nanoHUB's own ``/.well-known/mcp.json`` (``documents.py``) is unchanged.
 
-The registry name is reverse-DNS with exactly one slash (``org.nanohub.proxy/my-calculator``): the
-``NANOHUBMCP_REGISTRY_NAME`` environment variable when set, else the server's name when it already has
-that form, else the public host's labels reversed (``local`` for loopback and IP addresses), a slash,
-and the server's name with characters outside ``[A-Za-z0-9._-]`` made ``-``.
+The name each document gives the server is :mod:`.registry_name`'s. The routes' handlers are imported
+with their first request (``routes.HandlerAtFirstUse``).
 """
 
 from __future__ import annotations
@@ -24,8 +22,6 @@ from __future__ import annotations
 import copy
 import ipaddress
 import logging
-import os
-import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -34,6 +30,7 @@ from ..auth.verifiers import MCP_TOKEN_ENV
 from ..errors import ConfigurationError
 from ..protocol import jsonenc, versions
 from .base import BaseHandler, PlainErrors
+from .registry_name import registry_name
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
@@ -45,7 +42,6 @@ AI_CATALOG_TYPE = "application/ai-catalog+json"
 MCP_CATALOG_SPEC_VERSION = "draft"
 AI_CATALOG_SPEC_VERSION = "1.0"
 PACKAGE = "nanohub-mcp"
-NAME_VARIABLE = "NANOHUBMCP_REGISTRY_NAME"
 SERVER_CARD_PATH = "mcp/server-card"
 MCP_CATALOG_PATH = ".well-known/mcp/catalog.json"
 AI_CATALOG_PATH = ".well-known/ai-catalog.json"
@@ -74,38 +70,7 @@ TOKEN_HEADER: dict[str, Any] = {
 log = logging.getLogger("nanohubmcp")
 _WARNED: set[str] = set()  # what served_name warned of, once each
 
-_NAME = r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+\Z"  # (compiled by ``re`` at its first use, not at start)
 _DESCRIPTION_LIMIT = 100
-
-
-def registry_name(server_name: str, base: str | None, explicit: str | None = None, *, variable: bool = True) -> str:
-    """The reverse-DNS ``namespace/name`` of the registry and the card (see the module doc);
-    ``variable=False`` leaves ``NANOHUBMCP_REGISTRY_NAME`` out.
-
-    Raises:
-        ConfigurationError: ``explicit`` (or ``NANOHUBMCP_REGISTRY_NAME``) is not of that form.
-    """
-    if explicit:
-        return _checked(explicit, "registry name")
-    chosen = os.environ.get(NAME_VARIABLE) if variable else None
-    if chosen:
-        return _checked(chosen, f"${NAME_VARIABLE}")
-    if re.match(_NAME, server_name) and len(server_name) <= 200:
-        return server_name
-    suffix = re.sub(r"[^a-zA-Z0-9._-]+", "-", server_name).strip("-") or "server"
-    return f"{_namespace(base)}/{suffix}"[:200]
-
-
-def check_name_variable() -> None:
-    """Refuse a malformed ``NANOHUBMCP_REGISTRY_NAME`` when serving starts, rather than at each request
-    for the card or a catalog.
-
-    Raises:
-        ConfigurationError: it is set and not reverse-DNS ``namespace/name`` (the message says the form).
-    """
-    chosen = os.environ.get(NAME_VARIABLE)
-    if chosen:
-        _checked(chosen, f"${NAME_VARIABLE}")
 
 
 def served_name(core: ServerCore, base: str) -> str:
@@ -119,28 +84,6 @@ def served_name(core: ServerCore, base: str) -> str:
             _WARNED.add(str(exc))
             log.warning("%s; the server card and catalogs use the derived name", exc)
         return registry_name(core.name, base, variable=False)
-
-
-def _checked(chosen: str, what: str) -> str:
-    if not re.match(_NAME, chosen) or not 3 <= len(chosen) <= 200:
-        shown = f"{what} {chosen!r}" if what == "registry name" else f"{what}={chosen!r}: the registry name"
-        raise ConfigurationError(
-            f"{shown} must be reverse-DNS with one slash, namespace/name as the MCP Registry requires, e.g. "
-            "org.example/my-server (letters, digits, '.', '-' before the slash; also '_' after it; 3 to 200 "
-            "characters)"
-        )
-    return chosen
-
-
-def _namespace(base: str | None) -> str:
-    host = urlsplit(base).hostname if base else None
-    if not host or host == "localhost" or not re.fullmatch(r"[a-zA-Z0-9.-]+", host) or "." not in host:
-        return "local"
-    try:
-        ipaddress.ip_address(host)
-        return "local"
-    except ValueError:
-        return ".".join(reversed(host.strip(".").split(".")))
 
 
 def is_public(base: str | None) -> bool:

@@ -8,11 +8,18 @@ also path-aware), and the discovery documents of ``discovery.py``: ``/mcp/server
 ``/readyz`` (``health.py``: no token, no Host check, one word). A trailing slash is accepted on
 ``/``, ``/mcp``, ``/sse``, ``/messages/`` and ``/tools/<name>``; the documents take none (404). With a
 prefix the RFC 9728 metadata is also at ``/.well-known/oauth-protected-resource<prefix>[/...]`` (outside
-the prefix: RFC 9728 § 3.1 puts the resource's path after the well-known name).
+the prefix: RFC 9728 § 3.1 puts the resource's path after the well-known name). Any other path is
+``not_found.py``'s 404.
+
+Built for a first answer on ``/mcp``: each route's pattern is compiled at the first request matched against it
+(:class:`FirstUsePath`), and every handler but ``/mcp``'s and the 404's is imported with its route's first request
+(:class:`HandlerAtFirstUse`).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import logging
 import re
 from typing import Any
@@ -20,20 +27,16 @@ from urllib.parse import unquote_plus
 
 import tornado.web
 from tornado import httputil
-from tornado.routing import PathMatches, Rule
+from tornado.routing import PathMatches, Router, Rule
 
 from ..server.connection import Connection
 from ..server.wire.sessions import session_digest
 from .auth import bind_resource
 from .config import TransportConfig
-from .discovery import AICatalogHandler, MCPCatalogHandler, ServerCardHandler
-from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, ProtectedResourceHandler, RootHandler
 from .headers import session_query
-from .health import HealthHandler
 from .http_server import LimitedApplication
-from .rest import RestToolHandler
+from .not_found import NotFoundHandler
 from .served import ServedServer
-from .sse import LegacyMessagesHandler, LegacySSEHandler
 from .streamable_http import StreamableHTTPHandler
 from .url_path import spellings
 
@@ -46,25 +49,7 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
     kwargs = {"server": server, "config": config, "connection": Connection(core, "streamable-http", server)}
     legacy = {**kwargs, "connection": Connection(core, "sse", server)}
     rest = {**kwargs, "connection": Connection(core, "rest", server)}
-    routes: list[tuple[str, type[tornado.web.RequestHandler], dict[str, Any]]] = [
-        (rf"{prefix}/mcp/?", StreamableHTTPHandler, kwargs),  # first: the hot route
-        (rf"{prefix}/?", RootHandler, kwargs),
-        (rf"{prefix}/sse/?", LegacySSEHandler, legacy),
-        (rf"{prefix}/messages/?", LegacyMessagesHandler, legacy),
-        (rf"{prefix}/tools/([^/]+)/?", RestToolHandler, rest),
-        (rf"{prefix}/openapi\.json", OpenAPIHandler, kwargs),
-        (rf"{prefix}/\.well-known/mcp\.json", DiscoveryHandler, kwargs),
-        (rf"{prefix}/\.well-known/oauth-protected-resource(/.*)?", ProtectedResourceHandler, kwargs),
-        (rf"{prefix}/mcp/server-card", ServerCardHandler, kwargs),
-        (rf"{prefix}/\.well-known/mcp/catalog\.json", MCPCatalogHandler, kwargs),
-        (rf"{prefix}/\.well-known/ai-catalog\.json", AICatalogHandler, kwargs),
-        (rf"{prefix}/healthz", HealthHandler, {"server": server, "ready": False}),
-        (rf"{prefix}/readyz", HealthHandler, {"server": server, "ready": True}),
-    ]
-    if prefix:  # RFC 9728 § 3.1's own place for a resource under a path: the path after the well-known name
-        routes.append((rf"/\.well-known/oauth-protected-resource({prefix}(?:/.*)?)", ProtectedResourceHandler, kwargs))
-    return LimitedApplication(
-        [Rule(FirstUsePath(pattern), handler, handler_kwargs) for pattern, handler, handler_kwargs in routes],
+    app = LimitedApplication(
         default_handler_class=NotFoundHandler,
         default_handler_args=kwargs,
         compress_response=False,
@@ -73,6 +58,59 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         max_buffered_bytes=config.max_buffered_bytes,
         max_buffered_bytes_per_principal=config.buffered_share,
     )
+
+    def later(module: str, name: str) -> HandlerAtFirstUse:
+        return HandlerAtFirstUse(app, module, name)
+
+    routes: list[tuple[str, type[tornado.web.RequestHandler] | HandlerAtFirstUse, dict[str, Any]]] = [
+        (rf"{prefix}/mcp/?", StreamableHTTPHandler, kwargs),  # first: the hot route
+        (rf"{prefix}/?", later(".documents", "RootHandler"), kwargs),
+        (rf"{prefix}/sse/?", later(".sse", "LegacySSEHandler"), legacy),
+        (rf"{prefix}/messages/?", later(".sse", "LegacyMessagesHandler"), legacy),
+        (rf"{prefix}/tools/([^/]+)/?", later(".rest", "RestToolHandler"), rest),
+        (rf"{prefix}/openapi\.json", later(".documents", "OpenAPIHandler"), kwargs),
+        (rf"{prefix}/\.well-known/mcp\.json", later(".documents", "DiscoveryHandler"), kwargs),
+        (rf"{prefix}/\.well-known/oauth-protected-resource(/.*)?", later(".documents", "ProtectedResourceHandler"),
+         kwargs),
+        (rf"{prefix}/mcp/server-card", later(".discovery", "ServerCardHandler"), kwargs),
+        (rf"{prefix}/\.well-known/mcp/catalog\.json", later(".discovery", "MCPCatalogHandler"), kwargs),
+        (rf"{prefix}/\.well-known/ai-catalog\.json", later(".discovery", "AICatalogHandler"), kwargs),
+        (rf"{prefix}/healthz", later(".health", "HealthHandler"), {"server": server, "ready": False}),
+        (rf"{prefix}/readyz", later(".health", "HealthHandler"), {"server": server, "ready": True}),
+    ]
+    if prefix:  # RFC 9728 § 3.1's own place for a resource under a path: the path after the well-known name
+        routes.append((rf"/\.well-known/oauth-protected-resource({prefix}(?:/.*)?)",
+                       later(".documents", "ProtectedResourceHandler"), kwargs))
+    app.wildcard_router.add_rules(
+        [Rule(FirstUsePath(pattern), handler, handler_kwargs) for pattern, handler, handler_kwargs in routes])
+    return app
+
+
+class HandlerAtFirstUse(Router):
+    """A route's handler class named by its module (relative to this package) and class name, imported when the
+    route first serves a request rather than when the application is built.
+
+    A first answer on ``/mcp`` then loads none of the other routes' handlers (legacy SSE, REST, the documents, the
+    probes: ~4 M instructions at start); the first request to one of those routes imports its module (a few hundred
+    microseconds, once). The request is then served exactly as a route naming the class is: through
+    ``application.get_handler_delegate``, with the same keyword arguments and path arguments.
+    """
+
+    def __init__(self, application: tornado.web.Application, module: str, name: str) -> None:
+        self.application = application
+        self.module = module
+        self.name = name
+
+    @functools.cached_property
+    def handler_class(self) -> type[tornado.web.RequestHandler]:
+        """The class, its module imported at the first look."""
+        module = importlib.import_module(self.module, __package__)
+        handler: type[tornado.web.RequestHandler] = getattr(module, self.name)
+        return handler
+
+    def find_handler(self, request: httputil.HTTPServerRequest, **kwargs: Any) -> httputil.HTTPMessageDelegate:
+        # kwargs: what a matched rule hands its target (target_kwargs, path_args, path_kwargs), as a class gets them
+        return self.application.get_handler_delegate(request, self.handler_class, **kwargs)
 
 
 class FirstUsePath(PathMatches):

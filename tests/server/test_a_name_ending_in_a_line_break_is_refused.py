@@ -10,7 +10,7 @@ import pytest
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError, RegistrationError
 from nanohubmcp.server.executors.submit_run import check_values
-from nanohubmcp.transports.discovery import registry_name
+from nanohubmcp.transports.registry_name import registry_name
 
 
 def add(a: int, b: int) -> int:

@@ -1,0 +1,52 @@
+"""Any path no route serves: a JSON 404 that says what exists (the application's default handler).
+
+A module of its own, apart from the documents (``documents.py``, whose routes load with their first request):
+the application names this class when it is built, and a first answer on ``/mcp`` needs nothing else here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import RouteNotFound, ServerBusy
+from .base import BaseHandler, PlainErrors
+from .url_path import spellings
+
+_SHOWN_PATH = 200
+"""How much of an unknown path a 404 repeats."""
+
+
+class NotFoundHandler(PlainErrors, BaseHandler):
+    """Any other path: a JSON 404 that says what exists.
+
+    On a server with authorization, a request without a valid token gets the 401 (with
+    ``WWW-Authenticate``) every route answers first: a caller without a token learns that a token is
+    needed, not which paths exist. Two kinds of request still get the 404 without one: a CORS
+    preflight (it never carries credentials), and a path under ``/.well-known/`` — the URIs a client
+    probes before it has a token (RFC 8615; an OAuth client asks for the authorization server's
+    metadata at this host and takes a 404 as "not here").
+    """
+
+    async def prepare(self) -> None:
+        await super().prepare()  # the Origin and Host checks (no token: no method of its own is allowed)
+        verifier = self.config.auth
+        if verifier is not None and not self._finished and self.request.method != "OPTIONS" and not _probe(
+                self.request.path, self.config.path_prefix):
+            try:
+                await self.authorize(verifier)
+            except ServerBusy as exc:  # the verifier cannot judge the token now: as on every route
+                self.set_header("Connection", "close")
+                self.fail(exc)
+        if not self._finished:
+            path = self.request.path
+            if len(path) > _SHOWN_PATH:  # a 60 KB path is not echoed back whole
+                path = path[:_SHOWN_PATH] + "…"
+            self.fail(RouteNotFound(f"No route for {self.request.method} {path}; see GET / for the endpoints"))
+
+
+def _probe(path: str, prefix: str) -> bool:
+    """Whether ``path`` is under ``/.well-known/`` (at the host's root or under the path prefix, in any spelling
+    of it the routes answer: :func:`~.url_path.spellings`)."""
+    path = path + "/"
+    return path.startswith("/.well-known/") or (
+        bool(prefix) and re.match(spellings(prefix) + r"/\.well-known/", path) is not None)
