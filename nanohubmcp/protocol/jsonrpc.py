@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Final, TypeGuard
 
 from ..errors import InvalidParams, InvalidRequest, ParseError
-from . import jsondec, large_json, long_ints, nesting
+from . import jsondec, long_ints, nesting
 
 REQUEST = "request"
 NOTIFICATION = "notification"
@@ -132,7 +132,11 @@ def parse_body(body: bytes | str, *, large: bool = False) -> Any:
                                  "(arrays and objects, the message's own included)")
             if len(body) > long_ints.MAX_DIGITS and long_ints.unguarded(body):  # (Python's own limit lifted)
                 return jsondec.loads_bounded(body)
-        return large_json.loads_large(body) if large else jsondec.loads(body)
+        if large:  # (loaded with the first body of 1 MiB or more, on its worker thread: a first answer has none)
+            from .large_json import loads_large
+
+            return loads_large(body)
+        return jsondec.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         if isinstance(exc, long_ints.LongInteger) or "integer string conversion" in str(exc):  # (Python's own)
             raise ParseError(f"Parse error: a number has more than {long_ints.digits_allowed()} digits; "

@@ -26,6 +26,8 @@ variable) and ``server.wire``'s streams (a ``Last-Event-ID``'s sequence number) 
 
 from __future__ import annotations
 
+import functools
+import math
 import sys
 from typing import Final
 
@@ -45,10 +47,10 @@ MAX_DIGITS: Final = 4_300
 """The most digits of an integer the server reads from a client or writes (pydantic-core's limit, and
 Python's own by default)."""
 
-_TOO_LONG: Final = 10**MAX_DIGITS  # the least int of MAX_DIGITS + 1 digits
-LONG_BITS: Final = _TOO_LONG.bit_length() - 1
+LONG_BITS: Final = math.floor(MAX_DIGITS * math.log2(10))
 """An int of no more bits than this has at most :data:`MAX_DIGITS` digits (``value.bit_length() <= LONG_BITS``:
-the test a writer makes before :func:`too_long`'s call)."""
+the test a writer makes before :func:`too_long`'s call). ``(10**MAX_DIGITS).bit_length() - 1``, read without
+making that int (~0.5 M instructions of every start): :func:`too_long` makes it at its first need."""
 # Every byte as "0", an ASCII digit as "1": a run of more digits is then a run of "1"s, found by bytes.find
 # (a C search, several times faster than a regular expression's scan of the text).
 _DIGITS: Final = bytes(ord("1") if chr(byte).isascii() and chr(byte).isdigit() else ord("0") for byte in range(256))
@@ -132,7 +134,13 @@ def bounded_int(text: str) -> int:
 def too_long(value: int) -> bool:
     """Whether the int ``value`` has more than :data:`MAX_DIGITS` digits (without writing it: most ints
     are told by their bit length alone)."""
-    return value.bit_length() > LONG_BITS and abs(value) >= _TOO_LONG
+    return value.bit_length() > LONG_BITS and abs(value) >= _too_long()
+
+
+@functools.cache
+def _too_long() -> int:
+    """The least int of :data:`MAX_DIGITS` + 1 digits."""
+    return 10**MAX_DIGITS
 
 
 def unwritten(where: str | None = None) -> LongInteger:

@@ -5,7 +5,7 @@ dispatcher over :data:`TABLES`; the handlers are typed against
 :class:`~nanohubmcp.server.services.Services`, so none of them imports the core.
 
 The handlers of the session's lifecycle are imported with this module. Every other handler
-module (tools, resources, prompts, tasks, the stateless era's calls, skills, listen) brings the
+module (tools, resources, prompts, tasks, the stateless era's discovery and calls, skills, listen) brings the
 machinery of its requests with it — running tools, shaping results, jobs — which a server's
 first answer (``initialize``) does not need: its table entry starts as a stand-in that, at the
 method's first request, imports the handler, puts it in its place in the table and runs it.
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from .dispatcher import MethodTables
 from .handlers import lifecycle
-from .stateless import discover
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -108,6 +107,12 @@ def _task_extension() -> Any:
     return tasks
 
 
+def _discover() -> Any:
+    from .stateless import discover
+
+    return discover
+
+
 HANDSHAKE_METHODS: dict[str, Handler] = {
     "initialize": lifecycle.initialize,
     "ping": lifecycle.ping,
@@ -134,22 +139,21 @@ _deferred(
     },
 )
 
-MODERN_METHODS: dict[str, Handler] = {
-    "server/discover": discover.server_discover,
-}
+MODERN_METHODS: dict[str, Handler] = {}
 """Requests of the stateless era (2026-07-28); no initialize, ping, logging/setLevel or
 resources/subscribe (-32601 there), tasks as the io.modelcontextprotocol/tasks extension."""
 _deferred(
     MODERN_METHODS,
     {
+        "server/discover": lambda: _discover().server_discover,
         "subscriptions/listen": lambda: _listen().subscriptions_listen,
-        "tools/list": lambda: discover.cacheable(_tools().tools_list),
+        "tools/list": lambda: _discover().cacheable(_tools().tools_list),
         "tools/call": lambda: _calls().tools_call,
-        "resources/list": lambda: discover.cacheable(_resources().resources_list),
-        "resources/templates/list": lambda: discover.cacheable(_resources().templates_list),
+        "resources/list": lambda: _discover().cacheable(_resources().resources_list),
+        "resources/templates/list": lambda: _discover().cacheable(_resources().templates_list),
         "resources/read": lambda: _calls().resources_read,
         "resources/directory/read": lambda: _skills().directory_read,
-        "prompts/list": lambda: discover.cacheable(_prompts().prompts_list),
+        "prompts/list": lambda: _discover().cacheable(_prompts().prompts_list),
         "prompts/get": lambda: _calls().prompts_get,
         "completion/complete": lambda: _prompts().complete,
         "tasks/get": lambda: _task_extension().tasks_get,

@@ -9,13 +9,15 @@ server-side disconnect of a resumable stream).
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import HANDSHAKE_ROUTE, REQUEST_CANCELLED
 from ..server.wire.request import RequestContext
 from ..server.wire.streams import OutboundStream
 from .base import BaseHandler
-from .sse_writer import SSEWriter
+
+if TYPE_CHECKING:
+    from .sse_writer import SSEWriter
 
 
 class ResponseChannel:
@@ -58,6 +60,8 @@ class ResponseChannel:
 
     def _start(self) -> SSEWriter:
         if self.writer is None:
+            from .sse_writer import SSEWriter  # (with the first answer sent as a stream, not with a JSON one)
+
             self.writer = SSEWriter(self.handler, self.handler.config.keepalive_seconds,
                                     unsendable=self.handler.connection.unsendable_parts)
             self.writer.set_disconnect_callback(self._lost)
@@ -120,6 +124,8 @@ class ResponseChannel:
         elif handler.finished:
             return
         elif self.event_stream:
+            from .sse_writer import SSEWriter
+
             writer = SSEWriter(handler, 0, unsendable=handler.connection.unsendable_parts)
             writer.start()
             writer.finish()

@@ -45,8 +45,6 @@ from .headers import (
     session_query,
     wants_sse,
 )
-from .sse_writer import SSEWriter
-from .stateless import check_headers, is_modern_request
 
 log = logging.getLogger("nanohubmcp.http")
 
@@ -158,6 +156,8 @@ class StreamableHTTPHandler(BodyReadingHandler):
         if request is None:
             self.send_empty(202)  # no client notification means anything over HTTP in this era
             return
+        from .stateless import check_headers  # (with the first request of the stateless era)
+
         try:
             check_headers(message, self.request.headers, self.core)
         except ProtocolError as exc:
@@ -204,6 +204,8 @@ class StreamableHTTPHandler(BodyReadingHandler):
     async def _get(self) -> None:
         if not accepts(self.request.headers.get("Accept"), "text/event-stream"):
             raise NotAcceptable("Not Acceptable: GET opens an SSE stream; send 'Accept: text/event-stream'")
+        from .stateless import is_modern_request
+
         if is_modern_request(None, self.request.headers):
             self._method_not_allowed("GET")
         if not self.request.headers.get(MCP_SESSION_ID_HEADER):
@@ -233,6 +235,8 @@ class StreamableHTTPHandler(BodyReadingHandler):
             last_event_id = None
         try:
             await stream.prepare()  # StateUnavailable: 503 with Retry-After
+            from .sse_writer import SSEWriter  # (with the first SSE stream: a first answer is JSON)
+
             writer = SSEWriter(self, self.config.keepalive_seconds, unsendable=self.connection.unsendable_parts)
             # A fresh stream gets a priming event; a resumed one must not (a new id would sort after
             # the events still to be replayed, and a second drop would then skip them).
@@ -287,6 +291,8 @@ class StreamableHTTPHandler(BodyReadingHandler):
     async def delete(self) -> None:
         if self._finished:
             return
+        from .stateless import is_modern_request
+
         try:
             if is_modern_request(None, self.request.headers):
                 self._method_not_allowed("DELETE")

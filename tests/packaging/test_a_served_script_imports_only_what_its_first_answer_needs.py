@@ -6,7 +6,8 @@ is probed in a process of its own: a middleware lists ``sys.modules`` as the fir
 answered. Modules a first answer never needs (resource templates, type comments, the import
 system's resource readers, ``decimal``, package metadata, skill loading, the handlers of other
 methods and the tool-call machinery behind them, ``Context`` and the tqdm and ``input()`` hooks of
-calls, the services the core makes at their first use:
+calls, the handlers of every route but ``/mcp`` and SSE framing, the stateless era's discovery, the services
+the core makes at their first use:
 the job store and ``sqlite3``, the result store, provenance records and their layer, the result
 cache, the stateless era's ``requestState`` key, task inputs and skills) must not be among them;
 each is imported when a server first uses it.
@@ -145,6 +146,18 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.transports.process_exit",  # when serving has ended
     "nanohubmcp.transports.redaction",  # a line of the access log
     "nanohubmcp.transports.public_url",  # a public URL or a list of allowed origins given
+    # Every route's handler but /mcp's and the 404's: with its route's first request (routes.HandlerAtFirstUse)
+    "nanohubmcp.transports.sse",
+    "nanohubmcp.transports.rest",
+    "nanohubmcp.server.results.named_blocks",
+    "nanohubmcp.transports.health",
+    "nanohubmcp.transports.discovery",
+    "nanohubmcp.transports.documents",
+    "nanohubmcp.transports.sse_writer",  # the first answer sent as an SSE stream (a first answer is JSON)
+    "nanohubmcp.transports.stateless",  # the stateless era (2026-07-28): with its first request
+    "nanohubmcp.server.stateless.discover",
+    "nanohubmcp.protocol.large_json",  # a body of 1 MiB or more
+    "nanohubmcp.transports.limit_option",  # the command line's limits and the most workers: run(workers=N > 1) only
 )
 
 
@@ -156,6 +169,7 @@ NOT_COMPILED_BEFORE_FIRST_USE = (
     ("nanohubmcp.protocol.nesting", "_STRINGS"),
     ("nanohubmcp.schema.paths", "_INDEX"),  # a violation's JSON pointer
     ("nanohubmcp.server.stateless.headers", "_FIELD_VALUE"),  # a mirrored Mcp-Param header
+    ("nanohubmcp.server.registry.listed_text", "_MIME"),  # a resource's mime_type= (the probe gives none)
 )
 
 NOT_COMPILED_ROUTES = ("/?$", "/sse/?$", "/tools/([^/]+)/?$", "/healthz$", "/readyz$", r"/openapi\.json$")
