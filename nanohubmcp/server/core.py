@@ -416,6 +416,14 @@ class ServerCore:
         jobs = self.first_use.jobs_made
         return jobs.process_ending() if jobs is not None else 0
 
+    def jobs_work(self) -> set[Future[Any]]:
+        """The running functions of the jobs handed over at the stop (:meth:`outliving`): what of a stopped
+        server's pool work is a job's, not a tool call's."""
+        jobs = self.first_use.jobs_made
+        if jobs is None:
+            return set()
+        return {work for job in jobs.handed_over() if (work := self.outliving(job)) is not None}
+
     def loop_ending(self, loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
         """``loop``, a testing client's (``in_memory``), ends while the server serves on another: the
         jobs started there are settled (:meth:`JobStore.loop_ending <.jobs.service.JobStore.loop_ending>`);

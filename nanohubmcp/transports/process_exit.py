@@ -95,8 +95,10 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
         return
     began = core.shutdown.began_at if core is not None else None
     deadline = (time.monotonic() if began is None else began) + EXIT_GRACE_SECONDS - EXIT_MARGIN_SECONDS
+    jobs: set[Any] = set()
     if core is not None:
         core.process_ending()  # the jobs handed over at the stop: the process will not outlive them
+        jobs = core.jobs_work()
 
     def quit_now(signum: int, frame: Any) -> None:
         os._exit(128 + signum)
@@ -110,10 +112,19 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
         WORKER_DEATHS.calls_left(len(running))
     else:
-        say(f"stopped; waiting for {len(running)} running tool call(s) to return (they were told to cancel; at "
+        say(f"stopped; waiting for {_what_runs(running, jobs)} to return (they were told to cancel; at "
             f"most {wait:.1f} s more, so that the process exits within {EXIT_GRACE_SECONDS:g} s of the stop) - "
             f"{quit_now_hint(stopped_by)}")
     _, left = concurrent.futures.wait(running, timeout=wait)
     if left and worker_task() is None:
         say(f"{len(left)} tool call(s) still running; exiting without them (within {EXIT_GRACE_SECONDS:g} s "
             "of the stop)")
+
+
+def _what_runs(running: list[Any], jobs: set[Any]) -> str:
+    """``N running tool call(s)``, ``and M job(s)`` of them the functions of jobs (``@async_tool``, tasks)."""
+    calls = sum(1 for work in running if work not in jobs)
+    parts = [f"{calls} running tool call(s)"] if calls else []
+    if len(running) > calls:
+        parts.append(f"{len(running) - calls} running job(s)")
+    return " and ".join(parts)

@@ -239,6 +239,9 @@ class Runner:
             self._stopped_by = signum  # (what the wait for running calls names to quit now)
         WORKER_DEATHS.stopped_by(signum)
         self._shutdown()
+        # The process ends: the threads jobs handed over at the stop are told to cancel now, not once the drain
+        # is over, so that one that looks ends, and its waiters (tasks/result) hear its end, within the drain.
+        self.server.core.process_ending()
 
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:

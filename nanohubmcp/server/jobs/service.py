@@ -444,6 +444,10 @@ class JobStore:
         if backend is not None:
             backend.close()
 
+    def handed_over(self) -> list[Job]:
+        """The jobs handed over at the stop that have not ended (their function runs on in this process)."""
+        return [job for job in list(self._live.values()) if job.handed_over and job.status not in TERMINAL]
+
     def process_ending(self) -> int:
         """The process ends (a blocking serve stopped by SIGTERM or Ctrl-C): tell every job handed
         over at the stop to cancel (:func:`.settle.process_ending`). Returns how many were told."""
