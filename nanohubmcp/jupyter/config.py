@@ -21,7 +21,8 @@ keeps its entries as they were, so ``%reload_ext nanohubmcp`` does not find the 
 (:mod:`.refused_config`). (IPython's ``%config`` would otherwise log the error through the root logger, as
 ``ERROR:root:...``.)
 
-This class only holds values; ``nanohubmcp.jupyter.session.KernelSession`` observes them.
+This class only holds values; ``nanohubmcp.jupyter.session.KernelSession`` observes them. What each setting
+takes is checked by :mod:`.setting_checks`, called from the validators below.
 """
 
 from __future__ import annotations
@@ -33,26 +34,22 @@ from typing import TYPE_CHECKING
 from traitlets import Bool, Dict, Enum, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
 
-from ..protocol.message_values import shown_value
 from ..server.calls.workers import MAX_ABANDONED
 from ..server.jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from ..server.options import MAX_FIGURE_DPI, MIN_FIGURE_DPI
 from ..server.provenance.tool_options import DEFAULT_CACHE_BYTES
 from ..server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_STORE_BYTES, DEFAULT_STORE_BYTES_PER_OWNER
+from . import setting_checks as checks
 from .limit_trait import Limit
 from .real_trait import Real
 from .refused_config import drop_refused
+from .setting_checks import MAX_SWITCH_SECONDS, MIN_SWITCH_SECONDS
 
 if TYPE_CHECKING:
     from traitlets.config import Config
     from traitlets.utils.bunch import Bunch
 
 __all__ = ["NanohubMCP"]
-
-MIN_SWITCH_SECONDS = 0.000001
-"""The shortest ``switch_interval``: a microsecond, the interpreter's resolution (a shorter one is read as 0)."""
-MAX_SWITCH_SECONDS = 1
-"""The longest ``switch_interval`` taken (a value above the interpreter's own leaves it anyway)."""
 
 SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal", "max_unsent_bytes",
                       "max_unsent_bytes_per_principal")
@@ -68,30 +65,6 @@ REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor"
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
 RESULT_TRAITS = ("max_inline_bytes", "figure_dpi", "max_result_bytes")
 """Traits shaping tool results: a change applies to the next call."""
-
-
-class HiddenToken(str):
-    """A configured token: the text itself, whose ``repr`` hides it. ``%config NanohubMCP`` prints every
-    setting's current value by ``repr``, and a cell's output is saved with the notebook; only ``%mcp token``
-    shows the token."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "'<hidden: %mcp token shows it>'"
-
-
-class HiddenPassword(str):
-    """A configured state URL: the text itself, whose ``repr`` shows it with its password as ``***``
-    (``'redis://:***@host:6379/0'``), as the server's logs and errors do: ``%config NanohubMCP`` prints
-    every setting by ``repr``, and a cell's output is saved with the notebook."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        from ..state.url import redact
-
-        return repr(redact(str(self)))
 
 
 class NanohubMCP(Configurable):
@@ -396,109 +369,15 @@ class NanohubMCP(Configurable):
         cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in notebook).strip("-")
         return cleaned or "notebook"
 
-    @validate("port")
-    def _check_port(self, proposal: Bunch) -> int:
-        value = proposal["value"]
-        if isinstance(value, bool) or not 0 <= value <= 65535:  # True is not port 1
-            shown = f"the bool {value}" if isinstance(value, bool) else shown_value(value)
-            raise TraitError(f"NanohubMCP.port must be between 0 and 65535 (0 = any free port), not {shown}")
-        return int(value)
-
-    @validate("token")
-    def _check_token(self, proposal: Bunch) -> str | None:
-        from ..auth.verifiers import checked_token  # the rule every server's static token follows
-        from ..errors import ConfigurationError
-
-        value = proposal["value"]
-        if not value:  # None: the default; "": authorization off
-            return value
-        try:
-            return HiddenToken(checked_token(value, "the token in the c.NanohubMCP.token setting"))
-        except ConfigurationError as exc:
-            raise TraitError(str(exc)) from None
-
-    @validate("state_url")
-    def _hide_password(self, proposal: Bunch) -> str | None:
-        value = proposal["value"]
-        return HiddenPassword(value) if value else value
-
-    @validate("state_dir")
-    def _check_state_dir(self, proposal: Bunch) -> str | None:
-        from ..errors import ConfigurationError
-        from ..server.options import check_state_dir
-
-        try:
-            check_state_dir(proposal["value"], "NanohubMCP.state_dir")
-        except ConfigurationError as exc:  # the kernel's %config and the export refuse it in one line
-            raise TraitError(str(exc)) from None
-        return proposal["value"]
-
-    @validate("tool_timeout", "figure_dpi")
-    def _check_as_the_server_does(self, proposal: Bunch) -> float | None:
-        """By the one rule ``MCPServer(tool_timeout=)`` / ``MCPServer(figure_dpi=)`` follows, so the exported script
-        starts with whatever the notebook took."""
-        from ..errors import ConfigurationError
-        from ..server.options import checked_dpi, checked_timeout
-
-        name = proposal["trait"].name
-        try:
-            return (checked_timeout if name == "tool_timeout" else checked_dpi)(proposal["value"])
-        except ConfigurationError as exc:
-            raise TraitError(f"NanohubMCP.{exc}") from None
-
-    @validate("switch_interval")
-    def _check_switch(self, proposal: Bunch) -> float | None:
-        value = proposal["value"]
-        if value is not None and not MIN_SWITCH_SECONDS <= value <= MAX_SWITCH_SECONDS:  # NaN too
-            raise TraitError(f"NanohubMCP.switch_interval must be a number of seconds from {MIN_SWITCH_SECONDS:f} "
-                             f"to {MAX_SWITCH_SECONDS}, or None to leave the interpreter's alone, not "
-                             f"{shown_value(value)}")
-        return None if value is None else float(value)
+    @validate(*checks.CHECKS)
+    def _check(self, proposal: Bunch) -> object:
+        """A value its check (:data:`.setting_checks.CHECKS`) refuses raises ``TraitError``; the check's is kept."""
+        return checks.CHECKS[proposal["trait"].name](proposal["value"])
 
     @validate("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal")
     def _check_request_fits_buffer(self, proposal: Bunch) -> int | None:
-        """``max_buffered_bytes`` and a set ``max_buffered_bytes_per_principal`` at least ``max_request_bytes``,
-        as ``run()`` requires: a ``%config`` line breaking it is refused (the running server keeps serving); a
-        profile setting them is checked once all are set."""
-        name = proposal["trait"].name
-        if proposal["value"] is None:
-            return None  # max_buffered_bytes_per_principal's default: derived from the others, always large enough
-        value = int(proposal["value"])
+        """Judged together (:func:`.setting_checks.checked_limit_pair`): a ``%config`` line breaking their order
+        is refused (the running server keeps serving); a profile setting them is checked once all are set."""
         limits = {"max_request_bytes": self.max_request_bytes, "max_buffered_bytes": self.max_buffered_bytes,
-                  "max_buffered_bytes_per_principal": self.max_buffered_bytes_per_principal, name: value}
-        request = limits.pop("max_request_bytes")
-        for other, bound in limits.items():
-            if bound is not None and bound < request:
-                if name == "max_request_bytes":
-                    why = (f"max_request_bytes = {shown_value(value)} is above NanohubMCP.{other} "
-                           f"({shown_value(bound)})",
-                           f"raise {other} first, then max_request_bytes")
-                else:
-                    why = (f"{other} = {shown_value(value)} is below NanohubMCP.max_request_bytes "
-                           f"({shown_value(request)})",
-                           f"lower max_request_bytes first, then {other}")
-                raise TraitError(f"NanohubMCP.{why[0]}; {other} must be at least max_request_bytes: {why[1]}")
-        return value
-
-    @validate("path_prefix", "public_url")
-    def _check_url_part(self, proposal: Bunch) -> str | None:
-        """Checked as ``nanohubmcp run``'s ``--path-prefix`` / ``--public-url`` are: a refused value leaves the
-        setting, and a running server, as they were (it stopped the server when it restarted, or was served)."""
-        import argparse
-
-        from ..transports.proxy_option import path_prefix, public_url
-
-        name, value = proposal["trait"].name, proposal["value"]
-        if not value:  # "" (the root) or None (the detected URL)
-            return value
-        try:
-            (path_prefix if name == "path_prefix" else public_url)(value)
-        except argparse.ArgumentTypeError as exc:
-            raise TraitError(f"NanohubMCP.{name}: {exc}") from None
-        return str(value)
-
-    @validate("name")
-    def _check_name(self, proposal: Bunch) -> str:
-        if not str(proposal["value"]).strip():
-            raise TraitError("NanohubMCP.name must not be empty")
-        return str(proposal["value"])
+                  "max_buffered_bytes_per_principal": self.max_buffered_bytes_per_principal}
+        return checks.checked_limit_pair(proposal["trait"].name, proposal["value"], limits)
