@@ -3,7 +3,8 @@ answers give (``get_job_result``, ``tasks/result``, ``tasks/get``) is stored wit
 that did not keep it answers the same URI; two processes keeping it at the same moment each keep a copy, the
 first stored wins, and the other drops its copy and answers the winner's. With an owner's share holding one copy,
 the loser's copy must not leave both answering an evicted link (review r24 MED-2): a keep that finds the winner's
-stored once its value is made writes nothing, and one whose copy evicted the winner's replaces it.
+stored once its value is made writes nothing; a copy written as the winner's is stored spares it (a copy of
+itself is never evicted for it), and one that finds the winner's link no longer reads replaces it.
 
 Before: each process remembered the links it kept in its own memory: with ``--workers 2`` each worker polling
 a job kept a copy of its own (two files, two URIs for one job).
@@ -149,8 +150,11 @@ class _ReadBeforeTheOther:
         return self.backend.keep_data(*args)
 
 
-def test_a_copy_that_evicted_the_winners_replaces_it(
-        two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore], tmp_path: Path) -> None:
+@pytest.mark.parametrize("winner", ["held", "gone"])
+def test_a_copy_written_as_the_other_is_stored_answers_a_link_that_reads(
+        two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore], tmp_path: Path, winner: str) -> None:
+    # "held": the loser's copy (the owner's share room for one) spares the winner's, then goes; "gone": the
+    # winner's copy no longer reads (evicted meanwhile): the loser's replaces it in the record.
     first, second = two_job_stores
     state = tmp_path / "kept"
     options = ResultOptions(max_inline_bytes=4096)
@@ -166,11 +170,16 @@ def test_a_copy_that_evicted_the_winners_replaces_it(
     late.start()
     wait_until(lambda: racing.reads == 2, "the first keep to read the record again")
     answered["there"] = there.kept(job, lambda: DATA)
+    if winner == "gone":
+        stores[1].drop(answered["there"][1]["uri"])
     there_done.set()
     late.join(60)
     owner = job_owner(job)
-    assert _reads(stores[0], answered["here"], owner)  # before: the winner's link, evicted by this copy
-    assert _reads(stores[1], answered["here"], owner)
+    for store in stores:  # before: the winner's link, evicted by the loser's copy, answered by both
+        assert _reads(store, answered["here"], owner)
+    if winner == "held":
+        assert answered["here"] == answered["there"]
+        assert stores[1].evicted(answered["there"][1]["uri"], owner) is None
     fresh = PolledData(ResultStore(600.0, directory=lambda: str(state)), options, lambda: second.backend)
     assert fresh.kept(job, lambda: pytest.fail("kept again")) == answered["here"]  # the record names it
     assert len(kept_files(state)) == 1

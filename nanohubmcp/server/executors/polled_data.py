@@ -17,8 +17,9 @@ Each process remembers the blocks of the :data:`REMEMBERED` most recently read j
 read the record again. Two first answers of one job at the same moment keep it once: in one process the second
 waits for the first's keep; across processes a keep reads the record again once it made the value (another's
 may have ended meanwhile), then keeps a copy: the first stored with the record wins, and the others drop theirs
-and answer the winner's; a winner's link that no longer reads (its copy evicted by the others' to make room) is
-replaced by theirs, so no answer but the winner's own first one links a copy evicted for a copy of itself.
+and answer the winner's (a copy being written never evicts the winner's: :meth:`~..results.store.ResultStore.keep`
+spares a copy of itself); a winner's link that no longer reads (evicted or expired meanwhile) is replaced by
+theirs.
 What this module does not do: decide whether an answer is over MCP (the caller's ``Context.inline_limit``,
 ``tasks/result``), nor shape the answer (:mod:`.job_tools`, :mod:`..handlers.answered_result`).
 """
@@ -135,10 +136,10 @@ class PolledData:
                            stored: list[Wire] | None) -> list[Wire]:
         """Store ``blocks`` (this keep's) with the job's record in place of ``stored`` (read before: none, or one
         whose link no longer reads) and answer them; or, another process's keep stored first, answer its blocks
-        and drop this copy. Its link no longer reads (evicted meanwhile, as when this copy made room): this
-        copy replaces it, once; lost again so, this copy is answered unrecorded. The record gone: this copy,
-        remembered nowhere. A copy replaced is not dropped: a client holding its link (an earlier version's,
-        naming no job) reads it until it expires, or is told it was evicted."""
+        and drop this copy. Its link no longer reads (evicted or expired meanwhile): this copy replaces it,
+        once; lost again so, this copy is answered unrecorded. The record gone: this copy, remembered nowhere.
+        A copy replaced is not dropped: a client holding its link (an earlier version's, naming no job) reads it
+        until it expires, or is told it was evicted."""
         for _ in range(2):
             held = self._records().keep_data(job_id, blocks, stored)
             if held is None:

@@ -255,15 +255,24 @@ class ResultStore:
 
     def _make_room(self, entry: _Entry) -> None:
         """Evict what must go for ``entry`` to fit: its owner's oldest beyond their share, then the
-        oldest of all beyond the store's size (the lock held)."""
+        oldest of all beyond the store's size (the lock held). A copy of ``entry`` itself (the same job's,
+        owner's, type and size: another process keeping the same job's data at the same moment, one of the two
+        copies dropped once they compared) is spared: evicting it would kill the link already answered.
+
+        .. versionchanged:: 1.0
+           A copy of the entry is spared.
+        """
         self._sweep(time.time())
-        mine = [u for u, e in self._entries.items() if e.owner == entry.owner]
-        held = sum(self._entries[u].size for u in mine)
+        spared = {u for u, e in self._entries.items() if entry.job is not None
+                  and (e.job, e.owner, e.mime_type, e.size) == (entry.job, entry.owner, entry.mime_type, entry.size)}
+        mine = [u for u, e in self._entries.items() if e.owner == entry.owner and u not in spared]
+        held = sum(e.size for e in self._entries.values() if e.owner == entry.owner)
         while mine and held + entry.size > self.max_bytes_per_owner:
             held -= self._entries[mine[0]].size
             self._evict(mine.pop(0), per_owner=True)
-        while self._entries and self._bytes + entry.size > self.max_bytes:
-            self._evict(next(iter(self._entries)), per_owner=False)
+        others = (u for u in list(self._entries) if u not in spared)
+        while self._bytes + entry.size > self.max_bytes and (oldest := next(others, None)) is not None:
+            self._evict(oldest, per_owner=False)
 
     def _add(self, uri: str, entry: _Entry) -> None:
         self._entries[uri] = entry
