@@ -27,7 +27,7 @@ from urllib.parse import unquote_plus
 
 import tornado.web
 from tornado import httputil
-from tornado.routing import PathMatches, Router, Rule
+from tornado.routing import Matcher, PathMatches, Router, Rule
 
 from ..server.connection import Connection
 from ..server.wire.sessions import session_digest
@@ -113,34 +113,48 @@ class HandlerAtFirstUse(Router):
         return self.application.get_handler_delegate(request, self.handler_class, **kwargs)
 
 
-class FirstUsePath(PathMatches):
-    """Tornado's :class:`~tornado.routing.PathMatches` (what a ``(pattern, handler, kwargs)`` route becomes), its
-    pattern compiled when a request is first matched against it rather than when the application is built.
+class FirstUsePath(Matcher):
+    """A path route (what Tornado makes of a ``(pattern, handler, kwargs)`` route) whose pattern is compiled when a
+    request is first matched against it rather than when the application is built.
 
-    Routes are tried in order, so a first answer on ``/mcp`` compiles only that route's pattern, not the other
-    twelve (~0.2 M instructions each at start). Once compiled the object *is* a ``PathMatches`` (its class is
-    set back), so later requests match exactly as Tornado's own routes do, at the same cost.
+    Holds the pattern's text and, from the first use on, Tornado's own :class:`~tornado.routing.PathMatches` built
+    from it, to which :meth:`match`, :meth:`reverse` and :attr:`regex` delegate: a request matches, and a route
+    reverses, exactly as with Tornado's matcher. Routes are tried in order, so a first answer on ``/mcp`` compiles
+    only that route's pattern, not the other twelve (~0.2 M instructions each at start).
+
+    Args:
+        path_pattern: the route's regular expression, as ``PathMatches`` takes it (``$`` is appended when missing).
     """
 
-    def __init__(self, path_pattern: str) -> None:  # (PathMatches.__init__ runs at the first match)
-        self._pattern = path_pattern
-
-    def match(self, request: httputil.HTTPServerRequest) -> dict[str, Any] | None:
-        return self._compiled().match(request)
-
-    def reverse(self, *args: Any) -> str | None:
-        return self._compiled().reverse(*args)
+    def __init__(self, path_pattern: str) -> None:
+        self.pattern = path_pattern
+        """The pattern's text, as given."""
+        self._path: PathMatches | None = None
 
     @property
-    def regex(self) -> re.Pattern[str]:  # type: ignore[override]
+    def compiled(self) -> bool:
+        """Whether the pattern has been compiled (by a request, :meth:`reverse` or :attr:`regex`)."""
+        return self._path is not None
+
+    def match(self, request: httputil.HTTPServerRequest) -> dict[str, Any] | None:
+        """As :meth:`PathMatches.match <tornado.routing.PathMatches.match>`: the handler's path arguments
+        (``{"path_args": [...], "path_kwargs": {...}}``, each value bytes) when ``request.path`` matches, else None."""
+        return (self._path or self._compile()).match(request)
+
+    def reverse(self, *args: Any) -> str | None:
+        """As :meth:`PathMatches.reverse <tornado.routing.PathMatches.reverse>`: the path with ``args`` in its
+        groups (each URL-escaped), None when the pattern cannot be reversed."""
+        return (self._path or self._compile()).reverse(*args)
+
+    @property
+    def regex(self) -> re.Pattern[str]:
         """The compiled pattern, as ``PathMatches.regex`` (compiled now: code listing an application's routes
         reads it before any request)."""
-        return self._compiled().regex
+        return (self._path or self._compile()).regex
 
-    def _compiled(self) -> PathMatches:
-        self.__class__ = PathMatches  # type: ignore[assignment]  # (first: __init__ then sets a plain regex)
-        PathMatches.__init__(self, self._pattern)
-        return self
+    def _compile(self) -> PathMatches:
+        self._path = PathMatches(self.pattern)
+        return self._path
 
 
 _ACCESS = logging.getLogger("nanohubmcp.access")

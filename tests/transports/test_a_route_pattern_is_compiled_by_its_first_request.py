@@ -1,11 +1,13 @@
-"""A route's path pattern is compiled when a request is first matched against it, and then matches as
-Tornado's own route does (``transports.routes.FirstUsePath``)."""
+"""A route's path pattern is compiled when a request is first matched against it, and then matches and reverses
+as Tornado's own route does (``transports.routes.FirstUsePath``, which holds a ``PathMatches`` built at first
+use and delegates to it)."""
 
 from __future__ import annotations
 
 import pytest
+import tornado.web
 from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
-from tornado.routing import PathMatches
+from tornado.routing import PathMatches, Rule
 
 from nanohubmcp import MCPServer
 from nanohubmcp.transports.routes import FirstUsePath
@@ -22,8 +24,9 @@ def request(path: str) -> HTTPServerRequest:
                                   "/.well-known/oauth-protected-resource/App", "/abc/x", "/"])
 def test_it_matches_as_tornados_path_matcher_does(pattern: str, path: str) -> None:
     lazy, eager = FirstUsePath(pattern), PathMatches(pattern)
+    assert not lazy.compiled
     assert lazy.match(request(path)) == eager.match(request(path))
-    assert type(lazy) is PathMatches  # once compiled it is Tornado's own
+    assert lazy.compiled
     assert lazy.regex.pattern == eager.regex.pattern
     assert lazy.match(request(path)) == eager.match(request(path))
 
@@ -31,16 +34,30 @@ def test_it_matches_as_tornados_path_matcher_does(pattern: str, path: str) -> No
 def test_it_reverses_as_tornados_path_matcher_does() -> None:
     assert FirstUsePath(r"/tools/([^/]+)/?").reverse("a b") == PathMatches(r"/tools/([^/]+)/?").reverse("a b")
     assert FirstUsePath(r"/healthz").reverse() == "/healthz"
+    with pytest.raises(ValueError, match="Cannot reverse"):  # as PathMatches: a pattern with no plain path form
+        FirstUsePath(r"/x(?:y)?/(a)").reverse("a")
+
+
+def test_an_application_with_named_routes_reverses_them_through_it() -> None:
+    """``Application.reverse_url`` asks a named rule's matcher (Tornado special-cases no matcher class)."""
+    app = tornado.web.Application([
+        Rule(FirstUsePath(r"/tools/([^/]+)/?"), tornado.web.RequestHandler, name="tool"),
+        Rule(FirstUsePath(r"/healthz"), tornado.web.RequestHandler, name="health"),
+    ])
+    assert app.reverse_url("tool", "a b") == PathMatches(r"/tools/([^/]+)/?").reverse("a b")
+    assert app.reverse_url("health") == "/healthz"
 
 
 def test_no_route_is_compiled_before_a_request_and_a_request_compiles_only_the_routes_it_passes() -> None:
     app = MCPServer("routes").make_app()
     rules = app.wildcard_router.rules
-    assert all(type(rule.matcher) is FirstUsePath for rule in rules)
+    matchers = [rule.matcher for rule in rules]
+    assert all(isinstance(matcher, FirstUsePath) and not matcher.compiled for matcher in matchers)
     assert app.wildcard_router.find_handler(request("/mcp")) is not None
-    assert [type(rule.matcher) for rule in rules[:2]] == [PathMatches, FirstUsePath]  # /mcp is the first route
+    assert [matcher.compiled for matcher in matchers[:2]] == [True, False]  # type: ignore[attr-defined]  # /mcp first
     assert app.wildcard_router.find_handler(request("/healthz")) is not None
-    assert all(type(rule.matcher) is PathMatches for rule in rules[:12])  # every route up to /healthz
+    assert all(matcher.compiled for matcher in matchers[:12])  # type: ignore[attr-defined]  # every route to /healthz
+    assert not any(matcher.compiled for matcher in matchers[12:])  # type: ignore[attr-defined]
 
 
 def test_code_listing_an_apps_routes_reads_each_regex_before_any_request() -> None:
@@ -48,6 +65,6 @@ def test_code_listing_an_apps_routes_reads_each_regex_before_any_request() -> No
     app = MCPServer("listed").make_app()
     patterns = [rule.matcher.regex.pattern for rule in app.wildcard_router.rules]  # type: ignore[attr-defined]
     assert patterns[0] == r"/mcp/?$"
-    assert all(type(rule.matcher) is PathMatches for rule in app.wildcard_router.rules)
+    assert all(rule.matcher.compiled for rule in app.wildcard_router.rules)  # type: ignore[attr-defined]
     assert app.wildcard_router.find_handler(request("/mcp")) is not None
     assert app.wildcard_router.find_handler(request("/tools/echo")) is not None
