@@ -11,6 +11,11 @@ signal's Python handler too; the watchdog then starts when the call returns.
 
 A stop that is no signal — stdio's end of input, seen off the event loop (:mod:`.input_end`) — arms it too
 (:meth:`ExitWatch.arm`); a stop signal after it then ends the process at once.
+
+The bound is one moment, :attr:`ExitWatch.deadline` (the first stop signal, or :meth:`~ExitWatch.arm`, plus the
+grace), which the rest of the stop reads too: the runner's drain and the wait for calls still running
+(:func:`.process_exit.explain_exit_wait`) end :data:`~.process_exit.EXIT_MARGIN_SECONDS` before it, so a process
+whose loop took the stop, even late, says why it waits and exits on its own before the watchdog would end it.
 """
 
 from __future__ import annotations
@@ -51,6 +56,9 @@ class ExitWatch:
         self._ignored_again = ignored_again
         self._cause: str | None = None  # what began the stop: a signal's name, or what arm() was told
         self._by_signal = False
+        self.deadline: float | None = None
+        """``time.monotonic()`` at which the watchdog ends the process: when the stop began (the first stop signal,
+        or :meth:`arm`) plus :attr:`grace`; None before."""
         self._armed = threading.Event()
         self._disarmed = False
         self._thread = threading.Thread(target=self._watch, name="nanohubmcp-exit-watch", daemon=True)
@@ -74,6 +82,7 @@ class ExitWatch:
         if :meth:`install` took no signal (off the main thread)."""
         if self._cause is not None:
             return
+        self.deadline = time.monotonic() + self.grace
         self._cause = cause
         self._start()
         self._armed.set()
@@ -91,6 +100,7 @@ class ExitWatch:
     def _caught(self, signum: int, frame: FrameType | None) -> None:
         name = signal.Signals(signum).name
         if self._cause is None:
+            self.deadline = time.monotonic() + self.grace  # (first: the serve's own stop reads it)
             self._cause, self._by_signal = name, True
             self._armed.set()
             return
@@ -102,7 +112,9 @@ class ExitWatch:
 
     def _watch(self) -> None:
         self._armed.wait()
-        time.sleep(self.grace)
+        deadline = self.deadline
+        if deadline is not None:  # (None: disarmed before any stop)
+            time.sleep(max(0.0, deadline - time.monotonic()))  # from the stop, not from this thread's waking
         if self._disarmed:
             return
         name = self._cause or "the stop"

@@ -28,12 +28,25 @@ log = logging.getLogger("nanohubmcp")
 
 EXIT_GRACE_SECONDS = 10.0
 """The longest a blocking serve's process takes to exit once its stop began (SIGTERM, Ctrl-C, stdio's
-end of input), what a process supervisor (systemd, Slurm, a container runtime) can count on: the drain's
-:data:`~.runner.DRAIN_SECONDS` for answers are within it, and sync calls still running are waited for until
-:data:`EXIT_MARGIN_SECONDS` before it, then left behind (their worker threads are daemons: a stuck
-tool cannot hold the process)."""
+end of input), what a process supervisor (systemd, Slurm, a container runtime) can count on. A single process
+stopped by a signal keeps it with a watchdog (:class:`.exit_watch.ExitWatch`, counted from the signal); its
+drain (:data:`~.runner.DRAIN_SECONDS` a step) and the wait for sync calls still running end
+:data:`EXIT_MARGIN_SECONDS` before it (:func:`exit_deadline`), then the calls are left behind (their worker
+threads are daemons: a stuck tool cannot hold the process)."""
 EXIT_MARGIN_SECONDS = 1.0
-"""What of :data:`EXIT_GRACE_SECONDS` is left for the process's own exit after the wait for sync calls."""
+"""What of :data:`EXIT_GRACE_SECONDS` is left for the process's own exit after the drain and the wait for sync
+calls: the explanation's lines are said, the serve returns and disarms the watchdog, all in this second, so the
+watchdog (at :data:`EXIT_GRACE_SECONDS`) never cuts a process that is already leaving on its own."""
+
+
+def exit_deadline(core: ServerCore | None = None, watched: float | None = None) -> float:
+    """The ``time.monotonic()`` by which the process must be gone: ``watched``, the exit watchdog's own
+    deadline (:attr:`.exit_watch.ExitWatch.deadline`, the first stop signal plus :data:`EXIT_GRACE_SECONDS`),
+    or :data:`EXIT_GRACE_SECONDS` after the stop of ``core`` began, whichever is first (from now when neither
+    is known). The drain and the wait for calls end :data:`EXIT_MARGIN_SECONDS` before it."""
+    began = core.shutdown.began_at if core is not None else None
+    known = [at for at in (watched, None if began is None else began + EXIT_GRACE_SECONDS) if at is not None]
+    return min(known) if known else time.monotonic() + EXIT_GRACE_SECONDS
 
 
 def exit_by_the_grace(loop: asyncio.AbstractEventLoop) -> None:
@@ -67,9 +80,11 @@ def quit_now_hint(stopped_by: int | None) -> str:
     return "send SIGTERM or SIGINT to quit now"
 
 
-def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = None) -> None:
+def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = None, *,
+                      watched: float | None = None) -> None:
     """After a blocking serve ends: wait for tool calls still running, saying so, until the process
-    must exit (:data:`EXIT_GRACE_SECONDS` after the stop of ``core`` began, less :data:`EXIT_MARGIN_SECONDS`).
+    must exit (:func:`exit_deadline` of ``core`` and ``watched``, the exit watchdog's deadline if it was armed,
+    less :data:`EXIT_MARGIN_SECONDS`: the lines are said before the watchdog would end the process).
     ``stopped_by``, the signal that stopped it (None: not known, or stdio's end of input), picks the words
     saying how to quit at once (:func:`quit_now_hint`). The caller puts the signals' handlers back afterwards
     (:mod:`.found_handlers`).
@@ -93,8 +108,7 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
         if worker_task() is not None:
             WORKER_DEATHS.calls_left(0)  # (its parent waits for every worker's count before it says the sum)
         return
-    began = core.shutdown.began_at if core is not None else None
-    deadline = (time.monotonic() if began is None else began) + EXIT_GRACE_SECONDS - EXIT_MARGIN_SECONDS
+    deadline = exit_deadline(core, watched) - EXIT_MARGIN_SECONDS
     jobs: set[Any] = set()
     if core is not None:
         core.process_ending()  # the jobs handed over at the stop: the process will not outlive them

@@ -29,6 +29,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -135,29 +136,38 @@ class Runner:
         if self._stopped is not None:
             self._stopped.set()
 
-    async def _drain(self) -> None:
+    async def _drain(self, until: float | None = None) -> None:
         """Give running calls a moment to answer (they were told to cancel); answer those still
         running then with the stopping server's error (:meth:`Shutdown.cut_off
         <nanohubmcp.server.shutdown.Shutdown.cut_off>`), then end the sessions' streams and close
-        every connection, so no client is left waiting on a server that is gone."""
+        every connection, so no client is left waiting on a server that is gone.
+
+        Each step takes :data:`DRAIN_SECONDS` at the most; ``until`` (a ``time.monotonic()``, a blocking serve's
+        :func:`.process_exit.exit_deadline` less its margin) cuts them short: a loop that took the stop late (an
+        ``async def`` tool blocked it) still drains before the exit watchdog ends the process."""
+
+        def step() -> float:
+            return DRAIN_SECONDS if until is None else max(0.0, min(DRAIN_SECONDS, until - time.monotonic()))
+
         core = self.server.core
-        deadline = asyncio.get_running_loop().time() + DRAIN_SECONDS
-        while core.in_flight and asyncio.get_running_loop().time() < deadline:
+        deadline = time.monotonic() + step()
+        while core.in_flight and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         answering = core.shutdown.cut_off()
         if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends
-            await asyncio.wait(answering, timeout=DRAIN_SECONDS)
+            await asyncio.wait(answering, timeout=step())
         core.close_streams()
         closing, core.state_closing = core.state_closing, None
         if closing is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(closing, DRAIN_SECONDS)
+                await asyncio.wait_for(closing, step())
         http, self._closing = self._closing, None
         if http is not None:
+            left = step()
             try:
-                await asyncio.wait_for(http.close_all_connections(), DRAIN_SECONDS)
+                await asyncio.wait_for(http.close_all_connections(), left)
             except asyncio.TimeoutError:
-                log.warning("some connections did not close within %s s", DRAIN_SECONDS)
+                log.warning("some connections did not close within %.1f s", left)
         core.shutdown.reset()  # stopped: an application of make_app() served elsewhere serves again
 
     # -- blocking ------------------------------------------------------------------------
@@ -190,6 +200,9 @@ class Runner:
 
         watch: list[ExitWatch] = []
 
+        def watched() -> float | None:  # the watchdog's deadline, once a stop signal armed it
+            return watch[0].deadline if watch else None
+
         async def main() -> None:
             loop = asyncio.get_running_loop()
             # The stop signals are taken before serving starts: one sent as soon as the banner (or the
@@ -211,18 +224,18 @@ class Runner:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None
             await self._stopped.wait()
-            if workers > 1:
-                from .process_exit import exit_by_the_grace
+            from .process_exit import EXIT_MARGIN_SECONDS, exit_by_the_grace, exit_deadline
 
+            if workers > 1:
                 exit_by_the_grace(asyncio.get_running_loop())
-            await self._drain()
+            await self._drain(exit_deadline(self.server.core, watched()) - EXIT_MARGIN_SECONDS)
 
         self._own_loop = True
         try:
             asyncio.run(main())
             from .process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
 
-            explain_exit_wait(self.server.core, self._stopped_by)
+            explain_exit_wait(self.server.core, self._stopped_by, watched=watched())
         finally:
             for each in watch:  # what the script does after serving is its own: no watchdog ends it
                 each.disarm()

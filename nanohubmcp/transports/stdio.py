@@ -255,7 +255,7 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> 
     watch = ExitWatch(EXIT_GRACE_SECONDS, lambda: server.core.shutdown.begun)
     try:
         stopped_by = asyncio.run(main())
-        explain_exit_wait(server.core, stopped_by)
+        explain_exit_wait(server.core, stopped_by, watched=watch.deadline)  # (the lines before the watchdog)
     finally:
         watch.disarm()  # what the script does after serving is its own
         found.put_back()

@@ -20,10 +20,17 @@ import pytest
 from support import BLOCKING_APP, wait_until_caught, wait_until_delivered
 
 
+def _environment(tmp_path: Path) -> dict[str, str]:
+    """The served app's environment: this checkout's package, no token, a home and state of its own."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_")}
+    env.update(HOME=str(tmp_path), NANOHUBMCP_STATE_DIR=str(tmp_path / "state"),
+               PYTHONPATH=str(Path(__file__).resolve().parents[2]))  # fmt: skip
+    return env
+
+
 def _serve_a_blocking_call(tmp_path: Path) -> tuple[subprocess.Popen[str], int]:
     (tmp_path / "app.py").write_text(BLOCKING_APP)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_")}
-    env.update(HOME=str(tmp_path), NANOHUBMCP_STATE_DIR=str(tmp_path / "state"))
+    env = _environment(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--port", "0"], cwd=tmp_path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     assert proc.stdout is not None
@@ -118,3 +125,4 @@ def test_what_a_script_does_after_serving_is_not_cut_off(tmp_path: Path) -> None
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+

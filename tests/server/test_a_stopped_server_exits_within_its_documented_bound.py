@@ -74,8 +74,8 @@ class Lines:
 class Served:
     """``nanohubmcp run app.py ARGUMENTS`` in ``folder``, its output read as it comes."""
 
-    def __init__(self, folder: Path, *arguments: str) -> None:
-        (folder / "app.py").write_text(APP)
+    def __init__(self, folder: Path, *arguments: str, app: str = APP) -> None:
+        (folder / "app.py").write_text(app)
         env = {k: v for k, v in os.environ.items() if k != "MCP_TOKEN"}
         env["PYTHONPATH"] = str(ROOT)
         self.proc = subprocess.Popen([sys.executable, "-m", "nanohubmcp", "run", "app.py", *arguments], cwd=folder,
@@ -125,8 +125,61 @@ def test_over_stdio_the_process_exits_within_the_bound_of_the_signal(tmp_path: P
     served.assert_exits_within_the_bound()
 
 
-def call_quietly(base: str) -> None:
+def call_quietly(base: str, name: str = "nap", arguments: dict[str, float] | None = None) -> None:
     try:
-        call_tool_http(base, "nap", timeout=CEILING)
+        call_tool_http(base, name, arguments, timeout=CEILING)
     except Exception:  # the stopping server answers 503 or closes the connection: not this test's business
         return
+
+
+LATE_STOP = """
+import sys, threading, time
+import nanohubmcp.transports.process_exit as process_exit
+from nanohubmcp import MCPServer
+
+process_exit.EXIT_GRACE_SECONDS = 6.0  # (shorter than the 10 s default: the same relation, a shorter test)
+server = MCPServer("late")
+
+@server.tool()
+def stuck() -> str:
+    '''Never returns (a sync tool: a worker thread).'''
+    print("stuck: running", file=sys.stderr, flush=True)
+    threading.Event().wait()
+    return "never"
+
+@server.tool()
+async def block(seconds: float) -> str:
+    '''Blocks the event loop.'''
+    print("block: blocking the loop", file=sys.stderr, flush=True)
+    time.sleep(seconds)
+    return "done"
+"""
+
+
+def test_the_explanation_comes_before_the_bound_when_the_loop_took_the_stop_late(tmp_path: Path) -> None:
+    """SIGTERM while an ``async def`` tool blocks the loop 4.5 s and a sync call never returns, the bound 6 s: the
+    loop begins the stop 4.5 s late, and its 2 s drain passed the bound (the exit watchdog ended the process,
+    status 1, before the "waiting for 1 running tool call(s)" line). The drain and the wait for calls end
+    ``EXIT_MARGIN_SECONDS`` before the watchdog's deadline, both counted from the signal."""
+    served = Served(tmp_path, "--host", "127.0.0.1", "--port", "0", app=LATE_STOP)
+    try:
+        listening = served.stdout.wait_for("http://127.0.0.1:")
+        assert listening is not None, served.stderr.seen
+        base = "http://" + listening.split("http://", 1)[1].split("/")[0] + "/"
+        threading.Thread(target=call_quietly, args=(base, "stuck"), daemon=True).start()
+        assert served.stderr.wait_for("stuck: running"), served.stderr.seen
+        threading.Thread(target=call_quietly, args=(base, "block", {"seconds": 4.5}), daemon=True).start()
+        assert served.stderr.wait_for("block: blocking the loop"), served.stderr.seen
+        served.proc.send_signal(signal.SIGTERM)
+        code = served.proc.wait(CEILING)
+    finally:
+        if served.proc.poll() is None:
+            served.proc.kill()
+            served.proc.wait(CEILING)
+    said = served.stderr.text()
+    assert "after SIGTERM" not in said, said  # the watchdog's own line: it ended the process
+    assert code == 0, said
+    lines = said.splitlines()
+    waiting = next(i for i, line in enumerate(lines) if "stopped; waiting for 1 running tool call(s)" in line)
+    leaving = next(i for i, line in enumerate(lines) if "1 tool call(s) still running; exiting without them" in line)
+    assert waiting < leaving, said
