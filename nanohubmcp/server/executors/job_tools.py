@@ -135,17 +135,30 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
         Args:
             job_id: the job_id returned when the async tool was called.
         """
-        with own_faults():
-            try:
-                job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
-            except UnknownComponent:
-                return not_found(job_id)
+
+        async def answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
             if ctx.inline_limit is None or job.status != jobmod.COMPLETED:
                 return job_answer(job)
             # (off the loop: it may write the data to the results folder, or wait for another answer's keep)
             return await asyncio.to_thread(job_answer, job, core.polled_data.kept)
 
+        return await for_callers_job(core, ctx, job_id, answer)
+
     return get_job_result
+
+
+async def for_callers_job(
+    core: JobHost, ctx: Context, job_id: str, answer: Callable[[jobmod.Job], Awaitable[dict[str, Any] | ToolResult]]
+) -> dict[str, Any] | ToolResult:
+    """What a job tool answers: ``answer(job)`` for the job ``job_id`` when the caller of ``ctx`` (its
+    session and principal) may see it, else :func:`not_found`; a fault of the server's own on the way is an
+    :class:`~nanohubmcp.errors.InternalError` (:func:`own_faults`)."""
+    with own_faults():
+        try:
+            job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
+        except UnknownComponent:
+            return not_found(job_id)
+        return await answer(job)
 
 
 @contextlib.contextmanager
@@ -187,16 +200,15 @@ def job_cancel_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
         Args:
             job_id: the job_id returned when the async tool was called.
         """
-        with own_faults():
-            try:
-                job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
-            except UnknownComponent:
-                return not_found(job_id)
+
+        async def cancel(job: jobmod.Job) -> dict[str, Any]:
             if job.status in jobmod.TERMINAL:
                 status = job_status(job)
                 status.pop("result", None)
                 return {**status, "message": "the job had already ended; get_job_result gives its outcome"}
             return job_status(core.jobs.cancel(job, "cancelled by the client"))
+
+        return await for_callers_job(core, ctx, job_id, cancel)
 
     return cancel_job
 
