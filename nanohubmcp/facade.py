@@ -85,9 +85,10 @@ class MCPServer:
             threads serve the functions known to return quickly (a quick lane). A positive integer or None.
         job_workers: jobs run at once: threads of the "threads" executor, processes of "processes"
             (no more than the CPUs there); a positive integer, None for ``workers``.
-        tool_timeout: seconds before a call is answered with a tool error: a positive number, or
-            None (or ``float("inf")``) for no limit; anything else (0, a negative number, NaN, a
-            string) is a ``ConfigurationError`` here. A sync function still running then is abandoned:
+        tool_timeout: seconds before a call is answered with a tool error: a number of at least 0.001
+            (a millisecond, the shortest wait the event loop times), or None (or ``float("inf")``) for no
+            limit; anything else (0, a negative number, NaN, ``1e-300``, a string) is a
+            ``ConfigurationError`` here. A sync function still running then is abandoned:
             its worker serves other calls and the function finishes on a thread of its own.
         max_stuck_calls: most such abandoned calls still running at once (default 64;
             ``server.core.stuck_calls`` counts them). At the limit a timed-out call keeps its

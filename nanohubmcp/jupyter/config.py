@@ -119,7 +119,8 @@ class NanohubMCP(Configurable):
         help="Seconds a tool, resource or prompt call may take before the client gets a tool error "
         "('kernel busy' when it could not even start because a cell was running, in thread mode; in kernel "
         "mode a request waits for the cell to end). None (or inf, or an int past a float's range such as "
-        "10**400) = no limit; 0, a negative number, NaN and a bool are refused. "
+        "10**400) = no limit; 0, a negative number, NaN, a bool and a value below 0.001 (a millisecond, the "
+        "shortest wait the event loop times; 1e-300) are refused. "
         "--async job tools are never timed out.",
     ).tag(config=True)
 

@@ -25,6 +25,7 @@ from .jobs import STORE_KINDS
 
 __all__ = [
     "ARGUMENT_ERRORS",
+    "MIN_TOOL_TIMEOUT_SECONDS",
     "argument_errors_are_protocol_errors",
     "capabilities_for",
     "check_options",
@@ -136,15 +137,23 @@ def plain_seconds(value: float) -> float:
     return int(value) if isinstance(value, numbers.Integral) else float(value)
 
 
+MIN_TOOL_TIMEOUT_SECONDS = 0.001
+"""The shortest ``tool_timeout``: a millisecond, as :data:`MIN_DURATION_SECONDS`. The event loop times its waits in
+whole milliseconds (asyncio rounds an ``epoll`` wait up to the next one), so a shorter limit is not kept as given,
+and a call could not even be started and answered within it: such a value is a mistake (``1e-300``, seconds
+written for milliseconds the other way round), refused rather than read as "time out at once"."""
+
+
 def checked_timeout(value: object, option: str = "tool_timeout") -> float | None:
     """``value`` as a call time limit in seconds, None for no limit: the one rule of ``MCPServer(tool_timeout=)``
-    and ``NanohubMCP.tool_timeout``. None and ``float("inf")`` (or a number past a float's range, ``10**400``)
-    mean no limit; any other value must be a positive real number (:func:`~nanohubmcp.protocol.seconds.seconds_of`;
-    0, a negative number, NaN, a bool or a string such as ``"5"`` is refused: 0 could be read as "time out at
-    once" as well as "no limit").
+    and ``NanohubMCP.tool_timeout`` (``%config`` and the export). None and ``float("inf")`` (or a number past a
+    float's range, ``10**400``) mean no limit; any other value must be a real number
+    (:func:`~nanohubmcp.protocol.seconds.seconds_of`) of at least :data:`MIN_TOOL_TIMEOUT_SECONDS` (0, a negative
+    number, NaN, a bool or a string such as ``"5"`` is refused: 0 could be read as "time out at once" as well as
+    "no limit"; so is ``1e-300``, below what the event loop can time).
 
     Raises:
-        ConfigurationError: naming ``option`` and the value.
+        ConfigurationError: naming ``option`` and the value, and what it takes.
     """
     if value is None:
         return None
@@ -152,6 +161,10 @@ def checked_timeout(value: object, option: str = "tool_timeout") -> float | None
     if seconds is None or not seconds > 0:  # NaN is not > 0
         raise ConfigurationError(
             f"{option} must be a positive number of seconds, or None for no limit, not {shown_value(value)}")
+    if seconds < MIN_TOOL_TIMEOUT_SECONDS:
+        raise ConfigurationError(
+            f"{option} must be at least {MIN_TOOL_TIMEOUT_SECONDS:g} s (a millisecond: the event loop times no "
+            f"shorter wait), or None for no limit, not {shown_value(value)}")
     return None if seconds == math.inf else seconds
 
 

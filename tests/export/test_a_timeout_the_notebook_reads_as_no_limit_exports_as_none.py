@@ -32,6 +32,8 @@ def test_a_timeout_past_a_floats_range_is_exported_as_no_limit(value: str) -> No
     ("(-10)**401", "NanohubMCP.tool_timeout must be a positive number of seconds, or None for no limit, not a number "
                    "below -2**1024"),
     ("True", "NanohubMCP.tool_timeout must be a positive number of seconds, or None for no limit, not the bool True"),
+    ("1e-300", "NanohubMCP.tool_timeout must be at least 0.001 s (a millisecond: the event loop times no shorter "
+               "wait), or None for no limit, not 1e-300"),
     ("float('inf')", "the value must be a literal (a number, string, list or None) or arithmetic of numbers "
                      "(40 * 2**20) to be exported; for no limit, write None"),
 ])

@@ -25,6 +25,8 @@ REFUSED = [
                            "not the bool True (default 60.0)"),
     ("tool_timeout", -10**400, "NanohubMCP.tool_timeout must be a positive number of seconds, or None for no limit, "
                                f"not -1{'0' * 57}…"),
+    ("tool_timeout", 1e-300, "NanohubMCP.tool_timeout must be at least 0.001 s (a millisecond: the event loop times "
+                             "no shorter wait), or None for no limit, not 1e-300"),
     ("figure_dpi", True, "NanohubMCP.figure_dpi must be a number of dots per inch from 1 to 2400, or None for each "
                          "figure's own, not the bool True (default None)"),
     ("figure_dpi", 10**6, "NanohubMCP.figure_dpi must be a number of dots per inch from 1 to 2400, or None for each "
@@ -72,9 +74,9 @@ def test_a_refused_config_keeps_the_setting_and_the_listing(setting: str, value:
     assert repr(settings.trait_values())  # what %config NanohubMCP lists: it raised after a 10**5000 was kept
 
 
-@pytest.mark.parametrize(("option", "value"), [("tool_timeout", True), ("figure_dpi", True), ("figure_dpi", 10**6),
-                                                ("figure_dpi", 1e308), ("figure_dpi", 1e-3), ("figure_dpi", 0.5),
-                                                ("max_inline_bytes", True)], ids=repr)
+@pytest.mark.parametrize(("option", "value"), [("tool_timeout", True), ("tool_timeout", 1e-300), ("figure_dpi", True),
+                                                ("figure_dpi", 10**6), ("figure_dpi", 1e308), ("figure_dpi", 1e-3),
+                                                ("figure_dpi", 0.5), ("max_inline_bytes", True)], ids=repr)
 def test_the_server_refuses_the_same_values(option: str, value: object) -> None:
     with pytest.raises(ConfigurationError, match=f"^{option} must be"):
         MCPServer("refused", **{option: value})
@@ -102,6 +104,7 @@ def test_the_kernel_reports_each_refusal_in_one_line_and_keeps_its_settings(kern
         "tool_timeout = True": "NanohubMCP.tool_timeout must be a positive number of seconds",
         "tool_timeout = -10**400": "NanohubMCP.tool_timeout must be a positive number of seconds, or None for no "
                                    "limit, not -1000000000",
+        "tool_timeout = 1e-300": "NanohubMCP.tool_timeout must be at least 0.001 s",
         "figure_dpi = True": "NanohubMCP.figure_dpi must be a number of dots per inch from 1 to 2400",
         "figure_dpi = 10**6": "NanohubMCP.figure_dpi must be a number of dots per inch from 1 to 2400",
         "max_request_bytes = 10**5000": "NanohubMCP.max_request_bytes must be a number of bytes >= 1024, not an int "

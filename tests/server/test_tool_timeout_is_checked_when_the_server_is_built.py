@@ -31,7 +31,22 @@ def test_the_notebook_setting_refuses_the_same_values(value: float) -> None:
         NanohubMCP(tool_timeout=value)
 
 
-@pytest.mark.parametrize(("value", "limit"), [(None, None), (math.inf, None), (5, 5.0), (0.25, 0.25)])
+@pytest.mark.parametrize("value", [1e-300, 5e-324, 0.0009], ids=repr)
+def test_a_timeout_below_a_millisecond_is_refused_in_both_places(value: float) -> None:
+    """``tool_timeout=1e-300`` was taken: a limit no call can be started and answered within, which the event
+    loop (timing its waits in whole milliseconds) could not even keep; surely a mistake."""
+    why = (f"tool_timeout must be at least 0.001 s (a millisecond: the event loop times no shorter wait), or None "
+           f"for no limit, not {value!r}")
+    with pytest.raises(ConfigurationError) as refused:
+        MCPServer("timeouts", tool_timeout=value)
+    assert str(refused.value) == why
+    with pytest.raises(TraitError) as refused_too:
+        NanohubMCP(tool_timeout=value)
+    assert str(refused_too.value) == f"NanohubMCP.{why}"
+
+
+@pytest.mark.parametrize(("value", "limit"), [(None, None), (math.inf, None), (5, 5.0), (0.25, 0.25),
+                                              (0.001, 0.001)])
 def test_none_and_infinity_mean_no_limit(value: float | None, limit: float | None) -> None:
     assert MCPServer("timeouts", tool_timeout=value).core.tool_timeout == limit
     assert NanohubMCP(tool_timeout=value).tool_timeout == limit
