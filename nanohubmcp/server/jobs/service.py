@@ -13,11 +13,11 @@ the run that started it last; any other, whoever holds its unguessable id — is
 every route and in every era; which run and process a job belongs to, :mod:`.runs`; how its end is
 stored once, whichever process ends it first, :mod:`.ends`.
 
-This module holds the jobs themselves: :class:`JobStore` creates, finds, lists, cancels and sweeps
-them, with the live jobs of this process in memory over their records in the back end. It composes
-the writes that running jobs make to their records (:mod:`.writes`), what it does about the jobs
-other processes run (:mod:`.elsewhere`) and what it knows of the sessions that started them
-(:mod:`.job_sessions`).
+This module holds the jobs themselves: :class:`JobStore` creates, finds, lists, cancels and sweeps them, with the
+live jobs of this process in memory over their records in the back end. It composes the records as this process
+holds them (:mod:`.stored`: the back end opened at first use, recovered, purged, closed; the operator's listing),
+the writes that running jobs make to their records (:mod:`.writes`), what it does about the jobs other processes
+run (:mod:`.elsewhere`) and what it knows of the sessions that started them (:mod:`.job_sessions`).
 
 Bounds: at most ``max_jobs`` records in the store and ``max_jobs_per_owner`` per owner (the
 principal, else the session, else all sessionless callers together); a result larger than
@@ -31,15 +31,12 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 import time
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from ...errors import JobLimitReached
 from ...schema.kept_arguments import kept_arguments
-from ...state.errors import StateUnavailable
-from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from .elsewhere import Elsewhere
 from .job_sessions import JobSessions, keyed
@@ -62,10 +59,11 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     subject_of,
     task_fields,
 )
-from .runs import Runs, process_of
+from .runs import Runs
 from .settle import SERVER_STOPPED, HandOver, Reattach, loop_ending, process_ending, revive, stop_run
-from .stores import DB_FILE, JobBackend, open_backend
-from .visibility import LISTED, minted, new_job_id, operator_rows, unknown_job, visible
+from .stored import StoredJobs
+from .stores import JobBackend
+from .visibility import minted, new_job_id, unknown_job, visible
 from .writes import JobWrites
 
 if TYPE_CHECKING:
@@ -109,10 +107,6 @@ class JobStore:
                  reattach: Reattach | None = None, hand_over: HandOver | None = None,
                  leftovers: Callable[[], Leftovers] | None = None) -> None:
         self.ttl = ttl
-        self.shared = shared
-        self.name = name
-        self.state_dir = state_dir
-        self.kind = kind
         self.max_jobs = max_jobs
         self.max_jobs_per_owner = max_jobs_per_owner
         self.max_result_bytes = max_result_bytes
@@ -121,12 +115,14 @@ class JobStore:
         self.hand_over = hand_over
         self._tidy = Tidy(leftovers)
         self._live: dict[str, Job] = {}
-        self._backend: JobBackend | None = None
         self._purged = 0.0
         self._writes = JobWrites(lambda: self.backend, self._live, process=self.runs.process,
                                  max_result_bytes=max_result_bytes, max_lost=max_jobs, tidy=self._tidy)
         self._elsewhere = Elsewhere(lambda: self.backend, self._live, self._revive)
-        self._sessions = JobSessions(self._live, lambda: self.backend, lambda: self._backend is not None,
+        self._stored = StoredJobs(kind=kind, shared=shared, name=name, state_dir=state_dir, runs=self.runs,
+                                  elsewhere=self._elsewhere, tidy=self._tidy, live=self._live, revive=self._revive,
+                                  max_jobs=max_jobs)
+        self._sessions = JobSessions(self._live, lambda: self.backend, lambda: self._stored.opened,
                                      lambda: self.persistent, self._writes.write)
 
     @property
@@ -134,32 +130,17 @@ class JobStore:
         """This store's process token: the jobs it runs name it (:mod:`.runs`)."""
         return self.runs.process
 
-    @property
-    def runner(self) -> str:
-        """The runner token of this start, ``<process>.<start>``: the jobs it starts name it (:mod:`.runs`)."""
-        return self.runs.runner
-
-    # -- the back end -----------------------------------------------------------------------
+    # -- the back end (.stored) -------------------------------------------------------------
     @property
     def directory(self) -> str:
         """The state directory this store uses (or would use)."""
-        return resolve_state_dir(self.name, self.state_dir)
+        return self._stored.directory
 
     @property
     def backend(self) -> JobBackend:
-        """The back end, opened on first use (:func:`.stores.open_backend`); a store left by a dead
+        """The back end, opened on first use (:attr:`.stored.StoredJobs.backend`); a store left by a dead
         process is recovered."""
-        if self._backend is None:
-            self._backend = open_backend(self.kind, self.shared, self.name, self.directory, self.runs,
-                                         self._elsewhere.cancelled, self._elsewhere.told, self._elsewhere.changed,
-                                         self._elsewhere.answered)
-            self._elsewhere.opened(self._backend)
-            if self._backend.persistent:
-                self.recover()
-                self._tidy.orphaned(self._holds)
-            else:
-                self.kind = "memory"  # asked for, or the state directory could not be used
-        return self._backend
+        return self._stored.backend
 
     def open(self) -> JobBackend:
         """Open the back end now (recovering the unfinished jobs of dead processes); the same
@@ -169,21 +150,7 @@ class JobStore:
     @property
     def persistent(self) -> bool:
         """True when records outlive the process."""
-        return self.kind != "memory"
-
-    def recover(self) -> None:
-        """Settle the unfinished jobs of dead processes (:func:`.settle.revive`): taken back by
-        their executor, or failed with :data:`SERVER_STOPPED`. Runs when the store opens."""
-        for row in self.backend.unfinished():
-            if row["id"] not in self._live:
-                self._revive(row)
-
-    def _holds(self, job_id: str) -> bool:
-        """Whether the store holds a record of ``job_id`` (True when it cannot tell); only its id is read."""
-        try:
-            return job_id in self._live or bool(self.backend.summaries([job_id], ("id",)))
-        except (sqlite3.Error, StateUnavailable):
-            return True
+        return self._stored.persistent
 
     def _revive(self, row: dict[str, Any]) -> Job:
         return revive(Job.from_record(row), runs=self.runs, reattach=self.reattach, keeper=self, live=self._live)
@@ -210,7 +177,7 @@ class JobStore:
         job = Job(id=new_job_id(), tool=tool, owner=owner, principal=subject_of(principal),
                   ttl=min(ttl, self.ttl) if ttl else self.ttl, as_task=as_task, status_message=message,
                   executor=executor, arguments=kept_arguments(arguments) if arguments else arguments,
-                  runner=self.runner, provenance_id=provenance_id)
+                  runner=self.runs.runner, provenance_id=provenance_id)
         if detached:
             job.executor_ref = job.id
         record = job.record()
@@ -332,7 +299,7 @@ class JobStore:
             StateUnavailable: the shared store cannot be reached.
         """
         key = keyed(owner)
-        shared = self.persistent and self.shared is not None and self.shared.shared
+        shared = self.persistent and self._stored.shared is not None and self._stored.shared.shared
         return page(self._live, self.backend if shared else None, self._revive, key=key, subject=subject_of(principal),
                     tasks_only=tasks_only, after=after, count=count, window=self.max_jobs_per_owner)
 
@@ -344,26 +311,11 @@ class JobStore:
         ``processes``: only the jobs run by job stores of these :attr:`process` tokens (a notebook
         kernel's servers: another kernel using the same state directory keeps its jobs to itself);
         :meth:`count_elsewhere` counts the others."""
-        if self._nothing_stored():
-            return []
-        ids = self.backend.newest(limit)
-        if processes is not None:
-            ids = [row["id"] for row in self._runners() if process_of(row.get("runner")) in processes][:limit]
-        return operator_rows(self.backend.summaries(ids, LISTED), self._live)
+        return self._stored.listing(limit, processes)
 
     def count_elsewhere(self, processes: Collection[str]) -> int:
         """How many stored jobs were run by job stores other than ``processes`` (see :meth:`listing`)."""
-        if self._nothing_stored():
-            return 0
-        return sum(1 for row in self._runners() if process_of(row.get("runner")) not in processes)
-
-    def _runners(self) -> list[dict[str, Any]]:
-        """The id and runner of every stored job, newest first (at most ``max_jobs``)."""
-        return self.backend.summaries(self.backend.newest(self.max_jobs), ("id", "runner"))
-
-    def _nothing_stored(self) -> bool:
-        """True when no store file exists yet: a look must not create one."""
-        return self._backend is None and self.persistent and not os.path.exists(os.path.join(self.directory, DB_FILE))
+        return self._stored.count_elsewhere(processes)
 
     # -- updates from running jobs: this store is their keeper (record.JobKeeper); .writes writes them ---
     def set_executor_ref(self, job: Job, ref: str) -> None:
@@ -410,15 +362,7 @@ class JobStore:
         for job in [j for j in self._live.values() if j.expired(now)]:
             del self._live[job.id]
             self._sessions.forget(job)
-        if self._backend is not None:
-            try:
-                purged = self._backend.purge(now)
-            except StateUnavailable:  # (the store's outage is logged once where it is seen)
-                pass
-            except sqlite3.Error as exc:
-                log.warning("could not purge expired jobs: %s", exc)
-            else:
-                self._tidy.purged(purged)  # their folders (a Slurm job's logs)
+        self._stored.purge(now)
 
     def end_run(self) -> None:
         """End this run (the server stops): settle every running job (:func:`.settle.stop_run`:
@@ -440,9 +384,7 @@ class JobStore:
     def close(self) -> None:
         """Close the back end (a store given up: the testing clients' temporary one, :mod:`..first_use`);
         the next use opens it again."""
-        backend, self._backend = self._backend, None
-        if backend is not None:
-            backend.close()
+        self._stored.close()
 
     def handed_over(self) -> list[Job]:
         """The jobs handed over at the stop that have not ended (their function runs on in this process)."""
