@@ -93,15 +93,19 @@ class StdioTransport:
         self.out.attach(self._write)
         self.tasks: set[asyncio.Task[None]] = set()
         self._ended: asyncio.Future[None] | None = None
+        self._process_ends = False
 
     def _write(self, event_id: str | None, message: Any) -> None:
         """The sink of every stream of this transport: one message, one line on stdout."""
         self.writer.write(message)
 
-    async def serve(self, stop: asyncio.Event | None = None, *, on_input_end: Callable[[], None] | None = None) -> None:
+    async def serve(self, stop: asyncio.Event | None = None, *, on_input_end: Callable[[], None] | None = None,
+                    process_ends: bool = False) -> None:
         """Serve until end of input (or ``stop`` is set), then close the server. ``on_input_end`` is called
         once, from any thread, as soon as the client closed the input, even while the event loop is blocked
-        (:class:`~.lines.LineReader`'s ``on_end``)."""
+        (:class:`~.lines.LineReader`'s ``on_end``). ``process_ends``: the process ends with the serve
+        (:func:`serve_stdio`): the ``threads`` jobs handed over at the stop are told to cancel as it begins."""
+        self._process_ends = process_ends
         loop = asyncio.get_running_loop()
         ended = self._ended = loop.create_future()
         reader = LineReader(self.in_fd, self.max_line_bytes, on_line=self._receive,  # each line as it is read
@@ -203,11 +207,13 @@ class StdioTransport:
 
     # -- the end -----------------------------------------------------------------------------
     async def _shutdown(self) -> None:
-        """Refuse new requests, cancel what runs, give it a moment to answer, answer what still
-        runs then with the stopping server's error (:class:`~nanohubmcp.errors.ServerStopping`),
-        then close the server."""
-        shutdown = self.core.shutdown
-        shutdown.begin()
+        """Refuse new requests, cancel what runs and settle the jobs (as the HTTP runner's stop does: a job's
+        waiter hears its end within the drain), give it a moment to answer, answer what still runs then with
+        the stopping server's error (:class:`~nanohubmcp.errors.ServerStopping`), then close the server."""
+        core, shutdown = self.core, self.core.shutdown
+        core.close(streams_later=True)  # (the session's stream stays open for the answers: close_streams below)
+        if self._process_ends:
+            core.process_ending()
         self.connection.close("the server is stopping")
         if self.tasks:
             await asyncio.wait(set(self.tasks), timeout=DRAIN_SECONDS)
@@ -216,9 +222,10 @@ class StdioTransport:
             await asyncio.wait(answering, timeout=DRAIN_SECONDS)
         for task in list(self.tasks):
             task.cancel()
-        self.core.detach()
-        self.core.close()
-        self.core.bus.emit("server_stopped", url=None)
+        core.detach()
+        core.close_streams()
+        shutdown.reset()  # stopped: the server may serve again
+        core.bus.emit("server_stopped", url=None)
 
 
 def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> None:
@@ -248,7 +255,7 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> 
         stop = asyncio.Event()
         taken = stop_on_signals(stop)
         watch.install((signal.SIGINT, signal.SIGTERM))  # (after the loop's handlers: exit_watch)
-        await transport.serve(stop, on_input_end=functools.partial(watch.arm, "the end of input"))
+        await transport.serve(stop, on_input_end=functools.partial(watch.arm, "the end of input"), process_ends=True)
         return taken[0] if taken else None  # the signal that stopped it, None at the end of input
 
     # The exit's bound, even while an async tool blocks the loop: from a stop signal or the client closing stdin.

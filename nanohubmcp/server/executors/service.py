@@ -15,6 +15,7 @@ Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 from concurrent.futures import Future
@@ -182,7 +183,15 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
     data_only = request is not None and request.data_only  # a REST call's job: shaped as its own call shapes it
     sink = call_sink(core.result_options, core.result_store, request, job=job.id) if request is not None else None
 
+    loop = core.loop
+
     def ended(done: Any) -> None:  # on the worker thread
+        settle(done)
+        if loop is not None:  # the end was set on this thread: wake its waiters' loop (tasks/result)
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits there any more
+                loop.call_soon_threadsafe(job.done.set)
+
+    def settle(done: Any) -> None:
         if done.cancelled() or (request is not None and request.cancelled.is_set()):
             # Told to stop as the process ends (JobStore.process_ending): whatever the function
             # returned then, the server stopped while the job ran.
