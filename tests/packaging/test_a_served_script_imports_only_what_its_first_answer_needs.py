@@ -105,6 +105,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.jobs.writes",
     "nanohubmcp.server.jobs.elsewhere",
     "nanohubmcp.server.results.store",
+    "nanohubmcp.server.results.index",
     "nanohubmcp.server.results.shared_folder",
     "nanohubmcp.server.results.deferred",
     "nanohubmcp.server.results.evictions",

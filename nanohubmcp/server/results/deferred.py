@@ -11,7 +11,7 @@ with ``--workers`` is ordinary. So a keep made on the loop with a list to put wo
 (:func:`file_now_or_later`) tries the lock once, without waiting or logging, and, it being held, puts off the
 rest: the call answers from the worker pool once what was put off ran there, waiting for the lock as any keep
 off the loop does (:meth:`.sink.ResultSink.finish_later`); memory only when a peer holds it that whole wait.
-What the keep writes, and the index it adds to, are :mod:`.store`'s.
+What the keep writes is :mod:`.store`'s, the index it adds to :mod:`.index`'s.
 """
 
 from __future__ import annotations

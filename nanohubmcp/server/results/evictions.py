@@ -2,7 +2,7 @@
 remembered (the last :data:`EVICTED_REMEMBERED`) and, for a result kept in the results folder, left there as
 a note (:data:`.folder.EVICTED_SUFFIX`, until the link would have expired) from which the other processes
 sharing the folder say so too. The message names the bound that evicted it (:meth:`Eviction.reason`). Which
-entry goes, and when, is :mod:`.store`'s.
+entry goes, and when, is :mod:`.index`'s.
 """
 
 from __future__ import annotations

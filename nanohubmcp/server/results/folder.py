@@ -1,7 +1,7 @@
 """The files of a results folder (``<state dir>/results``): a kept result's data file and its ``.meta.json``
 (written data first, so a reader never sees meta without data; a text encoded a slice at a time), the
 note an eviction leaves for the other processes (:data:`EVICTED_SUFFIX`), and the lock they share
-(:class:`FolderLock`). What is kept, for whom and within which bounds is :mod:`.store`'s.
+(:class:`FolderLock`). What is kept, for whom and within which bounds is :mod:`.index`'s.
 """
 
 from __future__ import annotations

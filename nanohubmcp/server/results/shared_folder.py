@@ -5,7 +5,7 @@ leaves results in memory, logged) and says what an earlier process left in it; n
 its URI; holds the folder's lock (:class:`.folder.FolderLock`) around a keep; and, the lock held, says what
 the others kept and dropped since (:meth:`SharedFolder.changes`) or what one of them kept that a read asks
 for (:meth:`SharedFolder.meta`). It reads and removes files only: the index those become, the bounds and
-the evictions are :mod:`.store`'s; the files' formats and the lock itself are :mod:`.folder`'s.
+the evictions are :mod:`.index`'s; the files' formats and the lock itself are :mod:`.folder`'s.
 """
 
 from __future__ import annotations

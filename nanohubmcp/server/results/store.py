@@ -29,11 +29,11 @@ The processes of a server sharing the state directory share the bounds: a result
 folder's lock (:data:`.folder.LOCK_NAME`), once the index took in what the others kept and dropped since this
 process last kept one, so both bounds are counted over all of them.
 
-This module owns the index (which result is whose, how big, until when, in memory or in the folder), the
-bounds and what is evicted for them, and the reads. It composes, each a module of its own: the folder's
-files and lock (:mod:`.folder`), how long a keep waits for the lock and the keep put off from the event loop
-(:mod:`.deferred`), a text written a part at a time (:mod:`.spool`), the evicted links remembered and
-explained (:mod:`.evictions`), a kept result's size and its refusal (:mod:`.kept_size`).
+This module owns the keeps (where a result's data goes, the folder's lock held) and the reads. It composes,
+each a module of its own: the index of what is kept for whom, its bounds and what is evicted for them
+(:mod:`.index`), the folder's files and lock (:mod:`.folder`), how long a keep waits for the lock and the keep
+put off from the event loop (:mod:`.deferred`), a text written a part at a time (:mod:`.spool`), the evicted
+links remembered and explained (:mod:`.evictions`), a kept result's size and its refusal (:mod:`.kept_size`).
 """
 
 from __future__ import annotations
@@ -46,15 +46,14 @@ import os
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from . import DEFAULT_STORE_BYTES, RESULT_URI_PREFIX
 from .deferred import LOCK_WAIT_SECONDS, Finish, file_now_or_later, lock_wait
-from .evictions import Eviction, Evictions
+from .evictions import Evictions
 from .folder import KEPT_ERRORS, finish, write_data
+from .index import KeptEntry, ResultIndex
 from .kept_size import TooLargeToKeep, utf8_size
 from .kept_text import READ_PIECE_BYTES, kept_text
 from .owners import KeptBy
@@ -64,28 +63,6 @@ from .spool import read_part, spool, to_memory, to_part_file
 __all__ = ["ResultStore"]
 
 log = logging.getLogger(__name__)
-
-@dataclass
-class _Entry:
-    owner: str | None
-    mime_type: str
-    expires: float
-    size: int
-    data: bytes | bytearray | str | None = None  # None: in the file named by the URI
-    job: str | None = None  # the job whose result it is
-
-    @classmethod
-    def of(cls, meta: dict[str, Any]) -> _Entry:
-        """The entry a ``.meta.json`` describes (its data in the file beside it; an earlier version's names no
-        job)."""
-        job = meta.get("job")
-        return cls(meta["owner"], meta["mime_type"], meta["expires"], meta["size"],
-                   job=job if isinstance(job, str) else None)
-
-    def meta(self, uri: str) -> dict[str, Any]:
-        """What the ``.meta.json`` of ``uri`` says of this entry."""
-        return {"uri": uri, "owner": self.owner, "job": self.job, "mime_type": self.mime_type,
-                "expires": self.expires, "size": self.size}
 
 
 class ResultStore:
@@ -112,9 +89,8 @@ class ResultStore:
         self.max_bytes_per_owner = max_bytes_per_owner if max_bytes_per_owner is not None else max_bytes // 4
         self._files = SharedFolder(directory, RESULT_URI_PREFIX)
         self._opened = False
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()
-        self._bytes = 0
         self._evictions = Evictions()
+        self._index = ResultIndex(self._files, self._evictions)
         self._lock = threading.Lock()
         self.lock_wait_seconds = LOCK_WAIT_SECONDS
         """Seconds a keep off the event loop waits for the folder's lock another process holds, then keeps
@@ -128,7 +104,7 @@ class ResultStore:
         if not self._opened:
             self._opened = True
             for meta in self._files.open():
-                self._add(meta["uri"], _Entry.of(meta))
+                self._index.add(meta["uri"], KeptEntry.of(meta))
         return self._files.folder
 
     def _shared(self, last: bool = True) -> contextlib.AbstractContextManager[bool]:
@@ -140,18 +116,8 @@ class ResultStore:
         return self._files.holding(self._taken_in, lock_wait(self.lock_wait_seconds), last=last)
 
     def _taken_in(self) -> None:
-        """Bring the index up to the results kept in the folder (its lock held): drop what another process
-        dropped, add what another kept, in the order of their expiry."""
         with self._lock:
-            entries = self._entries
-            gone, added = self._files.changes({uri for uri, entry in entries.items() if entry.data is None})
-            for uri in gone:
-                self._bytes -= entries.pop(uri).size
-            added = [meta for meta in added if meta["uri"] not in entries]
-            for meta in added:
-                self._add(meta["uri"], _Entry.of(meta))
-            if added:
-                self._entries = OrderedDict(sorted(entries.items(), key=lambda item: item[1].expires))
+            self._index.take_in()
 
     # -- keep / read ----------------------------------------------------------------------
     def keep(self, data: bytes | bytearray | str, mime_type: str, suffix: str, owner: str | None,
@@ -174,7 +140,7 @@ class ResultStore:
            ``job``.
         """
         uri = f"{RESULT_URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
-        entry = _Entry(owner, mime_type, time.time() + self.ttl, utf8_size(data), job=job)
+        entry = KeptEntry(owner, mime_type, time.time() + self.ttl, utf8_size(data), job=job)
         if entry.size > self.max_bytes:
             raise TooLargeToKeep(entry.size, self.max_bytes)
         with self._lock:
@@ -182,7 +148,7 @@ class ResultStore:
         file_now_or_later(functools.partial(self._file, uri, entry, data, folder), later)
         return uri
 
-    def _file(self, uri: str, entry: _Entry, data: bytes | bytearray | str, folder: str | None,
+    def _file(self, uri: str, entry: KeptEntry, data: bytes | bytearray | str, folder: str | None,
               last: bool = True) -> bool:
         """Add ``entry`` (its ``data``) under ``uri``: written to the folder holding its lock, else (the lock
         not had in time, the folder away) held in memory. Not ``last`` and the lock not had: nothing done,
@@ -195,7 +161,7 @@ class ResultStore:
                 path = self._files.path(uri) if folder and shared else None
                 if path is None or not write_data(path, data, entry.meta(uri)):
                     entry.data = data
-                self._add(uri, entry)
+                self._index.add(uri, entry)
         return True
 
     def keep_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, suffix: str,
@@ -219,7 +185,7 @@ class ResultStore:
         try:
             if path is not None:
                 size = to_part_file(path, parts, self.max_bytes)
-                entry = _Entry(owner, mime_type, time.time() + self.ttl, size, job=job)
+                entry = KeptEntry(owner, mime_type, time.time() + self.ttl, size, job=job)
                 if self._finish_part(uri, path, entry):
                     return uri, size
             else:
@@ -231,7 +197,7 @@ class ResultStore:
         size = spool(kept.extend, parts(), self.max_bytes)
         return self.keep(kept, mime_type, suffix, owner, job=job), size
 
-    def _finish_part(self, uri: str, path: str, entry: _Entry) -> bool:
+    def _finish_part(self, uri: str, path: str, entry: KeptEntry) -> bool:
         """Make the text written to ``path + PART_SUFFIX`` the entry of ``uri``: its file, named holding the
         folder's lock; read back into memory (its one copy) when the lock is not had in time (logged). False
         when it cannot be named (logged, nothing of it left).
@@ -245,38 +211,16 @@ class ResultStore:
                     self._make_room(entry)
                     if not finish(path, entry.meta(uri)):
                         return False
-                    self._add(uri, entry)
+                    self._index.add(uri, entry)
                     return True
         entry.data = read_part(path, entry.size)
         with self._lock:
             self._make_room(entry)
-            self._add(uri, entry)
+            self._index.add(uri, entry)
         return True
 
-    def _make_room(self, entry: _Entry) -> None:
-        """Evict what must go for ``entry`` to fit: its owner's oldest beyond their share, then the
-        oldest of all beyond the store's size (the lock held). A copy of ``entry`` itself (the same job's,
-        owner's, type and size: another process keeping the same job's data at the same moment, one of the two
-        copies dropped once they compared) is spared: evicting it would kill the link already answered.
-
-        .. versionchanged:: 1.0
-           A copy of the entry is spared.
-        """
-        self._sweep(time.time())
-        spared = {u for u, e in self._entries.items() if entry.job is not None
-                  and (e.job, e.owner, e.mime_type, e.size) == (entry.job, entry.owner, entry.mime_type, entry.size)}
-        mine = [u for u, e in self._entries.items() if e.owner == entry.owner and u not in spared]
-        held = sum(e.size for e in self._entries.values() if e.owner == entry.owner)
-        while mine and held + entry.size > self.max_bytes_per_owner:
-            held -= self._entries[mine[0]].size
-            self._evict(mine.pop(0), per_owner=True)
-        others = (u for u in list(self._entries) if u not in spared)
-        while self._bytes + entry.size > self.max_bytes and (oldest := next(others, None)) is not None:
-            self._evict(oldest, per_owner=False)
-
-    def _add(self, uri: str, entry: _Entry) -> None:
-        self._entries[uri] = entry
-        self._bytes += entry.size
+    def _make_room(self, entry: KeptEntry) -> None:
+        self._index.make_room(entry, self.max_bytes, self.max_bytes_per_owner)
 
     def read(self, uri: str, owner: str | None, *, pieces: bool = False) -> dict[str, Any] | None:
         """The ``ReadResourceResult`` of ``uri`` for ``owner``, or None (unknown, expired, not theirs).
@@ -291,8 +235,8 @@ class ResultStore:
         """
         with self._lock:
             self._open()
-            self._sweep(time.time())
-            entry = self._entries.get(uri) or self._from_file(uri)
+            self._index.sweep(time.time())
+            entry = self._index.known(uri)
             if entry is None or (entry.owner is not None and entry.owner != owner):
                 return None
             textual = entry.mime_type.startswith("text/") or entry.mime_type == "application/json"
@@ -327,7 +271,7 @@ class ResultStore:
         ``job``, kept for that job (:meth:`kept_by`; an earlier version's keep names none)."""
         with self._lock:
             self._open()
-            entry = self._entries.get(uri) or self._from_file(uri)
+            entry = self._index.known(uri)
             if (entry is None or entry.expires <= time.time() or entry.owner not in (None, owner)
                     or (job is not None and entry.job != job)):
                 return False
@@ -339,7 +283,7 @@ class ResultStore:
         (:meth:`evicted`); else None. Not a permission: :meth:`read` checks the owner it is given."""
         with self._lock:
             self._open()
-            entry = self._entries.get(uri) or self._from_file(uri)
+            entry = self._index.known(uri)
             if entry is not None:
                 return KeptBy(entry.owner, entry.job)
             found = self._evictions.of(uri, self._files.path(uri))
@@ -350,7 +294,7 @@ class ResultStore:
         folder, this one process is all): False for an entry kept in this process's memory because the folder's
         lock was not had in time or its file could not be written, and for a URI not held."""
         with self._lock:
-            entry = self._entries.get(uri)
+            entry = self._index.get(uri)
             return entry is not None and (entry.data is None or self._files.folder is None)
 
     def drop(self, uri: str) -> None:
@@ -363,9 +307,9 @@ class ResultStore:
         """
         with self._shared() as shared, self._lock:
             self._open()
-            entry = self._entries.get(uri) or self._from_file(uri)
+            entry = self._index.known(uri)
             if entry is not None and (shared or entry.data is not None):
-                self._drop(uri)
+                self._index.drop(uri)
 
     def evicted(self, uri: str, owner: str | None) -> str | None:
         """Why ``uri`` no longer reads when it was ``owner``'s and was dropped to make room (by this
@@ -374,37 +318,5 @@ class ResultStore:
             found = self._evictions.find(uri, owner, self._files.path(uri))
         return found.reason(uri, self.max_bytes, self.max_bytes_per_owner) if found is not None else None
 
-    def _evict(self, uri: str, *, per_owner: bool) -> None:
-        """Drop ``uri`` to make room, remembering it was evicted (in the folder too, for the other
-        processes sharing it, until the link would have expired)."""
-        entry = self._entries[uri]
-        path = self._files.path(uri) if entry.data is None else None
-        self._evictions.add(uri, Eviction(entry.owner, per_owner, entry.job), entry.expires, path)
-        self._drop(uri)
-
-    def _from_file(self, uri: str) -> _Entry | None:
-        """An entry another process of this server kept since this one opened the folder."""
-        meta = self._files.meta(uri)
-        if meta is None:
-            return None
-        entry = _Entry.of(meta)
-        self._add(uri, entry)
-        for later in [u for u, e in self._entries.items() if e.expires > entry.expires]:
-            self._entries.move_to_end(later)  # (in its place by age: the oldest is evicted first)
-        return entry
-
     def __len__(self) -> int:
-        return len(self._entries)
-
-    def _sweep(self, now: float) -> None:
-        for uri in [u for u, e in self._entries.items() if e.expires <= now]:
-            self._drop(uri)
-
-    def _drop(self, uri: str) -> None:
-        entry = self._entries.pop(uri)
-        self._bytes -= entry.size
-        path = self._files.path(uri) if entry.data is None else None
-        if path is not None:
-            for name in (path, path + ".meta.json"):
-                with contextlib.suppress(OSError):
-                    os.remove(name)
+        return len(self._index)
