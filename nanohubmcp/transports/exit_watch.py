@@ -28,6 +28,10 @@ import time
 from collections.abc import Callable, Iterable
 from types import FrameType
 
+NOTICE_SECONDS = 1.0
+"""How long after the stop began the watchdog says, once, that the event loop has not taken it (a blocked loop:
+nothing else is said until the bound), naming how to quit at once."""
+
 WATCHDOG_STATUS = 1
 """The exit status when the watchdog ends a process still running at the bound (as the ``--workers`` parent's
 when it had to kill a worker)."""
@@ -61,6 +65,7 @@ class ExitWatch:
         or :meth:`arm`) plus :attr:`grace`; None before."""
         self._armed = threading.Event()
         self._disarmed = False
+        self._ended = threading.Event()  # set by disarm(): the watchdog's waits end early
         self._thread = threading.Thread(target=self._watch, name="nanohubmcp-exit-watch", daemon=True)
         self._starting = threading.Lock()  # (never taken by the signal handler)
 
@@ -95,6 +100,7 @@ class ExitWatch:
     def disarm(self) -> None:
         """The serve returned (its own exit wait is bounded): the watchdog ends nothing after it."""
         self._disarmed = True
+        self._ended.set()
         self._armed.set()
 
     def _caught(self, signum: int, frame: FrameType | None) -> None:
@@ -113,11 +119,20 @@ class ExitWatch:
     def _watch(self) -> None:
         self._armed.wait()
         deadline = self.deadline
-        if deadline is not None:  # (None: disarmed before any stop)
-            time.sleep(max(0.0, deadline - time.monotonic()))  # from the stop, not from this thread's waking
-        if self._disarmed:
+        if deadline is None or self._disarmed:  # (disarmed before any stop)
             return
         name = self._cause or "the stop"
+        # from the stop, not from this thread's waking
+        self._ended.wait(max(0.0, min(deadline, deadline - self.grace + NOTICE_SECONDS) - time.monotonic()))
+        if self._disarmed:
+            return
+        if not self._loop_took_it():
+            quit_now = f"{name} again" if self._by_signal else "SIGTERM or SIGINT"
+            _write(f"stopping at {name}, but the event loop does not answer (an async tool blocking it?): exiting "
+                   f"within {max(0.0, deadline - time.monotonic()):.0f} s; send {quit_now} to quit now")
+        self._ended.wait(max(0.0, deadline - time.monotonic()))
+        if self._disarmed:
+            return
         if self._loop_took_it():
             why = "something still runs"
         else:
