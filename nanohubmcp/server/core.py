@@ -6,7 +6,8 @@ over the method tables with its pipeline — and checks every option (:mod:`.opt
 first answer does not use (the job store, the result store, the provenance records and their layer,
 the result cache and its layer, the stateless era's state) are made at their first use by the core's
 :class:`~.first_use.FirstUse`, whose typed properties the core's pass on; the job store is opened
-when serving starts if an earlier process left one on disk, so its jobs are settled then. With a shared
+when serving starts if an earlier process left one on disk, so its jobs are settled then; what the job store
+asks of the server and the server's sweeps and stops tell its jobs is :class:`~.core_jobs.CoreJobs`'s. With a shared
 state store, the process's link to it (:class:`~.wire.store_link.StoreLink`) reads its key before the
 port is bound and connects when serving starts (:meth:`ServerCore.attach`). Nothing is
 assigned to it from outside afterwards. It is the top of ``server/``: its parts are typed against
@@ -19,12 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from ..state import StateURL
 from ..state import parse as parse_state_url
 from .calls.workers import MAX_ABANDONED, WorkerPool
+from .core_jobs import CoreJobs
 from .dispatcher import Dispatcher
 from .executors import JobExecutor
 from .executors.runners import JobRunners
@@ -60,10 +62,8 @@ if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
     from .asks.task_inputs import TaskInputs
     from .executors.polled_data import PolledData
-    from .jobs.leftovers import Leftovers
-    from .jobs.record import Job
     from .jobs.service import JobStore
-    from .pipeline import Middleware, Route
+    from .pipeline import Route
     from .provenance.cache_store import ResultCache
     from .provenance.records import ProvenanceStore
     from .registry.skill_catalog import SkillCatalog
@@ -150,24 +150,26 @@ class ServerCore:
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)
         self.sessions.add_close_callback(self._session_closed)
+        self.job_runners = JobRunners(job_executor, workers=self.job_workers, dask_address=dask_address,
+                                      executor_options=executor_options, state_dir=self._state_dir)
+        """The job executors: the server's, and those its tools name (made at their first use)."""
+        self.job_runner = self.job_runners.default
+        self.core_jobs = CoreJobs(self, lambda: self.first_use.jobs_made)
+        """The job store's hooks into the server, and what the server's sweeps and stops tell its jobs."""
         # The services a first answer does not use are made at their first use (see first_use.py).
-        self.first_use = FirstUse(
+        self.first_use: FirstUse = FirstUse(
             name, self.registry.tools, state_url=self.state_url, state_dir=state_dir, job_store=job_store,
             job_ttl=plain_seconds(job_ttl_seconds), job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
             inline=(max_inline_bytes, figure_dpi, max_result_bytes), cache_max_bytes=cache_max_bytes,
             kept=(max_kept_bytes, max_kept_bytes_per_owner),
             provenance=provenance,
-            state_secret=state_secret, reattach=self._reattach, hand_over=self._hand_over,
-            leftovers=self._job_folders)
+            state_secret=state_secret, reattach=self.core_jobs.reattach, hand_over=self.core_jobs.hand_over,
+            leftovers=self.core_jobs.folders)
         """The services made at their first use (the properties below pass them on)."""
         self.client_requests = ClientRequests(lambda: self.replication)
         self.executor: Executor = executor if executor is not None else self._worker_pool()
         """The pool running sync tool, resource and prompt functions (a :class:`WorkerPool` unless
         one was given; it starts its threads on first use)."""
-        self.job_runners = JobRunners(job_executor, workers=self.job_workers, dask_address=dask_address,
-                                      executor_options=executor_options, state_dir=self._state_dir)
-        """The job executors: the server's, and those its tools name (made at their first use)."""
-        self.job_runner = self.job_runners.default
         self.loop: asyncio.AbstractEventLoop | None = None
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
@@ -191,11 +193,7 @@ class ServerCore:
         self.telemetry: Telemetry | None = None
         """The tracing layer's tracer and meter once the server traces, else None."""
         pipeline = self.dispatcher.pipeline
-        # The provenance and cache layers are made when the first chain they act on is composed
-        # (the first tools/call or resources/read), with the stores behind them.
-        recorded = ("tools/call", "resources/read") if provenance else ("resources/read",)  # reads of records
-        pipeline.add_made(self._provenance_layer, acts=lambda route: route.method in recorded)
-        pipeline.add_made(self._result_cache_layer, acts=self._caches)
+        self.first_use.add_layers(pipeline, caches=self._caches)  # (made when a chain they act on is composed)
         # Which tools cache decides whether a tools/call passes the cache layer: compose again on a change.
         self.bus.subscribe(lambda event, data: pipeline.refresh(), ("tools_changed",))
 
@@ -250,19 +248,11 @@ class ServerCore:
         """The published skills (the 2026-07-28 skills extension)."""
         return self.first_use.skills
 
-    def _provenance_layer(self) -> Middleware:
-        return self.first_use.recorder.layer()
-
-    def _result_cache_layer(self) -> Middleware:
-        return self.first_use.cache_layer.layer()
-
     def sweep(self) -> None:
         """Forget expired sessions and jobs (the runner's periodic sweep); a job store not opened
         yet holds nothing to forget."""
         self.sessions.sweep()
-        jobs = self.first_use.jobs_made
-        if jobs is not None:
-            jobs.sweep()
+        self.core_jobs.sweep()
 
     def _caches(self, route: Route) -> bool:
         """Whether the cache layer acts on ``route``: a ``tools/call`` while some tool caches."""
@@ -276,27 +266,10 @@ class ServerCore:
         there instead."""
         if self.state_url.shared:
             return
-        jobs = self.first_use.jobs_made
-        if jobs is not None:
-            jobs.session_ended(session.id)
+        self.core_jobs.session_ended(session.id)
         records = self.first_use.provenance_made
         if records is not None:
             records.session_ended(session.id)
-
-    def _reattach(self, job: Job) -> bool | None:
-        from .executors import service as job_service  # the job machinery: imported with the first job
-
-        return job_service.reattach(self, job)
-
-    def _hand_over(self, job: Job) -> bool:
-        from .executors import service as job_service
-
-        return job_service.hand_over(self, job)
-
-    def _job_folders(self) -> Leftovers:
-        from .executors.job_folders import JobFolders  # (asked by the job store: made with the first job)
-
-        return JobFolders(self.job_runners, self.registry.tools.values)
 
     def attach(self, loop: asyncio.AbstractEventLoop, *, testing: bool = False) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.
@@ -363,20 +336,6 @@ class ServerCore:
     def _state_dir(self) -> str:
         return self.first_use.state_directory()
 
-    # The job executors' questions, answered by :class:`~.executors.runners.JobRunners`.
-    def runner_for(self, spec: str | JobExecutor | None = None, options: dict[str, Any] | None = None) -> JobExecutor:
-        """The job executor named ``spec`` (None: the server's) with a tool's ``options``
-        (see :meth:`JobRunners.runner_for <.executors.runners.JobRunners.runner_for>`)."""
-        return self.job_runners.runner_for(spec, options)
-
-    def holds_after_restart(self, job: Job) -> bool:
-        """Whether the executor of ``job``, a job of a dead server process, may still hold it (Dask)."""
-        return self.job_runners.holds_after_restart(job)
-
-    def outliving(self, job: Job) -> Future[Any] | None:
-        """The future of ``job``'s function when it runs on in this process after the server stops."""
-        return self.job_runners.outliving(job)
-
     @property
     def stuck_calls(self) -> int:
         """Calls abandoned after ``tool_timeout`` whose functions have not returned yet.
@@ -410,27 +369,6 @@ class ServerCore:
         caller says when the stop is over (``shutdown.reset()``, once its connections are closed)."""
         self.sessions.close_all()
 
-    def process_ending(self) -> int:
-        """The process ends after the server stopped: tell the jobs whose function still runs in
-        it to cancel (:meth:`JobStore.process_ending`); returns how many were told."""
-        jobs = self.first_use.jobs_made
-        return jobs.process_ending() if jobs is not None else 0
-
-    def jobs_work(self) -> set[Future[Any]]:
-        """The running functions of the jobs handed over at the stop (:meth:`outliving`): what of a stopped
-        server's pool work is a job's, not a tool call's."""
-        jobs = self.first_use.jobs_made
-        if jobs is None:
-            return set()
-        return {work for job in jobs.handed_over() if (work := self.outliving(job)) is not None}
-
-    def loop_ending(self, loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
-        """``loop``, a testing client's (``in_memory``), ends while the server serves on another: the
-        jobs started there are settled (:meth:`JobStore.loop_ending <.jobs.service.JobStore.loop_ending>`);
-        returns their tasks, cancelled. Called on ``loop``."""
-        jobs = self.first_use.jobs_made
-        return jobs.loop_ending(loop) if jobs is not None else []
-
     def close(self, *, streams_later: bool = False) -> None:
         """Close sessions, cancel jobs and stop the worker pools (no new work is accepted).
 
@@ -450,9 +388,7 @@ class ServerCore:
             self.sessions.cancel_all()
         else:
             self.sessions.close_all()
-        jobs = self.first_use.jobs_made
-        if jobs is not None:
-            jobs.end_run()
+        self.core_jobs.end_run()
         records = self.first_use.provenance_made
         if records is not None:  # the records of answered calls are on disk when stop() returns
             records.pending.drain()

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .executors.polled_data import PolledData
     from .jobs.leftovers import Leftovers
     from .jobs.service import HandOver, JobStore, Reattach
+    from .pipeline import Acts, Pipeline
     from .provenance.cache_layer import CacheLayer
     from .provenance.cache_store import ResultCache
     from .provenance.layer import Recorder, ToolLookup
@@ -171,6 +172,15 @@ class FirstUse:
         if self._provenance_on:
             jobs.on_finish(self.recorder.job_finished)
         return jobs
+
+    def add_layers(self, pipeline: Pipeline, *, caches: Acts) -> None:
+        """Add the provenance layer and, inside it, the result cache's to ``pipeline``, each made when the first
+        chain it acts on is composed (the first ``tools/call`` or ``resources/read``), with the stores behind it.
+        The provenance layer acts on ``tools/call`` (unless ``provenance=False``) and on ``resources/read`` (reads
+        of records); the cache's on the routes ``caches`` names."""
+        recorded = ("tools/call", "resources/read") if self._provenance_on else ("resources/read",)
+        pipeline.add_made(lambda: self.recorder.layer(), acts=lambda route: route.method in recorded)
+        pipeline.add_made(lambda: self.cache_layer.layer(), acts=caches)
 
     def resume_jobs(self) -> None:
         """Open the job store now when an earlier process left one on disk: its unfinished jobs

@@ -105,7 +105,7 @@ class SyncMemoryClient:
 
 
 async def _loop_ending(core: ServerCore) -> None:
-    cancelled = core.loop_ending(asyncio.get_running_loop())
+    cancelled = core.core_jobs.loop_ending(asyncio.get_running_loop())
     if cancelled:
         await asyncio.wait(cancelled, timeout=DEFAULT_TIMEOUT)
 

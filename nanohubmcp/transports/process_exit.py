@@ -111,8 +111,8 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     deadline = exit_deadline(core, watched) - EXIT_MARGIN_SECONDS
     jobs: set[Any] = set()
     if core is not None:
-        core.process_ending()  # the jobs handed over at the stop: the process will not outlive them
-        jobs = core.jobs_work()
+        core.core_jobs.process_ending()  # the jobs handed over at the stop: the process will not outlive them
+        jobs = core.core_jobs.work()
 
     def quit_now(signum: int, frame: Any) -> None:
         os._exit(128 + signum)

@@ -213,7 +213,7 @@ class StdioTransport:
         core, shutdown = self.core, self.core.shutdown
         core.close(streams_later=True)  # (the session's stream stays open for the answers: close_streams below)
         if self._process_ends:
-            core.process_ending()
+            core.core_jobs.process_ending()
         self.connection.close("the server is stopping")
         if self.tasks:
             await asyncio.wait(set(self.tasks), timeout=DRAIN_SECONDS)

@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import inspect
 import logging
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import message_of, to_error_object
@@ -37,15 +36,15 @@ from ..wire.request import ANSWERED_BY_LAYER, RequestContext
 from . import JOB_EXECUTOR, JOB_OPTIONS
 
 if TYPE_CHECKING:
-    from .base import JobExecutor
     from .polled_data import PolledData
+    from .runners import JobRunners
 
 log = logging.getLogger("nanohubmcp.jobs")
 
 
 def runner_of(core: JobHost, tool: Tool) -> Any:
     """The job executor of ``tool`` (its own executor and options, else the server's)."""
-    return core.runner_for(tool.extra.get(JOB_EXECUTOR), tool.extra.get(JOB_OPTIONS))
+    return core.job_runners.runner_for(tool.extra.get(JOB_EXECUTOR), tool.extra.get(JOB_OPTIONS))
 
 
 class JobHost(AskServices, Protocol):
@@ -58,16 +57,10 @@ class JobHost(AskServices, Protocol):
         (``get_job_result`` and ``tasks/result`` alike: one link per job)."""
         ...
 
-    def runner_for(self, spec: Any = None, options: dict[str, Any] | None = None) -> JobExecutor:
-        """The job executor named ``spec`` with ``options`` (None: the server's)."""
-        ...
-
-    def holds_after_restart(self, job: jobmod.Job) -> bool:
-        """Whether the executor of ``job``, a job of a dead server process, may still hold it."""
-        ...
-
-    def outliving(self, job: jobmod.Job) -> Future[Any] | None:
-        """The future of ``job``'s function when it runs on in this process after the server stops."""
+    @property
+    def job_runners(self) -> JobRunners:
+        """The job executors: the server's, and those its tools name (``runner_for``, ``holds_after_restart``,
+        ``outliving``)."""
         ...
 
 
@@ -175,7 +168,7 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
     this process (a worker thread), storing its end when it comes — the process, and so the
     job, outlives the server (a notebook's ``%mcp stop``). False when it does not run on."""
     tool = core.registry.tools.get(job.tool)
-    work = core.outliving(job)
+    work = core.job_runners.outliving(job)
     if tool is None or work is None:
         return False
     request = job.request
@@ -217,7 +210,7 @@ def reattach(core: JobHost, job: jobmod.Job) -> bool | None:
     """The job store's hook for a job of a dead server process that its executor may still hold
     (Dask): True once followed here, False when it cannot be, None when not serving yet (the
     store asks again when a request wants the job)."""
-    if not core.holds_after_restart(job):
+    if not core.job_runners.holds_after_restart(job):
         return False
     if core.loop is None or core.loop.is_closed():
         return None
@@ -232,7 +225,7 @@ def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
     tool = core.registry.tools.get(job.tool)
     if tool is None:
         return False
-    waiting = core.runner_for(job.executor).reattach(job)
+    waiting = core.job_runners.runner_for(job.executor).reattach(job)
     if waiting is None:
         return False
 
