@@ -88,6 +88,12 @@ class CoreJobs:
         jobs = self._made()
         return jobs.process_ending() if jobs is not None else 0
 
+    def settling(self) -> list[Future[None]]:
+        """The jobs handed over at the stop whose end is not stored yet (:meth:`JobStore.settling
+        <.jobs.service.JobStore.settling>`): a process that exits waits for them."""
+        jobs = self._made()
+        return jobs.settling() if jobs is not None else []
+
     def work(self) -> set[Future[Any]]:
         """The running functions of the jobs handed over at the stop: what of a stopped server's pool work is a
         job's, not a tool call's."""

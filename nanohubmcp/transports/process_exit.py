@@ -104,9 +104,13 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     running = [call for call in list(RUNNING) if not call.done()]
     if threading.current_thread() is not threading.main_thread():
         return
+    settling = core.core_jobs.settling() if core is not None else []  # (a job's end being stored: not cut off)
     if not running:
         if worker_task() is not None:
             WORKER_DEATHS.calls_left(0)  # (its parent waits for every worker's count before it says the sum)
+        if settling:
+            concurrent.futures.wait(settling, timeout=max(0.0, exit_deadline(core, watched) - EXIT_MARGIN_SECONDS
+                                                          - time.monotonic()))
         return
     deadline = exit_deadline(core, watched) - EXIT_MARGIN_SECONDS
     jobs: set[Any] = set()
@@ -129,7 +133,8 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
         say(f"stopped; waiting for {_what_runs(running, jobs)} to return (they were told to cancel; at "
             f"most {wait:.1f} s more, so that the process exits within {EXIT_GRACE_SECONDS:g} s of the stop) - "
             f"{quit_now_hint(stopped_by)}")
-    _, left = concurrent.futures.wait(running, timeout=wait)
+    _, left = concurrent.futures.wait([*running, *settling], timeout=wait)
+    left = {work for work in left if work in running}
     if left and worker_task() is None:
         say(f"{len(left)} tool call(s) still running; exiting without them (within {EXIT_GRACE_SECONDS:g} s "
             "of the stop)")

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import message_of, to_error_object
@@ -177,9 +178,13 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
     sink = call_sink(core.result_options, core.result_store, request, job=job.id) if request is not None else None
 
     loop = core.loop
+    settled = job.settled = Future()  # done once its end is stored: a process's exit waits for it
 
     def ended(done: Any) -> None:  # on the worker thread
-        settle(done)
+        try:
+            settle(done)
+        finally:
+            settled.set_result(None)
         if loop is not None:  # the end was set on this thread: wake its waiters' loop (tasks/result)
             with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits there any more
                 loop.call_soon_threadsafe(job.done.set)

@@ -10,6 +10,7 @@ import asyncio
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
@@ -142,6 +143,7 @@ class Job:
     runner: str | None = None
     abandoned: bool = False
     handed_over: bool = False
+    settled: Future[None] | None = field(default=None, repr=False, compare=False)
     trace_context: dict[str, str] | None = None
     where: dict[str, Any] | None = None
     provenance_id: str | None = None

@@ -68,6 +68,7 @@ from .writes import JobWrites
 
 if TYPE_CHECKING:
     import asyncio
+    from concurrent.futures import Future
 
     from ...state.url import StateURL
     from ..wire.principal import Principal
@@ -385,6 +386,11 @@ class JobStore:
         """Close the back end (a store given up: the testing clients' temporary one, :mod:`..first_use`);
         the next use opens it again."""
         self._stored.close()
+
+    def settling(self) -> list[Future[None]]:
+        """The jobs handed over at the stop whose end is not stored yet (:attr:`Job.settled`), their function
+        running or returned: a process that exits waits for them (a write cut off by the exit can crash it)."""
+        return [job.settled for job in list(self._live.values()) if job.settled is not None and not job.settled.done()]
 
     def handed_over(self) -> list[Job]:
         """The jobs handed over at the stop that have not ended (their function runs on in this process)."""
