@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -100,6 +101,15 @@ def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.
     db.execute("PRAGMA synchronous=NORMAL")
     db.executescript(schema)
     return path, db, str(journal)
+
+
+def close_when_collected(owner: object, db: sqlite3.Connection) -> None:
+    """Close ``db`` once ``owner`` (the store holding it) is collected, but not in the finalizers' pass
+    at the process's exit: a daemon thread may be inside a statement on ``db`` then (a job's function
+    that outlived its stopped server storing its end, the provenance writer's last drain), and a
+    connection closed under it crashes the process (a segmentation fault). The process's end
+    releases the file; a transaction it cut short is rolled back when the file is next opened."""
+    weakref.finalize(owner, db.close).atexit = False
 
 
 def owner_only(path: str) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-import weakref
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
@@ -32,6 +31,7 @@ from .sqlite_file import (
     SCHEMA,
     TERMINAL_SQL,
     bring_up_to_date,
+    close_when_collected,
     decode,
     encode,
     open_database,
@@ -271,7 +271,7 @@ class SQLiteBackend(_Untold):
 
     def __init__(self, directory: str) -> None:
         self.path, self._db, self.journal = open_database(directory, DB_FILE, SCHEMA)
-        weakref.finalize(self, self._db.close)
+        close_when_collected(self, self._db)
         self._lock = threading.Lock()
         with self._lock:
             bring_up_to_date(self._db)

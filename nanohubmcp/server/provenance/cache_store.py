@@ -17,12 +17,11 @@ import logging
 import sqlite3
 import threading
 import time
-import weakref
 from collections import OrderedDict
 from typing import Any, Protocol
 
 from ...protocol import jsonenc
-from ..jobs.sqlite_file import open_database
+from ..jobs.sqlite_file import close_when_collected, open_database
 from .cache_front import MAX_BYTES as MAX_FRONT_BYTES
 from .cache_front import FrontCache
 from .tool_options import DEFAULT_CACHE_BYTES
@@ -113,7 +112,7 @@ class SQLiteCache:
 
     def __init__(self, directory: str) -> None:
         self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
-        weakref.finalize(self, self._db.close)
+        close_when_collected(self, self._db)
         self._lock = threading.Lock()
 
     def read(self, key: str, now: float) -> tuple[str, float] | None:

@@ -28,13 +28,12 @@ import os
 import sqlite3
 import threading
 import time
-import weakref
 from collections.abc import Callable, Collection
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from ..jobs.sqlite_file import open_database, rekey_sessions
+from ..jobs.sqlite_file import close_when_collected, open_database, rekey_sessions
 from .rows import COLUMNS, CallRow, parse_facts, view
 
 log = logging.getLogger("nanohubmcp.provenance")
@@ -146,9 +145,7 @@ class SQLiteRecords:
 
     def __init__(self, directory: str) -> None:
         self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
-        # Closed when collected, but not by the finalizers' pass at exit: that may run before the
-        # writer's last drain (atexit order), which still needs the connection; the process's end closes it.
-        weakref.finalize(self, self._db.close).atexit = False
+        close_when_collected(self, self._db)  # (not at exit: the writer's last drain may still need it)
         self._lock = threading.Lock()
         self._data_version: int | None = None  # (of :meth:`changed`)
         self._facts: dict[str, dict[str, Any] | None] = {}
