@@ -153,8 +153,9 @@ class FirstUsePath(Matcher):
         return (self._path or self._compile()).regex
 
     def _compile(self) -> PathMatches:
-        self._path = PathMatches(self.pattern)
-        return self._path
+        self._path = path = PathMatches(self.pattern)
+        self.match = path.match  # type: ignore[method-assign]  # from now on Tornado's own: no call of ours a request
+        return path
 
 
 _ACCESS = logging.getLogger("nanohubmcp.access")
