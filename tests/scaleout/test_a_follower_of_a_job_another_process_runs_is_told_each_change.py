@@ -96,11 +96,12 @@ def test_a_stored_end_is_not_replaced_by_a_later_status(
     assert other.get(job.id, None).status == jobmod.CANCELLED
 
 
-def test_a_job_nobody_follows_costs_no_message(two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore]) -> None:
+def test_a_job_nobody_follows_costs_no_message(two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore],
+                                               request: pytest.FixtureRequest) -> None:
     running, following = two_job_stores
     if not following.backend.tells_ends:
         pytest.skip("a shared SQLite file has no channel")
-    url = running.shared.url if running.shared is not None else ""
+    url = request.getfixturevalue("redis_server").url  # (the one both stores share)
     client = redis.Redis.from_url(url, decode_responses=True)
     channel = "nanohubmcp:two:jobs:status"
     watch = client.pubsub()
