@@ -88,3 +88,34 @@ def test_a_stored_link_kept_for_no_job_is_kept_again_for_the_job_and_left_to_exp
     assert store.read(earlier, "session:a") is not None  # still read by whoever holds it
     assert records.summaries([job.id], ["id", "kept_data"])[0]["kept_data"] == again
     assert polled.kept(job, lambda: DATA) == again
+
+
+def test_data_that_fit_is_not_made_again_nor_its_record_read() -> None:
+    # (review r24 NIT-6: each answer of a done job whose data fits read its record and encoded the value.)
+    store = ResultStore(60.0, max_bytes=1 << 20)
+    job = Job("j" * 32, "small", "a", status=COMPLETED)
+    records = stored(job)
+    reads: list[int] = []
+
+    def record_store() -> MemoryBackend:
+        reads.append(1)
+        return records
+
+    options = ResultOptions(max_inline_bytes=1024)
+    polled = PolledData(store, options, record_store)
+    made: list[int] = []
+
+    def value() -> Any:
+        made.append(1)
+        return {"y": 1}
+
+    assert polled.kept(job, value) is None
+    assert polled.kept(job, value) is None
+    assert polled.kept(job, value) is None
+    assert len(made) == 1
+    assert len(reads) == 1
+    assert len(store) == 0
+    options.max_inline_bytes = 4  # a smaller limit now: the same data is over it, kept and linked
+    linked = polled.kept(job, value)
+    assert linked is not None
+    assert [block["type"] for block in linked] == ["text", "resource_link"]

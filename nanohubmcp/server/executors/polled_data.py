@@ -88,6 +88,7 @@ class PolledData:
         self._records = records
         self._remembered = remembered
         self._blocks: OrderedDict[str, list[Wire]] = OrderedDict()
+        self._fits: OrderedDict[str, int] = OrderedDict()  # done jobs whose data fit: its JSON's length
         self._flights: dict[str, _Flight] = {}
         self._lock = threading.Lock()
 
@@ -107,6 +108,10 @@ class PolledData:
         blocks = self._held(job.id, owner)
         if blocks is not None:
             return blocks
+        with self._lock:
+            size = self._fits.get(job.id)
+        if size is not None and not self._over(owner, job.id, size):
+            return None  # it fit before and still does (a done job's data never changes): no record read
         with self._flight(job.id):  # one first keep per job: a second answer waits here, then reads its blocks
             blocks = self._held(job.id, owner)
             if blocks is not None:
@@ -193,6 +198,12 @@ class PolledData:
                 if not flight.users:
                     del self._flights[job_id]
 
+    def _over(self, owner: str | None, job_id: str, size: int) -> bool:
+        """Whether ``size`` characters of a job's data are over ``max_inline_bytes`` as it is now."""
+        from ..results.sink import ResultSink
+
+        return ResultSink(self._options, self._store, owner, job=job_id).too_big(size)
+
     def _keeping(self, owner: str | None, job_id: str, value: Any) -> Callable[[], list[Wire]] | None:
         """What keeps ``value`` (its JSON; a text: itself) and gives its blocks, when it is over
         ``max_inline_bytes``; else None (it fits: nothing to keep)."""
@@ -202,6 +213,10 @@ class PolledData:
         text = value if isinstance(value, str) else jsonenc.dumps(value)
         sink = ResultSink(self._options, self._store, owner, job=job_id)
         if not parts.too_big(sink, len(text)):
+            with self._lock:  # (remembered as the blocks are: the next answer of the job makes nothing)
+                self._fits[job_id] = len(text)
+                while len(self._fits) > self._remembered:
+                    self._fits.popitem(last=False)
             return None
         offload = parts.offload_text if isinstance(value, str) else parts.offload_json
         return functools.partial(offload, text, sink)
