@@ -6,7 +6,9 @@ stopped: they are reparented and run on, with no time limit. Before the next ser
 the dead process's folder, :func:`stop_orphans` finds them in ``/proc`` and kills them with SIGKILL:
 a process qualifies only when both its process group is the one recorded for a run *and* its
 working directory is inside that run's directory — a pid or group id reused by an unrelated
-process since does not qualify (its working directory is elsewhere).
+process since does not qualify (its working directory is elsewhere). A run with no note yet (its
+process killed between starting the program and noting its group) takes the group of the session
+leader working in it: a program is started leading a new session of its own.
 
 Off Linux (no ``/proc/<pid>/cwd``) nothing is found: such programs run until they end by themselves.
 """
@@ -44,10 +46,15 @@ def stop_orphans(parent: Path) -> list[int]:
         with contextlib.suppress(OSError, ValueError):
             if run.is_dir():
                 groups[int(note.read_text(encoding="ascii"))] = run.resolve()
-    if not groups or not _PROC.is_dir():
+    noted = set(groups.values())
+    unnoted = [run.resolve() for run in parent.glob("rappture-*") if run.is_dir() and run.resolve() not in noted]
+    if not (groups or unnoted) or not _PROC.is_dir():
         return []
+    pids = _pids()
+    if unnoted:
+        groups.update(_leaders(pids, unnoted))
     killed = []
-    for pid in _pids():
+    for pid in pids:
         if _belongs(pid, groups):  # checked just before the kill: a pid is reused only once it is free
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
@@ -56,6 +63,26 @@ def stop_orphans(parent: Path) -> list[int]:
     while any(map(_running, killed)) and time.monotonic() < deadline:
         time.sleep(0.01)
     return killed
+
+
+def _leaders(pids: list[int], runs: list[Path]) -> dict[int, Path]:
+    """The groups of the runs in ``runs`` that have no note (their process was killed between starting the
+    program and noting its group): a program is started leading a new session, so a session leader working
+    in such a run is its program, and its group is the run's."""
+    found = {}
+    for pid in pids:
+        if pid == os.getpid():
+            continue
+        try:
+            if os.getsid(pid) != pid:
+                continue
+            cwd = Path(os.readlink(_PROC / str(pid) / "cwd"))
+        except OSError:  # gone, or another user's
+            continue
+        for run in runs:
+            if cwd == run or run in cwd.parents:
+                found[pid] = run
+    return found
 
 
 def _pids() -> list[int]:
