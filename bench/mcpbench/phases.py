@@ -112,6 +112,7 @@ async def big_result(
     wire = body_len = 0
     content_type = ""
     ok = True
+    holds = "the data"
     cpu0 = None
     deadline = time.perf_counter() + seconds
     try:
@@ -119,7 +120,10 @@ async def big_result(
             t0 = time.perf_counter()
             reply = await mcp.call(conn, entry, session, {"n": n}, tool="big", timeout=30)
             took = time.perf_counter() - t0
-            if reply.status != 200 or reply.body.count(b"x" * 1000) < n // 1000:
+            whole = reply.body.count(b"x" * 1000) >= n // 1000
+            if reply.status == 200 and not whole and b'"resource_link"' in reply.body:  # ours: max_inline_bytes
+                holds = "a link"
+            elif reply.status != 200 or not whole:
                 ok = False
             if i == 0:
                 cpu0 = procs.cpu_seconds(pid)
@@ -142,6 +146,7 @@ async def big_result(
         "text_copies": round(body_len / n, 2),
         "content_type": content_type,
         "ok": ok,
+        "holds": holds,
     }
 
 

@@ -55,6 +55,16 @@ def cold(data: Data, name: str) -> float | None:
     return data.get("coldstart", {}).get(process_of(data, name), {}).get("median_ms")
 
 
+def cold_ratio(data: Data, num: str, den: str) -> tuple[float, float, float] | None:
+    """(median, min, max) over the interleaved cold-start rounds of ``num``'s run ÷ ``den``'s run of the same
+    round, as every other ratio of the run is taken; None without runs of both."""
+    starts = data.get("coldstart", {})
+    a = starts.get(process_of(data, num), {}).get("runs_ms") or []
+    b = starts.get(process_of(data, den), {}).get("runs_ms") or []
+    values = [x / y for x, y in zip(a, b, strict=False) if x and y]
+    return (statistics.median(values), min(values), max(values)) if values else None
+
+
 def rss(data: Data, name: str, key: str = "rss_idle_kib") -> int | None:
     return data.get(key, {}).get(process_of(data, name))
 

@@ -147,8 +147,14 @@ def _http(d: dict[str, Any]) -> list[Row]:
 
 def _cold(d: dict[str, Any]) -> list[Row]:
     ours, ceiling = stats.cold(d, OURS), stats.cold(d, CEILING)
-    cs = stats.div(ours, ceiling)
-    shown = f"{_x(cs)} ({ours:.0f} ms vs {ceiling:.0f} ms)" if cs and ours and ceiling else "-"
+    per_round = stats.cold_ratio(d, OURS, CEILING)  # (the runs are interleaved: round i of each in turn)
+    cs = per_round[0] if per_round else stats.div(ours, ceiling)
+    shown = "-"
+    if cs and ours and ceiling:
+        shown = f"{_x(cs)} ({ours:.0f} ms vs {ceiling:.0f} ms, medians"
+        if per_round:
+            shown += f"; rounds {per_round[1]:.2f}-{per_round[2]:.2f}; ratio of the medians {_x(ours / ceiling)}"
+        shown += ")"
     return [_row("cold start ÷ bare Tornado's ≤ 1.25", shown, _at_most(cs, 1.25), "cold")]
 
 
