@@ -96,6 +96,8 @@ NOT_BEFORE_FIRST_USE = (
     "sqlite3",
     "nanohubmcp.server.jobs.service",
     "nanohubmcp.server.jobs.stores",
+    "nanohubmcp.server.jobs.backend",
+    "nanohubmcp.server.jobs.sqlite_store",
     "nanohubmcp.server.jobs.sqlite_file",
     "nanohubmcp.server.jobs.record",
     "nanohubmcp.server.jobs.runs",

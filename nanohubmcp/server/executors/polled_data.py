@@ -8,7 +8,7 @@ first characters, then a ``resource_link`` (``result.json``, or ``result.txt`` f
 stays out of the model's context. The data is kept owned by the job's owner (its principal, else its session),
 naming the job (whoever may read the job by its id reads it too: :mod:`..handlers.kept_reader`), on the first
 such answer, and those blocks are stored with the job's record (its ``kept_data``:
-:meth:`~..jobs.stores.JobBackend.keep_data`), so later answers, by any method on any process sharing the job
+:meth:`~..jobs.backend.JobBackend.keep_data`), so later answers, by any method on any process sharing the job
 store, give the same blocks (the same URI) for as long as the job's record lives; they are kept again when the
 result store no longer holds their link (or holds one an earlier version kept, naming no job: that copy is left
 to expire, so a client holding its link still reads it). A copy kept in this process's memory (the results
@@ -37,8 +37,8 @@ from ...protocol import jsonenc
 from ..results.owners import PRINCIPAL_OWNER, SESSION_OWNER
 
 if TYPE_CHECKING:
+    from ..jobs.backend import JobBackend
     from ..jobs.record import Job
-    from ..jobs.stores import JobBackend
     from ..results.options import ResultOptions
     from ..results.store import ResultStore
 

@@ -45,12 +45,12 @@ from .cancel_look import CancelLook
 from .ends import store_cancel, stored_cancels
 from .far_ends import LOOK_SECONDS, TOLD_LOOK_SECONDS, FarEnds, Report
 from .record import TERMINAL, Job
-from .stores import SQLiteBackend
+from .sqlite_store import SQLiteBackend
 from .visibility import unknown_job
 
 if TYPE_CHECKING:
     from ..wire.request import RequestContext
-    from .stores import JobBackend
+    from .backend import JobBackend
 
 __all__ = ["Elsewhere"]
 

@@ -25,7 +25,7 @@ from .runs import process_of
 from .settle import SERVER_STOPPED
 
 if TYPE_CHECKING:
-    from .stores import JobBackend
+    from .backend import JobBackend
 
 __all__ = ["cap_result", "end_fields", "store_cancel", "store_end", "stored_cancels"]
 

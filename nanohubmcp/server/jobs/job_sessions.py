@@ -25,8 +25,8 @@ from ...state.errors import StateUnavailable
 from ..wire.sessions import session_key
 
 if TYPE_CHECKING:
+    from .backend import JobBackend
     from .record import Job
-    from .stores import JobBackend
 
 __all__ = ["JobSessions", "keyed"]
 

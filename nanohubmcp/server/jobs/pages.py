@@ -22,7 +22,7 @@ from .record import TERMINAL, Job, owner_key
 from .visibility import owned
 
 if TYPE_CHECKING:
-    from .stores import JobBackend
+    from .backend import JobBackend
 
 __all__ = ["SUMMARY", "Position", "page", "position"]
 

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import JobLimitReached
 from ...schema.kept_arguments import kept_arguments
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
+from .backend import JobBackend
 from .elsewhere import Elsewhere
 from .job_sessions import JobSessions, keyed
 from .leftovers import Leftovers, Tidy
@@ -62,7 +63,6 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
 from .runs import Runs
 from .settle import SERVER_STOPPED, HandOver, Reattach, loop_ending, process_ending, revive, stop_run
 from .stored import StoredJobs
-from .stores import JobBackend
 from .visibility import minted, new_job_id, unknown_job, visible
 from .writes import JobWrites
 

@@ -5,7 +5,7 @@ A record is a row of the ``jobs`` table, a column each of :data:`COLUMNS`; ``arg
 ``error``, ``meta``, ``input_requests``, ``item_places`` and ``kept_data`` hold JSON text (:func:`encode`,
 :func:`decode`), the flags 0 or 1. A file of an earlier version gains the columns it lacks and names
 its sessions by their keys when it is opened (:func:`bring_up_to_date`). The operations on the rows
-are :class:`~.stores.SQLiteBackend`'s.
+are :class:`~.sqlite_store.SQLiteBackend`'s.
 
 A file is opened by :func:`open_database`: WAL (readers never wait for the writer) and
 ``synchronous=NORMAL``: a committed write survives the process being killed (``kill -9``); only an
@@ -52,7 +52,7 @@ CREATE INDEX IF NOT EXISTS jobs_by_runner ON jobs(id, runner);
 """
 RUNNER_INDEX = ("jobs_by_runner", ("id", "runner"))
 """The index holding each job's ``runner`` beside its id: the operator's listing reads which process ran
-every job from it (:meth:`~.stores.SQLiteBackend.summaries`), and ``jobs_by_created`` gives the newest
+every job from it (:meth:`~.sqlite_store.SQLiteBackend.summaries`), and ``jobs_by_created`` gives the newest
 ids, neither reading a row: a row's columns after ``result`` lie past its result's overflow pages, which
 SQLite reads one by one to reach them (200 rows of a 5 MB result: about 1 GB read per look). A file of
 an earlier version gains both indexes when it is opened."""

@@ -2,7 +2,7 @@
 and the operator's reads of it.
 
 :class:`StoredJobs` owns where the records are kept — the kind asked for (``"sqlite"`` or ``"memory"``), a
-shared state URL, the server's name and state directory — and the one :class:`~.stores.JobBackend` made from
+shared state URL, the server's name and state directory — and the one :class:`~.backend.JobBackend` made from
 them (:func:`.stores.open_backend`). Opening it wires the back end's messages to the jobs of other processes
 (:mod:`.elsewhere`) and, for a store that outlives the process, settles the unfinished jobs dead processes left
 (each row handed to the job store's ``revive``) and drops the folders of jobs it does not hold (:mod:`.leftovers`).
@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...state.errors import StateUnavailable
 from ..wire.state_dir import resolve_state_dir
+from . import DB_FILE
+from .backend import JobBackend
 from .runs import process_of
-from .stores import DB_FILE, JobBackend, open_backend
+from .stores import open_backend
 from .visibility import LISTED, operator_rows
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ from .pending import PendingEnds
 from .record import Job, bounded_message
 
 if TYPE_CHECKING:
+    from .backend import JobBackend
     from .leftovers import Tidy
-    from .stores import JobBackend
 
 __all__ = ["JobWrites"]
 
