@@ -13,6 +13,11 @@ store, give the same blocks (the same URI) for as long as the job's record lives
 result store no longer holds their link (or holds one an earlier version kept, naming no job: that copy is left
 to expire, so a client holding its link still reads it). A copy kept in this process's memory (the results
 folder's lock not had in time) is never stored with the record: the other processes could not read it.
+The job's record cannot be read or written (the state store down: Redis stopped, the SQLite file locked past
+its timeout or unreadable) while the job is in hand (this process ran it): its data is kept and answered all
+the same, its link not stored with the record (logged); the answers of the job go on giving that copy while the
+store is down, and the first once it is back stores it with the record as a first keep does (another process's,
+stored first, is answered then, and this copy is left to expire: a client holding its link reads it).
 Each process remembers the blocks of the :data:`REMEMBERED` most recently read jobs, so that a poll does not
 read the record again. Two first answers of one job at the same moment keep it once: in one process the second
 waits for the first's keep; across processes a keep reads the record again once it made the value (another's
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -43,6 +49,8 @@ if TYPE_CHECKING:
     from ..results.store import ResultStore
 
 __all__ = ["REMEMBERED", "PolledData", "job_owner"]
+
+log = logging.getLogger("nanohubmcp.jobs")
 
 Wire = dict[str, Any]
 
@@ -89,6 +97,7 @@ class PolledData:
         self._remembered = remembered
         self._blocks: OrderedDict[str, list[Wire]] = OrderedDict()
         self._fits: OrderedDict[str, int] = OrderedDict()  # done jobs whose data fit: its JSON's length
+        self._unstored: OrderedDict[str, list[Wire]] = OrderedDict()  # copies answered, not stored with the record
         self._flights: dict[str, _Flight] = {}
         self._lock = threading.Lock()
 
@@ -116,19 +125,68 @@ class PolledData:
             blocks = self._held(job.id, owner)
             if blocks is not None:
                 return blocks
-            stored = self._stored(job.id)  # (kept by another process, or by this one and forgotten here)
-            if self._lives(stored, owner, job.id):
-                return self._remember(job.id, stored)
-            keep = self._keeping(owner, job.id, value())
-            if keep is None:
-                return None
-            again = self._stored(job.id)  # (read again once the value is made: another keep may have ended)
-            if again != stored and self._lives(again, owner, job.id):
-                return self._remember(job.id, again)
-            blocks = keep()
-            if not self._store.shared(blocks[1]["uri"]):  # in this process's memory only: not for the others
-                return self._remember(job.id, blocks)
-            return self._stored_or_winners(job.id, owner, blocks, again)
+            try:
+                return self._recorded(job.id, owner, value)
+            except Exception as exc:
+                if not _store_down(exc):
+                    raise
+                return self._unrecorded(job.id, owner, value, exc)
+
+    def _recorded(self, job_id: str, owner: str | None, value: Callable[[], Any]) -> list[Wire] | None:
+        """:meth:`kept`'s first keep of ``job_id``'s data, stored with its record (or the blocks stored there)."""
+        stored = self._stored(job_id)  # (kept by another process, or by this one and forgotten here)
+        if self._lives(stored, owner, job_id):
+            return self._remember(job_id, stored)
+        unstored = self._unstored_copy(job_id, owner)  # (answered while the store was down: stored now)
+        keep = (lambda: unstored) if unstored is not None else self._keeping(owner, job_id, value())
+        if keep is None:
+            return None
+        again = self._stored(job_id)  # (read again once the value is made: another keep may have ended)
+        if again != stored and self._lives(again, owner, job_id):
+            return self._remember(job_id, again)
+        blocks = keep()
+        if not self._store.shared(blocks[1]["uri"]):  # in this process's memory only: not for the others
+            return self._remember(job_id, blocks)
+        try:
+            blocks = self._stored_or_winners(job_id, owner, blocks, again, spare=unstored is not None)
+        except Exception as exc:
+            if not _store_down(exc):
+                raise
+            return self._set_aside(job_id, blocks, exc)
+        with self._lock:
+            self._unstored.pop(job_id, None)
+        return blocks
+
+    def _unrecorded(self, job_id: str, owner: str | None, value: Callable[[], Any],
+                    exc: Exception) -> list[Wire] | None:
+        """The blocks of ``job_id``'s data while its record cannot be read or written (``exc``): the copy kept
+        for it so before, else one kept now; stored with the record by the first answer once the store is back."""
+        blocks = self._unstored_copy(job_id, owner)
+        if blocks is not None:
+            return blocks
+        keep = self._keeping(owner, job_id, value())
+        if keep is None:
+            return None
+        blocks = keep()
+        if not self._store.shared(blocks[1]["uri"]):
+            return self._remember(job_id, blocks)
+        return self._set_aside(job_id, blocks, exc)
+
+    def _set_aside(self, job_id: str, blocks: list[Wire], exc: Exception) -> list[Wire]:
+        """Answer ``blocks`` unstored (``exc``: why), the first time logged, until the store takes them."""
+        with self._lock:
+            known = self._unstored.get(job_id) == blocks
+        if not known:
+            _bounded(self._lock, self._unstored, job_id, blocks, self._remembered)
+            log.warning("job %s: its record could not be read or written (%s: %s); its data is answered through "
+                        "a link stored with it once the store answers", job_id, type(exc).__name__, exc)
+        return blocks
+
+    def _unstored_copy(self, job_id: str, owner: str | None) -> list[Wire] | None:
+        """The copy answered for ``job_id`` while its record could not be written, while the store holds it."""
+        with self._lock:
+            blocks = self._unstored.get(job_id)
+        return blocks if self._lives(blocks, owner, job_id) else None
 
     def pending(self, job_id: str) -> int:
         """How many answers of job ``job_id`` are keeping its data or waiting for that keep now (0 once they
@@ -138,13 +196,13 @@ class PolledData:
             return flight.users if flight is not None else 0
 
     def _stored_or_winners(self, job_id: str, owner: str | None, blocks: list[Wire],
-                           stored: list[Wire] | None) -> list[Wire]:
+                           stored: list[Wire] | None, *, spare: bool = False) -> list[Wire]:
         """Store ``blocks`` (this keep's) with the job's record in place of ``stored`` (read before: none, or one
         whose link no longer reads) and answer them; or, another process's keep stored first, answer its blocks
         and drop this copy. Its link no longer reads (evicted or expired meanwhile): this copy replaces it,
         once; lost again so, this copy is answered unrecorded. The record gone: this copy, remembered nowhere.
         A copy replaced is not dropped: a client holding its link (an earlier version's, naming no job) reads it
-        until it expires, or is told it was evicted."""
+        until it expires, or is told it was evicted; nor, with ``spare``, this copy (answered before)."""
         for _ in range(2):
             held = self._records().keep_data(job_id, blocks, stored)
             if held is None:
@@ -152,7 +210,8 @@ class PolledData:
             if held == blocks:
                 return self._remember(job_id, held)
             if self._lives(held, owner, job_id):  # another process's keep was stored first: the answer is its
-                self._store.drop(blocks[1]["uri"])
+                if not spare:
+                    self._store.drop(blocks[1]["uri"])
                 return self._remember(job_id, held)
             stored = held
         return blocks
@@ -177,11 +236,7 @@ class PolledData:
         return rows[0].get("kept_data") if rows else None
 
     def _remember(self, job_id: str, blocks: list[Wire]) -> list[Wire]:
-        with self._lock:
-            self._blocks[job_id] = blocks
-            self._blocks.move_to_end(job_id)
-            while len(self._blocks) > self._remembered:
-                self._blocks.popitem(last=False)
+        _bounded(self._lock, self._blocks, job_id, blocks, self._remembered)
         return blocks
 
     @contextlib.contextmanager
@@ -212,11 +267,27 @@ class PolledData:
 
         text = value if isinstance(value, str) else jsonenc.dumps(value)
         sink = ResultSink(self._options, self._store, owner, job=job_id)
-        if not parts.too_big(sink, len(text)):
-            with self._lock:  # (remembered as the blocks are: the next answer of the job makes nothing)
-                self._fits[job_id] = len(text)
-                while len(self._fits) > self._remembered:
-                    self._fits.popitem(last=False)
+        if not parts.too_big(sink, len(text)):  # (remembered as the blocks are: the next answer makes nothing)
+            _bounded(self._lock, self._fits, job_id, len(text), self._remembered)
             return None
         offload = parts.offload_text if isinstance(value, str) else parts.offload_json
         return functools.partial(offload, text, sink)
+
+
+def _bounded(lock: threading.Lock, held: OrderedDict[str, Any], key: str, item: Any, most: int) -> None:
+    """Put ``item`` under ``key`` in ``held`` (most recent last), forgetting the least recent past ``most``."""
+    with lock:
+        held[key] = item
+        held.move_to_end(key)
+        while len(held) > most:
+            held.popitem(last=False)
+
+
+def _store_down(exc: Exception) -> bool:
+    """Whether ``exc`` says the job store cannot be read or written now (Redis away, an SQLite file locked past
+    its timeout or unreadable), not that something is wrong with the job's data."""
+    import sqlite3  # (loaded with the job store's SQLite file, or here by an outage of another store)
+
+    from ...state.errors import StateUnavailable
+
+    return isinstance(exc, (StateUnavailable, sqlite3.Error))

@@ -175,9 +175,10 @@ class _TaskStatus:
     """One task a listen names: a ``notifications/tasks`` each time its ``DetailedTask`` changes
     (``JobStore.follow`` reads it after each change of its status, progress or end, wherever it runs). The
     last, of a completed task, carries its result as ``tasks/get`` answers it (:func:`answered_result`: data
-    over ``max_inline_bytes`` linked), told once the following ended, since keeping the data is blocking. When
-    keeping it fails (the job store or the results folder unreachable: logged), the result is told as the
-    task stored it, whole: the task did complete, and its completion is what the listen waits for.
+    over ``max_inline_bytes`` linked, the job store being down or not: :mod:`..executors.polled_data`), told
+    once the following ended, since keeping the data is blocking. When keeping it fails all the same (the data
+    cannot be written anywhere: logged), the result is told as the task stored it, whole: the task did complete,
+    and its completion is what the listen waits for.
 
     .. versionchanged:: 1.0
        A failed keep of the data no longer loses the completion (it ended the following untold)."""
@@ -198,7 +199,7 @@ class _TaskStatus:
             result: dict[str, Any] | None
             try:
                 result = await answered_result(self.core, job)
-            except Exception as exc:  # (StateUnavailable, sqlite3.Error, OSError: whatever the keep met)
+            except Exception as exc:  # (an OSError, a store refusing a record it read: whatever the keep met)
                 log.warning("task %s: its data could not be linked (%s: %s); its result is told whole",
                             job.id, type(exc).__name__, exc)
                 result = None  # (the result as stored)
