@@ -1,7 +1,8 @@
 """The base handler every route shares: Origin check, authorization, CORS, JSON replies, errors.
 
-The body limit and the slow-body deadline of the POST routes are in :mod:`.bodies`; the header
-names and the readings of a request's ``Content-Type`` and ``Accept`` in :mod:`.headers`.
+The handler of a route that reads a body, the body limit and the slow-body deadline of the POST
+routes are in :mod:`.bodies`; the header names and the readings of a request's ``Content-Type``
+and ``Accept`` in :mod:`.headers`; a 503's ``Retry-After`` in :mod:`.retry_after`.
 
 Cross-cutting checks live in ``prepare()`` (a coroutine: subclasses write ``async def
 prepare`` and ``await super().prepare()`` first); every error reply goes through
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import math
 import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
@@ -41,13 +41,12 @@ from ..errors import (
 )
 from ..protocol import jsonenc
 from ..protocol.message_values import show
-from ..protocol.seconds import seconds_of
 from ..schema.paths import echoed
 from ..server.connection import Connection
 from . import auth
 from .config import TransportConfig
 from .gate import EARLY, NO_TOKEN, edge_refusal
-from .headers import ALLOW_HEADERS, EXPOSE_HEADERS, JSON_TYPE, content_coding
+from .headers import ALLOW_HEADERS, EXPOSE_HEADERS, JSON_TYPE
 from .origin import is_ip_host
 from .served import ServedServer
 
@@ -222,7 +221,9 @@ class BaseHandler(tornado.web.RequestHandler):
             rest a piece at a time, which the handler awaits before it returns (:mod:`.pieces`).
         """
         if status == 503:
-            retry = _retry_after(body)
+            from .retry_after import retry_after_of
+
+            retry = retry_after_of(body)
             if retry is not None:
                 self.set_header("Retry-After", str(retry))
         self.set_status(status)
@@ -290,7 +291,9 @@ class BaseHandler(tornado.web.RequestHandler):
                 self.public_base(), error="insufficient_scope", scopes=scopes if isinstance(scopes, list) else ()))
         status = http_status_for(error, route)
         if status == 503:
-            retry = _retry_after({"error": error})
+            from .retry_after import retry_after_of
+
+            retry = retry_after_of({"error": error})
             if retry is not None:
                 self.set_header("Retry-After", str(retry))
         return status
@@ -394,31 +397,6 @@ def reached_host(request: httputil.HTTPServerRequest) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-MAX_RETRY_AFTER = 2**31
-"""The most seconds a ``Retry-After`` header names: a longer wait is sent as this (RFC 9111 § 1.2.2 has a
-cache read any larger delta-seconds as 2^31)."""
-
-
-def _retry_after(body: Any) -> int | None:
-    """``data.retryAfter`` of an error body as :func:`retry_after_seconds` reads it."""
-    error = body.get("error") if isinstance(body, dict) else None
-    data = error.get("data") if isinstance(error, dict) else None
-    return retry_after_seconds(data.get("retryAfter") if isinstance(data, dict) else None)
-
-
-def retry_after_seconds(retry: object) -> int | None:
-    """``retry``, a wait a middleware or a tool's result names, as the whole seconds of a ``Retry-After``
-    header (a whole number, RFC 9110 § 10.2.3): any real number — ``2.5``, a numpy ``int64`` — rounded up,
-    at most :data:`MAX_RETRY_AFTER` (``10**5000`` too: its text would be 5,000 digits, which ``str()``
-    refuses); None for none, a bool, a negative or non-finite number."""
-    if isinstance(retry, int) and not isinstance(retry, bool):  # (the usual one)
-        return min(retry, MAX_RETRY_AFTER) if retry >= 0 else None
-    seconds = seconds_of(retry)  # (one past a float's range, a long Fraction: infinity, capped below)
-    if seconds is None or not seconds >= 0 or retry == math.inf:  # (NaN is not >= 0; an infinite wait names none)
-        return None
-    return MAX_RETRY_AFTER if seconds > MAX_RETRY_AFTER else math.ceil(seconds)
-
-
 class PlainErrors:
     """Error bodies ``{"error": message}``, for the routes that are no JSON-RPC endpoint (the documents,
     the RFC 9728 metadata, unknown paths): each of their refusals — 401, 403, 421, 503 — has the shape
@@ -431,40 +409,3 @@ class PlainErrors:
 def plain_error(exc: NanohubMCPError) -> dict[str, str]:
     """The body ``{"error": message}`` of a refusal on a route that is no JSON-RPC endpoint."""
     return {"error": str(exc)}
-
-
-class BodyReadingHandler(BaseHandler):
-    """A handler that reads a request body of at most ``config.max_request_bytes`` (413 above it).
-
-    The application of :func:`~nanohubmcp.transports.routes.make_app` routes a request whose
-    ``Content-Length`` is within the limit to this class, with the body buffered by Tornado
-    (:meth:`body` is ``request.body``), and any other request to the class's streamed twin
-    (:func:`~nanohubmcp.transports.bodies.streamed_twin`), which refuses a body over the limit
-    with 413 before it is buffered. Handlers call :meth:`body` from ``post``.
-    """
-
-    def body(self) -> bytes:
-        """The whole body (call once the body is complete, i.e. from ``post``)."""
-        return self.request.body
-
-    def refuse_coding(self) -> bool:
-        """Finish with 415 and ``Accept-Encoding: identity`` when the body was sent compressed (a
-        ``Content-Encoding`` other than ``identity``); True when it did. Bodies are read as sent, never
-        decompressed: a few compressed bytes could stand for far more than ``max_request_bytes``.
-
-        Source: RFC 9110 § 15.5.16 (415 for a content coding the server does not accept, with
-        ``Accept-Encoding`` saying which it does), § 12.5.3.
-        """
-        headers = self.request.headers
-        # `in` first: the usual request has no such header, and `get` of a missing one raises and
-        # catches a KeyError inside Mapping.get (no call into headers.py either: one module hop fewer)
-        if "Content-Encoding" not in headers or not (header := headers["Content-Encoding"]):
-            return False
-        coding = content_coding(header)
-        if coding is None:
-            return False
-        self.set_header("Accept-Encoding", "identity")
-        self.fail(UnsupportedMediaType(
-            f"Unsupported Media Type: the body was sent with 'Content-Encoding: {echoed(coding)}'; this server reads "
-            "request bodies uncompressed only: send the body uncompressed, without Content-Encoding"))
-        return True

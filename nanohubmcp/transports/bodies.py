@@ -1,7 +1,7 @@
 """Request bodies read in pieces: the 413 before a body over ``max_request_bytes`` is buffered.
 
 A body whose ``Content-Length`` is within the limit is buffered by Tornado for the handler
-itself (:class:`~nanohubmcp.transports.base.BodyReadingHandler`); the application
+itself (:class:`BodyReadingHandler`, the base of every route that reads a body); the application
 (:class:`~nanohubmcp.transports.http_server.LimitedApplication`) routes every other body — a
 ``Content-Length`` over the limit or malformed, a chunked body — to the handler's
 :func:`streamed_twin`, which reads it in pieces. A body over the limit (by its
@@ -21,12 +21,13 @@ from typing import cast
 import tornado.web
 from tornado.http1connection import HTTP1Connection
 
-from ..errors import InvalidRequest, RequestTooLarge, ServerBusy, http_status_of
+from ..errors import InvalidRequest, RequestTooLarge, ServerBusy, UnsupportedMediaType, http_status_of
 from ..protocol import jsonenc
-from .base import BaseHandler, BodyReadingHandler
+from ..schema.paths import echoed
+from .base import BaseHandler
 from .budget import OVERALL, PER_PRINCIPAL, RETRY_SECONDS
 from .content_length import declared_length
-from .headers import JSON_TYPE
+from .headers import JSON_TYPE, content_coding
 
 DISCARD_FACTOR = 2
 """A refused body is read on and dropped up to this many times ``max_request_bytes``."""
@@ -43,6 +44,43 @@ BUSY_MESSAGES = {
                    "for one principal at once (max_buffered_bytes_per_principal); retry once they are in",
 }
 """The 503's message for each limit of the budget."""
+
+
+class BodyReadingHandler(BaseHandler):
+    """A handler that reads a request body of at most ``config.max_request_bytes`` (413 above it).
+
+    The application of :func:`~nanohubmcp.transports.routes.make_app` routes a request whose
+    ``Content-Length`` is within the limit to this class, with the body buffered by Tornado
+    (:meth:`body` is ``request.body``), and any other request to the class's streamed twin
+    (:func:`~nanohubmcp.transports.bodies.streamed_twin`), which refuses a body over the limit
+    with 413 before it is buffered. Handlers call :meth:`body` from ``post``.
+    """
+
+    def body(self) -> bytes:
+        """The whole body (call once the body is complete, i.e. from ``post``)."""
+        return self.request.body
+
+    def refuse_coding(self) -> bool:
+        """Finish with 415 and ``Accept-Encoding: identity`` when the body was sent compressed (a
+        ``Content-Encoding`` other than ``identity``); True when it did. Bodies are read as sent, never
+        decompressed: a few compressed bytes could stand for far more than ``max_request_bytes``.
+
+        Source: RFC 9110 § 15.5.16 (415 for a content coding the server does not accept, with
+        ``Accept-Encoding`` saying which it does), § 12.5.3.
+        """
+        headers = self.request.headers
+        # `in` first: the usual request has no such header, and `get` of a missing one raises and
+        # catches a KeyError inside Mapping.get (no call into headers.py either: one module hop fewer)
+        if "Content-Encoding" not in headers or not (header := headers["Content-Encoding"]):
+            return False
+        coding = content_coding(header)
+        if coding is None:
+            return False
+        self.set_header("Accept-Encoding", "identity")
+        self.fail(UnsupportedMediaType(
+            f"Unsupported Media Type: the body was sent with 'Content-Encoding: {echoed(coding)}'; this server reads "
+            "request bodies uncompressed only: send the body uncompressed, without Content-Encoding"))
+        return True
 
 
 class StreamedBody(BodyReadingHandler):

@@ -45,8 +45,8 @@ from tornado.iostream import IOStream
 from ..auth.verifiers import principal_class
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
-from .base import BaseHandler, BodyReadingHandler
-from .bodies import BUSY, DUE, streamed_twin
+from .base import BaseHandler
+from .bodies import BUSY, DUE, BodyReadingHandler, streamed_twin
 from .budget import UNCOUNTED_BYTES, BodyBudget
 from .config import TransportConfig
 from .content_length import declared_length
@@ -147,7 +147,7 @@ def buffered_length(headers: httputil.HTTPHeaders, limit: int) -> int | None:
 
 class LimitedApplication(tornado.web.Application):
     """The Tornado application of :func:`~nanohubmcp.transports.routes.make_app`, with the
-    limits of the module text. A :class:`~nanohubmcp.transports.base.BodyReadingHandler`
+    limits of the module text. A :class:`~nanohubmcp.transports.bodies.BodyReadingHandler`
     route's limit is its ``config.max_request_bytes`` (from the URLSpec kwargs).
 
     Args (beside ``Application``'s own):

@@ -42,8 +42,9 @@ from ..protocol.encoded import is_object
 from ..schema.paths import echoed
 from ..server.results.named_blocks import placeholders
 from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR
-from .base import BodyReadingHandler, retry_after_seconds
+from .bodies import BodyReadingHandler
 from .headers import json_body_type
+from .retry_after import retry_after_seconds
 
 log = logging.getLogger("nanohubmcp.server")
 

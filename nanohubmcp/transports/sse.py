@@ -27,7 +27,8 @@ from ..protocol import versions
 from ..server.connection import batch_refusal
 from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
 from ..state.errors import StateUnavailable
-from .base import BaseHandler, BodyReadingHandler
+from .base import BaseHandler
+from .bodies import BodyReadingHandler
 from .headers import json_body_type, session_query
 from .sse_writer import SSEWriter
 

@@ -34,7 +34,7 @@ from ..protocol import jsonrpc
 from ..server.connection import Incoming
 from ..server.wire.request import STREAMS_TEXT
 from ..server.wire.sessions import Session
-from .base import BodyReadingHandler
+from .bodies import BodyReadingHandler
 from .channel import ResponseChannel
 from .headers import (
     LAST_EVENT_ID_HEADER,
