@@ -40,7 +40,7 @@ from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 from .code_files import WATCHED
-from .code_reach import code_text
+from .reached_bytes import code_text
 from .tool_options import SOURCE
 
 log = logging.getLogger("nanohubmcp.provenance")

@@ -33,7 +33,7 @@ through the user's own functions and classes, transitively, and hashes what it f
   counts by its file: loaded, as first read after it was loaded; not loaded yet, as it is on the
   import path, found without importing it;
 - a value of a plain type (``None``, bool, int, float, complex, str, bytes, and tuples, lists,
-  dicts, sets of those, up to :data:`MAX_VALUE_CHARS` of ``repr``): its ``repr``;
+  dicts, sets of those, up to :data:`.reached_bytes.MAX_VALUE_CHARS` of ``repr``): its ``repr``;
 - any other value — a numpy array, a pandas table, an instance of the user's class or of a
   library's (a ``Fraction``, a ``datetime``), a longer plain value — by what it holds: the SHA-256
   of its pickle (protocol 5, its out-of-band buffers hashed in place, so an array's data is not
@@ -49,16 +49,15 @@ when a name was bound to another object — a cell run again, a constant assigne
 cannot see: a mutable value changed in place (``PARAMS["dt"] = 1e-3``), a file the tool reads,
 the environment. For those a tool sets ``cache_ttl`` or its owner clears the cache.
 
-Owns the reach; the cache key itself is :mod:`.cache_layer`'s.
+Owns the reach; the bytes each object counts as are :mod:`.reached_bytes`', the cache key itself
+:mod:`.cache_layer`'s.
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
-import secrets
 import sys
-import weakref
 from collections.abc import Callable, Iterator, Sized
 from functools import partial, partialmethod
 from types import CodeType, FunctionType, ModuleType
@@ -74,15 +73,12 @@ from .code_modules import (
     is_users_module,
 )
 from .code_parts import SlotValues, attributes, functions_of, has_parts, is_users_code, parts, slots_of
+from .reached_bytes import CONTAINERS, PLAIN, code_text, is_dunder, loaded_file, module_text, opaque_text, plain_text
 
 MAX_REACHED = 2048
 """Objects followed from one tool at most (functions, classes and values followed, names read from
 modules, modules imported in a body); a tool reaching more gets an incomplete reach
 (:attr:`Reach.complete` false), which is no key: its calls are not cached."""
-MAX_VALUE_CHARS = 65536
-"""A plain value whose ``repr`` is longer counts as any other value: by its pickle (:func:`_opaque`)."""
-_PLAIN = (type(None), bool, int, float, complex, str, bytes)
-_CONTAINERS = (tuple, list, dict, set, frozenset)
 
 
 class Names(Protocol):
@@ -126,7 +122,8 @@ class Reach:
         self.digest = digest
         """SHA-256 hex digest of what was reached (see the module's docstring)."""
         self.held = held
-        """The values that count by identity (:func:`_opaque`): held, so that no other object takes it."""
+        """The values that count by identity (:func:`.reached_bytes.opaque_text`): held, so that no other object
+        takes it."""
 
     def still_bound(self) -> bool:
         """Whether every name read is still bound to the object it was bound to when walked (no name set since
@@ -214,8 +211,8 @@ def _walk(fn: Callable[..., Any]) -> Reach:
 
     def take(label: str, value: Any, paths: frozenset[Path] = WHOLE) -> None:
         digest.update(f"\0{label}=".encode())
-        if isinstance(value, (_PLAIN, _CONTAINERS)):
-            digest.update(_plain(value, held))
+        if isinstance(value, (PLAIN, CONTAINERS)):
+            digest.update(plain_text(value, held))
         elif is_users_code(value):
             digest.update(code_text(value))
             compiled.extend((function, function.__code__) for function in functions_of(value))
@@ -227,7 +224,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
         else:
             if not isinstance(value, (partial, partialmethod)):  # (a partial counts by its parts alone)
                 counted = len(held)
-                digest.update(_opaque(value, held))
+                digest.update(opaque_text(value, held))
                 if len(held) > counted:  # no pickle (it holds a lock, a file): what it holds counts one by one
                     by_identity.add(id(value))
             if has_parts(value) and id(value) not in seen:  # an instance's class, what a wrapper wraps
@@ -242,9 +239,9 @@ def _walk(fn: Callable[..., Any]) -> Reach:
         if () in paths:  # used as a whole: what it holds, its file as loaded; a reload (a new __spec__) is a change,
             # and so is any name of it bound anew, set or deleted (``getattr(mylib, "SCALE", 1.0)``)
             holds = dict(namespace)
-            digest.update(_module_text(module, holds, held))
+            digest.update(module_text(module, holds, held))
             bindings.extend((namespace, name, value) for name, value in holds.items()
-                            if name == "__spec__" or not _dunder(name))
+                            if name == "__spec__" or not is_dunder(name))
             sizes.append((namespace, len(holds)))
         for name in sorted({path[0] for path in paths if path}):
             if reached >= MAX_REACHED:
@@ -297,7 +294,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
                     break
                 reached += 1
                 loaded = sys.modules.get(name, _MISSING)
-                found = _loaded_file(loaded) if isinstance(loaded, ModuleType) else file_digest(path)
+                found = loaded_file(loaded) if isinstance(loaded, ModuleType) else file_digest(path)
                 digest.update(f"\0import {name}=".encode() + found)
                 bindings.append((sys.modules, name, loaded))  # imported later, or anew: read again
                 if isinstance(loaded, ModuleType):
@@ -318,154 +315,3 @@ def _global_names(obj: Any) -> Iterator[tuple[dict[str, Any], str, CodeType]]:
         for code in codes(function.__code__):
             for name in code.co_names:
                 yield namespace, name, code
-
-
-def _plain(value: Any, held: list[Any]) -> bytes:
-    """A plain value's ``repr``; a longer one, or a container of something else, as :func:`_opaque`."""
-    left = [MAX_VALUE_CHARS]
-    text = _plain_repr(value, left, 0)
-    if text is None:
-        return _opaque(value, held)
-    return text.encode("utf-8", "surrogatepass")
-
-
-_PROCESS = secrets.token_hex(16)
-"""Stands for this process in the key of a value that can only count by its identity (:func:`_opaque`)."""
-
-
-def _opaque(value: Any, held: list[Any]) -> bytes:
-    """What a value that is not plain holds: its type's name and the SHA-256 of its pickle, whose
-    out-of-band buffers (an array's data, a table's columns) are hashed where they lie. A module counts
-    by its name; a value that cannot be pickled by its identity in this process (and is kept in ``held``)."""
-    import pickle  # the stdlib's; only when a cached tool reads such a value
-
-    kind = type(value)
-    name = f"{kind.__module__}.{kind.__qualname__}"
-    if isinstance(value, ModuleType):
-        return f"module {value.__name__}".encode()
-    if kind.__module__.partition(".")[0] == "nanohubmcp":  # the server, a Context: versioned with the package
-        return name.encode()
-    buffers: list[pickle.PickleBuffer] = []
-    try:
-        data = pickle.dumps(value, protocol=5, buffer_callback=buffers.append)
-    except Exception:  # any object's own __reduce__ may raise anything: it counts by identity
-        held.append(value)
-        return f"{name} {_PROCESS} {id(value)}".encode()
-    digest = hashlib.sha256(data)
-    for buffer in buffers:
-        try:
-            digest.update(buffer.raw())
-        except BufferError:  # not contiguous: copied
-            digest.update(bytes(buffer))
-    return f"{name} ".encode() + digest.digest()
-
-
-MAX_DEPTH = 32
-"""Containers nested deeper (or holding themselves) are not plain."""
-
-
-def _plain_repr(value: Any, left: list[int], depth: int) -> str | None:
-    """``repr`` of a plain value, sets and dicts in a stable order; None when not plain, nested
-    deeper than :data:`MAX_DEPTH` or longer than ``left[0]`` characters (spent as it goes)."""
-    if isinstance(value, _PLAIN):
-        text = repr(value)
-    elif depth >= MAX_DEPTH:
-        return None
-    elif isinstance(value, dict):
-        pairs = []
-        for key, item in value.items():
-            pair_key, pair_value = _plain_repr(key, left, depth + 1), _plain_repr(item, left, depth + 1)
-            if pair_key is None or pair_value is None:
-                return None
-            pairs.append(f"{pair_key}:{pair_value}")
-        text = "{" + ",".join(sorted(pairs)) + "}"
-    elif isinstance(value, _CONTAINERS):
-        parts = []
-        for item in value:
-            part = _plain_repr(item, left, depth + 1)
-            if part is None:
-                return None
-            parts.append(part)
-        if isinstance(value, (set, frozenset)):
-            parts.sort()
-        text = type(value).__name__ + "(" + ",".join(parts) + ")"
-    else:
-        return None
-    left[0] -= len(text)
-    return text if left[0] >= 0 else None
-
-
-def _code_bytes(code: CodeType) -> bytes:
-    """What compiled code does, without where it was compiled (no file name or line numbers; marshal's
-    output is not stable either: it depends on which strings happen to be shared): its instructions,
-    names, argument counts and flags, and its constants, the code nested in it included."""
-    parts = [code.co_code, repr((code.co_name, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
-                                 code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
-                                 code.co_flags)).encode()]
-    parts.extend(_constant(const) for const in code.co_consts)
-    return b"\0".join(parts)
-
-
-def _constant(const: Any) -> bytes:
-    """A constant of compiled code, the same in every process: nested code as :func:`_code_bytes`, a
-    frozenset (``x in {"a", "b"}``) in sorted order (its own order follows the per-process string hash)."""
-    if isinstance(const, CodeType):
-        return b"code(" + _code_bytes(const) + b")"
-    if isinstance(const, frozenset):
-        return b"frozenset(" + b",".join(sorted(_constant(item) for item in const)) + b")"
-    if isinstance(const, tuple):
-        return b"(" + b",".join(_constant(item) for item in const) + b")"
-    return repr(const).encode("utf-8", "surrogatepass")
-
-
-def code_text(value: Any) -> bytes:
-    """What a user's function or class runs (the same bytes in every process): the compiled code of the
-    function (each method of the class, by name, after the names of its bases) with the values of its
-    defaults. Never the source file's text: a file edited but not loaded again is not what runs."""
-    parts = []
-    if isinstance(value, type):
-        parts.append(" ".join(f"{base.__module__}.{base.__qualname__}" for base in value.__bases__).encode())
-    for function in functions_of(value):
-        parts.append(function.__name__.encode() + b"=" + _code_bytes(function.__code__))
-        defaults = (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).items())
-        if defaults:
-            parts.append(_plain(defaults, []))
-    return b"\0".join(parts)
-
-
-_FILES: weakref.WeakKeyDictionary[ModuleType, tuple[Any, bytes]] = weakref.WeakKeyDictionary()
-"""A loaded module's ``__spec__`` (a reload makes a new one) and its file's digest as first read then."""
-
-
-def _loaded_file(module: ModuleType) -> bytes:
-    """The digest of a loaded module's file as first read after it was loaded (kept until a reload, which
-    makes a new ``__spec__``): an edit not loaded yet changes nothing here, as it changes nothing that runs."""
-    spec = getattr(module, "__spec__", None)
-    held = _FILES.get(module)
-    if held is not None and held[0] is spec:
-        return held[1]
-    digest = file_digest(getattr(module, "__file__", None))
-    _FILES[module] = (spec, digest)
-    return digest
-
-
-def _dunder(name: Any) -> bool:
-    return str(name).startswith("__") and str(name).endswith("__")
-
-
-def _module_text(module: ModuleType, holds: dict[str, Any], held: list[Any]) -> bytes:
-    """A module used as a whole (``holds``: its names, as read once): the code of the functions and classes
-    it holds, its plain values, the type of anything else (a module by its name), and its file as loaded
-    (:func:`_loaded_file`)."""
-    parts = [_loaded_file(module)]
-    for name, value in sorted(holds.items(), key=lambda item: str(item[0])):
-        if _dunder(name):
-            continue
-        if isinstance(value, (_PLAIN, _CONTAINERS)):
-            text = _plain(value, held)
-        elif is_users_code(value):
-            text = code_text(value)
-        else:
-            text = _opaque(value, held)
-        parts.append(f"\0{name}=".encode() + text)
-    return b"".join(parts)
