@@ -29,6 +29,8 @@ What it does, in order:
    ``--startup-timeout``); an app that fails first gets no URL printed;
 6. supervises: if the app or wrwroxy exits, says so, stops the other and exits non-zero.
 
+Steps 4 to 6 are :mod:`~nanohubmcp.nanohub.launch_children`'s; this module owns the command line and the plan.
+
 SIGINT, SIGTERM and SIGHUP handlers are installed by :func:`main` itself (so they work for
 the console script): they stop every child's process group and exit ``128 + signal``.
 
@@ -47,24 +49,23 @@ import json
 import os
 import signal
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 
 from nanohubmcp._version import __version__
 from nanohubmcp.auth.token_option import add_token_options, token_from_options
 from nanohubmcp.auth.verifiers import MCP_TOKEN_ENV
 from nanohubmcp.errors import ConfigurationError, UsageError
 from nanohubmcp.nanohub import child as app_child
+from nanohubmcp.nanohub.launch_children import StopRequest, say, serve
 from nanohubmcp.nanohub.plan import DEFAULT_PORT, WEBER_PORT, LaunchPlan, plan_launch
 from nanohubmcp.nanohub.proxy import detect_proxy, override
 from nanohubmcp.nanohub.pyenv import conda_env_python
 from nanohubmcp.nanohub.run_call import skipped_keywords_note
-from nanohubmcp.nanohub.supervisor import Child, port_is_free, wait_for_port
+from nanohubmcp.nanohub.supervisor import port_is_free
 from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
 from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, check_limit_options, limit_arguments, limit_keywords
-from nanohubmcp.transports.proxy_option import PROXY_HEADERS_VARIABLE, proxy_arguments
+from nanohubmcp.transports.proxy_option import proxy_arguments
 
 __all__ = ["STOP_SIGNALS", "build_parser", "main"]
 
@@ -73,7 +74,6 @@ STOP_SIGNALS = tuple(
 )
 """The signals that make ``start_mcp`` stop its children and exit."""
 
-_SUPERVISE_POLL = 0.2  # seconds between liveness checks while serving
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,24 +146,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _StopRequest:
-    """Signal handler target: remembers the first stop signal; checked by the loops."""
-
-    def __init__(self) -> None:
-        self.signum: int | None = None
-
-    def __call__(self, signum: int, frame: FrameType | None) -> None:
-        if self.signum is None:
-            self.signum = signum
-
-    def requested(self) -> bool:
-        return self.signum is not None
-
-
-def _say(message: str) -> None:
-    print(f"start_mcp: {message}", file=sys.stderr, flush=True)
-
-
 def _requested_port(args: argparse.Namespace, environ: dict[str, str]) -> tuple[int | None, str]:
     if args.port is not None:
         return args.port, "--port"
@@ -190,118 +172,6 @@ def _check_ports(plan: LaunchPlan) -> None:
             )
 
 
-def _print_ready(plan: LaunchPlan, token: str | None, source: str | None = None) -> None:
-    """The ready banner on stdout. The header clients send is printed whole only to a terminal, or for a
-    token given with ``--token`` (``source`` None: already on the command line); a token read from
-    ``source`` (``$MCP_TOKEN``, a token file) is named by where it is, not written into a log or pipe."""
-    base = plan.info.public_url or plan.local_url
-    # Every public URL only now that the port answers (an app that fails to import gets none printed).
-    lines = [f"Proxy URL : {plan.info.public_url}"] if plan.info.public_url else []
-    lines += [
-        f"MCP Server ready! Access it at: {base}",
-        f"Streamable HTTP endpoint: {base}mcp",
-        f"SSE endpoint: {base}sse",
-    ]
-    if token:
-        shown = token if source is None or _is_terminal(sys.stdout) else f"<the token in {source}>"
-        lines.append(f"Clients send the header: Authorization: Bearer {shown}")
-    if plan.info.public_url:
-        lines.append(f"Listening locally on: {plan.local_url}")
-    print("\n".join(lines), flush=True)
-
-
-def _is_terminal(stream: object) -> bool:
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty()) if callable(isatty) else False
-    except ValueError:  # a closed stream
-        return False
-
-
-def _token_source(args: argparse.Namespace) -> str | None:
-    """Where the token came from, for the banner: the token file, ``$MCP_TOKEN``, or None (``--token``)."""
-    if args.token_file is not None:
-        return str(args.token_file)
-    return None if args.token is not None else f"${MCP_TOKEN_ENV}"
-
-
-def _await(proc: Child, host: str, port: int, timeout: float, stop: _StopRequest) -> int | None:
-    """Wait for ``proc`` to listen; None when ready, else the exit status to return."""
-    state = wait_for_port(
-        host, port, timeout=timeout, alive=lambda: proc.returncode() is None, cancelled=stop.requested
-    )
-    if state == "ready":
-        return None
-    if state == "cancelled":
-        return 128 + (stop.signum or 0)
-    if state == "timeout":
-        _say(f"error: {proc.name} did not listen on {host}:{port} within {timeout:g} s; stopping")
-        return 1
-    status = proc.returncode()
-    if proc.name == "the app" and status == 2:
-        return 2  # the child already printed the one-line reason (no `server`, ...)
-    _say(
-        f"error: {proc.name} exited with status {status} before listening on {host}:{port} "
-        "(its output is above)"
-    )
-    return status if status and status > 0 else 1
-
-
-def _start(name: str, argv: list[str], env: dict[str, str]) -> Child:
-    try:
-        return Child(name, argv, env)
-    except OSError as exc:
-        raise ConfigurationError(f"cannot start {name} ({argv[0]}): {exc.strerror or exc}") from exc
-
-
-def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop: _StopRequest) -> int:
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    if args.token is not None:
-        env[MCP_TOKEN_ENV] = args.token  # the app's run() reads it (not argv: ps shows argv)
-    if args.proxy_headers:
-        env[PROXY_HEADERS_VARIABLE] = "1"  # read by the app's run() as $MCP_TOKEN is
-    # The weber path and URL hold the session's secret cookie: the app's environment, not its argv (ps).
-    app_env = dict(env, **app_child.environment(path_prefix=plan.info.path_prefix, public_url=plan.info.public_url))
-    children: list[Child] = []
-    try:
-        app = _start(
-            "the app",
-            app_child.command(
-                python,
-                app=Path(args.app).resolve(),
-                host=plan.app_host,
-                port=plan.app_port,
-                allowed_origins=args.allowed_origins,
-                parent_pid=os.getpid(),
-                debug=args.debug,
-                limits=limit_keywords(args),
-            ),
-            app_env,
-        )
-        children.append(app)
-        failed = _await(app, plan.app_host, plan.app_port, args.startup_timeout, stop)
-        if failed is not None:
-            return failed
-        if plan.wrwroxy_argv and plan.wrwroxy_host is not None and plan.wrwroxy_port is not None:
-            proxy = _start("wrwroxy", plan.wrwroxy_argv, env)
-            children.append(proxy)
-            failed = _await(proxy, plan.wrwroxy_host, plan.wrwroxy_port, args.startup_timeout, stop)
-            if failed is not None:
-                return failed
-        _print_ready(plan, env.get(MCP_TOKEN_ENV) or None, _token_source(args))
-        while not stop.requested():
-            for proc in children:
-                status = proc.returncode()
-                if status is not None:
-                    _say(f"error: {proc.name} (pid {proc.pid}) exited with status {status}; stopping")
-                    return status if status > 0 else 1
-            time.sleep(_SUPERVISE_POLL)
-        return 128 + (stop.signum or 0)
-    finally:
-        for proc in reversed(children):
-            proc.stop()
-
-
 def _sources_app(args: argparse.Namespace) -> None:
     """``--rappture PATH`` / ``--sim2l NOTEBOOK``: serve the package's ``hub_app.py`` with the tools in its
     environment."""
@@ -318,7 +188,7 @@ def _sources_app(args: argparse.Namespace) -> None:
     args.app = str(app_child.PACKAGE_DIR / "hub_app.py")
 
 
-def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
+def _run(args: argparse.Namespace, stop: StopRequest) -> int:
     args.token = token_from_options(args)  # --token-file read; --token warned about (ps shows it)
     if not args.app and not (args.rappture or args.sim2l):
         raise ConfigurationError("give an app file (--app FILE), or tools to serve (--rappture PATH, --sim2l NOTEBOOK)")
@@ -339,7 +209,7 @@ def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
     if probe.on_hub and probe.mode == "tool":
         version = find_wrwroxy()
         if version is None:
-            _say(f"no wrwroxy found with `use`; the app serves on {args.weber_port} under the weber path")
+            say(f"no wrwroxy found with `use`; the app serves on {args.weber_port} under the weber path")
     if stop.requested():
         return 128 + (stop.signum or 0)
     plan = plan_launch(
@@ -358,13 +228,13 @@ def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
         # SESSION is set, yet the session cannot be used: say now, not at exit, that weber cannot reach it
         said += (f"; serving as off the hub, on {plan.app_host}:{plan.app_port} only, where the hub's weber "
                  "proxy cannot reach it")
-    _say(said)
+    say(said)
     for notice in plan.notices:
-        _say(notice)
+        say(notice)
     _check_ports(plan)
     if not (args.rappture or args.sim2l):
         _note_skipped_keywords(app, plan, args)
-    return _serve(plan, python, args, stop)
+    return serve(plan, python, args, stop)
 
 
 _OPTION_OF_KEYWORD = {
@@ -383,7 +253,7 @@ def _note_skipped_keywords(app: Path, plan: LaunchPlan, args: argparse.Namespace
              **limit_keywords(args)}  # fmt: skip
     note = skipped_keywords_note(app, "start_mcp", _OPTION_OF_KEYWORD, {k for k, v in given.items() if v})
     if note:
-        _say(f"note: {note}")
+        say(f"note: {note}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -398,12 +268,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_limit_options(args)  # a limit run() refuses is a usage error, as argparse's own are
     except UsageError as exc:
         parser.error(str(exc))
-    stop = _StopRequest()
+    stop = StopRequest()
     previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
     try:
         return _run(args, stop)
     except ConfigurationError as exc:
-        _say(f"error: {exc}")
+        say(f"error: {exc}")
         return 2
     finally:
         for sig, handler in previous.items():
