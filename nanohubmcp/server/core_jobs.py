@@ -103,9 +103,18 @@ class CoreJobs:
         outliving = self._host.job_runners.outliving
         return {work for job in jobs.handed_over() if (work := outliving(job)) is not None}
 
-    def loop_ending(self, loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
-        """``loop``, a testing client's (``in_memory``), ends while the server serves on another: the jobs
-        started there are settled (:meth:`JobStore.loop_ending <.jobs.service.JobStore.loop_ending>`); returns
+    def carry_over(self, job: Job) -> bool:
+        """Follow ``job`` on the server's loop from now on when its executor can
+        (:func:`.executors.service.carry_over`)."""
+        from .executors import service as job_service
+
+        return job_service.carry_over(self._host, job)
+
+    def loop_ending(self, loop: asyncio.AbstractEventLoop,
+                    started: Callable[[Job], bool] | None = None) -> list[asyncio.Task[Any]]:
+        """``loop``, a testing client's (``in_memory``, ``MemoryClient``), ends while the server serves on
+        another: the jobs started there (those ``started`` accepts; None: all) are settled (:meth:`JobStore.loop_ending
+        <.jobs.service.JobStore.loop_ending>`: handed over, followed on the server's loop, or failed); returns
         their tasks, cancelled. Called on ``loop``."""
         jobs = self._made()
-        return jobs.loop_ending(loop) if jobs is not None else []
+        return jobs.loop_ending(loop, carry_over=self.carry_over, started=started) if jobs is not None else []

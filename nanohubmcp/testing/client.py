@@ -30,6 +30,9 @@ CLIENT_INFO = {"name": "nanohubmcp-memory-client", "version": "1"}
 MAX_INPUT_ROUNDS = 10
 """How many ``input_required`` rounds of one 2026-07-28 request the client answers before it gives up."""
 
+JOB_TASKS_END_SECONDS = 30.0
+"""How long closing a client waits for the tasks that followed its jobs on its loop to end."""
+
 _META_VERSION = "io.modelcontextprotocol/protocolVersion"
 _META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 _META_CLIENT = "io.modelcontextprotocol/clientInfo"
@@ -65,7 +68,11 @@ class MemoryClient:
     ``notifications/initialized``) at ``version``; at 2026-07-28 there is no handshake, and every
     request carries the version, capabilities and client info in its ``_meta``. On leaving, the
     client's session ends and what it still runs is cancelled; the client is then closed (its verbs
-    raise ``RuntimeError``). A verb whose caller is cancelled (``anyio.fail_after``,
+    raise ``RuntimeError``). When the server serves on an event loop of its own (``server.start()``), the
+    jobs the client started are handed to it then, so they do not end with the client's loop (``asyncio.run``
+    returning): one whose function runs on a thread or a Dask cluster goes on and stores its end (read by its
+    id); one that runs on the client's loop (an ``async def`` tool's) fails with "the testing client that
+    started this job closed while it ran". A verb whose caller is cancelled (``anyio.fail_after``,
     ``anyio.move_on_after``) sends ``notifications/cancelled`` for its request, which the server
     withdraws (with ``session=False`` too), and lets the cancellation through; the client stays usable.
 
@@ -166,7 +173,22 @@ class MemoryClient:
         self.closed = True
         for task in list(self._tasks):
             task.cancel()
+        await self._hand_jobs_to_server()
         self.peer.close()
+
+    async def _hand_jobs_to_server(self) -> None:
+        """When the server serves on an event loop of its own (``server.start()``), the jobs this client
+        started are no longer followed on this one, which may end at any time (``asyncio.run`` returns):
+        one whose function runs on a thread goes on and stores its end, a Dask job is followed on the
+        server's loop, a coroutine job (which runs on this loop) fails (:meth:`CoreJobs.loop_ending
+        <nanohubmcp.server.core_jobs.CoreJobs.loop_ending>`)."""
+        core = self.peer.core
+        loop = asyncio.get_running_loop()
+        if core.loop is None or core.loop is loop or core.loop.is_closed():
+            return  # the server serves on this loop, or not at all: its jobs go on here
+        cancelled = core.core_jobs.loop_ending(loop, self.peer.started)
+        if cancelled:
+            await asyncio.wait(cancelled, timeout=JOB_TASKS_END_SECONDS)
 
     def _track(self, task: asyncio.Future[Any]) -> None:
         self._tasks.add(task)

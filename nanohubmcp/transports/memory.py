@@ -28,6 +28,7 @@ from ..server.wire.streams import OutboundStream
 from .served import ServedServer
 
 if TYPE_CHECKING:
+    from ..server.jobs.record import Job
     from ..server.wire.principal import Principal
     from ..server.wire.sessions import Session
 
@@ -111,6 +112,11 @@ class MemoryPeer:
             self.session = reply.session
             reply.session.get_standalone().attach(self._write)  # change notifications reach the client too
         return reply.message
+
+    def started(self, job: Job) -> bool:
+        """Whether ``job`` was started by a request of this peer's client."""
+        request = job.request  # (never a deferred stream: this peer gives its own to every request)
+        return request is not None and request.transport == MEMORY_TRANSPORT and request.stream is self.out
 
     def close(self) -> None:
         """The client went away: what it still runs is cancelled, its session ends, and a core this

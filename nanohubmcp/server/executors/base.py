@@ -3,7 +3,7 @@ so each of them imports the interface without importing the package that picks a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -86,6 +86,19 @@ class JobExecutor:
     def reattach(self, job: Job) -> Any:
         """Take back a job whose server process died: return an awaitable of the function's
         value, or None when this executor no longer holds it."""
+        return None
+
+    def carry_on(self, job: Job) -> Awaitable[Any] | None:
+        """Follow ``job`` from another event loop than the one that started it: an awaitable of its
+        function's value (raising what it raised; cancelling it cancels the job) to await on that loop,
+        or None (the default) when the job's work cannot be followed there. Asked when the event loop of a
+        testing client that started the job ends while the server serves on its own (``in_memory``,
+        ``MemoryClient``); the awaitable the job's first task awaited then gives way to the new one,
+        leaving the job running. An executor whose work runs off that loop, followed by machinery of its
+        own (a Dask client's loop), returns one.
+
+        .. versionadded:: 1.0
+        """
         return None
 
     def outliving(self, job: Job) -> Future[Any] | None:

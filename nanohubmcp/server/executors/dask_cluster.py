@@ -15,6 +15,10 @@ pid and thread there (:class:`WorkerResult`, for the job's provenance record). T
 publication runs beside the job, and the client lets go of ended jobs a moment later, together
 (:class:`Farewells`), never on the way to a result.
 
+The task a job's first event loop runs only waits: when that loop ends while the server serves on (a
+testing client's, :meth:`DaskJobExecutor.carry_on`), a task on the server's loop waits in its place, and
+the job goes on.
+
 On the worker, ``ctx.report_progress`` and the log methods publish on the Dask event topic of
 the job (``Worker.log_event``) the server subscribes to (``Client.subscribe_topic``), and
 ``ctx.is_cancelled()`` reads a ``distributed.Event`` the server sets when the client cancels;
@@ -51,6 +55,7 @@ FORGET_WAIT_SECONDS = 10.0
 """How long a stopping server waits for the client to let go of the jobs that ended."""
 
 T = TypeVar("T")
+F = TypeVar("F", "Following", "Starting")
 
 
 def key_for(job_id: str) -> str:
@@ -82,6 +87,28 @@ class DaskChannel:
             return task is None or task.state != "executing"
 
 
+@dataclass(eq=False)
+class Following:
+    """What waiting for one job's task needs (the job's current follower: one at a time)."""
+
+    client: Any
+    key: str
+    future: Any
+    events: Callable[[Any], None] | None
+    published: concurrent.futures.Future[None] | None
+
+
+@dataclass(eq=False)
+class Starting:
+    """A job whose task is not submitted yet (the client still connects): what submitting it needs."""
+
+    fn: Callable[..., Any]
+    kwargs: dict[str, Any]
+    context: Context | None
+    context_param: str | None
+    is_coroutine: bool
+
+
 class DaskJobExecutor(JobExecutor):
     """Jobs on a Dask cluster (see the module docstring)."""
 
@@ -93,6 +120,7 @@ class DaskJobExecutor(JobExecutor):
         self._cluster: Any = None
         self._lock = threading.Lock()
         self._ended = Farewells()
+        self._following: dict[str, Following | Starting] = {}  # job id -> its current follower, while followed
 
     @property
     def scheduler_address(self) -> str | None:
@@ -134,17 +162,27 @@ class DaskJobExecutor(JobExecutor):
         context_param: str | None,
         is_coroutine: bool,
     ) -> Any:
-        client = self._client if self._client is not None else await self._client_async()
-        key = key_for(job.id)
-        events = None
-        if context_param:  # only a ctx sends events: listen before the task exists, so none comes first
-            kwargs = {**kwargs, context_param: remote_context(job, context, DaskChannel(key), self.name)}
-            events = self._listen(client, key, job, context)
-        future = client.submit(run_on_worker, fn, kwargs, is_coroutine, job_trace(job), key=key, pure=False)
+        return await self._start(job, self._follower(job, Starting(fn, kwargs, context, context_param, is_coroutine)))
+
+    async def _start(self, job: Job, starting: Starting) -> Any:
+        fn, kwargs, context, context_param = starting.fn, starting.kwargs, starting.context, starting.context_param
+        try:
+            client = self._client if self._client is not None else await self._client_async()
+            key = key_for(job.id)
+            events = None
+            if context_param:  # only a ctx sends events: listen before the task exists, so none comes first
+                kwargs = {**kwargs, context_param: remote_context(job, context, DaskChannel(key), self.name)}
+                events = self._listen(client, key, job, context)
+            future = client.submit(run_on_worker, fn, kwargs, starting.is_coroutine, job_trace(job), key=key,
+                                   pure=False)
+        except BaseException:
+            if self._following.get(job.id) is starting:
+                del self._following[job.id]
+            raise
         # Published (for a server restarted after this one died) while the task runs, not before:
         # the scheduler answers a publication only after the client's next batch of messages.
         published = self._on_client(client, _publish(client, future, key)) if self.survives_restart else None
-        return await self._follow(client, key, future, job, events, published)
+        return await self._follow(job, self._follower(job, Following(client, key, future, events, published)))
 
     def reattach(self, job: Job) -> Any:
         if not job.executor_ref:
@@ -158,7 +196,22 @@ class DaskJobExecutor(JobExecutor):
             future = await loop.run_in_executor(None, client.get_dataset, key)
         except KeyError:
             raise ToolError("the server stopped while this job ran, and the Dask cluster no longer holds it") from None
-        return await self._follow(client, key, future, job, self._listen(client, key, job, None), None)
+        events = self._listen(client, key, job, None)
+        return await self._follow(job, self._follower(job, Following(client, key, future, events, None)))
+
+    def carry_on(self, job: Job) -> Any:
+        """Wait for ``job`` on another event loop from now on: the task that waited gives way (its
+        cancellation neither cancels the job's Dask task nor stops its events), and the job goes on."""
+        following = self._following.get(job.id)
+        if isinstance(following, Starting):  # not submitted yet: submitted from the other loop
+            return self._start(job, self._follower(job, Starting(**vars(following))))
+        if following is None:
+            return None
+        return self._follow(job, self._follower(job, Following(**vars(following))))
+
+    def _follower(self, job: Job, following: F) -> F:
+        self._following[job.id] = following  # (set here, not when awaited: the one before stands down at once)
+        return following
 
     @staticmethod
     def _listen(client: Any, key: str, job: Job, context: Context | None) -> Callable[[Any], None]:
@@ -182,28 +235,25 @@ class DaskJobExecutor(JobExecutor):
         thread of ours waits for the scheduler."""
         return asyncio.run_coroutine_threadsafe(work, client.loop.asyncio_loop)
 
-    async def _follow(
-        self,
-        client: Any,
-        key: str,
-        future: Any,
-        job: Job,
-        events: Callable[[Any], None] | None,
-        published: concurrent.futures.Future[None] | None,
-    ) -> Any:
+    async def _follow(self, job: Job, following: Following) -> Any:
+        client, key, future, events, published = (following.client, following.key, following.future,
+                                                  following.events, following.published)
         job.where = ran_away()  # a task that raised says not where it ran, but not the server's process
         try:
             value, job.where = await asyncio.wrap_future(self._on_client(client, _outcome(client, key, future, events)))
         except asyncio.CancelledError:
-            if not job.abandoned:  # cancelled by the client, not left behind by a stopping server
+            # not when left behind by a stopping server, nor when another loop follows the job now (carry_on)
+            if not job.abandoned and self._following.get(job.id) is following:
                 await asyncio.get_running_loop().run_in_executor(None, self._cancel, client, key, future, published)
             raise
         except Exception:
             self._ended.add(client, future, key, published)
             raise
         finally:
-            if events is not None:
-                client.unsubscribe_topic(key)
+            if self._following.get(job.id) is following:
+                del self._following[job.id]
+                if events is not None:
+                    client.unsubscribe_topic(key)
         if not job.abandoned:
             self._ended.add(client, future, key, published)
         return value

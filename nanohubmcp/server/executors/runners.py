@@ -10,7 +10,7 @@ jobs is the job service's (:mod:`.service`), which reaches these through the cor
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +110,11 @@ class JobRunners:
         """The future of ``job``'s function when it runs on in this process after the server stops."""
         runner = self._job_runners.get(job.executor)
         return runner.outliving(job) if runner is not None else None
+
+    def carry_on(self, job: Job) -> Awaitable[Any] | None:
+        """An awaitable of ``job``'s value to await on another event loop (:meth:`JobExecutor.carry_on`), else None."""
+        runner = self._job_runners.get(job.executor)
+        return runner.carry_on(job) if runner is not None else None
 
     def close(self) -> None:
         """Close every executor made (the server closes)."""

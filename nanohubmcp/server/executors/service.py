@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+from collections.abc import Awaitable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -123,15 +124,15 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
         try:
             result = await run_tool(core, request, tool, arguments, job=job, runner=runner)
         except asyncio.CancelledError:
-            if not job.handed_over:
+            if not job.followed_elsewhere:
                 job.finish(jobmod.CANCELLED, message="cancelled")
             return
         except Exception as exc:  # a protocol error from the tool path
-            if not job.handed_over:
+            if not job.followed_elsewhere:
                 job.finish(jobmod.FAILED, error=to_error_object(exc), message=str(exc))
             return
-        if job.handed_over:
-            return  # the server stopped meanwhile: hand_over stores the end
+        if job.followed_elsewhere:
+            return  # the server stopped, or the loop ended, meanwhile: hand_over or carry_over stores the end
         if request.cancelled.is_set():
             job.finish(jobmod.CANCELLED, message=request.cancel_reason or "cancelled")
         else:
@@ -233,6 +234,31 @@ def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
     waiting = core.job_runners.runner_for(job.executor).reattach(job)
     if waiting is None:
         return False
+    _follow_on_server_loop(core, job, tool, waiting, versions.LATEST_HANDSHAKE)
+    return True
+
+
+def carry_over(core: JobHost, job: jobmod.Job) -> bool:
+    """The job store's hook when a testing client's event loop ends while the server serves on its own:
+    follow ``job``, started on that loop, on the server's loop from now on when its executor can
+    (:meth:`~.base.JobExecutor.carry_on`: a Dask job), storing its end there; False when it cannot."""
+    tool = core.registry.tools.get(job.tool)
+    loop = core.loop
+    if tool is None or loop is None or loop.is_closed():
+        return False
+    waiting = core.job_runners.carry_on(job)
+    if waiting is None:
+        return False
+    job.carried = True  # (before its first task is cancelled: that task stores no end)
+    request = job.request
+    _follow_on_server_loop(core, job, tool, waiting, request.version if request is not None
+                           else versions.LATEST_HANDSHAKE)
+    return True
+
+
+def _follow_on_server_loop(core: JobHost, job: jobmod.Job, tool: Tool, waiting: Awaitable[Any],
+                           version: str) -> None:
+    """Await ``waiting`` (the job's value) on the server's loop and store the job's end, shaped there."""
 
     async def follow() -> None:
         try:
@@ -244,13 +270,12 @@ def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
             finish_with(job, error_result(message_of(exc)))
             return
         try:
-            result = await shaped_job_value(core, job, tool, value, versions.LATEST_HANDSHAKE)
+            result = await shaped_job_value(core, job, tool, value, version)
         except Exception as exc:  # a value that cannot be shaped
             result = error_result(message_of(exc))
         finish_with(job, result)
 
     job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]
-    return True
 
 
 def _text_of(result: dict[str, Any]) -> str:

@@ -95,6 +95,9 @@ class Job:
         progress / progress_total / progress_message: the last ``ctx.report_progress``.
         handed_over: its server stopped while its function ran on in this process; the
             function's end is stored all the same (see ``JobStore.end_run``).
+        carried: the event loop of the testing client that started it ended while it ran, and the
+            server's own loop follows it since (``JobStore.loop_ending``; a Dask job): its first task
+            stores no end.
         trace_context: the W3C trace context carrier (``traceparent``, ``tracestate``,
             ``baggage``) of the span the job's run belongs to when the server traces, else None;
             an executor hands it to where the job runs (``executors.remote.run_remote``).
@@ -143,6 +146,7 @@ class Job:
     runner: str | None = None
     abandoned: bool = False
     handed_over: bool = False
+    carried: bool = False
     settled: Future[None] | None = field(default=None, repr=False, compare=False)
     trace_context: dict[str, str] | None = None
     where: dict[str, Any] | None = None
@@ -152,6 +156,11 @@ class Job:
     answers_to: Callable[[dict[str, Any]], None] | None = field(default=None, repr=False)
     waiting: Callable[[], int] | None = field(default=None, repr=False)
     store: JobKeeper | None = field(default=None, repr=False)
+
+    @property
+    def followed_elsewhere(self) -> bool:
+        """Whether another than the job's first task stores its end (:attr:`handed_over`, :attr:`carried`)."""
+        return self.handed_over or self.carried
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,
                error: dict[str, Any] | None = None, message: str | None = None) -> None:

@@ -373,10 +373,12 @@ class JobStore:
         stop_run(self._live, self.hand_over)
         self.runs.next_start()
 
-    def loop_ending(self, loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
+    def loop_ending(self, loop: asyncio.AbstractEventLoop, *, carry_over: HandOver | None = None,
+                    started: Callable[[Job], bool] | None = None) -> list[asyncio.Task[Any]]:
         """A testing client's event loop ends while the server serves on: settle the jobs started on it
-        (:func:`.settle.loop_ending`); returns their tasks, cancelled (called on ``loop``)."""
-        return loop_ending(self._live, loop, self.hand_over)
+        that ``started`` accepts (:func:`.settle.loop_ending`: handed over, followed on the server's loop by
+        ``carry_over``, or failed); returns their tasks, cancelled (called on ``loop``)."""
+        return loop_ending(self._live, loop, self.hand_over, carry_over, started)
 
     def running_here(self) -> bool:
         """Whether a job of this process has not ended yet (one handed over at a stop included)."""

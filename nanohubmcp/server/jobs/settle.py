@@ -87,20 +87,29 @@ def stop_run(live: dict[str, Job], hand_over: HandOver | None) -> None:
             job.task.cancel()
 
 
-def loop_ending(live: dict[str, Job], loop: asyncio.AbstractEventLoop,
-                hand_over: HandOver | None) -> list[asyncio.Task[Any]]:
+def loop_ending(live: dict[str, Job], loop: asyncio.AbstractEventLoop, hand_over: HandOver | None,
+                carry_over: HandOver | None = None, started: Callable[[Job], bool] | None = None,
+                ) -> list[asyncio.Task[Any]]:
     """Settle the running jobs of ``live`` whose task runs on ``loop``, a testing client's event loop that
-    ends while the server serves on (``in_memory``'s block ended): one whose function runs on in this
-    process is handed over (``hand_over``: its end is stored when it comes), any other fails with
-    :data:`CLIENT_CLOSED`. Called on ``loop``; returns the jobs' tasks, cancelled, for it to let them end."""
+    ends while the server serves on another (``in_memory``'s block ended, a ``MemoryClient`` closed):
+    those ``started`` accepts (None: all). One whose function runs on in this process is handed over
+    (``hand_over``: its end is stored when it comes); one whose executor can wait for it elsewhere is
+    followed on the server's loop (``carry_over``: a Dask job); any other fails with :data:`CLIENT_CLOSED`.
+    Called on ``loop``; returns the jobs' tasks, cancelled, for it to let them end.
+
+    .. versionchanged:: 1.0
+       ``carry_over`` and ``started``.
+    """
     cancelled: list[asyncio.Task[Any]] = []
     for job in list(live.values()):
         task = job.task
-        if job.status in TERMINAL or job.handed_over or task is None or task.get_loop() is not loop:
+        if job.status in TERMINAL or job.followed_elsewhere or not _runs_on(task, loop) or \
+                (started is not None and not started(job)):
             continue
+        assert task is not None  # (for mypy: _runs_on)
         if hand_over is not None and hand_over(job):
             job.handed_over = True
-        else:
+        elif carry_over is None or not carry_over(job):
             if job.request is not None:
                 job.request.cancel(CLIENT_CLOSED)
             job.finish(FAILED, message=CLIENT_CLOSED)
@@ -108,6 +117,13 @@ def loop_ending(live: dict[str, Job], loop: asyncio.AbstractEventLoop,
             task.cancel()
             cancelled.append(task)
     return cancelled
+
+
+def _runs_on(task: Any, loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether ``task`` is an asyncio task of ``loop`` (a job followed from another thread has a
+    ``concurrent.futures.Future`` there: :func:`~..executors.service.follow_reattached`)."""
+    get_loop = getattr(task, "get_loop", None)
+    return get_loop is not None and get_loop() is loop
 
 
 def process_ending(live: dict[str, Job]) -> int:
