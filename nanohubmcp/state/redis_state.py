@@ -17,15 +17,17 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
   session's unrelated-message stream open now (:mod:`~nanohubmcp.state.redis_readers`);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
   its timeout; answers, and invalidations of cached session records, travel on that process's
-  channel ``c:<process>`` (Redis pub/sub);
-- ``proc:<process>``: a heartbeat refreshed every :data:`HEARTBEAT_SECONDS`, so another
-  process can tell a stream whose producer died;
+  channel ``c:<process>`` (Redis pub/sub, :mod:`~nanohubmcp.state.redis_channels`);
+- ``proc:<process>``: a heartbeat refreshed every
+  :data:`~nanohubmcp.state.redis_channels.HEARTBEAT_SECONDS`, so another process can tell a stream
+  whose producer died;
 - ``wk:<process>``: the wake log of the process's one blocking read of event logs
   (:mod:`~nanohubmcp.state.redis_reads`);
 - ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids
   (:mod:`~nanohubmcp.state.redis_request_state`);
 - channel ``bc``: notifications for every process's stateless-era listeners; channel ``cx``: a
-  client's ``notifications/cancelled`` for the process running the request it names.
+  client's ``notifications/cancelled`` for the process running the request it names
+  (:mod:`~nanohubmcp.state.redis_channels`).
 
 Connections (made by :mod:`~nanohubmcp.state.redis_pool`): commands go through one pool (redis-py's,
 100 connections unless the URL's ``max_connections`` says otherwise; a request finding them all in use
@@ -45,19 +47,18 @@ import asyncio
 import contextlib
 import functools
 import hashlib
-import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..protocol import jsonenc
 from ..protocol.uris import comparison_form
 from .base import Fields, Opened
 from .errors import StateBusy, StateUnavailable
-from .redis_events import EVENT_KEEP, RETRY_SECONDS, RedisEventLogs
+from .redis_channels import ProcessChannels
+from .redis_events import EVENT_KEEP, RedisEventLogs
 from .redis_readers import StreamReaders
 from .redis_reads import SharedReads
 from .redis_request_state import RedisRequestState
@@ -76,9 +77,6 @@ except ImportError:  # pragma: no cover - the message names the extra
 
 log = logging.getLogger("nanohubmcp.state")
 
-HEARTBEAT_SECONDS = 2.0
-HEARTBEAT_TTL = 10
-"""A process whose heartbeat is older than this many seconds is taken as dead."""
 BUSY_LOG_SECONDS = 60.0
 """A full connection pool is logged at most once in this many seconds."""
 TASKS_END_SECONDS = 1.0
@@ -105,9 +103,6 @@ class RedisState:
         self.prefix = f"nanohubmcp:{name}:"
         self.ttl = max(1, int(idle_seconds))
         self.process = secrets.token_hex(8)
-        self.on_answer: Callable[[str, str, dict[str, Any]], None] | None = None
-        self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
-        self.on_cancel: Callable[[str, Any, Any], None] | None = None
         self.down = False
         self._busy_logged = -BUSY_LOG_SECONDS
         self._client: Any = None
@@ -121,19 +116,22 @@ class RedisState:
         self.reads = SharedReads(self._reader_guard, self._guard, self._key("wk", self.process))
         self.request_state = RedisRequestState(functools.partial(connect_sync, url.url), self._key, self._went_down,
                                                self.shown)
+        subscriber = functools.partial(connect, url.url, retries=0)  # no quiet retry: a lost subscription is noticed
+        self.channels = ProcessChannels(self._guard, self._key, self.process, subscriber, self.sessions,
+                                        self._went_down, lambda: self._closing, self._spawn, self.shown)
 
     # -- connection ------------------------------------------------------------------------
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(session id, request id, response)`` when another process relays an answer."""
-        self.on_answer = callback
+        self.channels.answers_to(callback)
 
     def broadcasts_to(self, callback: Callable[[str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(method, params)`` for a notification another process broadcast."""
-        self.on_broadcast = callback
+        self.channels.broadcasts_to(callback)
 
     def cancels_to(self, callback: Callable[[str, Any, Any], None] | None) -> None:
         """Call ``callback(session id, request id, reason)`` for a cancel posted to another process."""
-        self.on_cancel = callback
+        self.channels.cancels_to(callback)
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._client = connect(self.url.url, waits=True)
@@ -141,7 +139,7 @@ class RedisState:
         self._reader = connect(self.url.url, retries=0, single=True)
         self._tasks.append(self.events.start(loop))
         self._tasks.append(self.reads.start(loop))
-        for work in (self._heartbeat, self._listen, self.sessions.keep_clocks):
+        for work in (self.channels.heartbeat, self.channels.listen, self.sessions.keep_clocks):
             self._tasks.append(loop.create_task(work()))
 
     async def close(self) -> None:
@@ -237,76 +235,10 @@ class RedisState:
             self.down = False
             log.warning("shared state store %s reachable again", self.shown)
 
-    # -- background work -------------------------------------------------------------------
-    async def _heartbeat(self) -> None:
-        while True:
-            try:
-                async with self._guard() as client:
-                    await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
-            except asyncio.CancelledError:
-                raise
-            except StateUnavailable:
-                pass
-            except Exception as exc:  # never let the heartbeat die: others would take this process as dead
-                log.warning("shared state store %s: heartbeat failed (%s: %s)", self.shown, type(exc).__name__, exc)
-            await asyncio.sleep(HEARTBEAT_SECONDS)
-
-    async def _listen(self) -> None:
-        own = self._key("c", self.process)
-        channels = [own, self._key("bc"), self._key("cx")]
-        # No quiet reconnection: a lost subscription must be noticed at once (the cached session
-        # records depend on it, redis_sessions), then it is made again.
-        client = connect(self.url.url, retries=0)
-        pause = 0.05
-        while not self._closing:
-            pubsub = None
-            try:
-                # The heartbeat is written before anything is cached: a writer takes a holder
-                # without one for gone (redis_sessions).
-                await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
-                pubsub = client.pubsub()
-                await pubsub.subscribe(*channels)
-                while not self._closing:  # (also if a cancellation was swallowed in the read)
-                    message = await pubsub.get_message(timeout=5.0)
-                    if message is None:
-                        continue
-                    if message.get("type") == "message":
-                        self._deliver(message["channel"], message["data"])
-                    elif message.get("type") == "subscribe" and message.get("channel") == own:
-                        self.sessions.subscribed(True)  # Redis confirmed: invalidations reach us
-                        pause = 0.05
-            except asyncio.CancelledError:
-                with contextlib.suppress(Exception):
-                    await client.aclose()
-                raise
-            except Exception as exc:  # a lost connection: subscribe again once Redis is back
-                self.sessions.subscribed(False)
-                self._went_down(exc)
-                await asyncio.sleep(pause)
-                pause = RETRY_SECONDS
-            finally:
-                self.sessions.subscribed(False)
-                if pubsub is not None:
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()
-        with contextlib.suppress(Exception):  # closing ended the loop (a cancellation may not have reached it)
-            await client.aclose()
-
-    def _deliver(self, channel: str, data: str) -> None:
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            return
-        if channel.endswith(":bc"):
-            if payload.get("o") != self.process and self.on_broadcast is not None:
-                self.on_broadcast(str(payload.get("method")), payload.get("params") or {})
-        elif channel.endswith(":cx"):
-            if payload.get("o") != self.process and self.on_cancel is not None:
-                self.on_cancel(str(payload.get("s")), payload.get("r"), payload.get("why"))
-        elif self.sessions.deliver(payload):
-            pass
-        elif self.on_answer is not None:
-            self.on_answer(str(payload.get("s")), str(payload.get("r")), payload.get("m") or {})
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as one of the tasks closing cancels (and forget the ended ones)."""
+        self._tasks.append(asyncio.get_running_loop().create_task(work))
+        self._tasks = [t for t in self._tasks if not t.done()]
 
     # -- sessions ----------------------------------------------------------------------------
     def held_session(self, session_id: str) -> dict[str, Any] | None:
@@ -352,8 +284,7 @@ class RedisState:
         return await self.events.last_id(session_id, stream_id)
 
     async def alive(self, process: str) -> bool:
-        async with self._guard() as client:
-            return bool(await client.exists(self._key("proc", process)))
+        return await self.channels.alive(process)
 
     # -- listeners and subscribers -----------------------------------------------------------
     async def add_listener(self, session_id: str) -> None:
@@ -390,37 +321,20 @@ class RedisState:
         return found
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
-        payload = json.dumps({"o": self.process, "method": method, "params": params})
-
-        async def send() -> None:
-            with contextlib.suppress(StateUnavailable):
-                async with self._guard() as client:
-                    await client.publish(self._key("bc"), payload)
-
-        self._tasks.append(asyncio.get_running_loop().create_task(send()))
-        self._tasks = [t for t in self._tasks if not t.done()]
+        self.channels.broadcast(method, params)
 
     async def cancel(self, session_id: str, request_id: str | int, reason: str | None) -> None:
-        payload = json.dumps({"o": self.process, "s": session_id, "r": request_id, "why": reason})
-        async with self._guard() as client:
-            await client.publish(self._key("cx"), payload)
+        await self.channels.cancel(session_id, request_id, reason)
 
     # -- server→client requests --------------------------------------------------------------
     async def put_pending(self, session_id: str, request_id: str, ttl: float) -> None:
-        async with self._guard() as client:
-            await client.set(self._key("p", session_id, request_id), self.process, ex=max(1, int(ttl) + 1))
+        await self.channels.put_pending(session_id, request_id, ttl)
 
     async def drop_pending(self, session_id: str, request_id: str) -> None:
-        async with self._guard() as client:
-            await client.delete(self._key("p", session_id, request_id))
+        await self.channels.drop_pending(session_id, request_id)
 
     async def answer(self, session_id: str, request_id: str, response: dict[str, Any]) -> bool:
-        async with self._guard() as client:
-            owner = await client.get(self._key("p", session_id, request_id))
-            if owner is None:
-                return False
-            payload = json.dumps({"s": session_id, "r": request_id, "m": jsonenc.plain(response)})
-            return bool(await client.publish(self._key("c", str(owner)), payload))
+        return await self.channels.answer(session_id, request_id, response)
 
     # -- the stateless era -------------------------------------------------------------------
     def consume_nonce(self, nonce: str, expires: float) -> bool:

@@ -1,0 +1,194 @@
+"""What passes between the processes sharing a Redis: each one's heartbeat and its pub/sub channels.
+
+- ``proc:<process>``: a heartbeat refreshed every :data:`HEARTBEAT_SECONDS`, so another process can
+  tell a stream whose producer died (:meth:`ProcessChannels.alive`);
+- ``c:<process>``: the process's own channel: answers to the server→client requests it waits for
+  (``p:<session>:<request>`` names the waiting process until the request's timeout) and invalidations
+  of the session records it caches (:mod:`.redis_sessions`);
+- ``bc``: notifications for every process's stateless-era listeners; ``cx``: a client's
+  ``notifications/cancelled`` for the process running the request it names.
+
+One subscription per process reads the three channels, made again at once when its connection is
+lost (the cached session records depend on hearing every invalidation). What this module does not
+own: the connections and their guard (:class:`~nanohubmcp.state.redis_state.RedisState`), the session
+records (:mod:`.redis_sessions`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from ..protocol import jsonenc
+from .errors import StateUnavailable
+from .redis_events import RETRY_SECONDS, Guard
+from .redis_sessions import RedisSessions
+
+log = logging.getLogger("nanohubmcp.state")
+
+HEARTBEAT_SECONDS = 2.0
+HEARTBEAT_TTL = 10
+"""A process whose heartbeat is older than this many seconds is taken as dead."""
+
+
+class ProcessChannels:
+    """This process's heartbeat, its subscription to its channels, and what it publishes on them.
+
+    Args:
+        guard: the pooled client, guarded (a connection failure raises ``StateUnavailable``).
+        key: the key of its parts, under the server's namespace.
+        process: this process's id.
+        subscriber: makes the subscription's own client (no quiet retry).
+        sessions: the session records, told of invalidations and of the subscription's state.
+        went_down: called with the error when the subscription's connection is lost.
+        closing: true once the state is closing: the subscription ends.
+        spawn: runs a coroutine as a task the state cancels when it closes.
+        shown: the state URL as logged.
+    """
+
+    def __init__(self, guard: Guard, key: Callable[..., str], process: str, subscriber: Callable[[], Any],
+                 sessions: RedisSessions, went_down: Callable[[BaseException], None], closing: Callable[[], bool],
+                 spawn: Callable[[Coroutine[Any, Any, None]], None], shown: str) -> None:
+        self._guard = guard
+        self._key = key
+        self.process = process
+        self._subscriber = subscriber
+        self._sessions = sessions
+        self._went_down = went_down
+        self._closing = closing
+        self._spawn = spawn
+        self.shown = shown
+        self.on_answer: Callable[[str, str, dict[str, Any]], None] | None = None
+        self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
+        self.on_cancel: Callable[[str, Any, Any], None] | None = None
+
+    def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
+        """Call ``callback(session id, request id, response)`` when another process relays an answer."""
+        self.on_answer = callback
+
+    def broadcasts_to(self, callback: Callable[[str, dict[str, Any]], None] | None) -> None:
+        """Call ``callback(method, params)`` for a notification another process broadcast."""
+        self.on_broadcast = callback
+
+    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None) -> None:
+        """Call ``callback(session id, request id, reason)`` for a cancel posted to another process."""
+        self.on_cancel = callback
+
+    # -- background work -------------------------------------------------------------------
+    async def heartbeat(self) -> None:
+        """Refresh this process's heartbeat every :data:`HEARTBEAT_SECONDS`, until cancelled."""
+        while True:
+            try:
+                async with self._guard() as client:
+                    await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+            except asyncio.CancelledError:
+                raise
+            except StateUnavailable:
+                pass
+            except Exception as exc:  # never let the heartbeat die: others would take this process as dead
+                log.warning("shared state store %s: heartbeat failed (%s: %s)", self.shown, type(exc).__name__, exc)
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+
+    async def listen(self) -> None:
+        """Read this process's channels and deliver what arrives, until the state closes."""
+        own = self._key("c", self.process)
+        channels = [own, self._key("bc"), self._key("cx")]
+        # No quiet reconnection: a lost subscription must be noticed at once (the cached session
+        # records depend on it, redis_sessions), then it is made again.
+        client = self._subscriber()
+        pause = 0.05
+        while not self._closing():
+            pubsub = None
+            try:
+                # The heartbeat is written before anything is cached: a writer takes a holder
+                # without one for gone (redis_sessions).
+                await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+                pubsub = client.pubsub()
+                await pubsub.subscribe(*channels)
+                while not self._closing():  # (also if a cancellation was swallowed in the read)
+                    message = await pubsub.get_message(timeout=5.0)
+                    if message is None:
+                        continue
+                    if message.get("type") == "message":
+                        self._deliver(message["channel"], message["data"])
+                    elif message.get("type") == "subscribe" and message.get("channel") == own:
+                        self._sessions.subscribed(True)  # Redis confirmed: invalidations reach us
+                        pause = 0.05
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
+                raise
+            except Exception as exc:  # a lost connection: subscribe again once Redis is back
+                self._sessions.subscribed(False)
+                self._went_down(exc)
+                await asyncio.sleep(pause)
+                pause = RETRY_SECONDS
+            finally:
+                self._sessions.subscribed(False)
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
+        with contextlib.suppress(Exception):  # closing ended the loop (a cancellation may not have reached it)
+            await client.aclose()
+
+    def _deliver(self, channel: str, data: str) -> None:
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            return
+        if channel.endswith(":bc"):
+            if payload.get("o") != self.process and self.on_broadcast is not None:
+                self.on_broadcast(str(payload.get("method")), payload.get("params") or {})
+        elif channel.endswith(":cx"):
+            if payload.get("o") != self.process and self.on_cancel is not None:
+                self.on_cancel(str(payload.get("s")), payload.get("r"), payload.get("why"))
+        elif self._sessions.deliver(payload):
+            pass
+        elif self.on_answer is not None:
+            self.on_answer(str(payload.get("s")), str(payload.get("r")), payload.get("m") or {})
+
+    # -- what is published -----------------------------------------------------------------
+    async def alive(self, process: str) -> bool:
+        """Whether ``process``'s heartbeat is fresh."""
+        async with self._guard() as client:
+            return bool(await client.exists(self._key("proc", process)))
+
+    def broadcast(self, method: str, params: dict[str, Any]) -> None:
+        """Publish a notification to every other process's stateless-era listeners (not awaited)."""
+        payload = json.dumps({"o": self.process, "method": method, "params": params})
+
+        async def send() -> None:
+            with contextlib.suppress(StateUnavailable):
+                async with self._guard() as client:
+                    await client.publish(self._key("bc"), payload)
+
+        self._spawn(send())
+
+    async def cancel(self, session_id: str, request_id: str | int, reason: str | None) -> None:
+        """Publish a client's cancel for the process running the request."""
+        payload = json.dumps({"o": self.process, "s": session_id, "r": request_id, "why": reason})
+        async with self._guard() as client:
+            await client.publish(self._key("cx"), payload)
+
+    # -- server→client requests --------------------------------------------------------------
+    async def put_pending(self, session_id: str, request_id: str, ttl: float) -> None:
+        """Note this process as the one waiting for the answer, for ``ttl`` seconds."""
+        async with self._guard() as client:
+            await client.set(self._key("p", session_id, request_id), self.process, ex=max(1, int(ttl) + 1))
+
+    async def drop_pending(self, session_id: str, request_id: str) -> None:
+        async with self._guard() as client:
+            await client.delete(self._key("p", session_id, request_id))
+
+    async def answer(self, session_id: str, request_id: str, response: dict[str, Any]) -> bool:
+        """Relay an answer to the process waiting for it; False when none waits (or none heard it)."""
+        async with self._guard() as client:
+            owner = await client.get(self._key("p", session_id, request_id))
+            if owner is None:
+                return False
+            payload = json.dumps({"s": session_id, "r": request_id, "m": jsonenc.plain(response)})
+            return bool(await client.publish(self._key("c", str(owner)), payload))
