@@ -13,7 +13,9 @@ sets how long a process serves a session's record from its copy (valgrind runs c
 Environment (set by mcpbench/instructions.py under valgrind): ``BENCH_READ_DISTRIBUTIONS=1`` reads the
 installed distributions' table before serving; ``BENCH_NATIVE_PATH=1`` decides what the server decides by
 the clock as a native run does (a quick sync tool stays on the event loop once it qualified; provenance
-records are written in full batches); ``BENCH_LANE_REPORT=PATH`` writes where each sync tool ran at exit.
+records are written in full batches); ``BENCH_LANE_REPORT=PATH`` writes where each sync tool ran at exit;
+``BENCH_GC_REPORT=PATH`` times the cyclic collector's runs (gc.callbacks) and writes them per generation at exit
+(bench/tail.py).
 """
 
 from __future__ import annotations
@@ -52,6 +54,24 @@ if opts.tracing:
     threading.Thread(target=forget, daemon=True).start()
 
 from nanohubmcp import MCPServer  # noqa: E402
+
+gc_pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+gc_full: list[tuple[float, float, int, int]] = []  # gen-2 runs: (s since start, ms, objects collected, tracked after)
+gc_t0 = time.perf_counter()
+if os.environ.get("BENCH_GC_REPORT"):
+    import gc
+
+    def _timed(phase: str, info: dict[str, int], began: list[float] = [0.0]) -> None:  # noqa: B006
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            took = time.perf_counter() - began[0]
+            gc_pauses[info["generation"]].append(took)
+            if info["generation"] == 2:
+                gc_full.append((round(began[0] - gc_t0, 2), round(took * 1e3, 2), info["collected"],
+                                len(gc.get_objects(2))))
+
+    gc.callbacks.append(_timed)
 
 options = {}
 if opts.tracing:
@@ -165,3 +185,12 @@ serving_pool = getattr(getattr(server, "core", None), "executor", None)  # stop(
 server.run(host=opts.host, port=opts.port, quiet=True, token=opts.token, **workers)
 if os.environ.get("BENCH_LANE_REPORT"):
     report_lanes(serving_pool, os.environ["BENCH_LANE_REPORT"])
+if os.environ.get("BENCH_GC_REPORT"):
+    import json
+
+    with open(os.environ["BENCH_GC_REPORT"], "w") as out:
+        json.dump({
+            str(g): {"runs": len(p), "total_ms": round(sum(p) * 1e3, 2), "max_ms": round(max(p, default=0) * 1e3, 2),
+                     "over_1ms": sum(x > 1e-3 for x in p)}
+            for g, p in gc_pauses.items()
+        } | {"full runs (s, ms, collected, gen-2 objects)": gc_full}, out)
