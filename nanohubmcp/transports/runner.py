@@ -39,6 +39,7 @@ from ..errors import ConfigurationError
 from .auth import bind_resource
 from .config import TransportConfig
 from .found_handlers import FoundHandlers
+from .frozen_heap import freeze_start_up
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
 from .ports import bind
 from .routes import make_app
@@ -220,6 +221,7 @@ class Runner:
                 watch.append(ExitWatch(EXIT_GRACE_SECONDS, lambda: not self.running, HANGUP))
                 watch[0].install(signals)
             self._serve(sockets)
+            freeze_start_up()  # the process is the server's: its start-up is out of the full collections
             if workers > 1:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None

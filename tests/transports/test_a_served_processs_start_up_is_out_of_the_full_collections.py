@@ -1,0 +1,69 @@
+"""A server that owns its process (``server.run()``, ``nanohubmcp run``) takes what its start made out of the
+cyclic garbage collector's full passes; a server on a thread of someone else's process leaves its collector alone.
+
+Each full (generation 2) pass walked every object the start made (~40,000 for a small server): 12-55 ms with the
+event loop held, every few seconds under load, and each request in flight waited that long (the c=64 tail in
+bench/findings.md). Once serving, the start-up's objects (the modules, the server, its tools) are in the
+permanent generation (``gc.freeze``), and a full pass walks only what serving made since. A notebook's server
+(``server.start()``, a thread of the kernel's process) freezes nothing: that process's objects are its user's.
+
+Source: Python's ``gc.freeze`` (objects moved to the permanent generation are ignored by future collections).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from pathlib import Path
+
+import pytest
+from support import call_tool_http, script_server, serve
+
+from nanohubmcp import MCPServer
+
+pytestmark = pytest.mark.timeout(120)
+
+SERVER = """
+import gc
+
+from nanohubmcp import MCPServer
+
+server = MCPServer("heap")
+
+
+@server.tool()
+def heap() -> dict:
+    '''What the collector walks in a full pass, and whether this server and this tool are in it.'''
+    walked = gc.get_objects()
+    return {
+        "frozen": gc.get_freeze_count(),
+        "walked": len(walked),
+        "server walked": any(each is server for each in walked),
+        "tool walked": any(each is heap for each in walked),
+    }
+
+
+server.run(host="127.0.0.1", port=0)
+"""
+
+
+def test_a_served_processs_start_up_is_frozen(tmp_path: Path) -> None:
+    with script_server(SERVER, directory=tmp_path) as served:
+        result = json.loads(call_tool_http(served.url, "heap")["content"][0]["text"])
+    assert result["server walked"] is False, result
+    assert result["tool walked"] is False, result
+    assert result["frozen"] > 10_000, result  # the modules, Tornado's application, the registry
+    assert result["walked"] < result["frozen"], result
+
+
+def test_a_server_on_a_thread_freezes_nothing() -> None:
+    server = MCPServer("thread")
+    frozen_before = gc.get_freeze_count()
+
+    @server.tool()
+    def frozen() -> int:
+        """How many objects the collector ignores."""
+        return gc.get_freeze_count()
+
+    with serve(server) as url:
+        assert call_tool_http(url, "frozen")["content"][0]["text"] == str(frozen_before)
