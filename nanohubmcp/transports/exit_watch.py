@@ -1,4 +1,4 @@
-"""The single-process server's exit bound, kept even while its event loop is blocked.
+"""A blocking serve's exit bound (a single process's, a forked worker's), kept even while its event loop is blocked.
 
 A blocking serve takes its stop signals on the event loop (``loop.add_signal_handler``): the loop stops
 serving, drains and exits within :data:`~.process_exit.EXIT_GRACE_SECONDS`. But an ``async def`` tool that
@@ -11,6 +11,10 @@ signal's Python handler too; the watchdog then starts when the call returns.
 
 A stop that is no signal — stdio's end of input, seen off the event loop (:mod:`.input_end`) — arms it too
 (:meth:`ExitWatch.arm`); a stop signal after it then ends the process at once.
+
+A forked worker of ``--workers`` has the same watchdog (``parent=``): its lines name it, and a repeated stop signal is
+not its to act on (its parent passes every stop signal on, and a terminal's Ctrl-C reaches both): the parent, told
+again, kills its workers at once, so the worker's line says to signal the parent.
 
 The bound is one moment, :attr:`ExitWatch.deadline` (the first stop signal, or :meth:`~ExitWatch.arm`, plus the
 grace), which the rest of the stop reads too: the runner's drain and the wait for calls still running
@@ -52,12 +56,21 @@ class ExitWatch:
         loop_took_it: whether the event loop has begun the stop (read by the watchdog, for its line).
         ignored_again: a signal that, once the stop began, neither quits at once nor stops twice
             (SIGHUP: the terminal closing; None for none).
+        parent: in a forked worker of ``--workers``, its parent's process id: every signal once the stop began is
+            ignored (the parent's to act on), and the lines name the worker and, to quit at once, the parent.
     """
 
-    def __init__(self, grace: float, loop_took_it: Callable[[], bool], ignored_again: int | None = None) -> None:
+    def __init__(self, grace: float, loop_took_it: Callable[[], bool], ignored_again: int | None = None, *,
+                 parent: int | None = None) -> None:
         self.grace = grace
         self._loop_took_it = loop_took_it
         self._ignored_again = ignored_again
+        self._parent = parent
+        self._speaker = ""
+        if parent is not None:  # (read here, in the main thread: the watchdog's thread imports nothing)
+            from .workers import worker_task
+
+            self._speaker = f"worker {worker_task()} (pid {os.getpid()}): "
         self._cause: str | None = None  # what began the stop: a signal's name, or what arm() was told
         self._by_signal = False
         self.deadline: float | None = None
@@ -110,11 +123,15 @@ class ExitWatch:
             self._cause, self._by_signal = name, True
             self._armed.set()
             return
-        if signum == self._ignored_again:
+        if signum == self._ignored_again or self._parent is not None:
             return
         _write(f"{name} again while stopping; exiting now" if self._by_signal
                else f"{name} while stopping (after {self._cause}); exiting now")
         os._exit(128 + signum)
+
+    def _say(self, line: str) -> None:
+        """``line`` on stderr, naming the worker in a forked worker of ``--workers`` (several share the stderr)."""
+        _write(self._speaker + line)
 
     def _watch(self) -> None:
         self._armed.wait()
@@ -128,7 +145,9 @@ class ExitWatch:
             return
         if not self._loop_took_it():
             quit_now = f"{name} again" if self._by_signal else "SIGTERM or SIGINT"
-            _write(f"stopping at {name}, but the event loop does not answer (an async tool blocking it?): exiting "
+            if self._parent is not None:
+                quit_now += f" to the server (pid {self._parent})"
+            self._say(f"stopping at {name}, but the event loop does not answer (an async tool blocking it?): exiting "
                    f"within {max(0.0, deadline - time.monotonic()):.0f} s; send {quit_now} to quit now")
         self._ended.wait(max(0.0, deadline - time.monotonic()))
         if self._disarmed:
@@ -138,5 +157,5 @@ class ExitWatch:
         else:
             why = ("an async tool blocks the event loop (time.sleep or other blocking work in an `async def` tool: "
                    "make it `def`, or await)")
-        _write(f"still running {self.grace:g} s after {name}: {why}; exiting")
+        self._say(f"still running {self.grace:g} s after {name}: {why}; exiting")
         os._exit(WATCHDOG_STATUS)

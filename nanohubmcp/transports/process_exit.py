@@ -28,9 +28,10 @@ log = logging.getLogger("nanohubmcp")
 
 EXIT_GRACE_SECONDS = 10.0
 """The longest a blocking serve's process takes to exit once its stop began (SIGTERM, Ctrl-C, stdio's
-end of input), what a process supervisor (systemd, Slurm, a container runtime) can count on. A single process
-stopped by a signal keeps it with a watchdog (:class:`.exit_watch.ExitWatch`, counted from the signal); its
-drain (:data:`~.runner.DRAIN_SECONDS` a step) and the wait for sync calls still running end
+end of input), what a process supervisor (systemd, Slurm, a container runtime) can count on. A process (a
+single one, or a forked worker of ``--workers``) stopped by a signal keeps it with a watchdog
+(:class:`.exit_watch.ExitWatch`, counted from the signal); its drain (:data:`~.runner.DRAIN_SECONDS` a step) and
+the wait for sync calls still running end
 :data:`EXIT_MARGIN_SECONDS` before it (:func:`exit_deadline`), then the calls are left behind (their worker
 threads are daemons: a stuck tool cannot hold the process)."""
 EXIT_MARGIN_SECONDS = 1.0

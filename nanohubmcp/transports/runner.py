@@ -214,12 +214,14 @@ class Runner:
                 # Not possible off the main thread, or on a platform without signals.
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                     loop.add_signal_handler(sig, self._obey, sig)
-            if workers == 1:  # the exit's bound, even while a tool blocks the loop (a forked worker's: its parent)
-                from .exit_watch import ExitWatch
-                from .process_exit import EXIT_GRACE_SECONDS
+            # The exit's bound, even while a tool blocks the loop; a forked worker's too (a repeated signal is
+            # its parent's to act on: it kills its workers at once), its parent's kill the backstop beyond it.
+            from .exit_watch import ExitWatch
+            from .process_exit import EXIT_GRACE_SECONDS
 
-                watch.append(ExitWatch(EXIT_GRACE_SECONDS, lambda: not self.running, HANGUP))
-                watch[0].install(signals)
+            watch.append(ExitWatch(EXIT_GRACE_SECONDS, lambda: not self.running, HANGUP,
+                                   parent=parent if workers > 1 else None))
+            watch[0].install(signals)
             self._serve(sockets)
             freeze_start_up()  # the process is the server's: its start-up is out of the full collections
             if workers > 1:

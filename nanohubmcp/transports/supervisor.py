@@ -1,8 +1,9 @@
 """The ``--workers`` parent: it forks the workers, watches them, starts one again when it dies and
 stops them all when told to (:func:`fork_workers`), over the sockets :func:`listen_in_workers` gives them.
 
-When a crashed worker starts again is :mod:`.restarts`' policy. A worker that does not stop in time when
-told (its event loop blocked by a tool) is killed, never left holding the port once the parent is gone.
+When a crashed worker starts again is :mod:`.restarts`' policy. A worker whose event loop a tool blocks ends
+itself 10 s after the stop, as a single process does (:class:`.exit_watch.ExitWatch`); one still running
+:data:`STOP_WAIT_SECONDS` after it is killed, never left holding the port once the parent is gone.
 
 The parent holds SIGINT, SIGTERM, SIGHUP (:func:`~.workers.stop_signals`) and SIGCHLD blocked from before
 its first fork (:func:`hold_stop_signals`)
@@ -82,9 +83,10 @@ def fork_workers(workers: int) -> None:
     - likewise at SIGHUP (a terminal or ssh session closing), unless the process ignores it (``nohup``) or
       the application handles it (:func:`~.workers.stop_signals`): it says so in one line
       (:data:`~.workers.HANGUP_LINE`) and passes SIGTERM on; a SIGHUP repeated during the wait is ignored;
-    - with status 1 when a worker was still running at that deadline, or at a second SIGINT or SIGTERM
-      during the wait: it kills those (SIGKILL), saying so ("worker 1 (pid 123) did not stop within 15 s;
-      killed"), and reaps them;
+    - with status 1 when a worker told to stop exited with an error status (its exit watchdog ended it 10 s
+      after the signal, its event loop blocked: it said so), or was still running at that deadline, or at a
+      second SIGINT or SIGTERM during the wait: it kills those (SIGKILL), saying so ("worker 1 (pid 123) did not
+      stop within 15 s; killed"), and reaps them;
     - with status 0 when every worker has stopped (each told to by a signal, which it obeys without
       being started again), after saying "every worker stopped; exiting". A worker ending with status 0
       untold (a tool's ``os._exit(0)``) crashed: it is started again;
@@ -152,6 +154,7 @@ class _Supervisor:
         self.given_up = False  # a worker's starts kept failing: the server stops
         self.stops: frozenset[int] = STOP_SIGNALS  # the stop signals held (run): SIGHUP too unless ignored or the app's
         self.watched: frozenset[int] = self.stops | {signal.SIGCHLD}
+        self.unclean = False  # a worker told to stop exited with an error status (its exit watchdog's, 1)
 
     def run(self) -> int:
         """The worker number, in a worker; never returns in the parent."""
@@ -253,10 +256,10 @@ class _Supervisor:
                 why = f"was still stopping at the second {signal.Signals(again).name}"
                 break
         self._forget(_reaped())
-        if self.children:
+        killed = bool(self.children)
+        if killed:
             self._kill_the_rest(why)
-            status = status or 1
-        sys.exit(status)
+        sys.exit(status or int(killed or self.unclean))
 
     def _waiting(self, *, late: bool) -> str | None:
         """What the parent stopped by Ctrl-C waits for, once every worker still running has counted the tool
@@ -293,9 +296,11 @@ class _Supervisor:
             say(f"worker {task} (pid {pid}) killed but not gone after {REAP_SECONDS:g} s; exiting without it")
 
     def _forget(self, reaped: list[tuple[int, int]]) -> None:
-        for pid, _ in reaped:
+        for pid, status in reaped:
             self.children.pop(pid, None)
             self.forked_at.pop(pid, None)
+            if os.WIFEXITED(status) and os.WEXITSTATUS(status):  # its exit watchdog ended it, say (status 1)
+                self.unclean = True
 
 
 def _reaped() -> list[tuple[int, int]]:

@@ -2,7 +2,12 @@
 ``time.sleep``) never took the stop its parent passed on. The parent waited 15 s, or left at once at a
 second signal, then exited with status 0, and the worker was left holding the port: the next start
 failed "already in use". Now the parent kills such a worker at its deadline, or at once at a second stop
-signal. It says which it killed, reaps them and exits with status 1, and nothing is left on the port."""
+signal. It says which it killed, reaps them and exits with status 1, and nothing is left on the port.
+
+trial47 LOW: such a worker had none of a single process's stop handling: nothing was said until the parent
+killed it 15 s after the signal. Now it has the single process's exit watchdog: a second after the signal it says
+that its event loop does not answer, and it exits by itself 10 s after it (status 1, and so does the parent); the
+parent's kill at 15 s stays the backstop, for a worker whose watchdog never heard the signal (it ignores it)."""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ pytestmark = pytest.mark.timeout(120)
 APP = """
 import os
 import pathlib
+import signal
 import time
 
 from nanohubmcp import MCPServer
@@ -32,18 +38,20 @@ server = MCPServer("blocked")
 
 
 @server.tool()
-async def block(folder: str) -> str:
-    \"\"\"Block the worker's event loop.\"\"\"
+async def block(folder: str, deaf: bool = False) -> str:
+    \"\"\"Block the worker's event loop (``deaf``: SIGTERM ignored first, so nothing of the worker hears it).\"\"\"
+    if deaf:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     pathlib.Path(folder, str(os.getpid())).touch()  # which worker's loop is blocked
     time.sleep(90)  # the mistake: blocking code in a coroutine tool
     return "done"
 """
 
 
-def _send_block(port: int, session: str, folder: Path) -> socket.socket:
+def _send_block(port: int, session: str, folder: Path, deaf: bool) -> socket.socket:
     """POST a ``block`` call on a new connection, without waiting for an answer (the worker never gives one)."""
     body = ('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "block", '
-            f'"arguments": {{"folder": "{folder}"}}}}}}').encode()
+            f'"arguments": {{"folder": "{folder}", "deaf": {str(deaf).lower()}}}}}}}').encode()
     head = "".join(f"{name}: {value}\r\n" for name, value in wire.headers(session).items())
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
@@ -52,9 +60,10 @@ def _send_block(port: int, session: str, folder: Path) -> socket.socket:
     return sock
 
 
-@pytest.mark.parametrize("second_signal", [False, True], ids=["at-the-deadline", "at-a-second-signal"])
-def test_a_worker_whose_loop_is_blocked_is_killed_and_leaves_the_port_free(
-    redis_server: RedisServer, tmp_path: Path, second_signal: bool
+@pytest.mark.parametrize(("deaf", "second_signal"), [(False, False), (True, False), (False, True)],
+                         ids=["by-its-own-watchdog", "killed-at-the-deadline", "at-a-second-signal"])
+def test_a_worker_whose_loop_is_blocked_is_ended_and_leaves_the_port_free(
+    redis_server: RedisServer, tmp_path: Path, deaf: bool, second_signal: bool
 ) -> None:
     app = tmp_path / "blocked_app.py"
     app.write_text(APP)
@@ -69,7 +78,7 @@ def test_a_worker_whose_loop_is_blocked_is_killed_and_leaves_the_port_free(
         wait_until(lambda: listening(port) and listeners(port) == 2, "both workers listen", 30)
         session = wire.initialize(f"http://127.0.0.1:{port}/mcp")
         while not any(folder.iterdir()) and len(sockets) < 40:  # connections spread by hash: until one blocks
-            sockets.append(_send_block(port, session, folder))
+            sockets.append(_send_block(port, session, folder, deaf))
             with contextlib.suppress(AssertionError):
                 wait_until(lambda: any(folder.iterdir()), "a worker's loop is blocked", 1)
         blocked = {int(marker.name) for marker in folder.iterdir()}
@@ -85,10 +94,20 @@ def test_a_worker_whose_loop_is_blocked_is_killed_and_leaves_the_port_free(
         text = log.read_text(errors="replace")
 
         assert code == 1, f"exit status {code}:\n{text}"
-        why = "was still stopping at the second SIGTERM" if second_signal else "did not stop within 15 s"
-        for pid in blocked:
-            assert f"(pid {pid}) {why}; killed" in text, text
-        assert spent < (10 if second_signal else 25), f"the parent took {spent:.1f} s"
+        if deaf or second_signal:  # the parent's kill: the worker never heard the signal, or it came again
+            why = "was still stopping at the second SIGTERM" if second_signal else "did not stop within 15 s"
+            for pid in blocked:
+                assert f"(pid {pid}) {why}; killed" in text, text
+            assert spent < (10 if second_signal else 25), f"the parent took {spent:.1f} s"
+        else:  # the worker's own watchdog, as a single process's: said at once, and gone within the 10 s
+            for pid in blocked:
+                notice = next((line for line in text.splitlines() if f"(pid {pid}): stopping at SIGTERM" in line), "")
+                assert "but the event loop does not answer (an async tool blocking it?): exiting within" in notice, text
+                assert notice.endswith(f"send SIGTERM again to the server (pid {server.pid}) to quit now"), text
+                assert (f"(pid {pid}): still running 10 s after SIGTERM: an async tool blocks the event loop"
+                        in text), text
+            assert "killed" not in text, text
+            assert spent < 12, f"the server took {spent:.1f} s"
         assert not group_members(server.pid), f"processes outlived the server:\n{text}"
         assert listeners(port) == 0, "a worker still listens on the port"
         assert "Traceback" not in text, text
