@@ -125,7 +125,13 @@ class ResultTooLarge(ToolError):
     The call fails as a tool does (``isError: true`` over MCP, HTTP 500 ``{"error": ...}`` over REST),
     with a message naming the size and the limit, logged as one line (no traceback). Found before
     the data is encoded where its size can be bounded cheaply (arrays, tables), else once it is.
+
+    Attributes:
+        logged: the server's log already has its line (a job's data, said once per job naming the job's tool
+            and id): the failed call is not logged again.
     """
+
+    logged = False
 
 
 RETRY_AFTER_META = "io.nanohub/retryAfter"

@@ -398,7 +398,8 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     elif isinstance(exc, MetaNotSendable):  # the author's meta, said in full: the server's frames tell no more
         log.warning("tool %r failed %s: %s", name, where, exc)
     elif isinstance(exc, ResultTooLarge):  # the server's limit did its job: nothing to debug
-        log.warning("tool %r %s answered too much: %s", name, where, exc)
+        if not exc.logged:  # (a job's data polled: said once per job, naming the job's tool and id)
+            log.warning("tool %r %s answered too much: %s", name, where, exc)
     elif isinstance(exc, (ToolError, ClientRequestError)):  # reported, or the client's: no bug of the code
         first, _, rest = str(exc).partition("\n")
         more = f" (+{rest.count(chr(10)) + 1} lines sent to the client)" if rest else ""

@@ -39,6 +39,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final, TypeGuard
 
+from ...errors import ResultTooLarge
 from ...protocol import jsonenc
 from ..results.owners import PRINCIPAL_OWNER, SESSION_OWNER
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = ["REMEMBERED", "PolledData", "job_owner"]
 
 log = logging.getLogger("nanohubmcp.jobs")
+tool_log = logging.getLogger("nanohubmcp.tool")  # (a job answered too much: where a call's refusal is logged)
 
 Wire = dict[str, Any]
 
@@ -98,10 +100,28 @@ class PolledData:
         self._blocks: OrderedDict[str, list[Wire]] = OrderedDict()
         self._fits: OrderedDict[str, int] = OrderedDict()  # done jobs whose data fit: its JSON's length
         self._unstored: OrderedDict[str, list[Wire]] = OrderedDict()  # copies answered, not stored with the record
+        self._too_large: OrderedDict[str, None] = OrderedDict()  # done jobs whose data the store refused (logged)
         self._flights: dict[str, _Flight] = {}
         self._lock = threading.Lock()
 
     def kept(self, job: Job, value: Callable[[], Any]) -> list[Wire] | None:
+        """:meth:`_kept`; data larger than the store keeps is logged once per job (of the
+        :data:`REMEMBERED` most recently refused), naming the job's tool and id, not at each poll."""
+        try:
+            return self._kept(job, value)
+        except ResultTooLarge as exc:
+            with self._lock:
+                said = job.id in self._too_large
+                self._too_large[job.id] = None
+                self._too_large.move_to_end(job.id)
+                while len(self._too_large) > self._remembered:
+                    self._too_large.popitem(last=False)
+            if not said:
+                tool_log.warning("job %s of tool %r answered too much: %s", job.id, job.tool, exc)
+            exc.logged = True
+            raise
+
+    def _kept(self, job: Job, value: Callable[[], Any]) -> list[Wire] | None:
         """``[note, resource_link]`` for ``job``'s data, ``value()`` (the value its poll answers), when its JSON
         (a text: the text itself) is longer than ``max_inline_bytes`` characters, else None (the value goes in
         the answer). Blocks remembered for the job, or stored with its record, whose link the store still

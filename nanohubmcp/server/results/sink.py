@@ -57,6 +57,11 @@ class ResultSink:
     data_inline: bool = False
     job: str | None = None
 
+    @property
+    def whose(self) -> str:
+        """What the refusals name: "the job's" for a job's result (:attr:`job`), else "the tool's"."""
+        return "the job's" if self.job is not None else "the tool's"
+
     def finish_later(self) -> None:
         """Finish the keeps put off on the event loop (:attr:`later`), each waiting for the results folder's
         lock up to the store's ``lock_wait_seconds``: call it off the loop (a worker thread)."""
@@ -107,7 +112,7 @@ class ResultSink:
         from ...errors import ResultTooLarge
 
         raise ResultTooLarge(
-            f"the tool's result is {'at least ' if at_least else ''}{size} bytes of JSON, more than the server "
+            f"{self.whose} result is {'at least ' if at_least else ''}{size} bytes of JSON, more than the server "
             f"keeps for large results ({limit}); {KEEP_LESS}")
 
     def hold(self, size: int, *, at_least: bool = False) -> None:
@@ -123,7 +128,7 @@ class ResultSink:
         from ...errors import ResultTooLarge
 
         raise ResultTooLarge(
-            f"the tool's result is {'at least ' if at_least else ''}{size} bytes of JSON, more than this server "
+            f"{self.whose} result is {'at least ' if at_least else ''}{size} bytes of JSON, more than this server "
             f"sends in one answer (max_result_bytes={limit}); ask for less data (a smaller size, range or "
             "sample), or have the server's max_result_bytes raised")
 
