@@ -927,7 +927,8 @@ class MCPServer:
         proxy_headers: bool | None = None,
         **compat: Any,
     ) -> None:
-        """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first.
+        """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first; a Ctrl-C while it is still
+        starting returns too, saying nothing.
 
         With ``transport="stdio"`` (or ``$MCP_TRANSPORT=stdio``) it serves one client on
         stdin/stdout instead, as desktop clients launch servers, until the client closes stdin;

@@ -157,7 +157,12 @@ class Serving:
         proxy_headers: bool | None = None,
     ) -> None:
         """``MCPServer.run``: serve until interrupted (stdio, a kernel's background, a running loop, HTTP);
-        nothing while ``nanohubmcp`` imports the app file calling it (it serves the server itself)."""
+        nothing while ``nanohubmcp`` imports the app file calling it (it serves the server itself).
+
+        A Ctrl-C taken while a blocking serve starts, before the serve takes SIGINT itself (importing the
+        transports, binding the port, preparing the state store), ends it as one taken while serving does: it
+        returns, saying nothing, as ``nanohubmcp run`` does. (A Ctrl-C in the script's own code before ``run()``
+        is the script's: a ``KeyboardInterrupt``.)"""
         if serving_skipped("run"):
             return
         if resolve_transport(transport) == "stdio":
@@ -173,6 +178,8 @@ class Serving:
             except ConfigurationError as exc:  # no token in $MCP_TOKEN, say: one line when nobody catches it
                 one_line_if_uncaught(exc)
                 raise
+            except KeyboardInterrupt:  # Ctrl-C while starting: returns, as one while serving
+                return
             return
         if in_kernel():
             from ..jupyter.kernel_server import run_in_kernel
@@ -249,6 +256,8 @@ class Serving:
                 raise
             finally:
                 self._runner = None
+        except KeyboardInterrupt:  # Ctrl-C while starting: returns, as one while serving
+            return
         finally:
             if forks:
                 from ..transports.supervisor import release_stop_signals
