@@ -131,7 +131,9 @@ class ResultTooLarge(ToolError):
             and id): the failed call is not logged again.
     """
 
-    logged = False
+    def __init__(self, message: str, *, logged: bool = False) -> None:
+        super().__init__(message)
+        self.logged = logged
 
 
 RETRY_AFTER_META = "io.nanohub/retryAfter"

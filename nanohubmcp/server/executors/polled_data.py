@@ -118,8 +118,7 @@ class PolledData:
                     self._too_large.popitem(last=False)
             if not said:
                 tool_log.warning("job %s of tool %r answered too much: %s", job.id, job.tool, exc)
-            exc.logged = True
-            raise
+            raise ResultTooLarge(str(exc), logged=True) from None
 
     def _kept(self, job: Job, value: Callable[[], Any]) -> list[Wire] | None:
         """``[note, resource_link]`` for ``job``'s data, ``value()`` (the value its poll answers), when its JSON
