@@ -86,10 +86,11 @@ class MCPServer:
         job_workers: jobs run at once: threads of the "threads" executor, processes of "processes"
             (no more than the CPUs there); a positive integer, None for ``workers``.
         tool_timeout: seconds before a call is answered with a tool error: a number of at least 0.001
-            (a millisecond, the shortest wait the event loop times), or None (or ``float("inf")``) for no
-            limit; anything else (0, a negative number, NaN, ``1e-300``, a string) is a
-            ``ConfigurationError`` here. A sync function still running then is abandoned:
-            its worker serves other calls and the function finishes on a thread of its own.
+            (a millisecond, the shortest wait the event loop times; any real number, a ``Fraction`` or
+            numpy's too, read as a float), or None (or ``float("inf")``) for no limit; anything else (0, a
+            negative number, NaN, ``1e-300``, a string, a ``Decimal``) is a ``ConfigurationError`` here. A
+            sync function still running then is abandoned: its worker serves other calls and the function
+            finishes on a thread of its own.
         max_stuck_calls: most such abandoned calls still running at once (default 64;
             ``server.core.stuck_calls`` counts them). At the limit a timed-out call keeps its
             worker, and new calls of sync functions are refused at once as busy (``ToolBusy``:
@@ -102,13 +103,13 @@ class MCPServer:
             default a random key per process. Servers sharing one URL must share it.
         max_inline_bytes: a tool result whose JSON (or image) is larger than this many bytes
             (default 256 KiB) is kept as a resource of the server, readable by its caller for
-            ``job_ttl_seconds``; the result then carries a ``resource_link`` and a preview. None:
-            always inline.
+            ``job_ttl_seconds``; the result then carries a ``resource_link`` and a preview. None
+            (or an int past a float's range, ``10**400``, as for ``tool_timeout``): always inline.
         max_result_bytes: most bytes of JSON one tool result may put in an answer (default 256 MiB;
-            None: no limit): every REST answer (it carries all of the data), and an MCP result not
-            kept as a resource (``max_inline_bytes=None``, a tool with an output schema). A larger
-            result fails the call with a message naming the limit (``isError``; REST 500), found
-            before an array or table is encoded when its size is already known to be over.
+            None, or an int past a float's range: no limit): every REST answer (it carries all of the
+            data), and an MCP result not kept as a resource (``max_inline_bytes=None``, a tool with an
+            output schema). A larger result fails the call with a message naming the limit (``isError``;
+            REST 500), found before an array or table is encoded when its size is already known to be over.
         max_kept_bytes: most bytes of large results the server keeps as resources, for all
             callers (default 512 MiB): also the largest one result kept (a larger one fails its
             call saying so). When it is full, the oldest kept results are evicted.

@@ -120,7 +120,7 @@ def checked_value(name: str, value: float | None) -> float | None:
 def checked_switch(value: float | None) -> float | None:
     """``switch_interval``: seconds from :data:`MIN_SWITCH_SECONDS` to :data:`MAX_SWITCH_SECONDS` (NaN refused), or
     None."""
-    if value is not None and not MIN_SWITCH_SECONDS <= value <= MAX_SWITCH_SECONDS:  # NaN too
+    if value is not None and not MIN_SWITCH_SECONDS <= value <= MAX_SWITCH_SECONDS:  # NaN too (any real number)
         raise TraitError(f"NanohubMCP.switch_interval must be a number of seconds from {MIN_SWITCH_SECONDS:f} "
                          f"to {MAX_SWITCH_SECONDS}, or None to leave the interpreter's alone, not "
                          f"{shown_value(value)}")

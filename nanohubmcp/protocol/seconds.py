@@ -13,7 +13,7 @@ import math
 import numbers
 from typing import cast
 
-__all__ = ["seconds_of"]
+__all__ = ["seconds_of", "written_as_a_number"]
 
 
 def seconds_of(value: object) -> float | None:
@@ -33,3 +33,20 @@ def seconds_of(value: object) -> float | None:
         return float(value)
     except OverflowError:  # (an int or Fraction past a float's range: finite, and long)
         return math.inf if cast(float, value) > 0 else -math.inf  # (every Real compares with 0)
+
+
+def written_as_a_number(value: object) -> str:
+    """For the refusal of ``value``, no real number (a ``Decimal``, a string such as ``"0.0005"``), that reads as
+    one: ``"; write it as a number: 0.0005"``; else ``""`` (a bool, None, text that is no number).
+
+    Example:
+        >>> written_as_a_number("0.0005"), written_as_a_number(True)
+        ('; write it as a number: 0.0005', '')
+    """
+    if isinstance(value, (bool, numbers.Real)) or value is None:
+        return ""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return ""
+    return f"; write it as a number: {number!r}" if math.isfinite(number) else ""

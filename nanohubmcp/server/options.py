@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..protocol.message_values import shown_value
-from ..protocol.seconds import seconds_of
+from ..protocol.seconds import seconds_of, written_as_a_number
 from ..protocol.versions import ProtocolVersion
 from ..state.url import file_on_the_way
 from .jobs import STORE_KINDS
@@ -159,8 +159,8 @@ def checked_timeout(value: object, option: str = "tool_timeout") -> float | None
         return None
     seconds = seconds_of(value)
     if seconds is None or not seconds > 0:  # NaN is not > 0
-        raise ConfigurationError(
-            f"{option} must be a positive number of seconds, or None for no limit, not {shown_value(value)}")
+        raise ConfigurationError(f"{option} must be a positive number of seconds, or None for no limit, not "
+                                 f"{shown_value(value)}{written_as_a_number(value)}")
     if seconds < MIN_TOOL_TIMEOUT_SECONDS:
         raise ConfigurationError(
             f"{option} must be at least {MIN_TOOL_TIMEOUT_SECONDS:g} s (a millisecond: the event loop times no "
@@ -189,7 +189,8 @@ def checked_dpi(value: object, option: str = "figure_dpi") -> float | None:
     dpi = seconds_of(value)  # the one reading of a real number (numpy's too, never a bool), not only of seconds
     if dpi is None or not MIN_FIGURE_DPI <= dpi <= MAX_FIGURE_DPI:  # NaN is in no range
         raise ConfigurationError(f"{option} must be a number of dots per inch from {MIN_FIGURE_DPI} to "
-                                 f"{MAX_FIGURE_DPI}, or None for each figure's own, not {shown_value(value)}")
+                                 f"{MAX_FIGURE_DPI}, or None for each figure's own, not {shown_value(value)}"
+                                 f"{written_as_a_number(value)}")
     return dpi
 
 

@@ -6,11 +6,19 @@ result too large to inline goes is :mod:`.sink`'s; the kept results themselves a
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES
 
-__all__ = ["ResultOptions"]
+__all__ = ["ResultOptions", "no_limit_past_range"]
+
+
+def no_limit_past_range(value: float | None) -> int | None:
+    """A byte limit whose None is "no limit" (``max_inline_bytes``, ``max_result_bytes``) as kept: an int past a
+    float's range (``10**400``) is None too, the rule ``tool_timeout`` follows (a size no data reaches, where a
+    limit held as given would still pick the limits a limited server applies); any other as an int."""
+    return None if value is None or value > sys.float_info.max else int(value)
 
 
 @dataclass
@@ -30,6 +38,10 @@ class ResultOptions:
     figure_dpi: float | None = None
     max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES
 
+    def __post_init__(self) -> None:
+        self.max_inline_bytes = no_limit_past_range(self.max_inline_bytes)
+        self.max_result_bytes = no_limit_past_range(self.max_result_bytes)
+
     def update(self, setting: str, value: float | None) -> None:
         """Change ``max_inline_bytes``, ``figure_dpi`` or ``max_result_bytes``; the next call shapes its
         result with it.
@@ -38,7 +50,7 @@ class ResultOptions:
             ValueError: another setting name.
         """
         if setting in ("max_inline_bytes", "max_result_bytes"):
-            setattr(self, setting, None if value is None else int(value))
+            setattr(self, setting, no_limit_past_range(value))
         elif setting == "figure_dpi":
             self.figure_dpi = value
         else:
