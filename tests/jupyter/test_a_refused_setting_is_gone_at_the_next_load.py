@@ -42,7 +42,7 @@ def test_a_load_that_refuses_names_every_bad_value(start_kernel: Any) -> None:
     assert cell.ename == "UsageError"
     assert cell.evalue == (
         "NanohubMCP.figure_dpi must be a number of dots per inch from 1 to 2400, or None for each figure's own, "
-        "not 5000.0; NanohubMCP.tool_timeout must be a positive number of seconds, or None for no limit, not 0.0; "
+        "not 5000; NanohubMCP.tool_timeout must be a positive number of seconds, or None for no limit, not 0; "
         "nanohubmcp is not loaded: fix these 2 settings"
     )
     live.run_ok("%config NanohubMCP.figure_dpi = None\n%config NanohubMCP.tool_timeout = 5")
