@@ -151,7 +151,7 @@ class Request:
         if method == "tools/call":
             if type(params.get("arguments")) is not dict:
                 # settled before any layer sees it: null or absent is no arguments, anything else -32602
-                from .calls.tool_calls import call_arguments  # the rare path; tool_calls loads at the first call
+                from .calls.tool_checks import call_arguments  # the rare path; tool_checks loads at the first call
 
                 params = {**params, "arguments": call_arguments(params)}
             name = params.get("name")

@@ -81,6 +81,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.handlers.tools",  # every handler but the lifecycle's: at its method's first request
     "nanohubmcp.server.stateless.handlers",
     "nanohubmcp.server.executors.service",  # running tools and jobs, shaping results: at the first call
+    "nanohubmcp.server.calls.tool_checks",  # the tool a call names and its arguments: at the first call
     "nanohubmcp.server.results.shape",
     "nanohubmcp.server.results.resources",
     "nanohubmcp.server.results.plain",

@@ -28,7 +28,8 @@ from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments
 from ..asks.by_era import AskServices
 from ..calls import progress
-from ..calls.tool_calls import error_result, note_value, run_tool, shape, shaped_job_value
+from ..calls.tool_calls import note_value, run_tool, shape, shaped_job_value
+from ..calls.tool_checks import error_result
 from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..results import shape as results

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, MethodNotFound
 from ...schema import CheckPending
-from ..calls.tool_calls import checks_loaded, lookup_tool, refuse_arguments, run_tool, validated
+from ..calls.tool_calls import run_tool
+from ..calls.tool_checks import checks_loaded, lookup_tool, refuse_arguments, validated
 from ..executors.service import start_job_result
 from ..registry.components import task_support
 from ..registry.registry import list_result

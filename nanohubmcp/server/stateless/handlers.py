@@ -25,6 +25,7 @@ from ...errors import InvalidArguments, JobLimitReached
 from ...schema import CheckPending
 from ..asks.input_requests import Exchange, InputRequired, begin, begin_large
 from ..calls import tool_calls as toolcalls
+from ..calls import tool_checks
 from ..executors import service as job_service
 from ..handlers import prompts as prompt_handlers
 from ..handlers import resources as resource_handlers
@@ -47,8 +48,8 @@ if TYPE_CHECKING:
 
 async def tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/call`` → ``CallToolResult``, ``input_required``, or a task handle."""
-    tool = toolcalls.lookup_tool(core, request, params)
-    given = toolcalls.call_arguments(params)
+    tool = tool_checks.lookup_tool(core, request, params)
+    given = tool_checks.call_arguments(params)
     support = task_support(tool)
     if support == "required":
         require_tasks_extension(request, f"tool '{tool.name}'")
@@ -61,12 +62,12 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
             if request.large else begin(core.request_codec, request, "tools/call", tool.name, given, params)
     try:
         try:
-            arguments = toolcalls.validated(request, tool, given)
+            arguments = tool_checks.validated(request, tool, given)
         except CheckPending as pending:  # its check loads something first (pint's units): off the loop
-            await toolcalls.checks_loaded(pending)
-            arguments = toolcalls.validated(request, tool, given)
+            await tool_checks.checks_loaded(pending)
+            arguments = tool_checks.validated(request, tool, given)
     except InvalidArguments as exc:
-        return toolcalls.refuse_arguments(core, request, tool, exc)
+        return tool_checks.refuse_arguments(core, request, tool, exc)
     tasks_ok = has_tasks_extension(request) and support != "forbidden"
     if tool.background:
         if tasks_ok:
