@@ -7,10 +7,10 @@ first answer does not use (the job store, the result store, the provenance recor
 the result cache and its layer, the stateless era's state) are made at their first use by the core's
 :class:`~.first_use.FirstUse`, whose typed properties the core's pass on; the job store is opened
 when serving starts if an earlier process left one on disk, so its jobs are settled then; what the job store
-asks of the server and the server's sweeps and stops tell its jobs is :class:`~.core_jobs.CoreJobs`'s. With a shared
-state store, the process's link to it (:class:`~.wire.store_link.StoreLink`) reads its key before the
-port is bound and connects when serving starts (:meth:`ServerCore.attach`). Nothing is
-assigned to it from outside afterwards. It is the top of ``server/``: its parts are typed against
+asks of the server and the server's sweeps and stops tell its jobs is :class:`~.core_jobs.CoreJobs`'s. Where the
+state lives (the state directory; with a shared state store, the process's link to it, which reads its key before
+the port is bound and connects when serving starts, :meth:`ServerCore.attach`) is :class:`~.wire.state_dir.StateLink`'s.
+Nothing is assigned to it from outside afterwards. It is the top of ``server/``: its parts are typed against
 :class:`~nanohubmcp.server.services.Services`, never against this class, so none imports it. The
 ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports
 Tornado or IPython.
@@ -56,7 +56,7 @@ from .wire.events import EventBus
 from .wire.notifier import Notifier
 from .wire.pending import ClientRequests
 from .wire.sessions import Session, SessionStore
-from .wire.state_dir import ENV_STATE_DIR
+from .wire.state_dir import ENV_STATE_DIR, StateLink
 
 if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
@@ -72,7 +72,6 @@ if TYPE_CHECKING:
     from .telemetry import Telemetry
     from .wire.replication import Replication
     from .wire.request import RequestContext
-    from .wire.store_link import StoreLink
 
 class ServerCore:
     """Everything one server knows, behind the facade.
@@ -150,15 +149,18 @@ class ServerCore:
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)
         self.sessions.add_close_callback(self._session_closed)
+        self.state_link = StateLink(name, self.state_url, state_dir, self.sessions, state_secret)
+        """Where the state lives: the state directory, and with a shared state store (Redis) this process's
+        link to it."""
         self.job_runners = JobRunners(job_executor, workers=self.job_workers, dask_address=dask_address,
-                                      executor_options=executor_options, state_dir=self._state_dir)
+                                      executor_options=executor_options, state_dir=self.state_link.directory)
         """The job executors: the server's, and those its tools name (made at their first use)."""
         self.job_runner = self.job_runners.default
         self.core_jobs = CoreJobs(self, lambda: self.first_use.jobs_made)
         """The job store's hooks into the server, and what the server's sweeps and stops tell its jobs."""
         # The services a first answer does not use are made at their first use (see first_use.py).
         self.first_use: FirstUse = FirstUse(
-            name, self.registry.tools, state_url=self.state_url, state_dir=state_dir, job_store=job_store,
+            name, self.registry.tools, state_url=self.state_url, link=self.state_link, job_store=job_store,
             job_ttl=plain_seconds(job_ttl_seconds), job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
             inline=(max_inline_bytes, figure_dpi, max_result_bytes), cache_max_bytes=cache_max_bytes,
             kept=(max_kept_bytes, max_kept_bytes_per_owner),
@@ -176,12 +178,6 @@ class ServerCore:
         self.in_flight: set[RequestContext] = set()  # being served (loop thread only)
         self.shutdown = Shutdown()
         """Whether the server is stopping; the requests it serves, answered when a stop's grace runs out."""
-        self.store_link: StoreLink | None = None
-        if self.state_url.shared:
-            from .wire.store_link import StoreLink  # (a shared store only: not imported for memory or SQLite)
-
-            self.store_link = StoreLink(self.state_url, name, self.sessions, state_secret)
-        """With a shared state store (Redis): this process's link to it (None for memory and SQLite)."""
         self.replication: Replication | None = None
         """While linked to a shared state store: keeps sessions in step across processes."""
         self.state_closing: asyncio.Task[None] | None = None
@@ -307,14 +303,15 @@ class ServerCore:
         Raises:
             ConfigurationError: the store cannot be reached, or refuses the URL (the message says why).
         """
-        if self.store_link is not None and self.replication is None:
-            self.store_link.prepare()
+        if self.replication is None:
+            self.state_link.prepare()
 
     def _share(self, loop: asyncio.AbstractEventLoop) -> None:
         """Connect to the shared state store on ``loop`` (the serving loop of this process)."""
-        if self.store_link is None or self.replication is not None:
+        linked = self.state_link.connect(loop) if self.replication is None else None
+        if linked is None:
             return
-        self.replication, key = self.store_link.connect(loop)
+        self.replication, key = linked
         consume = self.replication.state.consume_nonce  # the used nonces: in the store, for every process
         self.first_use.use_request_codec(self.first_use.codec(key, shared_consume=consume))
 
@@ -324,17 +321,14 @@ class ServerCore:
             self.notifier.close()
         self.notifier = None
         replication, self.replication = self.replication, None
-        if replication is not None and self.store_link is not None:
-            closing = self.store_link.disconnect(replication, self.loop)
+        if replication is not None:
+            closing = self.state_link.disconnect(replication, self.loop)
             if closing is not None:
                 self.state_closing = closing
 
     # -- executors (importing or constructing starts no threads) ------------------------------
     def _worker_pool(self) -> WorkerPool:
         return WorkerPool(self.workers, name="nanohubmcp-worker", max_stuck=self.max_stuck_calls)
-
-    def _state_dir(self) -> str:
-        return self.first_use.state_directory()
 
     @property
     def stuck_calls(self) -> int:

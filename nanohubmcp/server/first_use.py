@@ -5,7 +5,9 @@ as its finish hook), the result store and the result options, the done jobs' kep
 records and their layer's recorder, the result cache and its layer, and the stateless era's state (the
 ``requestState`` key, task inputs, skills). Each is a typed property backed by a :class:`Once`:
 made under a lock at the first ask, then kept; its module is imported then too, so a served
-script's first answer imports none of them. :class:`~.core.ServerCore` holds one ``FirstUse``
+script's first answer imports none of them. They are made in the state directory
+:class:`~.wire.state_dir.StateLink` names; when serving begins and a testing client's temporary one is left, those
+made there are dropped (:meth:`FirstUse.serving_began`). :class:`~.core.ServerCore` holds one ``FirstUse``
 and passes its properties on; nothing else builds one. Nothing here imports Tornado or IPython.
 """
 
@@ -18,7 +20,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .jobs import DB_FILE
-from .wire.state_dir import named_state_dir, resolve_state_dir
 
 if TYPE_CHECKING:
     from ..state import StateURL
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from .registry.skill_catalog import SkillCatalog
     from .results.options import ResultOptions
     from .results.store import ResultStore
+    from .wire.state_dir import StateLink
 
 T = TypeVar("T")
 
@@ -88,7 +90,7 @@ class FirstUse:
         name: the server's name (names the default state directory).
         tools: the registry's tools (the recorder and the cache layer look tools up by name).
         state_url: where what several processes share lives (a Redis URL keeps the jobs there).
-        state_dir: the state directory option (None: the default).
+        link: where the state lives (:class:`~.wire.state_dir.StateLink`: the state directory services are made in).
         job_store: ``"sqlite"`` or ``"memory"``.
         job_ttl: seconds finished jobs, kept results and records stay readable.
         job_bounds: ``(max_jobs, max_jobs_per_owner, max_job_result_bytes)``.
@@ -106,7 +108,7 @@ class FirstUse:
         tools: ToolLookup,
         *,
         state_url: StateURL,
-        state_dir: str | os.PathLike[str] | None,
+        link: StateLink,
         job_store: str,
         job_ttl: float,
         job_bounds: tuple[int, int, int],
@@ -122,10 +124,7 @@ class FirstUse:
         self._name = name
         self._tools = tools
         self._state_url = state_url
-        self._state_dir = state_dir
-        self.scratch_state_dir: str | None = None
-        """The directory :meth:`use_state_dir` gave, or None."""
-        self._served = False  # serving began (attach): its state directory is the one real clients use
+        self._link = link
         self._job_store = job_store
         self._job_ttl = job_ttl
         self._job_bounds = job_bounds
@@ -166,7 +165,7 @@ class FirstUse:
         max_jobs, per_owner, result_bytes = self._job_bounds
         reattach, hand_over, leftovers = self._hooks
         jobs = JobStore(
-            self._job_ttl, name=self._name, state_dir=self._state_dir_option(), kind=self._job_store,
+            self._job_ttl, name=self._name, state_dir=self._link.option(), kind=self._job_store,
             max_jobs=max_jobs, max_jobs_per_owner=per_owner, max_result_bytes=result_bytes,
             shared=self._state_url, reattach=reattach, hand_over=hand_over, leftovers=leftovers)
         if self._provenance_on:
@@ -199,29 +198,24 @@ class FirstUse:
         ``NANOHUBMCP_STATE_DIR``: a name wins whenever it is read), nothing is kept yet (the job store,
         beside which every record and kept result lives, is not made), the server has not begun serving (a
         ``server.start()`` in a notebook: its real clients' jobs and records stay where they are) and no
-        other temporary directory was given first; True when it is used."""
-        if named_state_dir(self._state_dir):
+        other temporary directory was given first
+        (:meth:`StateLink.use_scratch <.wire.state_dir.StateLink.use_scratch>`); True when it is used."""
+        if self._link.named:
             return False
-
-        def use() -> None:
-            if not self._served and self.scratch_state_dir is None:
-                self.scratch_state_dir = directory
-
-        return self._jobs.unless_made(use) and self.scratch_state_dir == directory
+        used = self._jobs.unless_made(lambda: self._link.use_scratch(directory))
+        return used and self._link.scratch_state_dir == directory
 
     def serving_began(self) -> bool:
-        """The server serves real clients (HTTP, stdio): its state directory is no longer changed by
-        :meth:`use_state_dir`, and the first time, a testing client's temporary one given before is left
-        (:meth:`_leave_scratch`; one kept then stays: its real clients' jobs are there from then on).
+        """The server serves real clients (HTTP, stdio): the first time, a testing client's temporary state
+        directory given before is left (:meth:`StateLink.serving_began <.wire.state_dir.StateLink.serving_began>`,
+        :meth:`_leave_scratch`; one kept then stays: its real clients' jobs are there from then on).
 
         Returns:
             True when the temporary directory was left: the pipeline's layers made from the services
             dropped must be made again.
         """
-        first, self._served = not self._served, True
-        if not first or self.scratch_state_dir is None or named_state_dir(self._state_dir):
-            return False
-        return self._leave_scratch(self.scratch_state_dir)
+        scratch = self._link.serving_began()
+        return scratch is not None and self._leave_scratch(scratch)
 
     def _leave_scratch(self, scratch: str) -> bool:
         """Serve from the state directory the server would have had without the testing clients: what they
@@ -246,19 +240,14 @@ class FirstUse:
             cache.close()
         if jobs is not None:
             jobs.close()
-        self.scratch_state_dir = None
+        self._link.scratch_left()
         log.info("state directory %s (the testing clients' temporary one, %s, is left to them)",
                  self.state_directory(), scratch)
         return True
 
-    def _state_dir_option(self) -> str | os.PathLike[str] | None:
-        if self.scratch_state_dir is not None and not named_state_dir(self._state_dir):
-            return self.scratch_state_dir
-        return self._state_dir
-
     def state_directory(self) -> str:
         """The state directory (resolved now: ``NANOHUBMCP_STATE_DIR`` is read at each call)."""
-        return resolve_state_dir(self._name, self._state_dir_option())
+        return self._link.directory()
 
     @property
     def result_options(self) -> ResultOptions:
@@ -312,7 +301,7 @@ class FirstUse:
         # started servers to share one; the default directory (one per server name) is this process's.
         return ProvenanceStore(self._job_ttl, self._kept_directory, max_records=self._job_bounds[0] * 10,
                                session_gone=self._session_gone if shared else None,
-                               shared=shared or named_state_dir(self._state_dir))
+                               shared=shared or self._link.named)
 
     def _session_gone(self, session_id: str) -> bool:
         return self.jobs.session_gone(session_id)  # (the job store is made at its first use: it records to these)

@@ -33,12 +33,12 @@ def scratch_state(server: ServedServer) -> str | None:
     clients share it, so a job one started is read by the next. Returns the directory, or None when the
     server keeps its own."""
     core = server.core
-    if core.first_use.scratch_state_dir is not None:
-        return core.first_use.scratch_state_dir
+    if core.state_link.scratch_state_dir is not None:
+        return core.state_link.scratch_state_dir
     directory = tempfile.mkdtemp(prefix=f"nanohubmcp-test-{safe_name(core.name)}-")
     if not core.use_state_dir(directory):
         os.rmdir(directory)
-        return core.first_use.scratch_state_dir  # (another client's, made at the same moment; else None)
+        return core.state_link.scratch_state_dir  # (another client's, made at the same moment; else None)
     atexit.register(_remove, directory, os.getpid())
     return directory
 

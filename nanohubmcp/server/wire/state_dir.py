@@ -12,7 +12,16 @@ a ``state_dir=`` in APP is replaced, see :mod:`nanohubmcp.server.app_import`):
 
 Options 1 and 2 name the server's own directory (no name is appended). Nothing is created
 until the first job is stored. A client of :mod:`nanohubmcp.testing` replaces options 3 and 4 with a
-temporary directory (:mod:`nanohubmcp.testing.scratch`).
+temporary directory (:mod:`nanohubmcp.testing.scratch`) until the server begins to serve real clients.
+
+One server's place, over its life, is its :class:`StateLink` (the core makes one and hands it to the
+services it makes at their first use, :class:`~..first_use.FirstUse`): the state directory those services
+are made in — the one named, else a testing client's temporary one until serving begins, else the
+default — and, with a shared state store (a Redis state URL), this process's link to that store
+(:class:`~.store_link.StoreLink`, made with such a URL only, its module imported then): the key signing
+``requestState`` read before the port is bound (:meth:`StateLink.prepare`), the store connected on the
+serving loop (:meth:`StateLink.connect`) and disconnected at the stop (:meth:`StateLink.disconnect`). It
+owns neither the services kept there nor what is kept in step across processes (:mod:`.replication`).
 """
 
 from __future__ import annotations
@@ -21,6 +30,15 @@ import os
 import stat
 import sys
 from contextlib import suppress
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from ...state import StateURL
+    from .replication import Replication
+    from .sessions import SessionStore
+    from .store_link import StoreLink
 
 ENV_STATE_DIR = "NANOHUBMCP_STATE_DIR"
 SESSIONDIR_VARS = ("SESSIONDIR", "SESSION_DIR")
@@ -124,3 +142,91 @@ def owner_only_tree(path: str) -> None:
 def private_opener(path: str, flags: int) -> int:
     """An ``opener`` for :func:`open` that creates the file its owner's only (mode ``0o600``)."""
     return os.open(path, flags, 0o600)
+
+
+class StateLink:
+    """Where the server ``name`` keeps its state, and this process's link to it (the module docstring).
+
+    Args:
+        name: the server's name (names the default state directory; a shared store keeps its keys under it).
+        state_url: the server's ``state_url`` (a Redis one is shared: a :class:`StoreLink` is made for it).
+        state_dir: the state directory named (``state_dir=``, or a ``sqlite:///DIR`` URL's), else None.
+        sessions: this process's sessions, kept in step with a shared store once connected.
+        state_secret: the ``requestState`` key given, or None.
+    """
+
+    def __init__(self, name: str, state_url: StateURL, state_dir: str | os.PathLike[str] | None,
+                 sessions: SessionStore, state_secret: str | bytes | None) -> None:
+        self._name = name
+        self._state_dir = state_dir
+        self.scratch_state_dir: str | None = None
+        """The testing clients' temporary directory given (:meth:`use_scratch`), or None."""
+        self._served = False  # serving began (attach): its state directory is the one real clients use
+        self.store_link: StoreLink | None = None
+        """With a shared state store (Redis): this process's link to it (None for memory and SQLite)."""
+        if state_url.shared:
+            from .store_link import StoreLink  # (a shared store only: not imported for memory or SQLite)
+
+            self.store_link = StoreLink(state_url, name, sessions, state_secret)
+
+    # -- the state directory --------------------------------------------------------------------
+    @property
+    def named(self) -> bool:
+        """Whether the user named the state directory (``NANOHUBMCP_STATE_DIR`` read now: a name wins whenever
+        it is read)."""
+        return named_state_dir(self._state_dir)
+
+    def option(self) -> str | os.PathLike[str] | None:
+        """The state directory services are made in: the one named, else a testing client's temporary one,
+        else None (the default of the server's name)."""
+        if self.scratch_state_dir is not None and not named_state_dir(self._state_dir):
+            return self.scratch_state_dir
+        return self._state_dir
+
+    def directory(self) -> str:
+        """The state directory (resolved now: ``NANOHUBMCP_STATE_DIR`` is read at each call)."""
+        return resolve_state_dir(self._name, self.option())
+
+    def use_scratch(self, directory: str) -> None:
+        """Take ``directory``, a testing client's temporary one, unless the server began serving (a
+        ``server.start()`` in a notebook: its real clients' jobs and records stay where they are) or another
+        was given first. The caller holds what keeps the job store from being made meanwhile."""
+        if not self._served and self.scratch_state_dir is None:
+            self.scratch_state_dir = directory
+
+    def serving_began(self) -> str | None:
+        """The server serves real clients (HTTP, stdio): its state directory is no longer changed by
+        :meth:`use_scratch`. Returns, the first time only, the temporary directory to leave (None when none
+        was given or a directory is named): the services made there are to be dropped, then
+        :meth:`scratch_left`."""
+        first, self._served = not self._served, True
+        if not first or self.scratch_state_dir is None or named_state_dir(self._state_dir):
+            return None
+        return self.scratch_state_dir
+
+    def scratch_left(self) -> None:
+        """The services made in the temporary directory were dropped: the server's own one from now on."""
+        self.scratch_state_dir = None
+
+    # -- the shared state store -----------------------------------------------------------------
+    def prepare(self) -> None:
+        """Read what serving needs from the shared state store before the port is bound (the key signing
+        ``requestState``: :meth:`StoreLink.prepare <.store_link.StoreLink.prepare>`); nothing for memory
+        and SQLite.
+
+        Raises:
+            ConfigurationError: the store cannot be reached, or refuses the URL (the message says why).
+        """
+        if self.store_link is not None:
+            self.store_link.prepare()
+
+    def connect(self, loop: asyncio.AbstractEventLoop) -> tuple[Replication, str | bytes] | None:
+        """Connect to the shared state store on ``loop`` (the serving loop of this process): the replication
+        keeping this process's sessions in step, and the ``requestState`` key; None for memory and SQLite."""
+        return self.store_link.connect(loop) if self.store_link is not None else None
+
+    def disconnect(self, replication: Replication,
+                   loop: asyncio.AbstractEventLoop | None) -> asyncio.Task[None] | None:
+        """Stop keeping sessions in step and disconnect on ``loop``; returns the disconnecting task (the runner
+        waits for it when it stops), or None when there is nothing to wait for."""
+        return self.store_link.disconnect(replication, loop) if self.store_link is not None else None
