@@ -87,13 +87,18 @@ KEEP_DATA = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local held = redis.call('HGET', KEYS[1], 'kept_data')
 if (not held and ARGV[2] == '') or held == ARGV[2] then
+  if ARGV[1] == '' then
+    redis.call('HDEL', KEYS[1], 'kept_data')
+    return false
+  end
   redis.call('HSET', KEYS[1], 'kept_data', ARGV[1])
   return ARGV[1]
 end
 return held
 """
-"""Stores a job's ``kept_data`` unless its record holds another than the one named (its JSON as stored, "" for
-none), in one step: of several processes keeping one job's data, the first stored wins. Returns the
-``kept_data`` the record holds then (as JSON), nil when the record is gone.
+"""Stores a job's ``kept_data`` (its blocks, or a keep's reservation) unless its record holds another than the
+one named (its JSON as stored, "" for none), in one step: of several processes keeping one job's data, the
+first stored wins; "" as the kept data removes the field (a reservation released). Returns the ``kept_data``
+the record holds then (as JSON), nil when it holds none or the record is gone.
 
-KEYS: ``job:<id>``; ARGV: kept data, the kept data replaced (each JSON)"""
+KEYS: ``job:<id>``; ARGV: kept data, the kept data replaced (each JSON, or "")"""

@@ -8,7 +8,7 @@ the ``redis`` package's synchronous client: the job store is called from any thr
 Keys under the server's namespace: ``job:<id>`` a hash of the record's fields (each JSON), expiring ``ttl``
 after the job finished (a field added since an earlier version wrote the record is absent from it and reads as
 its default: ``item_places`` None; ``kept_data``, the link its MCP answers give for its large data, is set once
-by the first process keeping it: :meth:`RedisJobBackend.keep_data`); ``jobs`` and ``jobs:o:<owner>`` sorted sets
+by the first process to reserve it: :meth:`RedisJobBackend.keep_data`); ``jobs`` and ``jobs:o:<owner>`` sorted sets
 of ids by creation time (the bounds are counted there; ids whose record expired are dropped as they are met);
 ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server process
 (:class:`~.redis_runners.RedisRunners`), so a job whose process died is told from one still running; channel
@@ -200,15 +200,15 @@ class RedisJobBackend:
         with self._guard():
             return bool(self._changed(keys=keys, args=args))
 
-    def keep_data(self, job_id: str, blocks: list[dict[str, Any]],
+    def keep_data(self, job_id: str, blocks: list[dict[str, Any]] | None,
                   replacing: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-        """Store ``blocks`` as the job's ``kept_data`` unless the record holds another than ``replacing``
-        (None: none), in one step (the first process's keep of a job's data wins); returns the ``kept_data``
-        the record holds now, None when the record is gone."""
-        args = [json.dumps(blocks), "" if replacing is None else json.dumps(replacing)]
+        """Store ``blocks`` as the job's ``kept_data`` (None: none, the field removed) unless the record holds
+        another than ``replacing`` (None: none), in one step (the first process's keep of a job's data wins);
+        returns the ``kept_data`` the record holds now, None when it holds none or the record is gone."""
+        args = ["" if blocks is None else json.dumps(blocks), "" if replacing is None else json.dumps(replacing)]
         with self._guard():
             held = self._keep_data(keys=[self._key("job", job_id)], args=args)
-        return None if held is None else list(json.loads(held))
+        return None if not held else list(json.loads(held))
 
     def answer(self, job_id: str, answers: dict[str, Any]) -> None:
         """Keep ``answers`` (to input requests of the task ``job_id``, received by this process) for

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from nanohubmcp.errors import ResultTooLarge
 from nanohubmcp.server.executors.polled_data import PolledData
 from nanohubmcp.server.jobs.record import COMPLETED, Job
 from nanohubmcp.server.jobs.stores import MemoryBackend
@@ -119,3 +122,18 @@ def test_data_that_fit_is_not_made_again_nor_its_record_read() -> None:
     linked = polled.kept(job, value)
     assert linked is not None
     assert [block["type"] for block in linked] == ["text", "resource_link"]
+
+
+def test_data_too_large_to_keep_leaves_the_records_slot_free() -> None:
+    # A keep reserves the record's slot before it writes (executors.kept_slot): refused, it gives the slot up, so
+    # another keep of the job (a process whose store keeps more) does not wait for a reservation nobody completes.
+    job = Job("j" * 32, "big", "a", status=COMPLETED)
+    records = stored(job)
+    small = PolledData(ResultStore(60.0, max_bytes=10_000), ResultOptions(max_inline_bytes=1024), lambda: records)
+    with pytest.raises(ResultTooLarge):
+        small.kept(job, lambda: DATA)
+    assert records.summaries([job.id], ["id", "kept_data"])[0]["kept_data"] is None
+    large = PolledData(ResultStore(60.0, max_bytes=1 << 20), ResultOptions(max_inline_bytes=1024), lambda: records)
+    kept = large.kept(job, lambda: DATA)
+    assert kept is not None
+    assert records.summaries([job.id], ["id", "kept_data"])[0]["kept_data"] == kept

@@ -1,10 +1,10 @@
 """A done job's data over ``max_inline_bytes`` is kept once for every process of a server: the link its MCP
 answers give (``get_job_result``, ``tasks/result``, ``tasks/get``) is stored with the job's record, so a process
-that did not keep it answers the same URI; two processes keeping it at the same moment each keep a copy, the
-first stored wins, and the other drops its copy and answers the winner's. With an owner's share holding one copy,
-the loser's copy must not leave both answering an evicted link (review r24 MED-2): a keep that finds the winner's
-stored once its value is made writes nothing; a copy written as the winner's is stored spares it (a copy of
-itself is never evicted for it), and one that finds the winner's link no longer reads replaces it.
+that did not keep it answers the same URI; of two processes keeping it at the same moment, the first to reserve
+the record writes the one copy, and the other answers its link. With an owner's share holding one copy, the loser
+must not leave both answering an evicted link (review r24 MED-2): a keep that finds the winner's stored once its
+value is made writes nothing. (Two keeps meeting at the record, and a stale reservation:
+``test_a_jobs_kept_data_is_written_by_the_process_that_reserved_it``.)
 
 Before: each process remembered the links it kept in its own memory: with ``--workers 2`` each worker polling
 a job kept a copy of its own (two files, two URIs for one job).
@@ -127,61 +127,6 @@ def test_a_keep_that_finds_the_others_once_its_value_is_made_evicts_nothing(
     assert answered["here"] == answered["there"]
     assert _reads(stores[0], answered["here"], owner)  # before: evicted by the loser's copy, on both
     assert _reads(stores[1], answered["there"], owner)
-    assert len(kept_files(state)) == 1
-
-
-class _ReadBeforeTheOther:
-    """A process's job-store back end whose second read of the job's kept data is the one made before the other
-    process stored its keep (given once ``stored`` is set): a keep whose write races the other's, for certain."""
-
-    def __init__(self, backend: Any, stored: threading.Event) -> None:
-        self.backend = backend
-        self.stored = stored
-        self.reads = 0
-
-    def summaries(self, ids: Any, names: Any) -> list[dict[str, Any]]:
-        self.reads += 1
-        found: list[dict[str, Any]] = self.backend.summaries(ids, names)
-        if self.reads == 2:
-            assert self.stored.wait(60)
-        return found
-
-    def keep_data(self, *args: Any) -> Any:
-        return self.backend.keep_data(*args)
-
-
-@pytest.mark.parametrize("winner", ["held", "gone"])
-def test_a_copy_written_as_the_other_is_stored_answers_a_link_that_reads(
-        two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore], tmp_path: Path, winner: str) -> None:
-    # "held": the loser's copy (the owner's share room for one) spares the winner's, then goes; "gone": the
-    # winner's copy no longer reads (evicted meanwhile): the loser's replaces it in the record.
-    first, second = two_job_stores
-    state = tmp_path / "kept"
-    options = ResultOptions(max_inline_bytes=4096)
-    stores = [ResultStore(600.0, directory=lambda: str(state), max_bytes_per_owner=150_000) for _ in range(2)]
-    there_done = threading.Event()
-    racing = _ReadBeforeTheOther(first.backend, there_done)
-    here = PolledData(stores[0], options, lambda: racing)  # type: ignore[arg-type,return-value]
-    there = PolledData(stores[1], options, lambda: second.backend)
-    job = first.create("big", "session-key")
-    job.finish(jobmod.COMPLETED, result={"content": []})
-    answered: dict[str, Any] = {}
-    late = threading.Thread(target=lambda: answered.update(here=here.kept(job, lambda: DATA)))
-    late.start()
-    wait_until(lambda: racing.reads == 2, "the first keep to read the record again")
-    answered["there"] = there.kept(job, lambda: DATA)
-    if winner == "gone":
-        stores[1].drop(answered["there"][1]["uri"])
-    there_done.set()
-    late.join(60)
-    owner = job_owner(job)
-    for store in stores:  # before: the winner's link, evicted by the loser's copy, answered by both
-        assert _reads(store, answered["here"], owner)
-    if winner == "held":
-        assert answered["here"] == answered["there"]
-        assert stores[1].evicted(answered["there"][1]["uri"], owner) is None
-    fresh = PolledData(ResultStore(600.0, directory=lambda: str(state)), options, lambda: second.backend)
-    assert fresh.kept(job, lambda: pytest.fail("kept again")) == answered["here"]  # the record names it
     assert len(kept_files(state)) == 1
 
 

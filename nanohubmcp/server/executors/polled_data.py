@@ -7,7 +7,7 @@ client reading it gets the blocks a direct call answers for such data instead â€
 first characters, then a ``resource_link`` (``result.json``, or ``result.txt`` for a text) â€” so that large data
 stays out of the model's context. The data is kept owned by the job's owner (its principal, else its session),
 naming the job (whoever may read the job by its id reads it too: :mod:`..handlers.kept_reader`), on the first
-such answer, and those blocks are stored with the job's record (its ``kept_data``:
+such answer, and those blocks are stored with the job's record (its ``kept_data``, reserved first:
 :meth:`~..jobs.backend.JobBackend.keep_data`), so later answers, by any method on any process sharing the job
 store, give the same blocks (the same URI) for as long as the job's record lives; they are kept again when the
 result store no longer holds their link (or holds one an earlier version kept, naming no job: that copy is left
@@ -20,11 +20,12 @@ store is down, and the first once it is back stores it with the record as a firs
 stored first, is answered then, and this copy is left to expire: a client holding its link reads it).
 Each process remembers the blocks of the :data:`REMEMBERED` most recently read jobs, so that a poll does not
 read the record again. Two first answers of one job at the same moment keep it once: in one process the second
-waits for the first's keep; across processes a keep reads the record again once it made the value (another's
-may have ended meanwhile), then keeps a copy: the first stored with the record wins, and the others drop theirs
-and answer the winner's (a copy being written never evicts the winner's: :meth:`~..results.store.ResultStore.keep`
-spares a copy of itself); a winner's link that no longer reads (evicted or expired meanwhile) is replaced by
-theirs.
+waits for the first's keep; across processes the first to reserve the record's slot (:mod:`.kept_slot`: a
+reservation stored before anything is written, the first stored wins) writes the one copy, and the others wait
+for its link and answer it, writing nothing (so evicting nothing of the owner's to make room for a copy that
+would be dropped). A reservation whose process died (older than :data:`.kept_slot.RESERVED_SECONDS`) is taken
+over, one this process could not complete (the store went away meanwhile) at once by its next keep; a stored
+link that no longer reads (evicted or expired meanwhile) is replaced.
 What this module does not do: decide whether an answer is over MCP (the caller's ``Context.inline_limit``,
 ``tasks/result``), nor shape the answer (:mod:`.job_tools`, :mod:`..handlers.answered_result`).
 """
@@ -42,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeGuard
 from ...errors import ResultTooLarge
 from ...protocol import jsonenc
 from ..results.owners import PRINCIPAL_OWNER, SESSION_OWNER
+from . import kept_slot
 
 if TYPE_CHECKING:
     from ..jobs.backend import JobBackend
@@ -101,6 +103,7 @@ class PolledData:
         self._fits: OrderedDict[str, int] = OrderedDict()  # done jobs whose data fit: its JSON's length
         self._unstored: OrderedDict[str, list[Wire]] = OrderedDict()  # copies answered, not stored with the record
         self._too_large: OrderedDict[str, None] = OrderedDict()  # done jobs whose data the store refused (logged)
+        self._abandoned: OrderedDict[str, list[Wire]] = OrderedDict()  # reservations the store went away under
         self._flights: dict[str, _Flight] = {}
         self._lock = threading.Lock()
 
@@ -152,29 +155,61 @@ class PolledData:
                 return self._unrecorded(job.id, owner, value, exc)
 
     def _recorded(self, job_id: str, owner: str | None, value: Callable[[], Any]) -> list[Wire] | None:
-        """:meth:`kept`'s first keep of ``job_id``'s data, stored with its record (or the blocks stored there)."""
-        stored = self._stored(job_id)  # (kept by another process, or by this one and forgotten here)
+        """:meth:`kept`'s first keep of ``job_id``'s data, stored with its record (or the blocks stored there):
+        written once the record's slot is reserved (:mod:`.kept_slot`), else another process's link answered."""
+        records = self._records()
+        stored = kept_slot.stored(records, job_id)  # (kept by another process, or by this one and forgotten here)
         if self._lives(stored, owner, job_id):
             return self._remember(job_id, stored)
         unstored = self._unstored_copy(job_id, owner)  # (answered while the store was down: stored now)
         keep = (lambda: unstored) if unstored is not None else self._keeping(owner, job_id, value())
         if keep is None:
             return None
-        again = self._stored(job_id)  # (read again once the value is made: another keep may have ended)
-        if again != stored and self._lives(again, owner, job_id):
-            return self._remember(job_id, again)
-        blocks = keep()
+        slot = kept_slot.KeptSlot(records, job_id, lambda held: self._lives(held, owner, job_id))
+        with self._lock:
+            abandoned = self._abandoned.pop(job_id, None)
+        found = slot.claim(stored, abandoned)  # (another process's link, its keep completed: nothing written)
+        if found is not None:
+            with self._lock:  # (a copy answered while the store was down is left to expire: a client holds it)
+                self._unstored.pop(job_id, None)
+            return self._remember(job_id, found)
+        blocks = self._written(slot, keep)
         if not self._store.shared(blocks[1]["uri"]):  # in this process's memory only: not for the others
+            self._release(slot)
             return self._remember(job_id, blocks)
         try:
-            blocks = self._stored_or_winners(job_id, owner, blocks, again, spare=unstored is not None)
+            answer = slot.complete(blocks)
         except Exception as exc:
             if not _store_down(exc):
                 raise
+            if slot.reservation is not None:  # (taken over at once by this process's next keep of the job)
+                _bounded(self._lock, self._abandoned, job_id, slot.reservation, self._remembered)
             return self._set_aside(job_id, blocks, exc)
         with self._lock:
             self._unstored.pop(job_id, None)
-        return blocks
+        if answer is None:  # the record went (or was not reserved): this answer's own, remembered nowhere
+            return blocks
+        if answer != blocks and unstored is None:  # (a copy answered before is left to expire)
+            self._store.drop(blocks[1]["uri"])
+        return self._remember(job_id, answer)
+
+    def _written(self, slot: kept_slot.KeptSlot, keep: Callable[[], list[Wire]]) -> list[Wire]:
+        """``keep()``'s blocks; the reservation of ``slot`` released when it raises (the data too large)."""
+        try:
+            return keep()
+        except BaseException:
+            self._release(slot)
+            raise
+
+    @staticmethod
+    def _release(slot: kept_slot.KeptSlot) -> None:
+        """Release ``slot``'s reservation; the job store down, it is left to go stale (logged by the caller's
+        outcome: the keep's own error, or a copy set aside)."""
+        try:
+            slot.release()
+        except Exception as exc:
+            if not _store_down(exc):
+                raise
 
     def _unrecorded(self, job_id: str, owner: str | None, value: Callable[[], Any],
                     exc: Exception) -> list[Wire] | None:
@@ -214,30 +249,10 @@ class PolledData:
             flight = self._flights.get(job_id)
             return flight.users if flight is not None else 0
 
-    def _stored_or_winners(self, job_id: str, owner: str | None, blocks: list[Wire],
-                           stored: list[Wire] | None, *, spare: bool = False) -> list[Wire]:
-        """Store ``blocks`` (this keep's) with the job's record in place of ``stored`` (read before: none, or one
-        whose link no longer reads) and answer them; or, another process's keep stored first, answer its blocks
-        and drop this copy. Its link no longer reads (evicted or expired meanwhile): this copy replaces it,
-        once; lost again so, this copy is answered unrecorded. The record gone: this copy, remembered nowhere.
-        A copy replaced is not dropped: a client holding its link (an earlier version's, naming no job) reads it
-        until it expires, or is told it was evicted; nor, with ``spare``, this copy (answered before)."""
-        for _ in range(2):
-            held = self._records().keep_data(job_id, blocks, stored)
-            if held is None:
-                return blocks
-            if held == blocks:
-                return self._remember(job_id, held)
-            if self._lives(held, owner, job_id):  # another process's keep was stored first: the answer is its
-                if not spare:
-                    self._store.drop(blocks[1]["uri"])
-                return self._remember(job_id, held)
-            stored = held
-        return blocks
-
     def _lives(self, blocks: list[Wire] | None, owner: str | None, job_id: str) -> TypeGuard[list[Wire]]:
-        """Whether ``blocks`` (stored with the record) link a copy the store holds for ``job_id``."""
-        return blocks is not None and self._store.holds(blocks[1]["uri"], owner, job_id)
+        """Whether ``blocks`` (stored with the record) link a copy the store holds for ``job_id`` (a keep's
+        reservation links none)."""
+        return kept_slot.linked(blocks) and self._store.holds(blocks[1]["uri"], owner, job_id)
 
     def _held(self, job_id: str, owner: str | None) -> list[Wire] | None:
         """The blocks remembered for ``job_id`` while the store holds their link (kept for it), else None."""
@@ -248,11 +263,6 @@ class PolledData:
         if blocks is None or not self._store.holds(blocks[1]["uri"], owner, job_id):
             return None
         return blocks
-
-    def _stored(self, job_id: str) -> list[Wire] | None:
-        """The blocks stored with ``job_id``'s record, else None (none yet, or no record)."""
-        rows = self._records().summaries([job_id], ("id", "kept_data"))
-        return rows[0].get("kept_data") if rows else None
 
     def _remember(self, job_id: str, blocks: list[Wire]) -> list[Wire]:
         _bounded(self._lock, self._blocks, job_id, blocks, self._remembered)

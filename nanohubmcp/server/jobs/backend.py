@@ -67,12 +67,17 @@ class JobBackend(Protocol):
     def take_answers(self, job_id: str) -> list[dict[str, Any]]:
         """The answers other processes kept for the task ``job_id`` (:meth:`answer`), taken."""
 
-    def keep_data(self, job_id: str, blocks: KeptData, replacing: KeptData | None) -> KeptData | None:
+    def keep_data(self, job_id: str, blocks: KeptData | None, replacing: KeptData | None) -> KeptData | None:
         """Store ``blocks`` as the job's ``kept_data`` (the ``[note, resource_link]`` its MCP answers give for its
-        data over ``max_inline_bytes``) unless the record holds another than ``replacing`` (None: none; else the
-        one read before, whose link no longer reads), in one step: of several processes keeping one job's data
-        at once, the first stored wins. Returns the ``kept_data`` the record holds now (``blocks``, or the
-        winner's), None when the record is gone."""
+        data over ``max_inline_bytes``, or a keep's reservation: :mod:`~..executors.kept_slot`; None: none)
+        unless the record holds another than ``replacing`` (None: none; else the one read before), in one step:
+        of several processes keeping one job's data at once, the first stored wins. Returns the ``kept_data``
+        the record holds now (``blocks``, or the winner's), None when it holds none or the record is gone.
+        A back end compares a reservation as any other value; only the keep reads it (as "not kept yet").
+
+        .. versionchanged:: 1.0
+           ``blocks`` None clears it (a keep's reservation released).
+        """
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         """Record one progress update (and count it); a back end that :attr:`tells_ends` tells the

@@ -77,7 +77,7 @@ class SQLiteBackend(Untold):
     def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
         return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
 
-    def keep_data(self, job_id: str, blocks: KeptData, replacing: KeptData | None) -> KeptData | None:
+    def keep_data(self, job_id: str, blocks: KeptData | None, replacing: KeptData | None) -> KeptData | None:
         with self._write() as db:  # (BEGIN IMMEDIATE: another process's keep of the job waits for this one)
             found = db.execute("SELECT kept_data FROM jobs WHERE id = ?", (job_id,)).fetchone()
             if found is None:

@@ -61,14 +61,15 @@ class MemoryBackend(Untold):
     def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
         return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
 
-    def keep_data(self, job_id: str, blocks: KeptData, replacing: KeptData | None) -> KeptData | None:
+    def keep_data(self, job_id: str, blocks: KeptData | None, replacing: KeptData | None) -> KeptData | None:
         with self._lock:
             row = self._rows.get(job_id)
             if row is None:
                 return None
             if row.get("kept_data") == replacing:
                 row["kept_data"] = blocks
-            return list(row["kept_data"])
+            held = row.get("kept_data")
+            return list(held) if held is not None else None
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         with self._lock:
