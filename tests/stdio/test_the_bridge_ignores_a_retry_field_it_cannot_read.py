@@ -4,6 +4,10 @@ to an int. A server answering with ``retry: ²`` (a digit to ``str.isdigit``, no
 digits (past Python's 4,300) or 400 (past a float, once divided), had the bridge raise inside the stream's
 reader: the answer in the same event was lost and the client got -32603 "the server ended the response stream
 before answering" instead of its result. A real HTTP server answers; the bridge runs as the client runs it.
+
+A field it reads is bounded (``MAX_RETRY_SECONDS``, 30 s): a server ending the response stream before its answer
+with ``retry: 999999999999`` (31 years) had the bridge wait that long before resuming the stream with a GET
+(``Last-Event-ID``); now it resumes within 30 s and its client gets the answer.
 """
 
 from __future__ import annotations
@@ -13,12 +17,15 @@ import json
 import subprocess
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import tornado.web
 from stdio_support import bridge_command
 from tornado.httpserver import HTTPServer
 from tornado.testing import bind_unused_port
+
+from nanohubmcp.transports.bridge.response_stream import MAX_RETRY_SECONDS, retry_seconds
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -28,6 +35,10 @@ RESULT = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"n
 
 
 class _Answer(tornado.web.RequestHandler):
+    """Answers a POST with one event carrying ``retry`` and the answer; with ``retry`` "later <value>", a POST
+    other than ``initialize`` gets that event's ``retry`` and no data, its answer left to the GET resuming the
+    stream (``Last-Event-ID``)."""
+
     def initialize(self, retry: str) -> None:
         self.retry = retry
 
@@ -36,7 +47,15 @@ class _Answer(tornado.web.RequestHandler):
         self.set_header("Content-Type", "text/event-stream")
         self.set_header("Mcp-Session-Id", "s1")
         answer = {"jsonrpc": "2.0", "id": request.get("id"), "result": RESULT}
-        self.write(f"id: a.1\nretry: {self.retry}\ndata: {json.dumps(answer)}\n\n")
+        retry = self.retry.removeprefix("later ")
+        later = retry != self.retry and request.get("method") != "initialize"
+        self.write(f"id: a.1\nretry: {retry}\ndata: {'' if later else json.dumps(answer)}\n\n")
+
+    def get(self) -> None:
+        if self.request.headers.get("Last-Event-ID") != "a.1":
+            raise tornado.web.HTTPError(405)  # no standalone stream
+        self.set_header("Content-Type", "text/event-stream")
+        self.write(f"id: a.2\ndata: {json.dumps({'jsonrpc': '2.0', 'id': 2, 'result': {'tools': []}})}\n\n")
 
 
 @pytest.fixture
@@ -75,3 +94,33 @@ def test_the_answer_in_an_event_with_any_retry_field_reaches_the_client(upstream
     reply = json.loads(done.stdout.decode().splitlines()[0])
     assert reply == {"jsonrpc": "2.0", "id": 1, "result": RESULT}, done.stderr.decode()[-2000:]
     assert b"Traceback" not in done.stderr, done.stderr.decode()[-2000:]
+
+
+@pytest.mark.parametrize("upstream", ["later 999999999999"], indirect=True)
+def test_a_stream_ended_with_a_huge_retry_field_is_resumed_within_the_bound(upstream: str) -> None:
+    with subprocess.Popen(bridge_command(upstream), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as bridge:
+        assert bridge.stdin is not None
+        assert bridge.stdout is not None
+        bridge.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+        bridge.stdin.flush()
+        assert json.loads(bridge.stdout.readline())["result"] == RESULT
+        bridge.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode() + b"\n")
+        bridge.stdin.flush()  # (left open: a client closing stdin ends the bridge before a resume)
+        with ThreadPoolExecutor(1) as reader:
+            read = reader.submit(bridge.stdout.readline)
+            try:
+                line = read.result(MAX_RETRY_SECONDS + 30)  # before: a wait of 31 years
+            finally:
+                if not read.done():
+                    bridge.kill()  # (its readline ends)
+        err = bridge.communicate(timeout=30)[1]  # (stdin closed: the bridge ends)
+    assert json.loads(line) == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}, err[-2000:]
+
+
+@pytest.mark.parametrize(("field", "seconds"), [
+    ("1500", 1.5), ("0", 0.0), ("30000", 30.0), ("30001", MAX_RETRY_SECONDS), ("999999999999", MAX_RETRY_SECONDS),
+    ("9" * 400, MAX_RETRY_SECONDS), ("-5", None), ("1.5", None), ("5s", None), (" 5", None), ("", None), (None, None),
+])
+def test_a_retry_field_is_read_as_plain_digits_and_bounded(field: str | None, seconds: float | None) -> None:
+    assert retry_seconds(field) == seconds

@@ -1,7 +1,8 @@
 """The SSE events answering one request the bridge POSTed, and their resumption when the stream drops.
 
 Owns :class:`ResponseStream` and the reconnection pace the bridge keeps (``RECONNECT_SECONDS``,
-``MAX_RECONNECTS`` and the reading of a server's ``retry`` field, :func:`retry_seconds`, also used by the
+``MAX_RECONNECTS`` and the reading of a server's ``retry`` field, bounded by ``MAX_RETRY_SECONDS``,
+:func:`retry_seconds`, also used by the
 session's GET stream). What it needs of the session is the
 :class:`Relaying` protocol (:class:`~.session.Bridge` satisfies it); the POST itself is the
 session's.
@@ -18,22 +19,31 @@ from .exchange import Exchange
 if TYPE_CHECKING:
     from .options import BridgeOptions
 
-__all__ = ["MAX_RECONNECTS", "RECONNECT_SECONDS", "Relaying", "ResponseStream", "retry_seconds"]
+__all__ = ["MAX_RECONNECTS", "MAX_RETRY_SECONDS", "RECONNECT_SECONDS", "Relaying", "ResponseStream", "retry_seconds"]
 
 RECONNECT_SECONDS = 1.0
 """Pause before a dropped GET stream is resumed (unless the server named its own ``retry``)."""
+MAX_RETRY_SECONDS = 30.0
+"""The longest pause a server's ``retry`` field sets: a larger one (a broken or hostile server's
+``retry: 999999999999``, 31 years) is read as this, so the bridge resumes its client's stream within it."""
 MAX_RECONNECTS = 5
 """Consecutive failed attempts to resume the GET stream before the bridge gives up on it."""
 
 
 def retry_seconds(field: str | None) -> float | None:
-    """An SSE event's ``retry`` field (milliseconds) in seconds, or None where the field is absent or not
-    ASCII digits alone, which the stream's reader ignores (HTML Living Standard § Server-sent events: "If the
-    field value consists of only ASCII digits"; ``²`` is no such digit, though ``str.isdigit`` says so).
-    Read as a float: any number of digits reads in linear time (a longer one than a float holds: infinity),
-    never the int conversion that grows with the square of the digits, or that Python refuses past 4,300."""
+    """An SSE event's ``retry`` field (milliseconds) in seconds, at most :data:`MAX_RETRY_SECONDS`, or None
+    where the field is absent or not ASCII digits alone, which the stream's reader ignores (HTML Living
+    Standard § Server-sent events: "If the field value consists of only ASCII digits"; ``²`` is no such digit,
+    though ``str.isdigit`` says so; ``-5``, ``1.5`` and ``5s`` are not digits alone either).
+    Read as a float: any number of digits reads in linear time (a longer one than a float holds: infinity,
+    then the bound), never the int conversion that grows with the square of the digits, or that Python refuses
+    past 4,300.
+
+    .. versionchanged:: 1.0
+       Bounded by :data:`MAX_RETRY_SECONDS`: a larger field made the bridge wait that long (for ever, past a
+       float's range) before resuming a stream."""
     if field and field.isascii() and field.isdigit():
-        return float(field) / 1000
+        return min(float(field) / 1000, MAX_RETRY_SECONDS)
     return None
 
 
