@@ -7,7 +7,8 @@ before answering" instead of its result. A real HTTP server answers; the bridge 
 
 A field it reads is bounded (``MAX_RETRY_SECONDS``, 30 s): a server ending the response stream before its answer
 with ``retry: 999999999999`` (31 years) had the bridge wait that long before resuming the stream with a GET
-(``Last-Event-ID``); now it resumes within 30 s and its client gets the answer.
+(``Last-Event-ID``); now it resumes within 30 s and its client gets the answer. And from below (0.25 s): a
+server ending every GET stream at once with ``retry: 0`` had the bridge reconnect in a busy loop.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from stdio_support import bridge_command
 from tornado.httpserver import HTTPServer
 from tornado.testing import bind_unused_port
 
-from nanohubmcp.transports.bridge.response_stream import MAX_RETRY_SECONDS, retry_seconds
+from nanohubmcp.transports.bridge.response_stream import MAX_RETRY_SECONDS, MIN_RETRY_SECONDS, retry_seconds
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -119,7 +120,8 @@ def test_a_stream_ended_with_a_huge_retry_field_is_resumed_within_the_bound(upst
 
 
 @pytest.mark.parametrize(("field", "seconds"), [
-    ("1500", 1.5), ("0", 0.0), ("30000", 30.0), ("30001", MAX_RETRY_SECONDS), ("999999999999", MAX_RETRY_SECONDS),
+    ("1500", 1.5), ("0", MIN_RETRY_SECONDS), ("249", MIN_RETRY_SECONDS), ("250", 0.25), ("30000", 30.0),
+    ("30001", MAX_RETRY_SECONDS), ("999999999999", MAX_RETRY_SECONDS),
     ("9" * 400, MAX_RETRY_SECONDS), ("-5", None), ("1.5", None), ("5s", None), (" 5", None), ("", None), (None, None),
 ])
 def test_a_retry_field_is_read_as_plain_digits_and_bounded(field: str | None, seconds: float | None) -> None:

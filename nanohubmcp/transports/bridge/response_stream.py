@@ -19,19 +19,31 @@ from .exchange import Exchange
 if TYPE_CHECKING:
     from .options import BridgeOptions
 
-__all__ = ["MAX_RECONNECTS", "MAX_RETRY_SECONDS", "RECONNECT_SECONDS", "Relaying", "ResponseStream", "retry_seconds"]
+__all__ = [
+    "MAX_RECONNECTS",
+    "MAX_RETRY_SECONDS",
+    "MIN_RETRY_SECONDS",
+    "RECONNECT_SECONDS",
+    "Relaying",
+    "ResponseStream",
+    "retry_seconds",
+]
 
 RECONNECT_SECONDS = 1.0
 """Pause before a dropped GET stream is resumed (unless the server named its own ``retry``)."""
 MAX_RETRY_SECONDS = 30.0
 """The longest pause a server's ``retry`` field sets: a larger one (a broken or hostile server's
 ``retry: 999999999999``, 31 years) is read as this, so the bridge resumes its client's stream within it."""
+MIN_RETRY_SECONDS = 0.25
+"""The shortest pause a server's ``retry`` field sets: a smaller one (``retry: 0``) is read as this, so a server
+that ends every GET stream at once (a 200 with no event) is asked again four times a second, not in a busy loop."""
 MAX_RECONNECTS = 5
 """Consecutive failed attempts to resume the GET stream before the bridge gives up on it."""
 
 
 def retry_seconds(field: str | None) -> float | None:
-    """An SSE event's ``retry`` field (milliseconds) in seconds, at most :data:`MAX_RETRY_SECONDS`, or None
+    """An SSE event's ``retry`` field (milliseconds) in seconds, from :data:`MIN_RETRY_SECONDS` to
+    :data:`MAX_RETRY_SECONDS`, or None
     where the field is absent or not ASCII digits alone, which the stream's reader ignores (HTML Living
     Standard § Server-sent events: "If the field value consists of only ASCII digits"; ``²`` is no such digit,
     though ``str.isdigit`` says so; ``-5``, ``1.5`` and ``5s`` are not digits alone either).
@@ -41,9 +53,10 @@ def retry_seconds(field: str | None) -> float | None:
 
     .. versionchanged:: 1.0
        Bounded by :data:`MAX_RETRY_SECONDS`: a larger field made the bridge wait that long (for ever, past a
-       float's range) before resuming a stream."""
+       float's range) before resuming a stream; and from below by :data:`MIN_RETRY_SECONDS`: ``retry: 0``
+       from a server ending each GET stream at once had the bridge reconnect in a busy loop."""
     if field and field.isascii() and field.isdigit():
-        return min(float(field) / 1000, MAX_RETRY_SECONDS)
+        return max(MIN_RETRY_SECONDS, min(float(field) / 1000, MAX_RETRY_SECONDS))
     return None
 
 
