@@ -15,6 +15,11 @@ cannot keep up), an item is dropped rather than the caller blocked: :attr:`Batch
 counts them and a warning says so (at most once a minute).
 
 Before the interpreter exits, the thread stops and everything pending is written.
+
+On Linux the thread runs :data:`NICENESS` below the priority of the thread that started it: on a core the
+event loop shares with it, a batch (~4-5 ms of CPU per 256 records) is spread over the loop's waits
+instead of taking a fair half of the core for milliseconds while every request in flight waits (the c=64
+tail in bench/findings.md).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import sys
 import threading
 import time
 import weakref
@@ -45,6 +51,10 @@ fixed cost (a statement, its commit; ~70k instructions) is then shared by more r
 calls are slow or few (0.2 s gathered ~5 records a batch under valgrind's instruction counter,
 bench/provenance.md sixth pass). Reads, ``stop()`` and the process's exit write what is pending
 at once; only a ``kill -9`` loses what waits."""
+NICENESS = 5
+"""How much the writing thread's nice value is raised (Linux; its own, by its thread id). At +5 it still
+has a quarter of a core the loop keeps busy (the writer needs under a tenth of it at ~3,500 calls a
+second: nothing dropped over 30 s of c=64 load); at +19 it starved, and records were dropped."""
 MAX_PENDING = 20_000
 """Items waiting in one writer at most; one more is dropped (and counted), never waited for."""
 WARN_EVERY_SECONDS = 60.0
@@ -85,6 +95,7 @@ class _Thread:
             self.thread = thread
 
     def _run(self) -> None:
+        _lower_priority()
         while not self.stop.is_set():
             self.wake.wait()
             filled = self.full.wait(DELAY_SECONDS)  # gather a batch (cut short when one is full, and at exit)
@@ -127,6 +138,18 @@ class _Thread:
         for writer in list(self.writers):
             writer._drain_lock = threading.Lock()
             writer._pending.clear()  # the parent writes its own items
+
+
+def _lower_priority() -> None:
+    """Raise the calling thread's nice value by :data:`NICENESS` (Linux only: elsewhere a thread has no
+    nice value of its own, and ``setpriority`` by a thread id would name a process)."""
+    if not sys.platform.startswith("linux"):
+        return
+    thread = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, os.getpriority(os.PRIO_PROCESS, thread) + NICENESS))
+    except OSError:  # (a sandbox refusing it: the writer runs as before)
+        log.debug("could not lower the provenance writer's priority", exc_info=True)
 
 
 _THREAD = _Thread()
