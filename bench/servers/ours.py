@@ -132,6 +132,15 @@ if os.environ.get("BENCH_NATIVE_PATH"):
         pass
 
 
+def provenance_dropped() -> int | None:
+    """Provenance items the writer dropped because too many waited (None: a tree without the batch writer)."""
+    try:
+        from nanohubmcp.server.provenance import writer
+    except ImportError:
+        return None
+    return sum(each.dropped for each in list(writer._THREAD.writers))
+
+
 def report_lanes(pool: object, path: str) -> None:
     """Write where each sync tool of ``pool`` (the worker pool that served) ran at the end
     ({name: "loop" | "pool" | "pool for good"}) and the collector's runs per generation ("gc collections")
@@ -193,4 +202,4 @@ if os.environ.get("BENCH_GC_REPORT"):
             str(g): {"runs": len(p), "total_ms": round(sum(p) * 1e3, 2), "max_ms": round(max(p, default=0) * 1e3, 2),
                      "over_1ms": sum(x > 1e-3 for x in p)}
             for g, p in gc_pauses.items()
-        } | {"full runs (s, ms, collected, gen-2 objects)": gc_full}, out)
+        } | {"full runs (s, ms, collected, gen-2 objects)": gc_full, "provenance dropped": provenance_dropped()}, out)
