@@ -29,6 +29,17 @@ def _r(v: tuple[float, float, float] | float | None) -> str:
     return f"{v:.2f}"
 
 
+DEFAULTS = "3 rounds x 6 s per cell after a 3 s warm-up"
+_PARTS = {"streams": "the held GET streams", "kernel": "the kernel's ping latency", "auth": "the authorization costs"}
+
+
+def _skipped(d: dict[str, Any]) -> list[str]:
+    """What the run's ``--skip`` left out, as the reader knows the parts."""
+    words = str(d.get("command", "")).split()
+    asked = words[words.index("--skip") + 1].split(",") if "--skip" in words[:-1] else []
+    return [_PARTS.get(part, part) for part in asked]
+
+
 def _header(d: dict[str, Any], raw: Path) -> list[str]:
     m, s = d["machine"], d["settings"]
     peers = m.get("peers", {})
@@ -51,9 +62,13 @@ def _header(d: dict[str, Any], raw: Path) -> list[str]:
         f"**Settings:** {s['rounds']} interleaved round(s) x {s['duration']} s per wrk cell (1 thread, "
         f"keep-alive, `--timeout 10s`, `lua/call.lua`), {s['warmup']} s warm-up at c=16; "
         f"concurrencies {s['conc_list']}; "
-        f"cold start median of {s['coldstart_runs']}; {s['streams']} streams held {s['hold']} s "
-        f"({s.get('peer_streams', s['streams'])} for the peers); "
-        f"`big(n={s['big_n']:,})` x {s['big_calls']} per round; kernel cell {s['kernel_seconds']} s.",
+        f"cold start median of {s['coldstart_runs']}; "
+        + (f"{s['streams']} streams held {s['hold']} s ({s.get('peer_streams', s['streams'])} for the peers); "
+           if "streams" in d else "")
+        + f"`big(n={s['big_n']:,})` x {s['big_calls']} per round"
+        + (f"; kernel cell {s['kernel_seconds']} s." if "kernel" in d else "."),
+        *([f"**Not in this run:** {', '.join(skipped)} (`--skip`); the defaults are {DEFAULTS}."]
+          if (skipped := _skipped(d)) else []),
         "**Read the ratios**: they are taken per round within this run, then the median over rounds "
         "(min-max in brackets). Absolute figures move with the host's other load.",
         *([f"**Note:** {d['note']}"] if d.get("note") else []),
@@ -71,7 +86,7 @@ def _ratios(d: dict[str, Any]) -> list[str]:
                 *(_r(stats.ratio(d, name, CEILING, k, "rps")) for k in (1, 16, 64)),
                 _r(stats.ratio(d, name, CEILING, 16, "cpu_us_per_req")),
                 _r(stats.ratio(d, name, CEILING, 64, "p99_us")),
-                _r(stats.div(c, stats.cold(d, CEILING))),
+                _r(stats.cold_ratio(d, name, CEILING) or stats.div(c, stats.cold(d, CEILING))),
                 _r(stats.div(stats.rss(d, name), stats.rss(d, CEILING))),
                 _r(stats.big_ratio(d, name, CEILING)),
             ]
@@ -112,7 +127,7 @@ def _versus(d: dict[str, Any]) -> list[str]:
                 *(_r(stats.ratio(d, ours, name, k, "rps")) for k in (1, 16, 64)),
                 _r(stats.ratio(d, name, ours, 16, "cpu_us_per_req")),
                 _r(stats.ratio(d, name, ours, 64, "p99_us")),
-                _r(stats.div(stats.cold(d, name), stats.cold(d, OURS))),
+                _r(stats.cold_ratio(d, name, OURS) or stats.div(stats.cold(d, name), stats.cold(d, OURS))),
                 _r(stats.div(stats.rss(d, name), stats.rss(d, OURS))),
                 _r(stats.big_ratio(d, name, OURS)),
             ]
@@ -256,6 +271,8 @@ def _big(d: dict[str, Any]) -> list[str]:
 
 
 def _streams(d: dict[str, Any]) -> list[str]:
+    if "streams" not in d:
+        return []
     rows = []
     for name in names(d, "streams"):
         s = d["streams"][name]
