@@ -2,8 +2,10 @@
 left a run with no note: the sweep found nothing to stop there and the program ran on with no time limit
 (ci on 0dcad9ee: the ``--workers`` worker, killed with SIGKILL while its thread had not yet written the note,
 left its program running past the parent's clean-up). The sweep now takes such a run's group from the session
-leader working in it (a program is started leading a session of its own) — and still leaves alone a process
-working there that leads nothing.
+leader working in it whose environment names the run (a program is started leading a session of its own, with
+``NANOHUBMCP_RAPPTURE_RUN`` set) — and leaves alone a process working there that leads nothing, and a session
+leader without that mark: a user's login shell that went into the crashed server's folder (review r25 MED-3: it
+was killed too).
 
 Real processes; :func:`sweep` as the ``--workers`` parent and the next server call it; every wait is for a
 condition.
@@ -11,6 +13,7 @@ condition.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +21,7 @@ from pathlib import Path
 import pytest
 from support import wait_until
 
+from nanohubmcp.sources.rappture.orphans import RUN_MARK
 from nanohubmcp.sources.rappture.rundirs import sweep
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="found through /proc (Linux)")
@@ -58,8 +62,10 @@ def test_a_run_without_its_group_note_has_its_program_and_the_programs_child_sto
     run = tmp_path / f"nanohubmcp-rappture-{gone.pid}-abcd1234" / "rappture-stuck-efgh5678"
     run.mkdir(parents=True)
     (run / "stuck.py").write_text(PROGRAM)
-    program = subprocess.Popen([sys.executable, "stuck.py"], cwd=run, start_new_session=True)
+    env = {**os.environ, RUN_MARK: str(run.resolve())}
+    program = subprocess.Popen([sys.executable, "stuck.py"], cwd=run, start_new_session=True, env=env)
     bystander = subprocess.Popen(SLEEPER, cwd=run)  # works there, leads nothing: not the run's program
+    shell = subprocess.Popen(SLEEPER, cwd=run, start_new_session=True)  # a user's shell that went there
     try:
         child = wait_until(lambda: children_of(program.pid), "the program's child")[0]
         assert not list(run.parent.glob("*.group"))  # no note: killed before writing it
@@ -70,8 +76,9 @@ def test_a_run_without_its_group_note_has_its_program_and_the_programs_child_sto
         wait_until(lambda: program.poll() is not None, "the program to be killed")
         wait_until(lambda: not running(child), "the program's child to be killed")
         assert running(bystander.pid)
+        assert running(shell.pid)
         assert not run.parent.exists()
     finally:
-        for process in (program, bystander):
+        for process in (program, bystander, shell):
             process.kill()
             process.wait(30)

@@ -8,7 +8,8 @@ a process qualifies only when both its process group is the one recorded for a r
 working directory is inside that run's directory — a pid or group id reused by an unrelated
 process since does not qualify (its working directory is elsewhere). A run with no note yet (its
 process killed between starting the program and noting its group) takes the group of the session
-leader working in it: a program is started leading a new session of its own.
+leader working in it whose environment names the run (:data:`RUN_MARK`): a program is started leading a
+new session of its own with that variable set — a user's shell that went into the folder is neither.
 
 Off Linux (no ``/proc/<pid>/cwd``) nothing is found: such programs run until they end by themselves.
 """
@@ -21,8 +22,11 @@ import signal
 import time
 from pathlib import Path
 
-__all__ = ["GROUP_SUFFIX", "record_group", "stop_orphans"]
+__all__ = ["GROUP_SUFFIX", "RUN_MARK", "record_group", "stop_orphans"]
 
+RUN_MARK = "NANOHUBMCP_RAPPTURE_RUN"
+"""The environment variable a run's program is started with: its run directory (resolved), so that a program
+whose group was never noted is still told from a process that merely works in its folder."""
 GROUP_SUFFIX = ".group"
 """The file beside a run directory holding its program's process group id (decimal text)."""
 
@@ -67,8 +71,9 @@ def stop_orphans(parent: Path) -> list[int]:
 
 def _leaders(pids: list[int], runs: list[Path]) -> dict[int, Path]:
     """The groups of the runs in ``runs`` that have no note (their process was killed between starting the
-    program and noting its group): a program is started leading a new session, so a session leader working
-    in such a run is its program, and its group is the run's."""
+    program and noting its group): a program is started leading a new session, with :data:`RUN_MARK` naming
+    its run, so a session leader working in such a run with that mark is its program, and its group is the
+    run's."""
     found = {}
     for pid in pids:
         if pid == os.getpid():
@@ -77,11 +82,14 @@ def _leaders(pids: list[int], runs: list[Path]) -> dict[int, Path]:
             if os.getsid(pid) != pid:
                 continue
             cwd = Path(os.readlink(_PROC / str(pid) / "cwd"))
+            run = next((run for run in runs if cwd == run or run in cwd.parents), None)
+            if run is None:
+                continue
+            environ = (_PROC / str(pid) / "environ").read_bytes().split(b"\0")
         except OSError:  # gone, or another user's
             continue
-        for run in runs:
-            if cwd == run or run in cwd.parents:
-                found[pid] = run
+        if f"{RUN_MARK}={run}".encode() in environ:
+            found[pid] = run
     return found
 
 

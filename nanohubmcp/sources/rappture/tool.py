@@ -31,7 +31,7 @@ from . import plots
 from .driver import current_values, write_driver
 from .execute import Outcome, command_line, find_rappture, program_environment, run_program
 from .inputs import Inputs, read_inputs, text_of
-from .orphans import record_group
+from .orphans import RUN_MARK, record_group
 from .outputs import read_outputs, tool_result
 from .rundirs import remove_run_directory, run_directory
 from .schema import input_schema
@@ -201,7 +201,7 @@ class RapptureTool:
                 outcome = run_program(
                     argv,
                     cwd=workdir,
-                    env=program_environment(self.rappture is None),
+                    env={**program_environment(self.rappture is None), RUN_MARK: str(workdir.resolve())},
                     timeout=self.limit,
                     on_progress=on_progress,
                     cancelled=cancelled,
