@@ -9,7 +9,9 @@ their writer fill the generation), and every request in flight waited that long 
 bench/findings.md). :func:`freeze_start_up` moves them to the permanent generation (:func:`gc.freeze`):
 a full pass then walks what serving made since (~10,000 objects: 3-10 ms). Nothing is collected
 before the freeze (a pass there would hold the first answer ~30 ms); a cycle of garbage made by the
-start-up is then kept until the process ends (it was going to be at most one pass's worth).
+start-up is then kept while it serves (it was going to be at most one pass's worth). When serving ends
+(``run()`` returns to the script) :func:`thaw` puts them back, unless the process had frozen objects of its
+own before: those and ours are then left frozen (the collector cannot tell them apart).
 
 Not done for a server on a loop it does not own (a notebook's thread or kernel mode): that process's
 objects are its user's.
@@ -20,8 +22,16 @@ from __future__ import annotations
 import gc
 
 
-def freeze_start_up() -> int:
-    """Move every object the collector tracks now to its permanent generation; returns how many are
-    frozen in all (:func:`gc.get_freeze_count`). Call once serving has started, on the serving thread."""
+def freeze_start_up() -> bool:
+    """Move every object the collector tracks now to its permanent generation; returns whether :func:`thaw`
+    may undo it (nothing was frozen before). Call once serving has started, on the serving thread."""
+    ours = gc.get_freeze_count() == 0
     gc.freeze()
-    return gc.get_freeze_count()
+    return ours
+
+
+def thaw(ours: bool) -> None:
+    """Serving ended: the objects :func:`freeze_start_up` froze go back to the collector (``ours``: what it
+    returned; False leaves the process's own frozen objects, and ours with them, as they are)."""
+    if ours:
+        gc.unfreeze()

@@ -39,7 +39,7 @@ from ..errors import ConfigurationError
 from .auth import bind_resource
 from .config import TransportConfig
 from .found_handlers import FoundHandlers
-from .frozen_heap import freeze_start_up
+from .frozen_heap import freeze_start_up, thaw
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
 from .ports import bind
 from .routes import make_app
@@ -200,6 +200,7 @@ class Runner:
             sockets = bind(self.host, self.requested_port)
 
         watch: list[ExitWatch] = []
+        frozen: list[bool] = []  # whether serving froze the start-up (frozen_heap), once it did
 
         def watched() -> float | None:  # the watchdog's deadline, once a stop signal armed it
             return watch[0].deadline if watch else None
@@ -223,7 +224,7 @@ class Runner:
                                    parent=parent if workers > 1 else None))
             watch[0].install(signals)
             self._serve(sockets)
-            freeze_start_up()  # the process is the server's: its start-up is out of the full collections
+            frozen.append(freeze_start_up())  # the process is the server's: its start-up is out of full collections
             if workers > 1:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None
@@ -243,6 +244,8 @@ class Runner:
         finally:
             for each in watch:  # what the script does after serving is its own: no watchdog ends it
                 each.disarm()
+            if frozen:
+                thaw(frozen[0])  # and its objects are the collector's again
             self._found.put_back()  # and its signals' handlers as it had them (found_handlers)
 
     def _obey(self, signum: int) -> None:

@@ -67,3 +67,24 @@ def test_a_server_on_a_thread_freezes_nothing() -> None:
 
     with serve(server) as url:
         assert call_tool_http(url, "frozen")["content"][0]["text"] == str(frozen_before)
+
+
+AFTER = SERVER.replace('server.run(host="127.0.0.1", port=0)', '''server.run(host="127.0.0.1", port=0)
+print("frozen after run():", gc.get_freeze_count(), flush=True)
+''')
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGTERM"), reason="POSIX signals")
+def test_what_serving_froze_is_the_collectors_again_once_run_returns(tmp_path: Path) -> None:
+    """Review r25 LOW-2: the start-up stayed frozen after ``run()`` returned, for the script's own after-work."""
+    import signal
+
+    from support import wait_until
+
+    with script_server(AFTER, directory=tmp_path) as served:
+        assert json.loads(call_tool_http(served.url, "heap")["content"][0]["text"])["frozen"] > 10_000
+        served.process.send_signal(signal.SIGTERM)
+        served.process.wait(30)
+        line = wait_until(lambda: next((each for each in served.log.read_text().splitlines()
+                                        if each.startswith("frozen after run():")), None), "the after-work's line")
+    assert line == "frozen after run(): 0"
