@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reached_records import Reached
 from redis_server import RedisServer, find_redis, job_stores_let_go
 from support import installed, wait_until
 
@@ -34,27 +35,6 @@ pytestmark = pytest.mark.timeout(120)
 
 DATA = {"y": list(range(18_000))}  # ~107 KB of JSON
 OPTIONS = ResultOptions(max_inline_bytes=4096)
-
-
-class _Reached:
-    """A process's job-store back end that counts its reads of ``kept_data``, and whose first conditional write
-    waits at ``together`` (when given) until the other process's reaches it too: the two keeps meet there."""
-
-    def __init__(self, backend: Any, together: threading.Barrier | None = None) -> None:
-        self.backend = backend
-        self.together = together
-        self.reads = 0
-
-    def summaries(self, ids: Any, names: Any) -> list[dict[str, Any]]:
-        self.reads += 1
-        found: list[dict[str, Any]] = self.backend.summaries(ids, names)
-        return found
-
-    def keep_data(self, *args: Any) -> Any:
-        if self.together is not None:
-            together, self.together = self.together, None
-            together.wait(60)
-        return self.backend.keep_data(*args)
 
 
 def _kept_files(state: Path) -> list[Path]:
@@ -100,7 +80,7 @@ def test_two_keeps_at_once_write_one_copy_and_evict_none_of_the_owners_other_res
     owner = job_owner(job)
     earlier = stores[0].keep("e" * 100_000, "text/plain", ".txt", owner)
     together = threading.Barrier(2)
-    meet_here, meet_there = _Reached(first.backend, together), _Reached(second.backend, together)
+    meet_here, meet_there = Reached(first.backend, together), Reached(second.backend, together)
     here = PolledData(stores[0], OPTIONS, lambda: meet_here)  # type: ignore[arg-type,return-value]
     there = PolledData(stores[1], OPTIONS, lambda: meet_there)  # type: ignore[arg-type,return-value]
     answered: dict[str, Any] = {}
@@ -121,7 +101,7 @@ def test_a_keep_waits_for_the_reserving_process_and_answers_its_link(racing: _Ra
     (first, second), stores, job, state = racing.jobs, racing.stores, racing.job, racing.state
     reservation = [{"pending": "the-other-process", "since": time.time()}]
     assert second.backend.keep_data(job.id, reservation, None) == reservation  # the other process reserved
-    reads = _Reached(first.backend)
+    reads = Reached(first.backend)
     here = PolledData(stores[0], OPTIONS, lambda: reads)  # type: ignore[arg-type,return-value]
     answered: dict[str, Any] = {}
     waiting = threading.Thread(target=lambda: answered.update(here=here.kept(job, lambda: DATA)))

@@ -2,13 +2,16 @@
 the data is written, so that of several processes keeping one job's data at once only one writes a copy.
 
 A keep (:class:`~.polled_data.PolledData`) that finds no live link in the record stores a *reservation* there
-first: ``[{"pending": <token>, "since": <time.time() of the reserving process>}]``, with the conditional write
-every back end has (:meth:`~..jobs.stores.JobBackend.keep_data`: the first stored wins). The process whose
-reservation was stored writes the data, then replaces its reservation with the blocks that link it
-(:meth:`KeptSlot.complete`). Another process that finds a reservation writes nothing: it reads the record
+first: ``[{"pending": <token>, "since": <time.time() of the reserving process>, "host": <its host name>,
+"pid": <its process id>, "start": <that process's start time>}]`` (:func:`.reserver.holder`), with the
+conditional write every back end has (:meth:`~..jobs.stores.JobBackend.keep_data`: the first stored wins). The
+process whose reservation was stored writes the data, then replaces its reservation with the blocks that link
+it (:meth:`KeptSlot.complete`). Another process that finds a reservation writes nothing: it reads the record
 again, every :data:`LOOK_SECONDS` at first and then less often, until the link is there (and answers it), or
-the reservation is gone (released: it reserves in turn), or the reservation is stale (:data:`RESERVED_SECONDS`:
-its process died, or its write outlasted the bound): it takes the slot over with its own reservation.
+the reservation is gone (released: it reserves in turn), or the reservation is stale: its process, on this
+host, is no longer running (:func:`.reserver.ended`: taken over at once), or it reached :data:`RESERVED_SECONDS`
+(a process on another host died, or its write outlasted the bound): it takes the slot over with its own
+reservation.
 So a losing keep never writes a copy, and never makes room for one by evicting its owner's other results.
 
 A reservation is never a link: :func:`linked` is False for it, and every reader of ``kept_data`` reads it as
@@ -23,6 +26,8 @@ import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeGuard
+
+from . import reserver
 
 if TYPE_CHECKING:
     from ..jobs.stores import JobBackend
@@ -103,7 +108,7 @@ class KeptSlot:
             seen = self._settled(seen)
             if linked(seen) and self._lives(seen):
                 return seen
-            mine = [{"pending": secrets.token_urlsafe(12), "since": time.time()}]
+            mine = [{"pending": secrets.token_urlsafe(12), "since": time.time(), **reserver.holder()}]
             held = self._records.keep_data(self._job_id, mine, seen)
             if held == mine:
                 self._mine = mine
@@ -147,11 +152,12 @@ class KeptSlot:
         return seen
 
     def _stale(self, reservation: Blocks) -> bool:
-        """Whether ``reservation`` outlived :data:`RESERVED_SECONDS`: by the time it carries, or as long unchanged
-        since this keep first saw it (a writer whose clock runs ahead of this one's)."""
-        if reservation == self._abandoned:
-            return True
+        """Whether ``reservation``'s process, on this host, is no longer running, or it outlived
+        :data:`RESERVED_SECONDS`: by the time it carries, or as long unchanged since this keep first saw it (a
+        writer whose clock runs ahead of this one's)."""
         marker = reservation[0]
+        if reservation == self._abandoned or reserver.ended(marker):
+            return True
         first = self._seen.setdefault(str(marker["pending"]), time.monotonic())
         since = marker.get("since")
         aged = isinstance(since, int | float) and time.time() - since > RESERVED_SECONDS
