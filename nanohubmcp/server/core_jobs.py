@@ -111,10 +111,11 @@ class CoreJobs:
         return job_service.carry_over(self._host, job)
 
     def loop_ending(self, loop: asyncio.AbstractEventLoop,
-                    started: Callable[[Job], bool] | None = None) -> list[asyncio.Task[Any]]:
+                    started: Callable[[Job], bool] | None = None, *, ends: bool = True) -> list[asyncio.Task[Any]]:
         """``loop``, a testing client's (``in_memory``, ``MemoryClient``), ends while the server serves on
         another: the jobs started there (those ``started`` accepts; None: all) are settled (:meth:`JobStore.loop_ending
-        <.jobs.service.JobStore.loop_ending>`: handed over, followed on the server's loop, or failed); returns
-        their tasks, cancelled. Called on ``loop``."""
+        <.jobs.service.JobStore.loop_ending>`: handed over, followed on the server's loop, or failed when ``ends``,
+        else left on ``loop``); returns their tasks, cancelled. Called on ``loop``."""
         jobs = self._made()
-        return jobs.loop_ending(loop, carry_over=self.carry_over, started=started) if jobs is not None else []
+        return jobs.loop_ending(loop, carry_over=self.carry_over, started=started, ends=ends) \
+            if jobs is not None else []

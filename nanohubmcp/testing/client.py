@@ -71,8 +71,9 @@ class MemoryClient:
     raise ``RuntimeError``). When the server serves on an event loop of its own (``server.start()``), the
     jobs the client started are handed to it then, so they do not end with the client's loop (``asyncio.run``
     returning): one whose function runs on a thread or a Dask cluster goes on and stores its end (read by its
-    id); one that runs on the client's loop (an ``async def`` tool's) fails with "the testing client that
-    started this job closed while it ran". A verb whose caller is cancelled (``anyio.fail_after``,
+    id). One that runs on the client's loop (an ``async def`` tool's) stays there: it ends as usual while the
+    loop goes on (a notebook cell's, an application's), and fails with "the testing client that started this
+    job closed while it ran" if the loop ends first. A verb whose caller is cancelled (``anyio.fail_after``,
     ``anyio.move_on_after``) sends ``notifications/cancelled`` for its request, which the server
     withdraws (with ``session=False`` too), and lets the cancellation through; the client stays usable.
 
@@ -173,20 +174,23 @@ class MemoryClient:
         self.closed = True
         for task in list(self._tasks):
             task.cancel()
-        await self._hand_jobs_to_server()
-        self.peer.close()
+        try:
+            await self._hand_jobs_to_server()
+        finally:  # (also when the caller's deadline ends during the wait: the session ends)
+            self.peer.close()
 
     async def _hand_jobs_to_server(self) -> None:
         """When the server serves on an event loop of its own (``server.start()``), the jobs this client
-        started are no longer followed on this one, which may end at any time (``asyncio.run`` returns):
-        one whose function runs on a thread goes on and stores its end, a Dask job is followed on the
-        server's loop, a coroutine job (which runs on this loop) fails (:meth:`CoreJobs.loop_ending
-        <nanohubmcp.server.core_jobs.CoreJobs.loop_ending>`)."""
+        started that can go on without this loop, which may end at any time (``asyncio.run`` returns), are
+        handed to it: one whose function runs on a thread goes on and stores its end, a Dask job is followed
+        on the server's loop (:meth:`CoreJobs.loop_ending <nanohubmcp.server.core_jobs.CoreJobs.loop_ending>`).
+        A coroutine job runs on this loop: it goes on while the loop does, and fails if the loop's end
+        cancels it."""
         core = self.peer.core
         loop = asyncio.get_running_loop()
         if core.loop is None or core.loop is loop or core.loop.is_closed():
             return  # the server serves on this loop, or not at all: its jobs go on here
-        cancelled = core.core_jobs.loop_ending(loop, self.peer.started)
+        cancelled = core.core_jobs.loop_ending(loop, self.peer.started, ends=False)
         if cancelled:
             await asyncio.wait(cancelled, timeout=JOB_TASKS_END_SECONDS)
 

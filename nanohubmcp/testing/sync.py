@@ -13,6 +13,7 @@ from .client import MemoryClient
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
+    from ..server.core import ServerCore
 
 __all__ = ["SyncMemoryClient", "in_memory"]
 
@@ -103,6 +104,12 @@ class SyncMemoryClient:
         return self.client.messages
 
 
+async def _loop_ending(core: ServerCore) -> None:
+    cancelled = core.core_jobs.loop_ending(asyncio.get_running_loop())
+    if cancelled:
+        await asyncio.wait(cancelled, timeout=DEFAULT_TIMEOUT)
+
+
 @contextlib.contextmanager
 def in_memory(server: MCPServer, *, timeout: float = DEFAULT_TIMEOUT, **options: Any) -> Iterator[SyncMemoryClient]:
     """A :class:`~nanohubmcp.testing.MemoryClient` of ``server`` for synchronous tests.
@@ -111,9 +118,10 @@ def in_memory(server: MCPServer, *, timeout: float = DEFAULT_TIMEOUT, **options:
     there too). On leaving, the client's session ends and what it still runs is cancelled. The server is
     left as it was found: when it serves (``server.start()``, an application of ``make_app()``), its other
     clients' sessions, calls and jobs go on, and the client's jobs still running are handed to it (one whose
-    function runs on a thread or a Dask cluster goes on and stores its end: :class:`MemoryClient`); when it does
-    not, its core, which served on the client's loop, is closed as ``server.stop()`` would close it (its calls and
-    jobs are cancelled; it serves again when used again).
+    function runs on a thread or a Dask cluster goes on and stores its end: :class:`MemoryClient`; one that runs on
+    the client's loop, an ``async def`` tool's, fails with "the testing client that started this job closed while
+    it ran", as the loop stops); when it does not, its core, which served on the client's loop, is closed as
+    ``server.stop()`` would close it (its calls and jobs are cancelled; it serves again when used again).
 
     Args:
         server: the ``MCPServer`` (it need not be started).
@@ -149,9 +157,10 @@ def in_memory(server: MCPServer, *, timeout: float = DEFAULT_TIMEOUT, **options:
         if core.loop is loop:  # the client's loop served the core (no runner took it since): it stops with it
             loop.call_soon_threadsafe(core.detach)
             core.close()
-        # else the server serves elsewhere (server.start(), make_app()): its other clients' sessions, calls and
-        # jobs go on; only this client's session ended, and the jobs it started were handed to the server
-        # (MemoryClient.__aexit__)
+        else:  # the server serves elsewhere (server.start(), make_app()): its other clients' sessions, calls and
+            # jobs go on; only this client's session ended, the jobs it started that can go on were handed to the
+            # server (MemoryClient.__aexit__), and those that run on this loop fail before it stops
+            asyncio.run_coroutine_threadsafe(_loop_ending(core), loop).result(DEFAULT_TIMEOUT)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()

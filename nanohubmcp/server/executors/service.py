@@ -126,7 +126,7 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
             result = await run_tool(core, request, tool, arguments, job=job, runner=runner)
         except asyncio.CancelledError:
             if not job.followed_elsewhere:
-                job.finish(jobmod.CANCELLED, message="cancelled")
+                _cancelled(core, job)
             return
         except Exception as exc:  # a protocol error from the tool path
             if not job.followed_elsewhere:
@@ -141,6 +141,22 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
 
     job.task = asyncio.ensure_future(work())
     return job
+
+
+def _cancelled(core: JobHost, job: jobmod.Job) -> None:
+    """End ``job``, whose task was cancelled. Not by ``Job.cancel`` (its call is not marked cancelled), on a
+    loop the server does not serve on: that loop ends (``asyncio.run`` returns after an ``async with
+    MemoryClient`` block), the job fails with :data:`~..jobs.settle.CLIENT_CLOSED`, and its waiters on the
+    server's loop (``tasks/result`` over HTTP) are woken."""
+    server_loop = core.loop
+    request = job.request
+    if server_loop is None or server_loop is asyncio.get_running_loop() or server_loop.is_closed() or \
+            (request is not None and request.cancelled.is_set()):
+        job.finish(jobmod.CANCELLED, message="cancelled")
+        return
+    job.finish(jobmod.FAILED, message=jobmod.CLIENT_CLOSED)
+    with contextlib.suppress(RuntimeError):  # the server's loop closed meanwhile: nobody waits there
+        server_loop.call_soon_threadsafe(job.done.set)
 
 
 def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:

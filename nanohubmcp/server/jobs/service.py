@@ -61,7 +61,7 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     task_fields,
 )
 from .runs import Runs
-from .settle import SERVER_STOPPED, HandOver, Reattach, loop_ending, process_ending, revive, stop_run
+from .settle import CLIENT_CLOSED, SERVER_STOPPED, HandOver, Reattach, loop_ending, process_ending, revive, stop_run
 from .stored import StoredJobs
 from .visibility import minted, new_job_id, unknown_job, visible
 from .writes import JobWrites
@@ -75,7 +75,8 @@ if TYPE_CHECKING:
     from ..wire.request import RequestContext
     from .far_ends import Report
 
-__all__ = ["SERVER_STOPPED", "HandOver", "Job", "JobLimitReached", "JobStore", "Reattach", "task_fields"]
+__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "Job", "JobLimitReached", "JobStore", "Reattach",
+           "task_fields"]
 
 log = logging.getLogger("nanohubmcp.jobs")
 
@@ -374,11 +375,11 @@ class JobStore:
         self.runs.next_start()
 
     def loop_ending(self, loop: asyncio.AbstractEventLoop, *, carry_over: HandOver | None = None,
-                    started: Callable[[Job], bool] | None = None) -> list[asyncio.Task[Any]]:
+                    started: Callable[[Job], bool] | None = None, ends: bool = True) -> list[asyncio.Task[Any]]:
         """A testing client's event loop ends while the server serves on: settle the jobs started on it
         that ``started`` accepts (:func:`.settle.loop_ending`: handed over, followed on the server's loop by
-        ``carry_over``, or failed); returns their tasks, cancelled (called on ``loop``)."""
-        return loop_ending(self._live, loop, self.hand_over, carry_over, started)
+        ``carry_over``, or failed when ``ends``); returns their tasks, cancelled (called on ``loop``)."""
+        return loop_ending(self._live, loop, self.hand_over, carry_over, started, ends=ends)
 
     def running_here(self) -> bool:
         """Whether a job of this process has not ended yet (one handed over at a stop included)."""

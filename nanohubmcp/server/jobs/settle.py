@@ -89,16 +89,18 @@ def stop_run(live: dict[str, Job], hand_over: HandOver | None) -> None:
 
 def loop_ending(live: dict[str, Job], loop: asyncio.AbstractEventLoop, hand_over: HandOver | None,
                 carry_over: HandOver | None = None, started: Callable[[Job], bool] | None = None,
-                ) -> list[asyncio.Task[Any]]:
+                *, ends: bool = True) -> list[asyncio.Task[Any]]:
     """Settle the running jobs of ``live`` whose task runs on ``loop``, a testing client's event loop that
     ends while the server serves on another (``in_memory``'s block ended, a ``MemoryClient`` closed):
     those ``started`` accepts (None: all). One whose function runs on in this process is handed over
     (``hand_over``: its end is stored when it comes); one whose executor can wait for it elsewhere is
-    followed on the server's loop (``carry_over``: a Dask job); any other fails with :data:`CLIENT_CLOSED`.
-    Called on ``loop``; returns the jobs' tasks, cancelled, for it to let them end.
+    followed on the server's loop (``carry_over``: a Dask job); any other fails with :data:`CLIENT_CLOSED`
+    when ``ends`` (the loop stops now: ``in_memory``), else is left running on ``loop`` (a ``MemoryClient``
+    closed, its loop may go on: such a job fails only if the loop's end cancels it). Called on ``loop``;
+    returns the jobs' tasks, cancelled, for it to let them end.
 
     .. versionchanged:: 1.0
-       ``carry_over`` and ``started``.
+       ``carry_over``, ``started`` and ``ends``.
     """
     cancelled: list[asyncio.Task[Any]] = []
     for job in list(live.values()):
@@ -110,6 +112,8 @@ def loop_ending(live: dict[str, Job], loop: asyncio.AbstractEventLoop, hand_over
         if hand_over is not None and hand_over(job):
             job.handed_over = True
         elif carry_over is None or not carry_over(job):
+            if not ends:
+                continue  # it runs on the loop, which goes on for now
             if job.request is not None:
                 job.request.cancel(CLIENT_CLOSED)
             job.finish(FAILED, message=CLIENT_CLOSED)
