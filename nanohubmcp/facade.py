@@ -70,6 +70,11 @@ _Self = TypeVar("_Self", bound="MCPServer")
 class MCPServer:
     """An MCP server built from decorated Python functions.
 
+    Each byte limit (``max_inline_bytes``, ``max_result_bytes``, ``max_kept_bytes``, ``max_kept_bytes_per_owner``,
+    ``max_job_result_bytes``, ``cache_max_bytes``) takes any whole number as the int, as ``%config NanohubMCP``
+    does: numpy's ``int64``, ``5.0``, ``1e5``, ``1e30`` (an int past a float's range: no limit where None is,
+    else a bound nothing reaches).
+
     Args:
         name: server name (``serverInfo.name``, discovery documents).
         version: server version string.
@@ -170,7 +175,9 @@ class MCPServer:
             ``cache=True`` (default 256 MiB; least recently used dropped first).
 
     Raises:
-        ConfigurationError: an option is out of range (the message says which).
+        ConfigurationError: an option is out of range (the message says which). A byte limit's names the
+            value and what to write: "max_inline_bytes must be a number of bytes >= 0, or None to always
+            inline, not 5.5; write a whole number: 6" (a bool, numpy's too, a string or a ``Decimal`` alike).
     """
 
     def __init__(

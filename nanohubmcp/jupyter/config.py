@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from traitlets import Bool, Dict, Enum, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
 
+from ..protocol.byte_limits import takes
 from ..server.calls.workers import MAX_ABANDONED
 from ..server.jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from ..server.options import MAX_FIGURE_DPI, MIN_FIGURE_DPI
@@ -128,7 +129,7 @@ class NanohubMCP(Configurable):
         256 * 1024,
         minimum=0,
         allow_none=True,
-        takes="a number of bytes >= 0, or None to always inline",
+        takes=takes("max_inline_bytes"),
         help="A tool result whose JSON (or image) is larger than this many bytes is kept as a resource "
         "of the server and the client gets a resource_link plus a preview, instead of flooding the "
         "model's context. None = always inline.",
@@ -147,7 +148,7 @@ class NanohubMCP(Configurable):
         DEFAULT_MAX_ANSWER_BYTES,
         minimum=1,
         allow_none=True,
-        takes="a number of bytes >= 1, or None for no limit",
+        takes=takes("max_result_bytes"),
         help="Most bytes of JSON one tool result may put in an answer: every REST answer, and an MCP result "
         "not kept as a resource (max_inline_bytes = None, or a tool with an output schema). A larger result "
         "fails the call with a tool error naming this limit. Default 268435456 (256 MiB); None = no limit "
@@ -157,7 +158,7 @@ class NanohubMCP(Configurable):
     max_kept_bytes = Limit(
         DEFAULT_STORE_BYTES,
         minimum=1,
-        takes="a number of bytes >= 1",
+        takes=takes("max_kept_bytes"),
         help="Most bytes of large results (over max_inline_bytes) the server keeps as resources for all "
         "callers, and so the largest one result kept (a larger one fails its call saying so); the oldest are "
         "evicted when it is full. Default 536870912 (512 MiB).",
@@ -166,7 +167,7 @@ class NanohubMCP(Configurable):
     max_kept_bytes_per_owner = Limit(
         DEFAULT_STORE_BYTES_PER_OWNER,
         minimum=1,
-        takes="a number of bytes >= 1",
+        takes=takes("max_kept_bytes_per_owner"),
         help="Most bytes of large results one caller (its token's principal, else its session) keeps: their "
         "own oldest are evicted to keep a newer one, and reading an evicted link answers 'Resource evicted'. "
         "Default 134217728 (128 MiB).",
@@ -184,7 +185,7 @@ class NanohubMCP(Configurable):
     max_job_result_bytes = Limit(
         DEFAULT_MAX_RESULT_BYTES,
         minimum=1,
-        takes="a number of bytes >= 1",
+        takes=takes("max_job_result_bytes"),
         help="Largest result of an --async job the job store keeps, as JSON; a larger one fails its job "
         "saying so. Default 16777216 (16 MiB).",
     ).tag(config=True)
@@ -206,7 +207,7 @@ class NanohubMCP(Configurable):
     cache_max_bytes = Limit(
         DEFAULT_CACHE_BYTES,
         minimum=1,
-        takes="a number of bytes >= 1",
+        takes=takes("cache_max_bytes"),
         help="Bytes of results the result cache keeps for %%mcp_tool --cache tools (least recently used "
         "dropped first). Default 268435456 (256 MiB).",
     ).tag(config=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from traitlets import Integer, TraitError, TraitType
 
+from ..protocol.byte_limits import whole_number, written_whole
 from ..protocol.message_values import UNWRITTEN_INT, shown_value
 
 __all__ = ["Limit", "wrong_type"]
@@ -32,8 +33,11 @@ class Limit(Integer[Any, Any]):
     """A whole-number limit of at least ``minimum`` (None too with ``allow_none``); ``takes`` says what it
     takes, in the refusals: "<Class>.<name> must be <takes>, not -1 (default <default>)" below the bound,
     and "<Class>.<name> must be <takes>, not the str 'many' (default <default>)" for a wrong type.
-    ``True`` is refused as a wrong type, not taken for 1, as ``MCPServer`` refuses it; an
-    integral float (``1e9``) becomes the int. An int of over 4,300 digits (``10**5000``) is refused too, named
+    ``True`` (numpy's ``True_`` too) is refused as a wrong type, not taken for 1, as ``MCPServer`` refuses it; any
+    whole number becomes the int (numpy's ``int64``, ``1e9``, ``1e30``: :func:`~..protocol.byte_limits.whole_number`,
+    MCPServer's rule), a number that is not whole (``5.5``, ``Fraction(7, 2)``), a string or a ``Decimal`` is refused
+    with what to write where it reads as a number ("; write a whole number: 6"). An int of over 4,300 digits
+    (``10**5000``) is refused too, named
     so: Python writes no such int as text, so ``%config NanohubMCP`` could not list it.
     """
 
@@ -44,9 +48,11 @@ class Limit(Integer[Any, Any]):
         self.info_text = takes
 
     def validate(self, obj: Any, value: Any) -> Any:
-        if isinstance(value, bool):
-            self.error(obj, value)
-        number = super().validate(obj, value)  # an int, or an integral float such as 1e9 made one
+        if value is None and self.allow_none:
+            return None
+        number = whole_number(value)  # any whole number as an int (numpy's int64, 1e9), as MCPServer reads it
+        if number is None:  # 5.5, a bool, a string: "..., not the float 5.5 (default 1); write a whole number: 6"
+            raise TraitError(f"{wrong_type(obj, self, value)}{written_whole(value)}")
         if number < self.minimum or shown_value(number) == UNWRITTEN_INT:
             raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not {shown_value(number)} "
                              f"(default {self.default_value})")

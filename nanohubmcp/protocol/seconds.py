@@ -13,6 +13,8 @@ import math
 import numbers
 from typing import cast
 
+from .byte_limits import is_a_bool
+
 __all__ = ["seconds_of", "written_as_a_number"]
 
 
@@ -37,14 +39,15 @@ def seconds_of(value: object) -> float | None:
 
 def written_as_a_number(value: object) -> str:
     """For the refusal of ``value``, no real number (a ``Decimal``, a string such as ``"0.0005"``), that reads as
-    one: ``"; write it as a number: 0.0005"``; else ``""`` (a bool, None, text that is no number).
+    one: ``"; write it as a number: 0.0005"``; else ``""`` (a bool, Python's or numpy's, None, text that is no
+    number).
 
     Example:
         >>> written_as_a_number("0.0005"), written_as_a_number(True)
         ('; write it as a number: 0.0005', '')
     """
-    if isinstance(value, (bool, numbers.Real)) or value is None:
-        return ""
+    if is_a_bool(value) or isinstance(value, numbers.Real) or value is None:
+        return ""  # (numpy's bool too: "write it as a number: 1.0" would read a bool as a number)
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):

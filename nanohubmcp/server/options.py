@@ -17,6 +17,7 @@ import os
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..protocol.byte_limits import BYTE_LIMITS, refusal, whole_number
 from ..protocol.message_values import shown_value
 from ..protocol.seconds import seconds_of, written_as_a_number
 from ..protocol.versions import ProtocolVersion
@@ -30,6 +31,7 @@ __all__ = [
     "capabilities_for",
     "check_options",
     "check_state_dir",
+    "checked_byte_limit",
     "checked_dpi",
     "checked_timeout",
     "default_workers",
@@ -57,24 +59,28 @@ def check_options(
     *,
     argument_errors: str,
     list_page_size: int | None,
-    max_inline_bytes: int | None,
     figure_dpi: float | None,
-    max_result_bytes: int | None = None,
+    byte_limits: dict[str, object],
     job_store: str,
     bounds: dict[str, object],
     pools: dict[str, object] | None = None,
     durations: dict[str, object] | None = None,
     counts: dict[str, object] | None = None,
     state_dir: object = None,
-) -> None:
-    """Refuse an option of ``ServerCore`` that cannot be used as given (``bounds``: option name ->
+) -> dict[str, int | None]:
+    """Refuse an option of ``ServerCore`` that cannot be used as given (``byte_limits``: option name (a key of
+    :data:`~nanohubmcp.protocol.byte_limits.BYTE_LIMITS`) -> a whole number of bytes, read as ``%config
+    NanohubMCP`` reads it; ``bounds``: option name ->
     a value that must be a positive integer; ``counts``: a non-negative one; ``pools``: a positive
     one, or None for the default;
     ``durations``: option name -> a positive number of seconds, at most :data:`MAX_DURATION_SECONDS`;
     ``state_dir``: a path with no NUL, or None).
 
+    Returns:
+        ``byte_limits`` with each value an int (``1e5``, numpy's ``int64(100)`` -> ``100000``, ``100``), or None.
+
     Raises:
-        ConfigurationError: naming the option and what it takes.
+        ConfigurationError: naming the option, what it takes and the value (a byte limit's: also what to write).
     """
     if not isinstance(name, str) or not name:
         raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
@@ -82,12 +88,7 @@ def check_options(
         raise ConfigurationError(f"argument_errors must be one of {', '.join(ARGUMENT_ERRORS)}")
     if list_page_size is not None and (not isinstance(list_page_size, int) or list_page_size < 1):
         raise ConfigurationError("list_page_size must be a positive integer or None")
-    if max_inline_bytes is not None and (
-            isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 0):
-        raise ConfigurationError("max_inline_bytes must be a non-negative number of bytes, or None")
-    if max_result_bytes is not None and (
-            isinstance(max_result_bytes, bool) or not isinstance(max_result_bytes, int) or max_result_bytes < 1):
-        raise ConfigurationError("max_result_bytes must be a positive number of bytes, or None for no limit")
+    taken = {option: checked_byte_limit(option, value) for option, value in byte_limits.items()}
     checked_dpi(figure_dpi)
     check_state_dir(state_dir)
     if job_store not in STORE_KINDS:
@@ -108,6 +109,24 @@ def check_options(
             raise ConfigurationError(f"{option} must be a positive number of seconds, at least 0.001 (a task's "
                                      f"ttl is whole milliseconds) and at most {MAX_DURATION_SECONDS:,.0f} (ten "
                                      f"years), not {shown_value(value)}")
+    return taken
+
+
+def checked_byte_limit(option: str, value: object) -> int | None:
+    """The byte limit ``option`` (a key of :data:`~nanohubmcp.protocol.byte_limits.BYTE_LIMITS`) set to ``value``,
+    as an int (any whole number: ``5.0``, ``1e30``, numpy's ``int64``), or None where it takes None.
+
+    Raises:
+        ConfigurationError: no whole number, or below the least: "max_inline_bytes must be a number of bytes >= 0,
+            or None to always inline, not 5.5; write a whole number: 6".
+    """
+    least, none = BYTE_LIMITS[option]
+    if value is None and none:
+        return None
+    number = whole_number(value)
+    if number is None or number < least:
+        raise ConfigurationError(refusal(option, value))
+    return number
 
 
 def check_state_dir(value: object, option: str = "state_dir") -> None:

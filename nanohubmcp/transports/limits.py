@@ -10,11 +10,10 @@ here, so that a command line is checked before anything heavy is.
 
 from __future__ import annotations
 
-import contextlib
-import operator
 from collections.abc import Callable, Mapping
 
 from ..errors import ConfigurationError
+from ..protocol.byte_limits import whole_number, written_whole
 from ..protocol.message_values import shown_value
 
 __all__ = [
@@ -89,14 +88,12 @@ def check_limits(limits: Mapping[str, object], name: Callable[[str], str] = str)
 
 
 def _whole(name: Callable[[str], str], keyword: str, value: object, *, share: bool = False) -> int:
-    """``value`` as an int: an int (or an integer type such as numpy's), or a float holding a whole number."""
-    if not isinstance(value, bool):
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        with contextlib.suppress(TypeError):
-            return operator.index(value)  # type: ignore[arg-type]  # TypeError for what is no integer
-    raise ConfigurationError(
-        f"{name(keyword)} must be a whole number of bytes{', or None' * share}, not {shown_value(value)}")
+    """``value`` as an int: any whole number (numpy's ``int64``, ``1.5e6``), as ``MCPServer``'s byte limits read it."""
+    number = whole_number(value)
+    if number is None:
+        raise ConfigurationError(f"{name(keyword)} must be a whole number of bytes{', or None' * share}, "
+                                 f"not {shown_value(value)}{written_whole(value)}")
+    return number
 
 
 def _share(name: Callable[[str], str], keyword: str, limits: Mapping[str, object]) -> int | None:

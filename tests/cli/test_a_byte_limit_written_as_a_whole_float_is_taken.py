@@ -31,11 +31,13 @@ def test_run_takes_the_int_a_whole_float_holds_as_the_notebook_does(value: float
     MCPServer("x").make_app(max_request_bytes=value)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("value", [1500000.5, float("nan"), float("inf"), "16e6", True])
-def test_a_value_that_is_no_whole_number_is_refused_as_such(value: object) -> None:
+@pytest.mark.parametrize(("value", "hint"), [(1500000.5, "; write a whole number: 1500001"), (float("nan"), ""),
+                                           (float("inf"), ""), ("16e6", "; write it as a number: 16000000"),
+                                           (True, "")])
+def test_a_value_that_is_no_whole_number_is_refused_as_such(value: object, hint: str) -> None:
     with pytest.raises(ConfigurationError) as refused:
         TransportConfig(max_request_bytes=value)  # type: ignore[arg-type]
-    assert str(refused.value) == f"max_request_bytes must be a whole number of bytes, not {value!r}"
+    assert str(refused.value) == f"max_request_bytes must be a whole number of bytes, not {value!r}{hint}"
 
 
 def test_a_request_limit_above_the_default_buffer_names_the_request_limit() -> None:

@@ -119,7 +119,7 @@ def test_a_cache_size_that_is_not_a_positive_integer_is_refused_at_construction(
     from nanohubmcp import ConfigurationError, MCPServer
 
     for wrong in ("1M", None, 0, -1, 1.5, True):
-        with pytest.raises(ConfigurationError, match="cache_max_bytes must be a positive integer"):
+        with pytest.raises(ConfigurationError, match=r"^cache_max_bytes must be a number of bytes >= 1, not "):
             MCPServer("sized", cache_max_bytes=wrong)  # type: ignore[arg-type]
     assert MCPServer("sized", cache_max_bytes=1024).core is not None
 

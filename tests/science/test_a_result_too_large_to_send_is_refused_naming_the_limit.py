@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import urllib.error
 import urllib.request
 from typing import Any
@@ -158,6 +159,7 @@ def test_over_mcp_a_result_larger_than_the_store_is_refused_before_it_is_written
 
 @pytest.mark.parametrize("value", [0, -1, 1.5, "1", True])
 def test_max_result_bytes_must_be_a_positive_number_of_bytes_or_none(value: object) -> None:
-    with pytest.raises(ConfigurationError, match="max_result_bytes must be a positive number of bytes"):
+    refusal = f"max_result_bytes must be a number of bytes >= 1, or None for no limit, not {value!r}"
+    with pytest.raises(ConfigurationError, match=f"^{re.escape(refusal)}"):
         MCPServer("x", max_result_bytes=value)  # type: ignore[arg-type]
     assert MCPServer("x", max_result_bytes=None).core.result_options.max_result_bytes is None

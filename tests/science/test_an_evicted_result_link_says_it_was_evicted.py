@@ -13,6 +13,7 @@ two more large results in the same session: nothing said a link could be evicted
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -84,5 +85,6 @@ async def test_an_evicted_link_says_so_and_names_the_bound(caplog: pytest.LogCap
 @pytest.mark.parametrize("option", ["max_kept_bytes", "max_kept_bytes_per_owner"])
 @pytest.mark.parametrize("value", [0, -1, 1.5, "1", True])
 def test_the_bounds_must_be_positive_numbers_of_bytes(option: str, value: object) -> None:
-    with pytest.raises(ConfigurationError, match=f"{option} must be a positive integer"):
+    refusal = f"{option} must be a number of bytes >= 1, not {value!r}"
+    with pytest.raises(ConfigurationError, match=f"^{re.escape(refusal)}"):
         MCPServer("x", **{option: value})  # type: ignore[arg-type]
