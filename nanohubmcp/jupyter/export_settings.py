@@ -202,7 +202,7 @@ class ExportSettings:
             return _NOTE["provenance on"], ""
         if setting in ("tool_timeout", "figure_dpi") and checked is not None:
             value = getattr(checked, setting)  # as the kernel reads it: 1e400 (inf) or 10**400 is None, no limit
-        if setting in (*LIMIT_TRAITS, *SERVE_LIMIT_TRAITS):
+        if setting in (*LIMIT_TRAITS, *SERVE_LIMIT_TRAITS, "max_inline_bytes"):
             value = getattr(checked, setting)  # the int the kernel would use (1e9 is a float literal)
             if value == NanohubMCP.class_traits()[setting].default_value:
                 self.values.pop(setting, None)  # MCPServer's own default: an argument would only repeat it
