@@ -12,9 +12,14 @@ signal's Python handler too; the watchdog then starts when the call returns.
 A stop that is no signal — stdio's end of input, seen off the event loop (:mod:`.input_end`) — arms it too
 (:meth:`ExitWatch.arm`); a stop signal after it then ends the process at once.
 
-A forked worker of ``--workers`` has the same watchdog (``parent=``): its lines name it, and a repeated stop signal is
-not its to act on (its parent passes every stop signal on, and a terminal's Ctrl-C reaches both): the parent, told
-again, kills its workers at once, so the worker's line says to signal the parent.
+A forked worker of ``--workers`` has the same watchdog (``parent=``): its lines name it, and its first stop signal is
+written for its parent at once (:meth:`~.workers.WorkerDeaths.stopped_by`, from the signal's Python handler, which
+runs while the loop is blocked), so a worker the watchdog ends was still told to stop: not started again. When its
+parent was told to stop too (:meth:`~.workers.WorkerDeaths.all_told`: it passes every stop signal on, and a
+terminal's Ctrl-C reaches both), a repeated stop signal is not the worker's to act on: the parent, told again, kills
+its workers at once, so the worker's line says to signal the parent (after SIGINT: to press Ctrl-C again, as the
+parent's own line says). A worker sent the signal alone acts on a repeat as a single process does, and its line
+names itself.
 
 The bound is one moment, :attr:`ExitWatch.deadline` (the first stop signal, or :meth:`~ExitWatch.arm`, plus the
 grace), which the rest of the stop reads too: the runner's drain and the wait for calls still running
@@ -56,8 +61,9 @@ class ExitWatch:
         loop_took_it: whether the event loop has begun the stop (read by the watchdog, for its line).
         ignored_again: a signal that, once the stop began, neither quits at once nor stops twice
             (SIGHUP: the terminal closing; None for none).
-        parent: in a forked worker of ``--workers``, its parent's process id: every signal once the stop began is
-            ignored (the parent's to act on), and the lines name the worker and, to quit at once, the parent.
+        parent: in a forked worker of ``--workers``, its parent's process id: the first stop signal is written for
+            the parent; once the parent was told to stop too, every signal after it is ignored (the parent's to
+            act on) and the lines name the worker and, to quit at once, the parent; else they name the worker.
     """
 
     def __init__(self, grace: float, loop_took_it: Callable[[], bool], ignored_again: int | None = None, *,
@@ -67,10 +73,13 @@ class ExitWatch:
         self._ignored_again = ignored_again
         self._parent = parent
         self._speaker = ""
+        self._told: Callable[[int], None] = _nobody
+        self._all_told: Callable[[], bool] = _never
         if parent is not None:  # (read here, in the main thread: the watchdog's thread imports nothing)
-            from .workers import worker_task
+            from .workers import WORKER_DEATHS, worker_task
 
             self._speaker = f"worker {worker_task()} (pid {os.getpid()}): "
+            self._told, self._all_told = WORKER_DEATHS.stopped_by, WORKER_DEATHS.all_told
         self._cause: str | None = None  # what began the stop: a signal's name, or what arm() was told
         self._by_signal = False
         self.deadline: float | None = None
@@ -121,13 +130,25 @@ class ExitWatch:
         if self._cause is None:
             self.deadline = time.monotonic() + self.grace  # (first: the serve's own stop reads it)
             self._cause, self._by_signal = name, True
+            self._told(signum)  # (a worker's parent reads it once the worker ended, however it ended)
             self._armed.set()
             return
-        if signum == self._ignored_again or self._parent is not None:
+        if signum == self._ignored_again or self._all_told():
             return
-        _write(f"{name} again while stopping; exiting now" if self._by_signal
+        self._say(f"{name} again while stopping; exiting now" if self._by_signal
                else f"{name} while stopping (after {self._cause}); exiting now")
         os._exit(128 + signum)
+
+    def _quit_now(self, name: str) -> str:
+        """How to quit at once, after the stop began at ``name`` (a signal's name, or what :meth:`arm` was told)."""
+        again = f"{name} again" if self._by_signal else "SIGTERM or SIGINT"
+        if self._parent is None:
+            return f"send {again}"
+        if not self._all_told():  # the signal came to this worker alone: it takes the repeat
+            return f"send {again} to this worker (pid {os.getpid()})"
+        if name == "SIGINT":  # most often a terminal's Ctrl-C: as the server's own line says it
+            return f"press Ctrl-C again (SIGINT to the server, pid {self._parent})"
+        return f"send {again} to the server (pid {self._parent})"
 
     def _say(self, line: str) -> None:
         """``line`` on stderr, naming the worker in a forked worker of ``--workers`` (several share the stderr)."""
@@ -144,11 +165,8 @@ class ExitWatch:
         if self._disarmed:
             return
         if not self._loop_took_it():
-            quit_now = f"{name} again" if self._by_signal else "SIGTERM or SIGINT"
-            if self._parent is not None:
-                quit_now += f" to the server (pid {self._parent})"
             self._say(f"stopping at {name}, but the event loop does not answer (an async tool blocking it?): exiting "
-                   f"within {max(0.0, deadline - time.monotonic()):.0f} s; send {quit_now} to quit now")
+                      f"within {max(0.0, deadline - time.monotonic()):.0f} s; {self._quit_now(name)} to quit now")
         self._ended.wait(max(0.0, deadline - time.monotonic()))
         if self._disarmed:
             return
@@ -159,3 +177,12 @@ class ExitWatch:
                    "make it `def`, or await)")
         self._say(f"still running {self.grace:g} s after {name}: {why}; exiting")
         os._exit(WATCHDOG_STATUS)
+
+
+def _nobody(signum: int) -> None:
+    """A single process tells no parent of its stop signal."""
+
+
+def _never() -> bool:
+    """A single process has no parent told to stop."""
+    return False

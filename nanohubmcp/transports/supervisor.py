@@ -233,6 +233,7 @@ class _Supervisor:
         else:  # (a service manager's SIGTERM: nothing to say, nobody to press Ctrl-C)
             hinted = signum != signal.SIGINT
         # Told in turn, and waited for: each drains its calls, as one sent the signal does, and says nothing.
+        WORKER_DEATHS.stopping_all()  # (first: a worker's lines then name the server to signal again)
         for pid in self.children:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)

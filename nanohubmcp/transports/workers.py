@@ -95,6 +95,7 @@ class WorkerDeaths:
         """The signals that stop a worker (:func:`stop_signals` in the parent before it forked)."""
         self._signals: mmap.mmap | None = None
         self._calls: mmap.mmap | None = None
+        self._all_told: mmap.mmap | None = None
 
     def start(self, workers: int, stops: frozenset[int]) -> None:
         """Before forking ``workers`` processes (in the parent), whose stop signals are ``stops``: a shared
@@ -105,13 +106,27 @@ class WorkerDeaths:
         self.stops = stops
         self._signals = mmap.mmap(-1, workers)  # anonymous and shared: each worker writes its own byte
         self._calls = mmap.mmap(-1, _COUNT.size * workers)
+        self._all_told = mmap.mmap(-1, 1)
+
+    def stopping_all(self) -> None:
+        """In the parent, told to stop, before it passes the signal on to every worker: each worker reads it
+        (:meth:`all_told`)."""
+        if self._all_told is not None:
+            self._all_told[0] = 1
+
+    def all_told(self) -> bool:
+        """In a worker: whether its parent was told to stop (and passes, or passed, the signal on to every
+        worker); False for a worker sent a stop signal alone."""
+        return self._all_told is not None and self._all_told[0] == 1
 
     def forked(self, task: int) -> None:
         """In worker ``task`` just forked (or forked again)."""
         self.task = task
 
     def stopped_by(self, signum: int) -> None:
-        """In a worker told to stop by ``signum``: say so to the parent (nothing outside a worker)."""
+        """In a worker told to stop by ``signum``: say so to the parent (nothing outside a worker). Safe in a
+        Python signal handler (one byte written), where the worker's exit watchdog calls it: a worker whose
+        event loop a tool blocks, ended by that watchdog, was still told."""
         if self._signals is not None and self.task is not None and 0 < signum < 256:
             self._signals[self.task] = signum
 
