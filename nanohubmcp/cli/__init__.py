@@ -45,7 +45,8 @@ instead), with the usage line; 1 a command line
 that is well formed but failed (a file missing or unreadable, an app that raises while imported — the
 exception, its text and the app's line, not the traceback —, an app without ``server`` or whose
 ``server`` is not an MCPServer, a notebook that cannot be translated or would serve nothing, a token file
-others can read, a port in use), one line on stderr.
+others can read, a port in use), one line on stderr; 130, saying nothing, a Ctrl-C before the command served or
+finished (:func:`main`).
 
 Where each part lives: :mod:`.parser` the arguments of every subcommand (a new subcommand is a
 ``subparsers`` entry there with a ``run`` default), :mod:`.serve` the subcommands that serve (``run``,
@@ -82,7 +83,16 @@ __all__ = ["add_port_option", "add_script_token_options", "add_transport_option"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``nanohubmcp`` console script; returns the exit status."""
+    """The ``nanohubmcp`` command (what the console script and ``python -m nanohubmcp`` run); returns the exit
+    status. A Ctrl-C (KeyboardInterrupt) before the command served or finished — importing what it needs, or
+    the app of ``run`` — ends it with status 130, saying nothing; one while serving stops the server (status 0)."""
+    try:
+        return _command(argv)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _command(argv: Sequence[str] | None) -> int:
     args = parse_arguments(argv)
     try:
         if hasattr(args, "token_file"):  # --token-file read, a --token on the command line warned about

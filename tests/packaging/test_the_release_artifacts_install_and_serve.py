@@ -80,8 +80,8 @@ def test_the_wheel_holds_the_package_the_panel_and_the_server_extension_config(d
     assert not [n for n in names if n.startswith("nanohubmcp/labextension/")], "the panel is shipped twice"
     info = f"nanohub_mcp-{__version__}.dist-info/"
     entry_points = zipfile.ZipFile(wheel_of(dist)).read(f"{info}entry_points.txt").decode()
-    assert "nanohubmcp = nanohubmcp.cli:main" in entry_points
-    assert "nanohub-mcp = nanohubmcp.cli:main" in entry_points  # what server.json's package runs (uvx)
+    assert "nanohubmcp = nanohubmcp.__main__:main" in entry_points
+    assert "nanohub-mcp = nanohubmcp.__main__:main" in entry_points  # what server.json's package runs (uvx)
     assert "start_mcp = nanohubmcp.nanohub.launcher:main" in entry_points
     assert "mcp = nanohubmcp.jupyter.exporter:MCPExporter" in entry_points
     metadata = zipfile.ZipFile(wheel_of(dist)).read(f"{info}METADATA").decode()
