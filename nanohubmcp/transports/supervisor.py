@@ -298,9 +298,9 @@ class _Supervisor:
 
     def _forget(self, reaped: list[tuple[int, int]]) -> None:
         for pid, status in reaped:
-            self.children.pop(pid, None)
+            worker = self.children.pop(pid, None) is not None  # (not a child of the app's own, reaped too)
             self.forked_at.pop(pid, None)
-            if os.WIFEXITED(status) and os.WEXITSTATUS(status):  # its exit watchdog ended it, say (status 1)
+            if worker and os.WIFEXITED(status) and os.WEXITSTATUS(status):  # its exit watchdog ended it, say
                 self.unclean = True
 
 
