@@ -9,7 +9,6 @@ service's, not this module's.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import json
@@ -25,6 +24,7 @@ from ..calls.context import Context
 from ..jobs import service as jobmod
 from ..jobs.visibility import echoed_id
 from ..results.named_blocks import in_place, placeholders, renumbered
+from . import keep_threads
 
 if TYPE_CHECKING:
     from .service import JobHost
@@ -139,8 +139,9 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
         async def answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
             if ctx.inline_limit is None or job.status != jobmod.COMPLETED:
                 return job_answer(job)
-            # (off the loop: it may write the data to the results folder, or wait for another answer's keep)
-            return await asyncio.to_thread(job_answer, job, core.polled_data.kept)
+            # (off the loop, on the keep pool: it may write the data to the results folder, or wait for another
+            # answer's keep; not on the default executor, whose threads a wait would hold)
+            return await keep_threads.off_loop(job_answer, job, core.polled_data.kept)
 
         return await for_callers_job(core, ctx, job_id, answer)
 

@@ -8,11 +8,11 @@ wait for the job, add the answer's ``_meta`` (related task, provenance), or deci
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ResultTooLarge
+from ..executors import keep_threads
 from ..executors.job_tools import carried_blocks, polled_value
 from ..jobs import service as jobmod
 
@@ -28,14 +28,15 @@ async def answered_result(core: HandlerServices, job: jobmod.Job) -> dict[str, A
     output schema (its structured content is promised): ``[note, <the result's pictures and files>,
     resource_link]`` without ``structuredContent``, as a direct call of the tool answers such data (see
     :func:`_linked`). Data larger than the store keeps (``max_kept_bytes``) is the tool error
-    ``{content: [<the sizes>], isError: true}``. The keep runs off the event loop (it may write the data to
-    the results folder, or wait for another answer's keep of it).
+    ``{content: [<the sizes>], isError: true}``. The keep runs off the event loop, on the keep pool
+    (:mod:`..executors.keep_threads`: it may write the data to the results folder, or wait for another
+    answer's keep of it).
     """
     result = job.result or {"content": []}
     if job.status != jobmod.COMPLETED or not _links_data(core, job):
         return result
     try:
-        linked = await asyncio.to_thread(_linked, core, job)
+        linked = await keep_threads.off_loop(_linked, core, job)  # (its waits hold no default-executor thread)
     except ResultTooLarge as exc:
         return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
     return result if linked is None else linked
