@@ -22,6 +22,8 @@ def test_a_timeout_that_is_not_a_positive_number_is_refused_at_once(value: objec
     with pytest.raises(ConfigurationError) as refused:
         MCPServer("timeouts", tool_timeout=value)  # type: ignore[arg-type]
     why = f"tool_timeout must be a positive number of seconds, or None for no limit, not {value!r}"
+    if isinstance(value, str):  # a number written as text: how to write it (one rule for real numbers)
+        why += "; write it as a number: 5.0"
     assert str(refused.value) == why
 
 
