@@ -137,3 +137,28 @@ def test_data_too_large_to_keep_leaves_the_records_slot_free() -> None:
     kept = large.kept(job, lambda: DATA)
     assert kept is not None
     assert records.summaries([job.id], ["id", "kept_data"])[0]["kept_data"] == kept
+
+
+def test_data_too_large_to_keep_is_refused_again_without_making_it_while_the_limits_hold() -> None:
+    # (review r25 LOW-3: each poll of a job refused for its size made and encoded the whole value again: ~0.25 s
+    # of CPU for 6.5 MB, on a thread, per poll of a client looping on its own refused job.)
+    job = Job("j" * 32, "big", "a", status=COMPLETED)
+    records = stored(job)
+    store = ResultStore(60.0, max_bytes=10_000)
+    polled = PolledData(store, ResultOptions(max_inline_bytes=1024), lambda: records)
+    made: list[int] = []
+
+    def value() -> Any:
+        made.append(1)
+        return DATA
+
+    refusals = []
+    for _ in range(3):
+        with pytest.raises(ResultTooLarge) as refused:
+            polled.kept(job, value)
+        refusals.append(str(refused.value))
+    assert len(made) == 1
+    assert len(set(refusals)) == 1 and "10000" in refusals[0]
+    store.max_bytes = 1 << 20  # (a limit raised since: made and kept this time)
+    assert polled.kept(job, value) is not None
+    assert len(made) == 2

@@ -102,20 +102,28 @@ class PolledData:
         self._blocks: OrderedDict[str, list[Wire]] = OrderedDict()
         self._fits: OrderedDict[str, int] = OrderedDict()  # done jobs whose data fit: its JSON's length
         self._unstored: OrderedDict[str, list[Wire]] = OrderedDict()  # copies answered, not stored with the record
-        self._too_large: OrderedDict[str, None] = OrderedDict()  # done jobs whose data the store refused (logged)
+        # done jobs whose data was refused (logged): the refusal, and the limits it was made under
+        self._too_large: OrderedDict[str, tuple[str, tuple[int, int | None]]] = OrderedDict()
         self._abandoned: OrderedDict[str, list[Wire]] = OrderedDict()  # reservations the store went away under
         self._flights: dict[str, _Flight] = {}
         self._lock = threading.Lock()
 
     def kept(self, job: Job, value: Callable[[], Any]) -> list[Wire] | None:
         """:meth:`_kept`; data larger than the store keeps is logged once per job (of the
-        :data:`REMEMBERED` most recently refused), naming the job's tool and id, not at each poll."""
+        :data:`REMEMBERED` most recently refused), naming the job's tool and id, not at each poll; refused
+        again at once, without making or encoding the value, while the limits are those it was refused under
+        (a done job's data never changes)."""
+        limits = (self._store.max_bytes, self._options.max_result_bytes)
+        with self._lock:
+            refused = self._too_large.get(job.id)
+        if refused is not None and refused[1] == limits:
+            raise ResultTooLarge(refused[0], logged=True)
         try:
             return self._kept(job, value)
         except ResultTooLarge as exc:
             with self._lock:
                 said = job.id in self._too_large
-                self._too_large[job.id] = None
+                self._too_large[job.id] = (str(exc), limits)
                 self._too_large.move_to_end(job.id)
                 while len(self._too_large) > self._remembered:
                     self._too_large.popitem(last=False)
