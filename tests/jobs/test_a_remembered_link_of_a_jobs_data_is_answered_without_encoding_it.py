@@ -158,7 +158,8 @@ def test_data_too_large_to_keep_is_refused_again_without_making_it_while_the_lim
             polled.kept(job, value)
         refusals.append(str(refused.value))
     assert len(made) == 1
-    assert len(set(refusals)) == 1 and "10000" in refusals[0]
+    assert len(set(refusals)) == 1
+    assert "10000" in refusals[0]
     store.max_bytes = 1 << 20  # (a limit raised since: made and kept this time)
     assert polled.kept(job, value) is not None
     assert len(made) == 2
