@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rappture.test_a_killed_servers_program_is_stopped_at_the_next_start import running
 from support import wait_until
 
 from nanohubmcp.sources.rappture.orphans import RUN_MARK
@@ -32,14 +33,6 @@ subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
 time.sleep(600)
 """
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)"]
-
-
-def running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
 
 
 def children_of(pid: int) -> list[int]:
