@@ -71,9 +71,16 @@ class MCPServer:
     """An MCP server built from decorated Python functions.
 
     Each byte limit (``max_inline_bytes``, ``max_result_bytes``, ``max_kept_bytes``, ``max_kept_bytes_per_owner``,
-    ``max_job_result_bytes``, ``cache_max_bytes``) takes any whole number as the int, as ``%config NanohubMCP``
-    does: numpy's ``int64``, ``5.0``, ``1e5``, ``1e30`` (an int past a float's range: no limit where None is,
-    else a bound nothing reaches).
+    ``max_job_result_bytes``, ``cache_max_bytes``) and each count (``max_jobs``, ``max_jobs_per_owner``,
+    ``max_stuck_calls``, ``workers``, ``job_workers``, ``list_page_size``; ``run(workers=)``) takes any whole number
+    as the int, as ``%config NanohubMCP`` does: numpy's ``int64``, ``5.0``, ``1e5``, ``1e30`` (an int past a float's
+    range: a bound nothing reaches); a bool, ``5.5``, NaN, inf, a string or a ``Decimal`` is refused naming the
+    setting, what it takes, the value and what to write (:mod:`nanohubmcp.protocol.whole_numbers`). Only
+    ``max_inline_bytes`` and ``max_result_bytes``, whose None is no limit, take ``float("inf")``: as None.
+
+    .. versionchanged:: 1.0
+       The counts take any whole number (``max_jobs=5.0``, ``numpy.int64(5)``), as the byte limits did; they were
+       refused as "must be a positive integer". ``float("inf")`` is no limit where None is (it was refused).
 
     Args:
         name: server name (``serverInfo.name``, discovery documents).
@@ -83,7 +90,7 @@ class MCPServer:
             are reported (auto: -32602 up to 2025-06-18, ``isError`` from 2025-11-25, SEP-1303;
             protocol: always -32602; tool: always ``isError``).
         list_page_size: page size of ``tools/list``, ``resources/list``, ``resources/templates/list``,
-            ``prompts/list`` and ``tasks/list`` results, each page's ``nextCursor`` leading to the next
+            ``prompts/list`` and ``tasks/list`` results, each page's ``nextCursor`` leading to the next; at least 1
             (None: one page, and a request's ``cursor`` is -32602; so is a cursor the server did not issue).
         list_changed: advertise and send ``notifications/*/list_changed``.
         workers: thread pool size for sync tools (default ``min(32, cpu + 4)``); two more
@@ -109,9 +116,10 @@ class MCPServer:
         max_inline_bytes: a tool result whose JSON (or image) is larger than this many bytes
             (default 256 KiB) is kept as a resource of the server, readable by its caller for
             ``job_ttl_seconds``; the result then carries a ``resource_link`` and a preview. None
-            (or an int past a float's range, ``10**400``, as for ``tool_timeout``): always inline.
+            (or ``float("inf")``, as for ``tool_timeout``; an int past a float's range, ``10**400``, is
+            a bound nothing reaches): always inline.
         max_result_bytes: most bytes of JSON one tool result may put in an answer (default 256 MiB;
-            None, or an int past a float's range: no limit): every REST answer (it carries all of the
+            None or ``float("inf")``: no limit): every REST answer (it carries all of the
             data), and an MCP result not kept as a resource (``max_inline_bytes=None``, a tool with an
             output schema). A larger result fails the call with a message naming the limit (``isError``;
             REST 500), found before an array or table is encoded when its size is already known to be over.
@@ -175,9 +183,10 @@ class MCPServer:
             ``cache=True`` (default 256 MiB; least recently used dropped first).
 
     Raises:
-        ConfigurationError: an option is out of range (the message says which). A byte limit's names the
-            value and what to write: "max_inline_bytes must be a number of bytes >= 0, or None to always
-            inline, not 5.5; write a whole number: 6" (a bool, numpy's too, a string or a ``Decimal`` alike).
+        ConfigurationError: an option is out of range (the message says which). A byte limit's or a count's
+            names the value and what to write: "max_inline_bytes must be a number of bytes >= 0, or None to
+            always inline, not 5.5; write a whole number: 6", "max_jobs must be a number of jobs >= 1, not '5';
+            write it as a number: 5" (a bool, numpy's too, NaN, inf or a ``Decimal`` alike).
     """
 
     def __init__(
@@ -982,7 +991,8 @@ class MCPServer:
                 (``Authorization: Bearer <token>``); overrides ``auth``; ``""`` turns
                 authorization off. Default: ``$MCP_TOKEN`` when ``auth`` is None.
             transport: ``"http"`` (default) or ``"stdio"``; default ``$MCP_TRANSPORT``.
-            workers: processes serving the one port (HTTP, blocking ``run`` only); above 1 the
+            workers: processes serving the one port (HTTP, blocking ``run`` only): any whole number
+                of at least 1 (``4.0``, numpy's ``int64`` too), as every count; above 1 the
                 server needs a shared ``state_url`` (Redis), so that every process serves every
                 session.
             proxy_headers: trust the ``X-Forwarded-Proto`` / ``X-Scheme`` and ``X-Real-Ip`` /

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..auth.token_option import add_token_options
+from ..protocol.whole_numbers import whole_text
 from ..server.provenance.record_ids import id_words_last
 from ..transports.limit_option import limit_arguments, worker_count
 from ..transports.proxy_option import http_url, proxy_arguments
@@ -237,8 +238,10 @@ MAX_LIST_ROWS = 10_000
 def record_count(text: str) -> int:
     """A ``--limit`` of records, 1 to :data:`MAX_LIST_ROWS` (argparse type)."""
     try:
-        count = int(text)
-    except ValueError:
+        count = whole_text(text)  # "20.0", "1e2" too, as every count reads a whole number
+    except OverflowError:
+        count = None
+    if count is None:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of records") from None
     if not 1 <= count <= MAX_LIST_ROWS:
         raise argparse.ArgumentTypeError(f"{count} is outside 1-{MAX_LIST_ROWS}")

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from traitlets import Bool, Dict, Enum, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
 
+from ..protocol import counts
 from ..protocol.byte_limits import takes
 from ..server.calls.workers import MAX_ABANDONED
 from ..server.jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
@@ -129,10 +130,11 @@ class NanohubMCP(Configurable):
         256 * 1024,
         minimum=0,
         allow_none=True,
+        no_limit=True,
         takes=takes("max_inline_bytes"),
         help="A tool result whose JSON (or image) is larger than this many bytes is kept as a resource "
         "of the server and the client gets a resource_link plus a preview, instead of flooding the "
-        "model's context. None = always inline.",
+        "model's context. None (or inf) = always inline.",
     ).tag(config=True)
 
     figure_dpi = Real(
@@ -148,10 +150,11 @@ class NanohubMCP(Configurable):
         DEFAULT_MAX_ANSWER_BYTES,
         minimum=1,
         allow_none=True,
+        no_limit=True,
         takes=takes("max_result_bytes"),
         help="Most bytes of JSON one tool result may put in an answer: every REST answer, and an MCP result "
         "not kept as a resource (max_inline_bytes = None, or a tool with an output schema). A larger result "
-        "fails the call with a tool error naming this limit. Default 268435456 (256 MiB); None = no limit "
+        "fails the call with a tool error naming this limit. Default 268435456 (256 MiB); None (or inf) = no limit "
         "(0 is refused).",
     ).tag(config=True)
 
@@ -176,7 +179,7 @@ class NanohubMCP(Configurable):
     max_stuck_calls = Limit(
         MAX_ABANDONED,
         minimum=0,
-        takes="a number of calls >= 0",
+        takes=counts.takes("max_stuck_calls"),
         help="Most calls past tool_timeout abandoned while their functions still run (each holds a thread "
         "until it returns; %mcp status counts them). At the limit a timed-out call keeps its worker, and new "
         "calls of sync tools are refused as busy until one returns. Default 64; 0 = no call is abandoned.",
@@ -193,14 +196,14 @@ class NanohubMCP(Configurable):
     max_jobs = Limit(
         DEFAULT_MAX_JOBS,
         minimum=1,
-        takes="a number of jobs >= 1",
+        takes=counts.takes("max_jobs"),
         help="Jobs the job store keeps in all; a full store refuses new jobs saying so. Default 10000.",
     ).tag(config=True)
 
     max_jobs_per_owner = Limit(
         DEFAULT_MAX_JOBS_PER_OWNER,
         minimum=1,
-        takes="a number of jobs >= 1",
+        takes=counts.takes("max_jobs_per_owner"),
         help="Jobs the job store keeps for one caller (principal, else session). Default 1000.",
     ).tag(config=True)
 

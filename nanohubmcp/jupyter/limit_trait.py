@@ -16,8 +16,8 @@ from typing import Any
 
 from traitlets import Integer, TraitError, TraitType
 
-from ..protocol.byte_limits import whole_number, written_whole
 from ..protocol.message_values import UNWRITTEN_INT, shown_value
+from ..protocol.whole_numbers import is_infinity, whole_number, written_whole
 
 __all__ = ["Limit", "wrong_type"]
 
@@ -34,21 +34,24 @@ class Limit(Integer[Any, Any]):
     takes, in the refusals: "<Class>.<name> must be <takes>, not -1 (default <default>)" below the bound,
     and "<Class>.<name> must be <takes>, not the str 'many' (default <default>)" for a wrong type.
     ``True`` (numpy's ``True_`` too) is refused as a wrong type, not taken for 1, as ``MCPServer`` refuses it; any
-    whole number becomes the int (numpy's ``int64``, ``1e9``, ``1e30``: :func:`~..protocol.byte_limits.whole_number`,
+    whole number becomes the int (numpy's ``int64``, ``1e9``, ``1e30``: :func:`~..protocol.whole_numbers.whole_number`,
     MCPServer's rule), a number that is not whole (``5.5``, ``Fraction(7, 2)``), a string or a ``Decimal`` is refused
-    with what to write where it reads as a number ("; write a whole number: 6"). An int of over 4,300 digits
-    (``10**5000``) is refused too, named
-    so: Python writes no such int as text, so ``%config NanohubMCP`` could not list it.
+    with what to write where it reads as a number ("; write a whole number: 6"). With ``no_limit`` (None means no
+    limit) ``float("inf")`` is that None, as ``MCPServer`` reads it; without, inf is refused. An int of over 4,300
+    digits (``10**5000``) is refused too, named so: Python writes no such int as text, so ``%config NanohubMCP``
+    could not list it.
     """
 
-    def __init__(self, default: int | None, *, minimum: int, takes: str, allow_none: bool = False, help: str) -> None:
+    def __init__(self, default: int | None, *, minimum: int, takes: str, allow_none: bool = False,
+                 no_limit: bool = False, help: str) -> None:
         super().__init__(default, help=help)
         self.allow_none = allow_none  # after: Int's typed overloads take only a literal True or False
         self.minimum = minimum
         self.info_text = takes
+        self.no_limit = no_limit
 
     def validate(self, obj: Any, value: Any) -> Any:
-        if value is None and self.allow_none:
+        if (value is None and self.allow_none) or (self.no_limit and is_infinity(value)):
             return None
         number = whole_number(value)  # any whole number as an int (numpy's int64, 1e9), as MCPServer reads it
         if number is None:  # 5.5, a bool, a string: "..., not the float 5.5 (default 1); write a whole number: 6"

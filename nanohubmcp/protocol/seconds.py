@@ -13,7 +13,7 @@ import math
 import numbers
 from typing import cast
 
-from .byte_limits import is_a_bool
+from .whole_numbers import is_a_bool
 
 __all__ = ["seconds_of", "written_as_a_number"]
 

@@ -122,18 +122,21 @@ class ServerCore:
         cache_max_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         limits = check_options(
-            name, argument_errors=argument_errors, list_page_size=list_page_size, figure_dpi=figure_dpi,
+            name, argument_errors=argument_errors, figure_dpi=figure_dpi,
             byte_limits={"max_inline_bytes": max_inline_bytes, "max_result_bytes": max_result_bytes,
                          "max_kept_bytes": max_kept_bytes, "max_kept_bytes_per_owner": max_kept_bytes_per_owner,
                          "max_job_result_bytes": max_job_result_bytes, "cache_max_bytes": cache_max_bytes},
-            job_store=job_store, bounds={"max_jobs": max_jobs, "max_jobs_per_owner": max_jobs_per_owner},
-            counts={"max_stuck_calls": max_stuck_calls}, pools={"workers": workers, "job_workers": job_workers},
+            job_store=job_store,
+            counts={"list_page_size": list_page_size, "workers": workers, "job_workers": job_workers,
+                    "max_stuck_calls": max_stuck_calls, "max_jobs": max_jobs, "max_jobs_per_owner": max_jobs_per_owner},
             durations={"job_ttl_seconds": job_ttl_seconds}, state_dir=state_dir)
-        # as ints (1e5, numpy's int64): the limits refused None where it is no value
+        # as ints (1e5, numpy's int64): each refused None where it is no value
         max_inline_bytes, max_result_bytes = limits["max_inline_bytes"], limits["max_result_bytes"]
-        max_kept_bytes, max_kept_bytes_per_owner, max_job_result_bytes, cache_max_bytes = (
-            cast(int, limits[option]) for option in
-            ("max_kept_bytes", "max_kept_bytes_per_owner", "max_job_result_bytes", "cache_max_bytes"))
+        list_page_size, workers, job_workers = limits["list_page_size"], limits["workers"], limits["job_workers"]
+        (max_kept_bytes, max_kept_bytes_per_owner, max_job_result_bytes, cache_max_bytes, max_stuck_calls, max_jobs,
+         max_jobs_per_owner) = (cast(int, limits[option]) for option in (
+            "max_kept_bytes", "max_kept_bytes_per_owner", "max_job_result_bytes", "cache_max_bytes", "max_stuck_calls",
+            "max_jobs", "max_jobs_per_owner"))
         self.name = name
         self.version = version
         self.instructions = instructions

@@ -17,10 +17,12 @@ import os
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..protocol.byte_limits import BYTE_LIMITS, refusal, whole_number
+from ..protocol.byte_limits import BYTE_LIMITS, refusal
+from ..protocol.counts import counted
 from ..protocol.message_values import shown_value
 from ..protocol.seconds import seconds_of, written_as_a_number
 from ..protocol.versions import ProtocolVersion
+from ..protocol.whole_numbers import is_infinity, whole_number
 from ..state.url import file_on_the_way
 from .jobs import STORE_KINDS
 
@@ -58,51 +60,37 @@ def check_options(
     name: object,
     *,
     argument_errors: str,
-    list_page_size: int | None,
     figure_dpi: float | None,
     byte_limits: dict[str, object],
     job_store: str,
-    bounds: dict[str, object],
-    pools: dict[str, object] | None = None,
-    durations: dict[str, object] | None = None,
     counts: dict[str, object] | None = None,
+    durations: dict[str, object] | None = None,
     state_dir: object = None,
 ) -> dict[str, int | None]:
     """Refuse an option of ``ServerCore`` that cannot be used as given (``byte_limits``: option name (a key of
-    :data:`~nanohubmcp.protocol.byte_limits.BYTE_LIMITS`) -> a whole number of bytes, read as ``%config
-    NanohubMCP`` reads it; ``bounds``: option name ->
-    a value that must be a positive integer; ``counts``: a non-negative one; ``pools``: a positive
-    one, or None for the default;
-    ``durations``: option name -> a positive number of seconds, at most :data:`MAX_DURATION_SECONDS`;
-    ``state_dir``: a path with no NUL, or None).
+    :data:`~nanohubmcp.protocol.byte_limits.BYTE_LIMITS`) -> a whole number of bytes; ``counts``: option name (a
+    key of :data:`~nanohubmcp.protocol.counts.COUNTS`) -> a whole number of what it counts; each read as ``%config
+    NanohubMCP`` reads it; ``durations``: option name -> a positive number of seconds, at most
+    :data:`MAX_DURATION_SECONDS`; ``state_dir``: a path with no NUL, or None).
 
     Returns:
-        ``byte_limits`` with each value an int (``1e5``, numpy's ``int64(100)`` -> ``100000``, ``100``), or None.
+        ``byte_limits`` and ``counts`` with each value an int (``1e5``, numpy's ``int64(100)`` -> ``100000``,
+        ``100``), or None.
 
     Raises:
-        ConfigurationError: naming the option, what it takes and the value (a byte limit's: also what to write).
+        ConfigurationError: naming the option, what it takes and the value (and, where it reads as a number, what
+            to write: "max_jobs must be a number of jobs >= 1, not 5.5; write a whole number: 6").
     """
     if not isinstance(name, str) or not name:
         raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
     if argument_errors not in ARGUMENT_ERRORS:
         raise ConfigurationError(f"argument_errors must be one of {', '.join(ARGUMENT_ERRORS)}")
-    if list_page_size is not None and (not isinstance(list_page_size, int) or list_page_size < 1):
-        raise ConfigurationError("list_page_size must be a positive integer or None")
-    taken = {option: checked_byte_limit(option, value) for option, value in byte_limits.items()}
+    taken = {option: counted(option, value) for option, value in (counts or {}).items()}
+    taken.update({option: checked_byte_limit(option, value) for option, value in byte_limits.items()})
     checked_dpi(figure_dpi)
     check_state_dir(state_dir)
     if job_store not in STORE_KINDS:
         raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {shown_value(job_store)}")
-    for option, value in bounds.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ConfigurationError(f"{option} must be a positive integer, not {shown_value(value)}")
-    for option, value in (counts or {}).items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ConfigurationError(f"{option} must be a non-negative integer, not {shown_value(value)}")
-    for option, value in (pools or {}).items():
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise ConfigurationError(
-                f"{option} must be a positive integer (or None for the default), not {shown_value(value)}")
     for option, value in (durations or {}).items():
         seconds = seconds_of(value)  # any real number (numpy's int64 as well as its float64), never a bool
         if seconds is None or not MIN_DURATION_SECONDS <= seconds <= MAX_DURATION_SECONDS:
@@ -114,14 +102,15 @@ def check_options(
 
 def checked_byte_limit(option: str, value: object) -> int | None:
     """The byte limit ``option`` (a key of :data:`~nanohubmcp.protocol.byte_limits.BYTE_LIMITS`) set to ``value``,
-    as an int (any whole number: ``5.0``, ``1e30``, numpy's ``int64``), or None where it takes None.
+    as an int (any whole number: ``5.0``, ``1e30``, numpy's ``int64``), or None where it takes None (and then for
+    ``float("inf")`` too: no limit).
 
     Raises:
         ConfigurationError: no whole number, or below the least: "max_inline_bytes must be a number of bytes >= 0,
             or None to always inline, not 5.5; write a whole number: 6".
     """
     least, none = BYTE_LIMITS[option]
-    if value is None and none:
+    if none and (value is None or is_infinity(value)):
         return None
     number = whole_number(value)
     if number is None or number < least:

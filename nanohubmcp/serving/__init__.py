@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
+from ..protocol.whole_numbers import whole_number
 from ..server.app_import import serving_skipped
 from .banner import banner, base_url, one_line_if_uncaught
 from .runners import (
@@ -222,14 +223,14 @@ class Serving:
             )
             return
         host = host or "127.0.0.1"
-        forks = isinstance(workers, int) and not isinstance(workers, bool) and workers > 1
+        forks = (whole_number(workers) or 0) > 1  # (4.0 too: check_workers takes any whole number)
         if forks:  # a stop from now on ends the whole server, whenever it comes (transports.supervisor)
             from ..transports.supervisor import hold_stop_signals
 
             hold_stop_signals()
         try:
             try:
-                check_workers(server, workers)
+                workers = check_workers(server, workers)
                 self.stop()
                 runner = make_runner(
                     server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat,

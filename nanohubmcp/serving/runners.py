@@ -17,10 +17,11 @@ import ipaddress
 import logging
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from ..errors import ConfigurationError, ResourceNotFound
+from ..protocol.counts import counted
 from ..protocol.message_values import shown_value
 from ..state import reach
 
@@ -191,19 +192,20 @@ def warn_about_views(core: ServerCore) -> None:
             )
 
 
-def check_workers(server: Servable, workers: object) -> None:
-    """Refuse ``workers`` that cannot work: not a positive integer, more than
-    :func:`~nanohubmcp.transports.limit_option.most_workers` (8 per CPU, at least 64), several processes without a
-    shared state store (each would answer the others' sessions with 404), or with one that does not
-    answer (each worker would fail on it and be started again, for ever).
+def check_workers(server: Servable, value: object) -> int:
+    """``run(workers=value)`` as the int of processes to serve with (any whole number: ``4.0``, numpy's
+    ``int64(4)``, as every count of the server reads it, :mod:`~nanohubmcp.protocol.counts`); refused: no whole
+    number of at least 1, more than :func:`~nanohubmcp.transports.limit_option.most_workers` (8 per CPU, at least
+    64), several processes without a shared state store (each would answer the others' sessions with 404), or with
+    one that does not answer (each worker would fail on it and be started again, for ever).
 
     Raises:
-        ConfigurationError: the message says what to set.
+        ConfigurationError: the message says what to set ("workers must be a number of processes >= 1, not 1.5;
+            write a whole number: 2").
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigurationError(f"workers must be a positive integer, not {shown_value(workers)}")
+    workers = cast(int, counted("run_workers", value, "workers"))
     if workers == 1:
-        return  # (the usual case: the command-line options' module, argparse with it, stays unloaded)
+        return workers  # (the usual case: the command-line options' module, argparse with it, stays unloaded)
     from ..transports.limit_option import most_workers
 
     most = most_workers()
@@ -217,6 +219,7 @@ def check_workers(server: Servable, workers: object) -> None:
             "nanohubmcp run --state-url)"
         )
     reach(server.core.state_url)  # once, before forking: a worker failing on it would be started again
+    return workers
 
 
 def verifier(server: Servable, token: str | None) -> Any:

@@ -9,12 +9,14 @@ default holds. A value that is not a whole number of bytes is a usage error (exi
 ``run()`` refuses (:func:`check_limit_options`: below its least value, 1024 for the request bytes, 1 MiB for
 the unsent bytes, ``--max-request-bytes`` for the buffered bytes), named by its option, before the app is
 imported.
-Only ``argparse`` is imported here (``decimal`` too, for a value such as ``16e6``).
+Only ``argparse`` is imported here (``decimal`` too, for a value such as ``16e6``: ``whole_text``).
 """
 
 from __future__ import annotations
 
 import argparse
+
+from ..protocol.whole_numbers import whole_text
 
 __all__ = ["LIMIT_OPTIONS", "byte_count", "check_limit_options", "limit_arguments", "limit_argv", "limit_keywords",
            "most_workers", "positive_integer", "worker_count"]
@@ -44,10 +46,13 @@ _HELP = {
 
 
 def positive_integer(text: str) -> int:
-    """A whole number, 1 or more (argparse type)."""
+    """A whole number, 1 or more (argparse type), written as any whole number is (``4``, ``4.0``, ``1e1``:
+    :func:`~nanohubmcp.protocol.whole_numbers.whole_text`), as ``run(workers=4.0)`` takes the float."""
     try:
-        value = int(text)
-    except ValueError:
+        value = whole_text(text)
+    except OverflowError:
+        value = None
+    if value is None:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
@@ -82,18 +87,12 @@ def byte_count(text: str) -> int:
     :func:`check_limit_options`'s, which knows the others given (``--max-buffered-bytes`` at least
     ``--max-request-bytes``)."""
     try:
-        return int(text)
-    except ValueError:
-        import decimal  # only for a value int() does not read (~2 ms of a command's start otherwise)
-    try:
-        number = decimal.Decimal(text.strip())  # exact: 16e6 is 16000000, never a float's neighbour
-    except decimal.InvalidOperation:
-        number = None
-    if number is None or not number.is_finite() or number != number.to_integral_value():
+        number = whole_text(text)  # exact: 16e6 is 16000000, never a float's neighbour
+    except OverflowError:  # 1e999999999 would take minutes to make an int of
+        raise argparse.ArgumentTypeError(f"more bytes than a server could hold: {text!r}") from None
+    if number is None:
         raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}")
-    if number.adjusted() > 30:  # 1e999999999 would take minutes to make an int of
-        raise argparse.ArgumentTypeError(f"more bytes than a server could hold: {text!r}")
-    return int(number)
+    return number
 
 
 def limit_arguments(command: argparse.ArgumentParser) -> None:

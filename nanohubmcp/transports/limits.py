@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ..errors import ConfigurationError
-from ..protocol.byte_limits import whole_number, written_whole
 from ..protocol.message_values import shown_value
+from ..protocol.whole_numbers import whole_number, written_whole
 
 __all__ = [
     "DEFAULT_MAX_BUFFERED_BYTES",

@@ -28,7 +28,8 @@ def test_a_job_ttl_that_is_not_a_positive_number_is_refused(tmp_path: Path, ttl:
 @pytest.mark.parametrize("option", ["job_workers", "workers"])
 @pytest.mark.parametrize("value", [0, -2, 1.5, True])
 def test_a_pool_of_no_workers_is_refused(tmp_path: Path, option: str, value: object) -> None:
-    with pytest.raises(ConfigurationError, match=rf"^{option} must be a positive integer \(or None for the default\)"):
+    with pytest.raises(ConfigurationError, match=rf"^{option} must be a number of (threads|jobs run at once) >= 1, "
+                       r"or None for (the default|workers'), not "):
         MCPServer("pool", state_dir=str(tmp_path), **{option: value})  # type: ignore[arg-type]
 
 
