@@ -4,7 +4,8 @@ Usage::
 
     nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
     nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token-file PATH]
-                          [--workers N] [--state-url redis://HOST:6379/0]
+                          [--workers N] [--state-url redis://HOST:6379/0] [--state-dir DIR] [--access-log]
+                          [--public-url URL] [--path-prefix PATH] [--max-request-bytes BYTES] ...
     nanohubmcp sim2l NOTEBOOK... [--name NAME] [--async] [--results-dir DIR] [--cell-timeout S]
                                  [serving options as run]
     nanohubmcp rappture TOOL.xml... [--name NAME] [--async] [--timeout S] [--no-plot] [serving options as run]
@@ -18,6 +19,9 @@ Usage::
 ``--transport stdio`` is what desktop clients (Claude Desktop, VS Code, Cursor) launch.
 A bearer token comes from ``$MCP_TOKEN`` or ``--token-file PATH`` (a file only its owner can read);
 ``--token T`` works too but warns, since ``ps`` shows a command line to every user of the machine.
+``sim2l``, ``rappture`` and ``hub-tools NAME...`` take every serving option of ``run`` (all but APP),
+checked in the same words (:mod:`.serving_options` defines them once); with ``--workers N`` the processes
+are forked from the one that read the tools, as ``run``'s are from the one that imported the app.
 ``sim2l`` serves Sim2L notebooks (see :mod:`nanohubmcp.sources.sim2l`), ``rappture`` Rappture
 tools (:mod:`nanohubmcp.sources.rappture`); ``hub-tools`` lists the
 Rappture tools and Sim2Ls installed on a hub, or serves the ones named (:mod:`nanohubmcp.sources.hub`).
@@ -50,7 +54,8 @@ finished (:func:`main`).
 
 Where each part lives: :mod:`.parser` the arguments of every subcommand (a new subcommand is a
 ``subparsers`` entry there with a ``run`` default), :mod:`.serve` the subcommands that serve (``run``,
-``sim2l``, ``rappture``, ``hub-tools``, ``bridge``), :mod:`.documents` the ones that write a file or
+``sim2l``, ``rappture``, ``hub-tools``, ``bridge``), :mod:`.serving_options` the serving options those
+but ``bridge`` share, :mod:`.documents` the ones that write a file or
 print a document (``export``, ``server-json``, ``desktop-config``, ``provenance``), :mod:`.script_options` the
 ``--port`` and token options a script of your own adds as the subcommands check them, ``--transport`` (and
 :func:`~.script_options.required_token`, for a script that serves only with a token), :mod:`.script_folder`

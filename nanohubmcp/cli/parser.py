@@ -3,8 +3,10 @@
 Owns the option names, defaults and help texts, and which function runs each subcommand (the
 subparser's ``run`` default: a function of the parsed arguments returning the exit status). What
 the subcommands do lives in :mod:`.serve` and :mod:`.documents`; parsing ``sys.argv`` and the
-exit status in :func:`nanohubmcp.cli.main`; the ``--port`` and token options a script of one's own
-shares with the subcommands (``add_port_option``, ``add_script_token_options``) in :mod:`.script_options`.
+exit status in :func:`nanohubmcp.cli.main`; the serving options, one definition for every subcommand
+that serves (``run``, ``sim2l``, ``rappture``, ``hub-tools``), in :mod:`.serving_options`; the ``--port``
+and token options a script of one's own shares with the subcommands (``add_port_option``,
+``add_script_token_options``) in :mod:`.script_options`.
 """
 
 from __future__ import annotations
@@ -17,10 +19,9 @@ from .._version import __version__
 from ..auth.token_option import add_token_options
 from ..protocol.whole_numbers import whole_text
 from ..server.provenance.record_ids import id_words_last
-from ..transports.limit_option import limit_arguments, worker_count
 from ..transports.proxy_option import http_url, proxy_arguments
 from . import documents, serve
-from .script_options import port_number
+from .serving_options import serving_arguments
 
 __all__ = ["PROG", "build_parser", "http_url", "parse_arguments", "proxy_arguments", "serving_arguments"]
 
@@ -65,17 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("app", metavar="APP", help="the Python file defining `server`")
     serving_arguments(run)
-    run.add_argument("--workers", type=worker_count, default=1, metavar="N",
-                     help="HTTP: N processes serving the one port (needs --state-url redis://…, $NANOHUBMCP_STATE_URL "
-                     "or a state_url= in the app; default 1; at most 8 per CPU, at least 64)")
-    run.add_argument("--state-url", default=None, metavar="URL",
-                     help="where sessions and streams shared by the processes live, e.g. redis://127.0.0.1:6379/0 "
-                     "(default: $NANOHUBMCP_STATE_URL, else this process's memory; given, it wins over a state_url= in "
-                     "the app)")
-    limit_arguments(run)
-    run.add_argument("--access-log", action="store_true",
-                     help="HTTP: log every request on stderr with the serving process's id (off by default: a line per "
-                     "request costs ~6%% of a small call's CPU)")
     run.set_defaults(run=serve.run_app)
 
     sim2l = commands.add_parser(
@@ -278,22 +268,6 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         report = parser.error if any(extra in before_command for extra in extras) else args.usage_error
         report(f"unrecognized arguments: {' '.join(extras)}")  # exits 2
     return args
-
-
-def serving_arguments(command: argparse.ArgumentParser) -> None:
-    """``--transport``, ``--host``, ``--port``, ``--token``/``--token-file``: how a serving subcommand serves."""
-    command.add_argument("--transport", choices=["http", "stdio"], default=None,
-                         help="http (default, or $MCP_TRANSPORT) or stdio")
-    command.add_argument("--host", default=None,
-                         help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
-    command.add_argument("--port", type=port_number, default=None,
-                         help="HTTP: TCP port, 0-65535 (0: any free port; default $MCP_PORT or 8000)")
-    add_token_options(command, "HTTP: the bearer token every request must carry")
-    proxy_arguments(command)
-    command.add_argument("--state-dir", default=None, metavar="DIR",
-                         help="where jobs, the result cache and provenance records are kept (default: "
-                         "$NANOHUBMCP_STATE_DIR, else one per server name); run: it wins over a state_dir= in "
-                         "the app file")
 
 
 def registry_name(text: str) -> str:

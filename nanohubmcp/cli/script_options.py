@@ -7,7 +7,7 @@ when the script must not serve without one over HTTP), for the ``argparse`` pars
 with ``server.run(port=args.port, transport=args.transport, token=args.token)`` (an exported notebook's
 ``start_mcp.py`` is one).
 :func:`port_number` is also the ``--port`` type of the serving
-subcommands (:mod:`.parser`). A bad value ends ``parse_args`` as it ends a subcommand's (each
+subcommands (:mod:`.serving_options`). A bad value ends ``parse_args`` as it ends a subcommand's (each
 function says how). The subcommands' parsers themselves are :mod:`.parser`'s.
 """
 

@@ -2,8 +2,10 @@
 
 Each builds (or imports) an ``MCPServer`` and serves it over HTTP or stdio until stopped, or, for
 ``bridge``, relays a stdio client to a running server's URL. Each takes the parsed arguments
-(:mod:`.parser` defines them) and returns the exit status; what the server, the sources and the
-transports do is theirs, imported when the subcommand runs so that ``nanohubmcp --help`` stays quick.
+(:mod:`.parser` defines them) and returns the exit status; the serving options, the same for every
+subcommand that serves, are checked and served with by :mod:`.serving_options`. What the server, the
+sources and the transports do is theirs, imported when the subcommand runs so that ``nanohubmcp --help``
+stays quick.
 """
 
 from __future__ import annotations
@@ -12,57 +14,30 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..errors import ConfigurationError, NanohubMCPError, UsageError
-from ..transports.limit_option import LIMIT_OPTIONS, check_limit_options, limit_keywords
+from ..errors import NanohubMCPError, UsageError
+from ..transports.limit_option import LIMIT_OPTIONS, limit_keywords
+from .serving_options import absolute, prepare_serving, refuse_unshared_workers, serve
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
 
-__all__ = ["bridge", "hub_tools", "rappture", "run_app", "sim2l"]
+__all__ = ["bridge", "hub_tools", "hub_tools_server", "rappture", "rappture_server", "run_app", "sim2l", "sim2l_server"]
 
 
 def run_app(args: argparse.Namespace) -> int:
     from ..nanohub.child import load_app
 
-    check_limit_options(args)  # a limit run() refuses is a usage error, named by its option
-    transport = _prepare(args)  # before the app is imported
-    if transport == "http":  # the card's and catalogs' name: refused before the app is imported (exit 2)
-        from ..transports.registry_name import check_name_variable
-
-        try:
-            check_name_variable()
-        except ConfigurationError as exc:
-            raise UsageError(str(exc)) from None
-    if args.state_url is not None:
-        # Read by every MCPServer(...) built without state_url=; load_app gives it to the app's over its own.
-        from ..state import ENV_VAR, parse, redact
-
-        try:
-            parse(args.state_url)  # a bad URL fails here, before the app is imported
-        except ConfigurationError as exc:
-            raise UsageError(f"--state-url: {exc}") from None
-        if redact(args.state_url) != args.state_url:  # a password (or token) in the command line
-            print(f"warning: --state-url carries a password, visible to other users of this machine (ps, "
-                  f"/proc/<pid>/cmdline); set {ENV_VAR} in the environment instead", file=sys.stderr)
-        os.environ[ENV_VAR] = args.state_url
-    if args.access_log:
-        from ..transports.workers import log_requests
-
-        log_requests()
-    state_dir = _absolute(args.state_dir) if args.state_dir is not None else None
-    app = _absolute(args.app)  # the app may change the working directory (an exported notebook's script does)
+    transport = prepare_serving(args, app=True)  # before the app is imported
+    state_dir = absolute(args.state_dir) if args.state_dir is not None else None
+    app = absolute(args.app)  # the app may change the working directory (an exported notebook's script does)
     server = load_app(args.app, state_dir=state_dir, state_url=args.state_url)
-    if args.workers > 1 and not server.core.state_url.shared:  # the app could have named one: known only now
-        raise UsageError(f"--workers {args.workers} needs a shared state store, or each process would answer the "
-                         "others' sessions with 404: give --state-url redis://HOST:6379/0 (or set "
-                         "NANOHUBMCP_STATE_URL, or state_url= in the app)")
+    # the app could have named a shared store: known only now
+    refuse_unshared_workers(args.workers, shared=server.core.state_url.shared, app=True)
     if transport == "http":
         _note_skipped_keywords(args, app)
-    _run(server, host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers,
-         **_proxy_options(args), **limit_keywords(args))
-    return 0
+    return serve(server, args, transport)
 
 
 OPTION_OF_KEYWORD = {
@@ -92,68 +67,16 @@ def _note_skipped_keywords(args: argparse.Namespace, app: str) -> None:
         print(f"note: {note}", file=sys.stderr)
 
 
-def _serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
-    _run(server, host=args.host, port=args.port, transport=transport, token=args.token, **_proxy_options(args))
-    return 0
-
-
-def _run(server: MCPServer, **options: Any) -> None:
-    """``server.run(**options)``; a busy port is said in the command line's words (``--port 0``, not ``port=0``)."""
-    from ..transports.ports import PortInUse
-
-    try:
-        server.run(**options)
-    except PortInUse as exc:
-        raise exc.saying("--port 0") from None
-
-
-def _proxy_options(args: argparse.Namespace) -> dict[str, Any]:
-    """``--public-url``, ``--path-prefix``, ``--allowed-origins``, ``--proxy-headers`` as ``run()``'s arguments
-    (None: not given)."""
-    return {"path_prefix": args.path_prefix or "", "public_url": args.public_url,
-            "allowed_origins": args.allowed_origins, "proxy_headers": args.proxy_headers}
-
-
-def _prepare(args: argparse.Namespace) -> str:
-    """Set up what must hold before the server is built or the app imported, and return the
-    transport: ``--state-dir`` (read by ``MCPServer(...)`` through ``NANOHUBMCP_STATE_DIR``; ``run``
-    also hands it to :func:`~nanohubmcp.nanohub.child.load_app`, over the app's own ``state_dir=``) and,
-    for stdio, a stdout only the protocol writes to."""
-    from .. import serving
-
-    if args.state_dir is not None:
-        from ..server.options import check_state_dir
-        from ..server.wire.state_dir import ENV_STATE_DIR
-
-        try:  # a file there kept the cached results, records and jobs in memory, lost at the stop
-            check_state_dir(args.state_dir, "--state-dir")
-        except ConfigurationError as exc:
-            raise UsageError(str(exc)) from None
-        os.environ[ENV_STATE_DIR] = _absolute(args.state_dir)
-
-    transport = serving.resolve_transport(args.transport)
-    if transport == "stdio":
-        from ..transports.lines import protect_stdout
-
-        protect_stdout()  # whatever the app, papermill or a notebook prints must not reach the client
-    return transport
-
-
-def _absolute(path: str) -> str:
-    return os.path.abspath(os.path.expanduser(path))
-
-
 def sim2l(args: argparse.Namespace) -> int:
     if args.name and len(args.paths) > 1:
         raise UsageError("--name names one tool: give one PATH with it")
-    transport = _prepare(args)
+    transport = prepare_serving(args)
     # Loading papermill and simtool and reading the notebooks takes seconds (more on a loaded machine) before
     # the banner: say so at once, on stderr (stdout may be the stdio protocol's).
     named = ", ".join(os.path.basename(path) for path in args.paths)
     print(f"nanohubmcp sim2l: reading {named} and loading papermill and simtool (some seconds) ...",
           file=sys.stderr, flush=True)
-    server = sim2l_server(args)
-    return _serve(server, args, transport)
+    return serve(sim2l_server(args), args, transport)
 
 
 def sim2l_server(args: argparse.Namespace) -> MCPServer:
@@ -184,8 +107,8 @@ def sim2l_server(args: argparse.Namespace) -> MCPServer:
 def rappture(args: argparse.Namespace) -> int:
     if args.name and len(args.paths) > 1:
         raise UsageError("--name names one tool: give one PATH with it")
-    transport = _prepare(args)
-    return _serve(rappture_server(args), args, transport)
+    transport = prepare_serving(args)
+    return serve(rappture_server(args), args, transport)
 
 
 def rappture_server(args: argparse.Namespace) -> MCPServer:
@@ -211,46 +134,64 @@ def rappture_server(args: argparse.Namespace) -> MCPServer:
 
 
 def hub_tools(args: argparse.Namespace) -> int:
-    from ..sources.hub import (
-        DEFAULT_ROOT,
-        find_hub_tools,
-        name_keepers,
-        pick,
-        served_name,
-        served_names,
-        was_cut,
-    )
+    if not args.names:
+        return _list_hub_tools(_hub_root(args))
+    transport = prepare_serving(args)  # (a listing serves nothing: its serving options are not checked)
+    return serve(hub_tools_server(args), args, transport)
 
-    root = args.root or DEFAULT_ROOT
-    if not os.path.isdir(root):  # a typo in --root is not an empty hub
+
+def _hub_root(args: argparse.Namespace) -> str:
+    """``--root``, else the default root, once it is known to be a directory (a typo in ``--root`` is not an
+    empty hub)."""
+    from ..sources.hub import DEFAULT_ROOT
+
+    root: str = args.root or DEFAULT_ROOT
+    if not os.path.isdir(root):
         if args.root:
             raise NanohubMCPError(f"--root {root}: no such directory")
         raise NanohubMCPError(f"{root}: no such directory (not a hub? give --root DIR, where the tools are installed)")
-    if not args.names:
-        tools = find_hub_tools(root)
-        if not tools:
-            print(f"No Rappture tool or Sim2L is installed under {root}.", file=sys.stderr)
-            return 0
-        width = max(len(t.name) for t in tools)
-        keepers = name_keepers([t.name for t in tools])  # a made name another has is served only without it
-        for tool in tools:
-            others = [r for r in tool.revisions if r != tool.revision]
-            more = f"  (also {', '.join(others)})" if others else ""
-            name = served_name(tool.name)
-            if not name:
-                more += "  (cannot be served)"
-            elif name != tool.name:
-                cut = ", cut to 128 characters" if was_cut(tool.name) else ""
-                keeper = keepers[tool.name]
-                beside = f", but not beside the tool {keeper}" if keeper != tool.name else ""
-                more += f"  (served as {name}{cut}{beside})"
-            print(f"{tool.name:<{width}}  {tool.kind:<8}  {tool.revision:<7}  {tool.path}{more}")
-        print(f"Serve some: nanohubmcp hub-tools NAME... [--root {root}]", file=sys.stderr)
+    return root
+
+
+def _list_hub_tools(root: str) -> int:
+    from ..sources.hub import find_hub_tools, name_keepers, served_name, was_cut
+
+    tools = find_hub_tools(root)
+    if not tools:
+        print(f"No Rappture tool or Sim2L is installed under {root}.", file=sys.stderr)
         return 0
+    width = max(len(t.name) for t in tools)
+    keepers = name_keepers([t.name for t in tools])  # a made name another has is served only without it
+    for tool in tools:
+        others = [r for r in tool.revisions if r != tool.revision]
+        more = f"  (also {', '.join(others)})" if others else ""
+        name = served_name(tool.name)
+        if not name:
+            more += "  (cannot be served)"
+        elif name != tool.name:
+            cut = ", cut to 128 characters" if was_cut(tool.name) else ""
+            keeper = keepers[tool.name]
+            beside = f", but not beside the tool {keeper}" if keeper != tool.name else ""
+            more += f"  (served as {name}{cut}{beside})"
+        print(f"{tool.name:<{width}}  {tool.kind:<8}  {tool.revision:<7}  {tool.path}{more}")
+    print(f"Serve some: nanohubmcp hub-tools NAME... [--root {root}]", file=sys.stderr)
+    return 0
+
+
+def hub_tools_server(args: argparse.Namespace) -> MCPServer:
+    """The server ``nanohubmcp hub-tools NAME...`` serves: the tools ``args.names`` names under ``args.root``
+    (each skipped one said on stderr), named after the one tool, else ``hub-tools``.
+
+    Raises:
+        NanohubMCPError: ``--root`` is no directory, a name no tool has (the message names those that come
+            close), none of the tools named can be served.
+        RegistrationError: a tool that cannot be read (the message says why).
+    """
     from ..facade import MCPServer
+    from ..sources.hub import pick, served_names
 
     try:
-        chosen = pick(root, args.names)
+        chosen = pick(_hub_root(args), args.names)
     except LookupError as exc:
         raise NanohubMCPError(str(exc)) from None
     served = served_names(chosen)
@@ -258,7 +199,6 @@ def hub_tools(args: argparse.Namespace) -> int:
         print(f"warning: not serving {os.path.dirname(tool.path)}: {why}", file=sys.stderr)
     if not served.named:
         raise NanohubMCPError("none of the tools named can be served (see the warnings above)")
-    transport = _prepare(args)
     server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools")
     for tool, name in served.named:
         if tool.kind == "sim2l":
@@ -266,7 +206,7 @@ def hub_tools(args: argparse.Namespace) -> int:
                              cell_timeout=args.cell_timeout)
         else:
             server.add_rappture_tool(tool.path, name=name, background=args.background or None)
-    return _serve(server, args, transport)
+    return server
 
 
 def bridge(args: argparse.Namespace) -> int:
