@@ -964,7 +964,8 @@ class MCPServer:
         Args:
             host: interface to bind; default "127.0.0.1" (this machine only). Binding another
                 interface with no authorization configured logs a warning once listening succeeded.
-            port: TCP port; default ``$MCP_PORT`` or 8000; 0 = any free port.
+            port: TCP port; default ``$MCP_PORT`` or 8000; 0 = any free port. Any whole number is the int
+                (``8000.0``, numpy's ``int64``); a bool, ``8000.5``, NaN or inf is a ``ConfigurationError``.
             path_prefix: path to serve under (behind a proxy that does not strip it); checked as for
                 :meth:`make_app`.
             allowed_origins: None (loopback plus the public URL's origin), a list, or "*".

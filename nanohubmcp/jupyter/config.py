@@ -31,7 +31,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from traitlets import Bool, Dict, Enum, Integer, List, TraitError, Unicode, Union, default, validate
+from traitlets import Bool, Dict, Enum, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
 
 from ..protocol import counts
@@ -85,8 +85,10 @@ class NanohubMCP(Configurable):
         "proxy reaches it there. Use 0.0.0.0 only on a trusted network.",
     ).tag(config=True)
 
-    port = Integer(
+    port = Limit(
         8000,
+        minimum=0,
+        takes="between 0 and 65535 (0 = any free port)",
         help="TCP port to listen on; 0 picks any free port (see %mcp url). A busy port is reported, "
         "never silently replaced.",
     ).tag(config=True)

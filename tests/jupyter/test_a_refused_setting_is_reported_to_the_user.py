@@ -15,8 +15,8 @@ pytestmark = pytest.mark.slow
         ("tool_timeout = -1", "NanohubMCP.tool_timeout must be a positive number of seconds, or None"),
         ("mode = 'fast'", "The 'mode' trait of a NanohubMCP instance expected any of ['thread', 'kernel']"),
         # traitlets ends its own message with a period: no ".;" before ours.
-        ("port = 'abc'", "The 'port' trait of a NanohubMCP instance expected an int, not the str 'abc'; "
-                         "the setting is unchanged"),
+        ("port = 'abc'", "NanohubMCP.port must be between 0 and 65535 (0 = any free port), not the str 'abc' "
+                         "(default 8000); the setting is unchanged"),
     ],
 )
 def test_a_refused_value_is_a_usage_message_and_changes_nothing(kernel: LiveKernel, setting: str, why: str) -> None:

@@ -181,3 +181,29 @@ def test_a_count_on_the_command_line_that_is_no_whole_number_is_a_usage_error(
         parse_arguments(["run", "app.py", "--workers", text])
     assert ended.value.code == 2
     assert f"argument --workers: not a whole number: {text!r}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", [0.0, np.int64(0), Fraction(0)], ids=repr)
+def test_a_port_of_any_whole_number_type_is_the_int(value: object) -> None:
+    server = MCPServer("port").start(port=value)  # type: ignore[arg-type]
+    try:
+        assert type(server.port) is int
+        assert server.port > 0
+    finally:
+        server.stop()
+    kept = NanohubMCP(port=np.int64(9000)).port
+    assert (kept, type(kept)) == (9000, int)
+    assert NanohubMCP(port=9000.0).port == 9000
+
+
+@pytest.mark.parametrize(("value", "said"), [(8000.5, "8000.5; write a whole number: 8001"), (math.inf, "inf"),
+                                             (math.nan, "nan"), (True, "True")], ids=repr)
+def test_a_port_that_is_no_whole_number_is_refused_in_one_line(value: object, said: str) -> None:
+    """8000.5 was served on port 8000, and inf raised a bare ``OverflowError``; ``%config`` refused both in
+    traitlets' own words ("expected an int")."""
+    with pytest.raises(ConfigurationError) as refused:
+        MCPServer("port").start(port=value)  # type: ignore[arg-type]
+    assert str(refused.value) == f"port must be a whole number between 0 and 65535 (0: any free port), not {said}"
+    with pytest.raises(TraitError) as notebook:
+        NanohubMCP(port=value)
+    assert str(notebook.value).startswith("NanohubMCP.port must be between 0 and 65535 (0 = any free port), not the ")
