@@ -24,6 +24,7 @@ from redis_server import RedisServer, find_redis, job_stores_let_go
 from support import installed, serve, wait_until
 
 from nanohubmcp import MCPServer
+from nanohubmcp.server.jobs import sqlite_file
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "modern"))
 from modern_wire import TASK_CAPS, Wire
@@ -102,13 +103,14 @@ def test_a_poll_while_redis_is_down_links_the_data_and_stores_the_link_once_it_i
 
 
 def test_a_poll_while_the_sqlite_file_is_locked_links_the_data_and_stores_the_link_once_it_is_free(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_file, "BUSY_TIMEOUT_SECONDS", 0.5)  # (30 s: the same failure, later)
     server = _server(state_dir=str(tmp_path))
     with serve(server) as base:
         wire = Wire(base + "mcp", caps=TASK_CAPS, timeout=120)
         job_id = _ended_job(server, wire)
         holder = sqlite3.connect(tmp_path / "jobs.sqlite3", isolation_level=None)
-        holder.execute("BEGIN IMMEDIATE")  # another process's write, held past the store's 30 s timeout
+        holder.execute("BEGIN IMMEDIATE")  # another process's write, held past the store's busy timeout
         try:
             uri = _polled_link(wire, job_id)  # before: -32603 "Internal error" (sqlite3: database is locked)
             assert _reads(wire, uri) == DATA

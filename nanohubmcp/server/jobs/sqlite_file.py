@@ -78,6 +78,10 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("COMMIT")
 
 
+BUSY_TIMEOUT_SECONDS = 30.0
+"""How long a statement of a connection :func:`open_database` opens waits for another connection's write lock
+on the file (SQLite's busy timeout) before it fails with ``sqlite3.OperationalError`` ("database is locked").
+Read each time a file is opened."""
 SIDE_FILES = ("-wal", "-shm", "-journal")
 """The files SQLite keeps beside a database file (made with the database file's mode)."""
 
@@ -85,8 +89,8 @@ SIDE_FILES = ("-wal", "-shm", "-journal")
 def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.Connection, str]:
     """``(path, connection, journal mode)`` of ``directory/file`` (made ``0o700``), its ``schema``
     applied: one connection for any thread (the caller serialises it with a lock), autocommit with
-    explicit transactions, WAL and ``synchronous=NORMAL``. The file is its owner's only
-    (:func:`owner_only`).
+    explicit transactions, WAL and ``synchronous=NORMAL``, a lock waited for :data:`BUSY_TIMEOUT_SECONDS`.
+    The file is its owner's only (:func:`owner_only`).
 
     Raises:
         OSError / sqlite3.Error: the directory or the file cannot be used.
@@ -94,7 +98,7 @@ def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.
     private_folder(directory, tighten=False)  # (one made beforehand is the operator's to set)
     path = os.path.join(directory, file)
     owner_only(path)
-    db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False)
     # A network file system cannot do WAL (SQLite needs shared memory there): SQLite then keeps
     # its rollback journal, which works anywhere a single server uses the file.
     journal = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
