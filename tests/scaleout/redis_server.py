@@ -145,6 +145,10 @@ class RedisServer:
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
+        """Start it, or again after :meth:`stop` on the same port; already running: nothing (a second
+        redis-server would fail to bind and this one be left running, untracked, after the test)."""
+        if self._proc is not None and self._proc.poll() is None:
+            return self
         args = [
             self.executable,
             "--port",
