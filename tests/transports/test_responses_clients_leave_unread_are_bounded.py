@@ -120,6 +120,7 @@ def test_unread_rest_answers_hold_at_most_the_budget_in_a_real_server(server_pro
 def test_an_answer_not_read_by_its_deadline_closes_its_connection(monkeypatch) -> None:
     monkeypatch.setattr(unsent, "DRAIN_GRACE", 0.5)
     monkeypatch.setattr(unsent, "SWEEP_SECONDS", 0.1)
+    monkeypatch.setattr(unsent, "DRAIN_RATE", MIB)  # the answer's share: 4 s (64 s at the real 64 KiB/s)
     server = MCPServer("unread", max_inline_bytes=None)
 
     @server.tool()
