@@ -31,7 +31,7 @@ from .dispatcher import Dispatcher
 from .executors import JobExecutor
 from .executors.runners import JobRunners
 from .first_use import FirstUse
-from .jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
+from .jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES, MOST_JOBS
 from .methods import TABLES
 from .options import (
     argument_errors_are_protocol_errors,
@@ -137,6 +137,7 @@ class ServerCore:
          max_jobs_per_owner) = (cast(int, limits[option]) for option in (
             "max_kept_bytes", "max_kept_bytes_per_owner", "max_job_result_bytes", "cache_max_bytes", "max_stuck_calls",
             "max_jobs", "max_jobs_per_owner"))
+        max_jobs, max_jobs_per_owner = min(max_jobs, MOST_JOBS), min(max_jobs_per_owner, MOST_JOBS)  # (1e30: no bound)
         self.name = name
         self.version = version
         self.instructions = instructions

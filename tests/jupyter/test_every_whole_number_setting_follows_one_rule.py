@@ -19,12 +19,14 @@ from pathlib import Path
 
 import pytest
 from kernels import LiveKernel
+from support import wait_until
 from traitlets import TraitError
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.jupyter.config import NanohubMCP
 from nanohubmcp.protocol.counts import COUNTS, takes
+from nanohubmcp.testing import in_memory
 
 np = pytest.importorskip("numpy")
 
@@ -207,3 +209,29 @@ def test_a_port_that_is_no_whole_number_is_refused_in_one_line(value: object, sa
     with pytest.raises(TraitError) as notebook:
         NanohubMCP(port=value)
     assert str(notebook.value).startswith("NanohubMCP.port must be between 0 and 65535 (0 = any free port), not the ")
+
+
+@pytest.mark.parametrize("setting", ["max_jobs", "max_jobs_per_owner"])
+@pytest.mark.parametrize("value", [1e30, 10**30], ids=repr)
+def test_a_job_bound_past_the_stores_integers_runs_jobs(tmp_path: Path, setting: str, value: object) -> None:
+    """``max_jobs=1e30`` (or ``10**30``, or ``%config NanohubMCP.max_jobs = 1e30``) was taken and every job call then
+    failed: "Python int too large to convert to SQLite INTEGER". Such a bound is the stores' largest, never reached."""
+    server = MCPServer("big-bound", state_dir=str(tmp_path), **{setting: value})
+
+    @server.async_tool()
+    def double(x: int) -> int:
+        """Twice x."""
+        return 2 * x
+
+    with in_memory(server) as client:
+        started = client.call_tool("double", {"x": 21})
+        assert not started.get("isError"), started
+        job_id = started["structuredContent"]["job_id"]
+
+        def ended() -> dict[str, object] | None:
+            polled = client.call_tool("get_job_result", {"job_id": job_id})["structuredContent"]
+            return polled if polled["status"] != "running" else None
+
+        polled = wait_until(ended, "the job ended", timeout=30)
+    assert (polled["status"], polled["result"]) == ("done", 42)
+    assert getattr(server.core.jobs, setting) == 10**17
