@@ -235,3 +235,27 @@ def test_a_job_bound_past_the_stores_integers_runs_jobs(tmp_path: Path, setting:
         polled = wait_until(ended, "the job ended", timeout=30)
     assert (polled["status"], polled["result"]) == ("done", 42)
     assert getattr(server.core.jobs, setting) == 10**17
+
+
+@pytest.mark.parametrize("value", [4.0, np.int64(4), Fraction(8, 2)], ids=repr)
+def test_an_executors_count_of_any_whole_number_type_is_the_int(tmp_path: Path, value: object) -> None:
+    """``executor_options={"cpus_per_task": 4.0}`` (slurm) and ``cores``/``ppn`` (submit) were refused ("must be a
+    positive whole number, not 4.0") while every count of the server takes them."""
+    from nanohubmcp.nanohub import SubmitRun
+    from nanohubmcp.server.executors.submit_run import command_line
+
+    argv = command_line(SubmitRun(["sim"], cores=value), {"ppn": value}, tmp_path)  # type: ignore[arg-type]
+    assert argv[argv.index("-n") + 1] == "4"
+    assert argv[argv.index("-N") + 1] == "4"
+    server = MCPServer("slurm-counts", state_dir=str(tmp_path), job_executor="slurm",
+                       executor_options={"cpus_per_task": value, "gpus": value})
+    options = server.core.job_runners.default.options  # type: ignore[attr-defined]
+    assert [(options[key], type(options[key])) for key in ("cpus_per_task", "gpus")] == [(4, int), (4, int)]
+
+
+@pytest.mark.parametrize(("value", "said"), [(2.5, "2.5; write a whole number: 3"), (True, "True"), (math.nan, "nan"),
+                                             ("4", "'4'; write it as a number: 4"), (0, "0")], ids=repr)
+def test_an_executors_count_that_is_no_whole_number_is_refused_saying_what_to_write(value: object, said: str) -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        MCPServer("slurm-counts", job_executor="slurm", executor_options={"gpus": value})
+    assert str(refused.value) == f"slurm option gpus must be a positive whole number, not {said}"

@@ -28,7 +28,7 @@ import base64
 import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -36,6 +36,7 @@ from ...errors import ConfigurationError
 from ...protocol.message_values import shown_value
 from ...protocol.mime import guess_mime_type
 from ...protocol.seconds import seconds_of
+from ...protocol.whole_numbers import whole_number, written_whole
 from ..wire.state_dir import private_folder
 from .base import JobExecutor
 from .remote import deliver
@@ -99,16 +100,24 @@ class FolderJobExecutor(JobExecutor):
         return job_root(self.state_dir, self.name, self.options.get("job_dir"))
 
 
-def positive_ints(values: Mapping[str, object], keys: tuple[str, ...], what: str) -> None:
-    """Refuse a value of ``keys`` in ``values`` that is not a positive whole number.
+def positive_ints(values: MutableMapping[str, object], keys: tuple[str, ...], what: str) -> None:
+    """Refuse a value of ``keys`` in ``values`` that is not a positive whole number, and make each the int (any whole
+    number: ``4.0``, numpy's ``int64(4)``, as every count of the server reads it,
+    :func:`~nanohubmcp.protocol.whole_numbers.whole_number`; a command line then says ``4``, never ``4.0``).
 
     Raises:
-        ConfigurationError: naming ``what`` and the key.
+        ConfigurationError: naming ``what``, the key and the value ("slurm option gpus must be a positive whole
+            number, not 1.5; write a whole number: 2").
     """
     for key in keys:
         value = values.get(key)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise ConfigurationError(f"{what} {key} must be a positive whole number, not {shown_value(value)}")
+        if value is None:
+            continue
+        number = whole_number(value)
+        if number is None or number < 1:
+            raise ConfigurationError(f"{what} {key} must be a positive whole number, not {shown_value(value)}"
+                                     f"{written_whole(value)}")
+        values[key] = number
 
 
 MAX_POLL_SECONDS = 300.0

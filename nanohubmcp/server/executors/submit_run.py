@@ -101,8 +101,9 @@ MIN_POLL_SECONDS = 0.1
 busy loop of them would starve every other request."""
 
 
-def check_values(values: Mapping[str, Any], what: str) -> None:
-    """Refuse option values ``submit`` cannot take (``what`` names them in the message).
+def check_values(values: dict[str, Any], what: str) -> None:
+    """Refuse option values ``submit`` cannot take (``what`` names them in the message); ``cores`` and ``ppn``
+    become ints (``4.0``, numpy's ``int64(4)``: 4).
 
     Raises:
         ConfigurationError: a count that is not a positive whole number, a wall time that is not
