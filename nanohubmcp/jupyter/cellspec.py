@@ -34,6 +34,7 @@ import shlex
 from typing import Any, NoReturn
 
 from ..errors import RegistrationError
+from ..protocol.whole_numbers import whole_text
 from .cell_options import PROMPT_OPTIONS, RESOURCE_OPTIONS, TOOL_OPTIONS, VIEW_OPTIONS, Option
 from .cell_specs import PromptSpec, ResourceSpec, ToolSpec, ViewSpec
 from .cellsource import FunctionInfo, find_functions, pick_function, split_last_expression
@@ -172,9 +173,12 @@ def _executor_options(args: argparse.Namespace) -> dict[str, Any]:
     for option in _COUNTS:
         if option in chosen:
             try:
-                chosen[option] = int(chosen[option])
-            except ValueError:
-                raise RegistrationError(f"%%mcp_tool: {option} needs a whole number, not {chosen[option]!r}") from None
+                number = whole_text(str(chosen[option]))  # "4.0" and "4e0" too, as every count reads a whole number
+            except OverflowError:
+                number = None
+            if number is None:
+                raise RegistrationError(f"%%mcp_tool: {option} needs a whole number, not {chosen[option]!r}")
+            chosen[option] = number
     for item in args.executor_option or []:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():

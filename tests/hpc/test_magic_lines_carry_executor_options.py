@@ -67,3 +67,13 @@ def test_the_configurable_hands_executor_options_to_the_server() -> None:
         session.close()
     assert runner.name == "slurm"
     assert getattr(runner, "options", None) == {"partition": "debug", "time": 7}
+
+
+@pytest.mark.parametrize("written", ["4", "4.0", "4e0"])
+def test_a_count_flag_takes_a_whole_number_written_any_way(written: str) -> None:
+    """``--slurm-gpus 4.0`` was refused ("needs a whole number, not '4.0'") while ``nanohubmcp run --workers 4.0``
+    and ``executor_options={"gpus": 4.0}`` take it: every count reads a whole number by one rule."""
+    spec = parse_tool_line(f"--async --executor slurm --slurm-gpus {written} --slurm-cpus-per-task {written}")
+    assert spec.registration_options()["executor_options"] == {"gpus": 4, "cpus_per_task": 4}
+    submit = parse_tool_line(f"--async --submit-cores {written}")
+    assert submit.registration_options()["executor_options"] == {"cores": 4}
