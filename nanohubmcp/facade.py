@@ -49,7 +49,13 @@ from .server.results import (
     DEFAULT_STORE_BYTES,
     DEFAULT_STORE_BYTES_PER_OWNER,
 )
-from .serving import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UNSENT_BYTES, Serving
+from .serving import (
+    DEFAULT_EXIT_GRACE_SECONDS,
+    DEFAULT_MAX_BUFFERED_BYTES,
+    DEFAULT_MAX_REQUEST_BYTES,
+    DEFAULT_MAX_UNSENT_BYTES,
+    Serving,
+)
 from .state import resolve as resolve_state_url
 
 if TYPE_CHECKING:
@@ -942,6 +948,7 @@ class MCPServer:
         transport: str | None = None,
         workers: int = 1,
         proxy_headers: bool | None = None,
+        exit_grace: float = DEFAULT_EXIT_GRACE_SECONDS,
         **compat: Any,
     ) -> None:
         """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first; a Ctrl-C while it is still
@@ -1002,8 +1009,14 @@ class MCPServer:
                 its address. Only behind a proxy that sets (or strips) them: any client reaching the
                 port directly could claim another scheme or address. Default ``$MCP_PROXY_HEADERS``
                 (``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``), else off.
+            exit_grace: seconds from the stop (SIGTERM, Ctrl-C, SIGHUP, stdio's end of input) to the
+                process's exit at most, whatever still runs: what a process supervisor can count on (give its
+                stop timeout, systemd's ``TimeoutStopSec``, at least this). A number from 2 to 86400; default
+                10. The calls' drain and the wait for sync calls end 1 s before it; with ``workers`` above 1
+                the parent kills a worker still running 5 s after it. Blocking serves only (a kernel's or a
+                running loop's background serve has no such bound).
         Raises:
-            ConfigurationError: the port is busy or invalid, the transport unknown,
+            ConfigurationError: the port is busy or invalid, ``exit_grace`` outside 2-86400, the transport unknown,
                 ``workers`` above 1 without a shared state URL, or, over stdio with ``auth=``,
                 ``$MCP_TOKEN`` unset, empty or refused by the verifier (the message says which).
         """
@@ -1025,6 +1038,7 @@ class MCPServer:
             compat=compat,
             workers=workers,
             proxy_headers=proxy_headers,
+            exit_grace=exit_grace,
         )
 
     def start(

@@ -43,7 +43,7 @@ def run_app(args: argparse.Namespace) -> int:
 OPTION_OF_KEYWORD = {
     "public_url": "--public-url", "path_prefix": "--path-prefix", "allowed_origins": "--allowed-origins",
     "proxy_headers": "--proxy-headers", "host": "--host", "token": "--token-file", "workers": "--workers",
-    "transport": "--transport", **LIMIT_OPTIONS,
+    "transport": "--transport", "exit_grace": "--exit-grace", **LIMIT_OPTIONS,
 }
 """``run()`` keywords an app file may pass that ``nanohubmcp run`` takes as options instead (``port=`` is
 never named: the banner shows the port served, and the examples' ``port=8000`` is the default anyway)."""
@@ -58,7 +58,7 @@ def _note_skipped_keywords(args: argparse.Namespace, app: str) -> None:
 
     given = {"public_url": args.public_url, "path_prefix": args.path_prefix, "allowed_origins": args.allowed_origins,
              "proxy_headers": args.proxy_headers, "host": args.host, "transport": args.transport,
-             "workers": args.workers if args.workers != 1 else None,
+             "workers": args.workers if args.workers != 1 else None, "exit_grace": args.exit_grace,
              "token": args.token if args.token is not None else os.environ.get("MCP_TOKEN"),
              **limit_keywords(args)}  # fmt: skip
     note = skipped_keywords_note(checked_app_file(app), "nanohubmcp run", OPTION_OF_KEYWORD,

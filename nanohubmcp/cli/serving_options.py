@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..auth.token_option import add_token_options
 from ..errors import ConfigurationError, UsageError
+from ..transports.exit_grace import exit_grace_option
 from ..transports.limit_option import check_limit_options, limit_arguments, limit_keywords, worker_count
 from ..transports.proxy_option import proxy_arguments
 from .script_options import port_number
@@ -36,8 +37,8 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
     """Add every serving option to a subcommand: ``--transport``, ``--host``, ``--port``,
     ``--token-file``/``--token``, the proxy options (``--public-url``, ``--path-prefix``,
     ``--allowed-origins``, ``--proxy-headers``), ``--state-dir``, ``--workers``, ``--state-url``, the five
-    byte limits (``--max-request-bytes`` ...) and ``--access-log``; each left out is None (``--workers`` 1,
-    ``--access-log`` False): ``run()``'s default, or its environment variable, holds.
+    byte limits (``--max-request-bytes`` ...), ``--access-log`` and ``--exit-grace``; each left out is None
+    (``--workers`` 1, ``--access-log`` False): ``run()``'s default, or its environment variable, holds.
     """
     command.add_argument("--transport", choices=["http", "stdio"], default=None,
                          help="http (default, or $MCP_TRANSPORT) or stdio")
@@ -63,6 +64,9 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--access-log", action="store_true",
                          help="HTTP: log every request on stderr with the serving process's id (off by default: a "
                          "line per request costs ~6%% of a small call's CPU)")
+    command.add_argument("--exit-grace", type=exit_grace_option, default=None, metavar="SECONDS",
+                         help="the longest the process takes to exit once stopped (SIGTERM, Ctrl-C), whatever still "
+                         "runs: 2-86400 (default 10; with --workers a worker still running 5 s past it is killed)")
 
 
 def prepare_serving(args: argparse.Namespace, *, app: bool = False) -> str:
@@ -172,7 +176,8 @@ def _run_keywords(args: argparse.Namespace) -> dict[str, Any]:
     (:func:`prepare_serving` returns it); those left out are ``run()``'s defaults."""
     return {"host": args.host, "port": args.port, "token": args.token, "workers": args.workers,
             "path_prefix": args.path_prefix or "", "public_url": args.public_url,
-            "allowed_origins": args.allowed_origins, "proxy_headers": args.proxy_headers, **limit_keywords(args)}
+            "allowed_origins": args.allowed_origins, "proxy_headers": args.proxy_headers, **limit_keywords(args),
+            **({} if args.exit_grace is None else {"exit_grace": args.exit_grace})}  # (else run()'s, 10 s)
 
 
 def absolute(path: str) -> str:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigurationError
 from ..protocol.whole_numbers import whole_number
 from ..server.app_import import serving_skipped
+from ..transports.exit_grace import DEFAULT_EXIT_GRACE_SECONDS, checked_exit_grace
 from .banner import banner, base_url, one_line_if_uncaught
 from .runners import (
     DEFAULT_MAX_BUFFERED_BYTES,
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
     from .servable import Servable
 
 __all__ = [
-    "DEFAULT_MAX_BUFFERED_BYTES", "DEFAULT_MAX_REQUEST_BYTES", "DEFAULT_MAX_UNSENT_BYTES", "Serving",
-    "resolve_transport",
+    "DEFAULT_EXIT_GRACE_SECONDS", "DEFAULT_MAX_BUFFERED_BYTES", "DEFAULT_MAX_REQUEST_BYTES", "DEFAULT_MAX_UNSENT_BYTES",
+    "Serving", "resolve_transport",
 ]
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
@@ -56,10 +57,11 @@ DEFAULT_MAX_UNSENT_BYTES = 256 * 1024 * 1024
 same figure; this one keeps the transports unimported until serving starts)."""
 
 
-def serve_stdio(server: Servable, token: str | None = None) -> None:
+def serve_stdio(server: Servable, token: str | None = None, grace: float = DEFAULT_EXIT_GRACE_SECONDS) -> None:
     """Serve ``server`` over stdio until the client closes stdin (blocking). With ``auth=``
     configured (``token`` overriding it as over HTTP; ``""`` turns it off) the caller is the one
-    whose token ``$MCP_TOKEN`` holds (``transports.stdio_auth``); without, requests have no principal.
+    whose token ``$MCP_TOKEN`` holds (``transports.stdio_auth``); without, requests have no principal. The
+    process exits within ``grace`` seconds of its stop (the exit grace, checked by the caller).
 
     Raises:
         ConfigurationError: ``auth=`` is configured and ``$MCP_TOKEN`` is unset or refused.
@@ -68,7 +70,7 @@ def serve_stdio(server: Servable, token: str | None = None) -> None:
 
     # Without auth= nothing is checked: $MCP_TOKEN alone (HTTP's default static token) would be
     # both the server's token and the caller's here, proving nothing.
-    serve(server, verifier(server, token) if server.auth is not None else None)
+    serve(server, verifier(server, token) if server.auth is not None else None, grace)
 
 
 def loop_running() -> bool:
@@ -156,6 +158,7 @@ class Serving:
         compat: dict[str, Any],
         workers: int = 1,
         proxy_headers: bool | None = None,
+        exit_grace: float = DEFAULT_EXIT_GRACE_SECONDS,
     ) -> None:
         """``MCPServer.run``: serve until interrupted (stdio, a kernel's background, a running loop, HTTP);
         nothing while ``nanohubmcp`` imports the app file calling it (it serves the server itself).
@@ -166,6 +169,11 @@ class Serving:
         is the script's: a ``KeyboardInterrupt``.)"""
         if serving_skipped("run"):
             return
+        try:
+            grace = checked_exit_grace(exit_grace)
+        except ConfigurationError as exc:  # one line and exit status 2 when nobody catches it
+            one_line_if_uncaught(exc, status=2)
+            raise
         if resolve_transport(transport) == "stdio":
             if in_kernel() or loop_running():
                 raise ConfigurationError(
@@ -175,7 +183,7 @@ class Serving:
             self.stop()
             warn_about_views(server.core)
             try:
-                serve_stdio(server, token)
+                serve_stdio(server, token, grace)
             except ConfigurationError as exc:  # no token in $MCP_TOKEN, say: one line when nobody catches it
                 one_line_if_uncaught(exc)
                 raise
@@ -251,7 +259,7 @@ class Serving:
                     print(banner(server, host, runner.config.auth), flush=True)
 
             try:
-                runner.serve_forever(workers, on_ready=ready)
+                runner.serve_forever(workers, on_ready=ready, grace=grace)
             except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
                 one_line_if_uncaught(exc)
                 raise

@@ -1,7 +1,7 @@
 """A blocking serve's exit bound (a single process's, a forked worker's), kept even while its event loop is blocked.
 
 A blocking serve takes its stop signals on the event loop (``loop.add_signal_handler``): the loop stops
-serving, drains and exits within :data:`~.process_exit.EXIT_GRACE_SECONDS`. But an ``async def`` tool that
+serving, drains and exits within its exit grace (:mod:`.exit_grace`, 10 s by default). But an ``async def`` tool that
 blocks the loop (``time.sleep(40)`` instead of ``await asyncio.sleep(40)``) keeps the loop from ever seeing the
 signal until it returns. :class:`ExitWatch` also takes the signal at the Python level, which runs in the main
 thread between bytecodes (a ``time.sleep`` is interrupted for it and resumed), whatever the loop does: the

@@ -1,4 +1,4 @@
-"""How a process whose blocking serve stopped exits: within :data:`EXIT_GRACE_SECONDS` of the stop.
+"""How a process whose blocking serve stopped exits: within its exit grace of the stop (:mod:`.exit_grace`).
 
 What a process supervisor (systemd, Slurm, a container runtime) counts on once it sent SIGTERM. After
 :meth:`Runner.serve_forever <nanohubmcp.transports.runner.Runner.serve_forever>` or the stdio
@@ -19,6 +19,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
 from .workers import HANGUP, WORKER_DEATHS, say, stop_signals, worker_task
 
 if TYPE_CHECKING:
@@ -26,9 +27,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp")
 
-EXIT_GRACE_SECONDS = 10.0
-"""The longest a blocking serve's process takes to exit once its stop began (SIGTERM, Ctrl-C, stdio's
-end of input), what a process supervisor (systemd, Slurm, a container runtime) can count on. A process (a
+EXIT_GRACE_SECONDS = DEFAULT_EXIT_GRACE_SECONDS
+"""The exit grace by default (``run(exit_grace=)``, ``nanohubmcp run --exit-grace``: :mod:`.exit_grace`), each
+function here taking the one in force as ``grace``: the longest a blocking serve's process takes to exit once its
+stop began (SIGTERM, Ctrl-C, stdio's end of input), what a process supervisor (systemd, Slurm, a container
+runtime) can count on. A process (a
 single one, or a forked worker of ``--workers``) stopped by a signal keeps it with a watchdog
 (:class:`.exit_watch.ExitWatch`, counted from the signal); its drain (:data:`~.runner.DRAIN_SECONDS` a step) and
 the wait for sync calls still running end
@@ -40,18 +43,19 @@ calls: the explanation's lines are said, the serve returns and disarms the watch
 watchdog (at :data:`EXIT_GRACE_SECONDS`) never cuts a process that is already leaving on its own."""
 
 
-def exit_deadline(core: ServerCore | None = None, watched: float | None = None) -> float:
+def exit_deadline(core: ServerCore | None = None, watched: float | None = None,
+                  grace: float = EXIT_GRACE_SECONDS) -> float:
     """The ``time.monotonic()`` by which the process must be gone: ``watched``, the exit watchdog's own
-    deadline (:attr:`.exit_watch.ExitWatch.deadline`, the first stop signal plus :data:`EXIT_GRACE_SECONDS`),
-    or :data:`EXIT_GRACE_SECONDS` after the stop of ``core`` began, whichever is first (from now when neither
-    is known). The drain and the wait for calls end :data:`EXIT_MARGIN_SECONDS` before it."""
+    deadline (:attr:`.exit_watch.ExitWatch.deadline`, the first stop signal plus the exit grace), or ``grace``
+    seconds after the stop of ``core`` began, whichever is first (from now when neither is known). The drain
+    and the wait for calls end :data:`EXIT_MARGIN_SECONDS` before it."""
     began = core.shutdown.began_at if core is not None else None
-    known = [at for at in (watched, None if began is None else began + EXIT_GRACE_SECONDS) if at is not None]
-    return min(known) if known else time.monotonic() + EXIT_GRACE_SECONDS
+    known = [at for at in (watched, None if began is None else began + grace) if at is not None]
+    return min(known) if known else time.monotonic() + grace
 
 
-def exit_by_the_grace(loop: asyncio.AbstractEventLoop) -> None:
-    """In a forked worker whose stop began: end the process :data:`EXIT_GRACE_SECONDS` later if it is still
+def exit_by_the_grace(loop: asyncio.AbstractEventLoop, grace: float = EXIT_GRACE_SECONDS) -> None:
+    """In a forked worker whose stop began: end the process ``grace`` seconds later if it is still
     running (its parent waits for it, and a supervisor counts on the grace). A worker's drain is bounded, but
     one was seen, rarely, still waiting on its loop after it, ignoring further signals: its parent then
     exited and left it holding its port's share of connections."""
@@ -62,11 +66,11 @@ def exit_by_the_grace(loop: asyncio.AbstractEventLoop) -> None:
         except RuntimeError:
             waiting = []
         log.warning("worker %d: still stopping %s s after its stop began (waiting on %s); exiting",
-                    os.getpid(), EXIT_GRACE_SECONDS, ", ".join(waiting) or "nothing known")
+                    os.getpid(), f"{grace:g}", ", ".join(waiting) or "nothing known")
         logging.shutdown()
         os._exit(0)
 
-    timer = threading.Timer(EXIT_GRACE_SECONDS, overdue)
+    timer = threading.Timer(grace, overdue)
     timer.daemon = True
     timer.start()
 
@@ -82,10 +86,11 @@ def quit_now_hint(stopped_by: int | None) -> str:
 
 
 def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = None, *,
-                      watched: float | None = None) -> None:
+                      watched: float | None = None, grace: float = EXIT_GRACE_SECONDS) -> None:
     """After a blocking serve ends: wait for tool calls still running, saying so, until the process
-    must exit (:func:`exit_deadline` of ``core`` and ``watched``, the exit watchdog's deadline if it was armed,
-    less :data:`EXIT_MARGIN_SECONDS`: the lines are said before the watchdog would end the process).
+    must exit (:func:`exit_deadline` of ``core``, ``watched``, the exit watchdog's deadline if it was armed, and
+    ``grace``, the exit grace in seconds, less :data:`EXIT_MARGIN_SECONDS`: the lines are said before the watchdog
+    would end the process).
     ``stopped_by``, the signal that stopped it (None: not known, or stdio's end of input), picks the words
     saying how to quit at once (:func:`quit_now_hint`). The caller puts the signals' handlers back afterwards
     (:mod:`.found_handlers`).
@@ -110,10 +115,10 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
         if worker_task() is not None:
             WORKER_DEATHS.calls_left(0)  # (its parent waits for every worker's count before it says the sum)
         if settling:
-            concurrent.futures.wait(settling, timeout=max(0.0, exit_deadline(core, watched) - EXIT_MARGIN_SECONDS
-                                                          - time.monotonic()))
+            concurrent.futures.wait(settling, timeout=max(0.0, exit_deadline(core, watched, grace)
+                                                          - EXIT_MARGIN_SECONDS - time.monotonic()))
         return
-    deadline = exit_deadline(core, watched) - EXIT_MARGIN_SECONDS
+    deadline = exit_deadline(core, watched, grace) - EXIT_MARGIN_SECONDS
     jobs: set[Any] = set()
     if core is not None:
         core.core_jobs.process_ending()  # the jobs handed over at the stop: the process will not outlive them
@@ -132,12 +137,12 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
         WORKER_DEATHS.calls_left(len(running))
     else:
         say(f"stopped; waiting for {_what_runs(running, jobs)} to return (they were told to cancel; at "
-            f"most {wait:.1f} s more, so that the process exits within {EXIT_GRACE_SECONDS:g} s of the stop) - "
+            f"most {wait:.1f} s more, so that the process exits within {grace:g} s of the stop) - "
             f"{quit_now_hint(stopped_by)}")
     _, left = concurrent.futures.wait([*running, *settling], timeout=wait)
     left = {work for work in left if work in running}
     if left and worker_task() is None:
-        say(f"{len(left)} tool call(s) still running; exiting without them (within {EXIT_GRACE_SECONDS:g} s "
+        say(f"{len(left)} tool call(s) still running; exiting without them (within {grace:g} s "
             "of the stop)")
 
 

@@ -38,6 +38,7 @@ import tornado.httpserver
 from ..errors import ConfigurationError
 from .auth import bind_resource
 from .config import TransportConfig
+from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
 from .found_handlers import FoundHandlers
 from .frozen_heap import freeze_start_up, thaw
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
@@ -172,7 +173,8 @@ class Runner:
         core.shutdown.reset()  # stopped: an application of make_app() served elsewhere serves again
 
     # -- blocking ------------------------------------------------------------------------
-    def serve_forever(self, workers: int = 1, *, on_ready: Callable[[], None] | None = None) -> None:
+    def serve_forever(self, workers: int = 1, *, on_ready: Callable[[], None] | None = None,
+                      grace: float = DEFAULT_EXIT_GRACE_SECONDS) -> None:
         """Serve until SIGINT/SIGTERM or SIGHUP (:func:`.workers.stop_signals`; or :meth:`stop` from another
         thread).
 
@@ -187,6 +189,9 @@ class Runner:
                 it stops them all, to one worker stops that one (not started again: the parent
                 says so, and exits when the last is gone).
             on_ready: called once serving (by the first worker only), e.g. to print the endpoints.
+            grace: the exit grace, seconds from the stop to the process's exit at most
+                (:mod:`.exit_grace`: checked by the caller); a ``--workers`` parent kills a worker still running
+                :func:`~.exit_grace.kill_wait` after the stop.
         """
         self._on_ready = on_ready
         self._found, self._stopped_by = FoundHandlers(), None  # before anything takes a signal
@@ -194,7 +199,8 @@ class Runner:
         if workers > 1:
             from .supervisor import listen_in_workers  # forking workers: --workers only
 
-            sockets = listen_in_workers(workers, self.host, self.requested_port, self.server.core.prepare_state)
+            sockets = listen_in_workers(workers, self.host, self.requested_port, self.server.core.prepare_state,
+                                        grace)
         else:
             self.server.core.prepare_state()  # before listening (the module docstring)
             sockets = bind(self.host, self.requested_port)
@@ -218,9 +224,8 @@ class Runner:
             # The exit's bound, even while a tool blocks the loop; a forked worker's too (a repeated signal is
             # its parent's to act on: it kills its workers at once), its parent's kill the backstop beyond it.
             from .exit_watch import ExitWatch
-            from .process_exit import EXIT_GRACE_SECONDS
 
-            watch.append(ExitWatch(EXIT_GRACE_SECONDS, lambda: not self.running, HANGUP,
+            watch.append(ExitWatch(grace, lambda: not self.running, HANGUP,
                                    parent=parent if workers > 1 else None))
             watch[0].install(signals)
             self._serve(sockets)
@@ -232,15 +237,15 @@ class Runner:
             from .process_exit import EXIT_MARGIN_SECONDS, exit_by_the_grace, exit_deadline
 
             if workers > 1:
-                exit_by_the_grace(asyncio.get_running_loop())
-            await self._drain(exit_deadline(self.server.core, watched()) - EXIT_MARGIN_SECONDS)
+                exit_by_the_grace(asyncio.get_running_loop(), grace)
+            await self._drain(exit_deadline(self.server.core, watched(), grace) - EXIT_MARGIN_SECONDS)
 
         self._own_loop = True
         try:
             asyncio.run(main())
             from .process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
 
-            explain_exit_wait(self.server.core, self._stopped_by, watched=watched())
+            explain_exit_wait(self.server.core, self._stopped_by, watched=watched(), grace=grace)
         finally:
             for each in watch:  # what the script does after serving is its own: no watchdog ends it
                 each.disarm()

@@ -228,7 +228,8 @@ class StdioTransport:
         core.bus.emit("server_stopped", url=None)
 
 
-def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> None:
+def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
+                grace: float = EXIT_GRACE_SECONDS) -> None:
     """Serve ``server`` on stdin/stdout until end of input or SIGINT/SIGTERM (blocking).
 
     Args:
@@ -236,6 +237,8 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> 
         verifier: its token verifier when ``auth=`` is configured, else None: the token in
             ``$MCP_TOKEN`` is checked with it once, before the first line is read, and requests
             read after its expiry (a JWT's ``exp``, with the verifier's leeway) are refused.
+        grace: the exit grace, seconds from the stop (a signal, the end of input) to the process's exit at
+            most (:mod:`.exit_grace`: checked by the caller).
 
     Raises:
         ConfigurationError: a verifier is given and ``$MCP_TOKEN`` is unset, empty, refused or
@@ -259,10 +262,11 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> 
         return taken[0] if taken else None  # the signal that stopped it, None at the end of input
 
     # The exit's bound, even while an async tool blocks the loop: from a stop signal or the client closing stdin.
-    watch = ExitWatch(EXIT_GRACE_SECONDS, lambda: server.core.shutdown.begun)
+    watch = ExitWatch(grace, lambda: server.core.shutdown.begun)
     try:
         stopped_by = asyncio.run(main())
-        explain_exit_wait(server.core, stopped_by, watched=watch.deadline)  # (the lines before the watchdog)
+        # (the lines before the watchdog)
+        explain_exit_wait(server.core, stopped_by, watched=watch.deadline, grace=grace)
     finally:
         watch.disarm()  # what the script does after serving is its own
         found.put_back()

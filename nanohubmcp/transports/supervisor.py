@@ -2,8 +2,9 @@
 stops them all when told to (:func:`fork_workers`), over the sockets :func:`listen_in_workers` gives them.
 
 When a crashed worker starts again is :mod:`.restarts`' policy. A worker whose event loop a tool blocks ends
-itself 10 s after the stop, as a single process does (:class:`.exit_watch.ExitWatch`); one still running
-:data:`STOP_WAIT_SECONDS` after it is killed, never left holding the port once the parent is gone.
+itself at the exit grace after the stop (10 s by default, :mod:`.exit_grace`), as a single process does
+(:class:`.exit_watch.ExitWatch`); one still running :func:`~.exit_grace.kill_wait` after it (15 s by default) is
+killed, never left holding the port once the parent is gone.
 
 The parent holds SIGINT, SIGTERM, SIGHUP (:func:`~.workers.stop_signals`) and SIGCHLD blocked from before
 its first fork (:func:`hold_stop_signals`)
@@ -28,15 +29,13 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ..server.wire.worker_cleanups import run_cleanups
+from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS, kill_wait
 from .ports import SPREAD_BY_KERNEL, bind
 from .restarts import Restarts
 from .workers import HANGUP, HANGUP_LINE, STOP_SIGNALS, WORKER_DEATHS, log_requests, say, stop_signals
 
 WATCH_SECONDS = 1.0
 """The parent's longest wait for a signal before it looks at its workers again anyway."""
-STOP_WAIT_SECONDS = 15.0
-"""How long the parent told to stop waits for its workers to finish (their drain takes a few seconds); it
-kills those still running then (SIGKILL), as at a second stop signal."""
 REAP_SECONDS = 5.0
 """How long the parent waits for the workers it killed to be gone before it exits anyway."""
 HINT_SECONDS = 5.0
@@ -45,8 +44,10 @@ does once its drain is over) before it says what it waits for without them (a wo
 blocked never counts)."""
 
 
-def listen_in_workers(workers: int, host: str, port: int, prepare: Callable[[], None]) -> list[socket.socket]:
-    """Bind ``port`` on ``host``, fork ``workers`` processes (:func:`fork_workers`) and return, in each
+def listen_in_workers(workers: int, host: str, port: int, prepare: Callable[[], None],
+                      grace: float = DEFAULT_EXIT_GRACE_SECONDS) -> list[socket.socket]:
+    """Bind ``port`` on ``host``, fork ``workers`` processes (:func:`fork_workers`, each exiting within ``grace``
+    seconds of its stop) and return, in each
     worker once ``prepare()`` ran there, the sockets it serves on: on Linux a socket of its own
     (:data:`~.ports.SPREAD_BY_KERNEL`), elsewhere the parent's. The port is checked without
     ``SO_REUSEPORT`` first, so one another server holds (even a ``--workers`` one) raises
@@ -59,7 +60,7 @@ def listen_in_workers(workers: int, host: str, port: int, prepare: Callable[[], 
         port = sockets[0].getsockname()[1]
         for sock in sockets:
             sock.close()
-    fork_workers(workers)
+    fork_workers(workers, grace)
     # Each worker, before it binds its own socket (elsewhere the workers share the parent's,
     # which checked the store before it bound: serving.runners.check_workers).
     prepare()
@@ -68,25 +69,26 @@ def listen_in_workers(workers: int, host: str, port: int, prepare: Callable[[], 
     return sockets
 
 
-def fork_workers(workers: int) -> None:
+def fork_workers(workers: int, grace: float = DEFAULT_EXIT_GRACE_SECONDS) -> None:
     """Fork ``workers`` processes; returns in each worker (:func:`~.workers.worker_task` then names it).
+    Each worker exits within ``grace`` seconds of its stop (the exit grace, :mod:`.exit_grace`).
 
     The parent never returns. It starts a crashed worker again: at once, or after a pause when it keeps
     failing at its start (:class:`~.restarts.Restarts`); it says on stderr how each worker ended
     (:class:`~.workers.WorkerDeaths`) and what it does next ("restarted", "restarting in 2 s"). It exits:
 
     - with status 0 when SIGINT/SIGTERM reaches it and the workers stop in time: it passes the signal on
-      to them and waits for them, at most :data:`STOP_WAIT_SECONDS`. At Ctrl-C (SIGINT), with tool calls
-      still running once the workers' drains are over, it says once how many in how many workers it waits
+      to them and waits for them, at most :func:`~.exit_grace.kill_wait` of ``grace``. At Ctrl-C (SIGINT), with
+      tool calls still running once the workers' drains are over, it says once how many in how many workers it waits
       for ("stopped; waiting for 3 running tool call(s) in 2 worker(s) to return ..."), or, once
       :data:`HINT_SECONDS` passed, for which workers not yet counted; at SIGTERM it says nothing;
     - likewise at SIGHUP (a terminal or ssh session closing), unless the process ignores it (``nohup``) or
       the application handles it (:func:`~.workers.stop_signals`): it says so in one line
       (:data:`~.workers.HANGUP_LINE`) and passes SIGTERM on; a SIGHUP repeated during the wait is ignored;
-    - with status 1 when a worker told to stop exited with an error status (its exit watchdog ended it 10 s
-      after the signal, its event loop blocked: it said so), or was still running at that deadline, or at a
-      second SIGINT or SIGTERM during the wait: it kills those (SIGKILL), saying so ("worker 1 (pid 123) did not
-      stop within 15 s; killed"), and reaps them;
+    - with status 1 when a worker told to stop exited with an error status (its exit watchdog ended it
+      ``grace`` seconds after the signal, its event loop blocked: it said so), or was still running at that
+      deadline, or at a second SIGINT or SIGTERM during the wait: it kills those (SIGKILL), saying so ("worker 1
+      (pid 123) did not stop within 15 s; killed"), and reaps them;
     - with status 0 when every worker has stopped (each told to by a signal, which it obeys without
       being started again), after saying "every worker stopped; exiting". A worker ending with status 0
       untold (a tool's ``os._exit(0)``) crashed: it is started again;
@@ -99,7 +101,7 @@ def fork_workers(workers: int) -> None:
     ``nanohubmcp run --access-log``): a line per request costs about 6 % of a small call's CPU
     (bench/scaleout.md).
     """
-    task = _Supervisor(workers).run()
+    task = _Supervisor(workers, grace).run()
     WORKER_DEATHS.forked(task)
     log_requests(access=False)
 
@@ -145,8 +147,9 @@ def _watched() -> frozenset[int]:
 class _Supervisor:
     """The parent's side of :func:`fork_workers`: fork, watch, start again (:class:`~.restarts.Restarts`), stop."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, grace: float) -> None:
         self.workers = workers
+        self.grace = grace  # each worker's exit grace; the parent's wait at a stop is kill_wait(grace)
         self.children: dict[int, int] = {}  # pid -> worker number
         self.forked_at: dict[int, float] = {}  # pid -> time.monotonic() of its fork
         self.due: dict[int, float] = {}  # worker number -> when to fork it again (time.monotonic())
@@ -223,7 +226,7 @@ class _Supervisor:
             self._stop(signum, 0)
 
     def _stop(self, signum: int, status: int) -> NoReturn:
-        """Pass ``signum`` on to every worker (SIGTERM for SIGHUP), wait for them (at most STOP_WAIT_SECONDS; a
+        """Pass ``signum`` on to every worker (SIGTERM for SIGHUP), wait for them (at most ``kill_wait``; a
         second SIGINT or SIGTERM ends the wait) and exit with ``status``; with 1 if a worker had to be killed."""
         self.due.clear()  # a worker waiting to start again is not started
         if signum == HANGUP:
@@ -238,8 +241,9 @@ class _Supervisor:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
         began = time.monotonic()
-        deadline = began + STOP_WAIT_SECONDS
-        why = f"did not stop within {STOP_WAIT_SECONDS:g} s"
+        waits = kill_wait(self.grace)
+        deadline = began + waits
+        why = f"did not stop within {waits:g} s"
         delivered = len(_DELIVERED)
         while self.children and time.monotonic() < deadline:
             info = signal.sigtimedwait(self.watched, max(0.0, min(0.1, deadline - time.monotonic())))
@@ -278,8 +282,8 @@ class _Supervisor:
             parts.append(", ".join(f"worker {task} (pid {pid})" for task, pid in silent) + " to stop")
         if not parts:
             return None
-        return (f"stopped; waiting for {' and for '.join(parts)}; each worker exits within 10 s of the stop, or is "
-                f"killed {STOP_WAIT_SECONDS:g} s after it - press Ctrl-C again to quit now")
+        return (f"stopped; waiting for {' and for '.join(parts)}; each worker exits within {self.grace:g} s of the "
+                f"stop, or is killed {kill_wait(self.grace):g} s after it - press Ctrl-C again to quit now")
 
     def _kill_the_rest(self, why: str) -> None:
         """SIGKILL the workers still running, saying so, and reap them (bounded: REAP_SECONDS); then the

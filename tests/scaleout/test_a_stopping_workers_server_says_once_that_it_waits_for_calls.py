@@ -1,7 +1,10 @@
 """trial42 T42-13: stopping a ``--workers`` server while tool calls ran printed one "waiting for N
 running tool call(s) ... press Ctrl-C again to quit now" per worker, even for a service manager's
 SIGTERM, where the page promises the server exits "writing nothing". Now the workers say nothing:
-at Ctrl-C the parent says it once for all of them; at SIGTERM nothing is written."""
+at Ctrl-C the parent says it once for all of them; at SIGTERM nothing is written.
+
+Served with ``--exit-grace 5``: the workers' drain (2 s) and then 2 s of waiting for the calls (it ends 1 s before
+the grace) in which the parent says it, rather than the 7 s of the default 10 s."""
 
 from __future__ import annotations
 
@@ -38,6 +41,8 @@ def hold(path: str, ctx: Context) -> str:
     return "released"
 """
 HINT = "waiting for"
+GRACE = "5"
+"""``--exit-grace``: the drain's 2 s, 2 s of the wait for calls, the exit's own 1 s."""
 
 
 @pytest.mark.parametrize(("name", "hints"), [("SIGINT", 1), ("SIGTERM", 0)])
@@ -53,7 +58,7 @@ def test_the_wait_for_running_calls_is_told_once_at_ctrl_c_and_never_at_sigterm(
     with log.open("wb") as out:
         server = subprocess.Popen(
             [sys.executable, "-m", "nanohubmcp", "run", str(app), "--port", str(port), "--workers", "2",
-             "--state-url", redis_server.url],
+             "--state-url", redis_server.url, "--exit-grace", GRACE],
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
     release = tmp_path / "release"
@@ -79,6 +84,9 @@ def test_the_wait_for_running_calls_is_told_once_at_ctrl_c_and_never_at_sigterm(
         if hints:
             assert told[0].startswith("nanohubmcp: stopped; waiting for "), told
             assert "press Ctrl-C again to quit now" in told[0]
+            # the figures of --exit-grace: each worker's bound, and the parent's kill 5 s past it
+            figures = f"each worker exits within {GRACE} s of the stop, or is killed {int(GRACE) + 5} s after it"
+            assert figures in told[0], told
         assert "Traceback" not in after, after
     finally:
         release.touch()

@@ -15,7 +15,11 @@ restarted"; the worker's line said to signal the server, which would stop every 
 for the parent at once (the watchdog's Python-level handler): "stopped by SIGTERM (then exited with status 1); not
 restarted", and the line names the worker, which takes a repeat itself. trial48 NIT: after a terminal's Ctrl-C the
 worker said "send SIGINT again to the server" under the server's "press Ctrl-C again"; now it says "press Ctrl-C
-again" too."""
+again" too.
+
+The 10 s and 15 s are the defaults of the exit grace and of the kill 5 s past it (``--exit-grace``); the tests that
+wait for them serve with ``--exit-grace 2`` (so 2 s and 7 s), those whose second signal must come before the
+worker's own watchdog with the default."""
 
 from __future__ import annotations
 
@@ -35,6 +39,11 @@ from redis_server import RedisServer, free_port, listening
 from support import wait_until
 
 pytestmark = pytest.mark.timeout(120)
+
+GRACE = 2.0
+"""The exit grace of the tests that wait for a worker's watchdog or the parent's kill (``--exit-grace``)."""
+KILL = GRACE + 5
+"""When the parent kills a worker still running (5 s past the exit grace)."""
 
 APP = """
 import os
@@ -84,16 +93,20 @@ def _block_a_worker(port: int, folder: Path, deaf: bool, sockets: list[socket.so
 
 
 @contextlib.contextmanager
-def _served(redis_server: RedisServer, tmp_path: Path) -> Iterator[tuple[Any, int, Path, Path, list[socket.socket]]]:
-    """The blocking app served by ``nanohubmcp run --workers 2``: its process, port, log, marker folder and the
-    test's connections (closed, and the server's group killed, at the end)."""
+def _served(redis_server: RedisServer, tmp_path: Path,
+            grace: float | None) -> Iterator[tuple[Any, int, Path, Path, list[socket.socket]]]:
+    """The blocking app served by ``nanohubmcp run --workers 2`` (``--exit-grace grace``; None: the default): its
+    process, port, log, marker folder and the test's connections (closed, and the server's group killed, at the
+    end)."""
     app = tmp_path / "blocked_app.py"
     app.write_text(APP)
     folder = tmp_path / "blocked"
     folder.mkdir()
     env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
     port = free_port()
-    server = Server(tmp_path, port, redis_server.url, workers=2, env=env, access_log=False, app=app).proc
+    extra = ["--exit-grace", f"{grace:g}"] if grace is not None else []
+    server = Server(tmp_path, port, redis_server.url, workers=2, env=env, access_log=False, app=app,
+                    extra_args=extra).proc
     sockets: list[socket.socket] = []
     try:
         yield server, port, tmp_path / f"server-{port}.log", folder, sockets
@@ -113,7 +126,7 @@ def _served(redis_server: RedisServer, tmp_path: Path) -> Iterator[tuple[Any, in
 def test_a_worker_whose_loop_is_blocked_is_ended_and_leaves_the_port_free(
     redis_server: RedisServer, tmp_path: Path, deaf: bool, second_signal: bool, signum: int
 ) -> None:
-    with _served(redis_server, tmp_path) as (server, port, log, folder, sockets):
+    with _served(redis_server, tmp_path, None if second_signal else GRACE) as (server, port, log, folder, sockets):
         blocked = _block_a_worker(port, folder, deaf, sockets)
 
         began = time.monotonic()
@@ -130,10 +143,10 @@ def test_a_worker_whose_loop_is_blocked_is_ended_and_leaves_the_port_free(
 
         assert code == 1, f"exit status {code}:\n{text}"
         if deaf or second_signal:  # the parent's kill: the worker never heard the signal, or it came again
-            why = "was still stopping at the second SIGTERM" if second_signal else "did not stop within 15 s"
+            why = "was still stopping at the second SIGTERM" if second_signal else f"did not stop within {KILL:g} s"
             for pid in blocked:
                 assert f"(pid {pid}) {why}; killed" in text, text
-            assert spent < (10 if second_signal else 25), f"the parent took {spent:.1f} s"
+            assert spent < (10 if second_signal else KILL + 10), f"the parent took {spent:.1f} s"
         else:  # the worker's own watchdog, as a single process's: said at once, and gone within the 10 s
             name = signal.Signals(signum).name
             again = (f"press Ctrl-C again (SIGINT to the server, pid {server.pid})" if signum == signal.SIGINT
@@ -142,10 +155,10 @@ def test_a_worker_whose_loop_is_blocked_is_ended_and_leaves_the_port_free(
                 notice = next((line for line in text.splitlines() if f"(pid {pid}): stopping at {name}" in line), "")
                 assert "but the event loop does not answer (an async tool blocking it?): exiting within" in notice, text
                 assert notice.endswith(f"{again} to quit now"), text
-                assert (f"(pid {pid}): still running 10 s after {name}: an async tool blocks the event loop"
+                assert (f"(pid {pid}): still running {GRACE:g} s after {name}: an async tool blocks the event loop"
                         in text), text
             assert "; killed" not in text, text
-            assert spent < 12, f"the server took {spent:.1f} s"
+            assert spent < GRACE + 2, f"the server took {spent:.1f} s"
         assert not group_members(server.pid), f"processes outlived the server:\n{text}"
         assert listeners(port) == 0, "a worker still listens on the port"
         assert "Traceback" not in text, text
@@ -155,7 +168,7 @@ def test_a_worker_whose_loop_is_blocked_is_ended_and_leaves_the_port_free(
 def test_a_blocked_worker_sent_sigterm_alone_is_not_restarted(
     redis_server: RedisServer, tmp_path: Path, second_signal: bool
 ) -> None:
-    with _served(redis_server, tmp_path) as (server, port, log, folder, sockets):
+    with _served(redis_server, tmp_path, None if second_signal else GRACE) as (server, port, log, folder, sockets):
         (worker, *others) = _block_a_worker(port, folder, False, sockets)
         assert not others, others
 
@@ -176,7 +189,7 @@ def test_a_blocked_worker_sent_sigterm_alone_is_not_restarted(
             assert time.monotonic() - began < 5, text
             assert f"(pid {worker}): SIGTERM again while stopping; exiting now" in text, text
         else:
-            assert f"(pid {worker}): still running 10 s after SIGTERM" in text, text
+            assert f"(pid {worker}): still running {GRACE:g} s after SIGTERM" in text, text
         assert "; restarted" not in text, text
         assert server.poll() is None, text  # the other worker serves on
         assert listeners(port) == 1, text

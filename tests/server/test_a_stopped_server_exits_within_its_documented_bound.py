@@ -134,10 +134,8 @@ def call_quietly(base: str, name: str = "nap", arguments: dict[str, float] | Non
 
 LATE_STOP = """
 import sys, threading, time
-import nanohubmcp.transports.process_exit as process_exit
 from nanohubmcp import MCPServer
 
-process_exit.EXIT_GRACE_SECONDS = 6.0  # (shorter than the 10 s default: the same relation, a shorter test)
 server = MCPServer("late")
 
 @server.tool()
@@ -161,7 +159,8 @@ def test_the_explanation_comes_before_the_bound_when_the_loop_took_the_stop_late
     loop begins the stop 4.5 s late, and its 2 s drain passed the bound (the exit watchdog ended the process,
     status 1, before the "waiting for 1 running tool call(s)" line). The drain and the wait for calls end
     ``EXIT_MARGIN_SECONDS`` before the watchdog's deadline, both counted from the signal."""
-    served = Served(tmp_path, "--host", "127.0.0.1", "--port", "0", app=LATE_STOP)
+    # --exit-grace 6: shorter than the 10 s default, the same relation, a shorter test
+    served = Served(tmp_path, "--host", "127.0.0.1", "--port", "0", "--exit-grace", "6", app=LATE_STOP)
     try:
         listening = served.stdout.wait_for("http://127.0.0.1:")
         assert listening is not None, served.stderr.seen

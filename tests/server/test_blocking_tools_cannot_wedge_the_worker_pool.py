@@ -94,10 +94,8 @@ def test_calls_past_tool_timeout_give_their_worker_back_and_are_counted_as_stuck
 
 SCRIPT = """
 import threading
-import nanohubmcp.transports.process_exit as process_exit
 from nanohubmcp import MCPServer
 
-process_exit.EXIT_GRACE_SECONDS = 3.0  # past the 2 s drain: the exit watchdog (transports.exit_watch) bounds at it too
 server = MCPServer("stuck")
 
 @server.tool()
@@ -107,7 +105,7 @@ def forever() -> str:
     threading.Event().wait()
     return "never"
 
-server.run(host="127.0.0.1", port=0)
+server.run(host="127.0.0.1", port=0, exit_grace=3)  # past the 2 s drain: the exit watchdog bounds at it too
 """
 
 
