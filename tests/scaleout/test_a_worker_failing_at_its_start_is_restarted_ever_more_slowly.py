@@ -6,8 +6,9 @@ again once Redis is back. A stop during a pause is taken at once. The server giv
 with status 1, only when the starts kept failing for a sustained window.
 
 The real ``nanohubmcp run --workers 2`` on a real redis-server; stopping that Redis makes a worker's start
-fail. To keep the test short, two of the tests' apps lengthen the policy's pauses or shorten its window
-(``nanohubmcp.transports.restarts``' constants, read when the server forks)."""
+fail. To keep the tests short, their apps shorten the policy's first pause or its window, or lengthen its pauses
+(``nanohubmcp.transports.restarts``' constants, read when the server forks; their defaults are
+tests/transports/test_a_worker_failing_at_its_start_is_restarted_by_a_doubling_pause.py's)."""
 
 from __future__ import annotations
 
@@ -88,13 +89,13 @@ def _pauses(ends: list[str]) -> list[float]:
 def test_a_worker_failing_at_its_start_is_started_again_ever_more_slowly_then_serves(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    server = _Server(tmp_path, redis_server.url)
+    server = _Server(tmp_path, redis_server.url, FIRST_PAUSE_SECONDS="0.25")  # (0.5 by default)
     try:
         redis_server.stop()
         slot = server.kill_a_worker()
-        wait_until(lambda: 4.0 in _pauses(server.ends(slot)), "the pause before a restart reaches 4 s", 40)
+        wait_until(lambda: 2.0 in _pauses(server.ends(slot)), "the pause before a restart reaches 2 s", 40)
         ends = server.ends(slot)
-        assert _pauses(ends) == [0.5, 1.0, 2.0, 4.0], ends  # one failure more, one pause twice as long
+        assert _pauses(ends) == [0.25, 0.5, 1.0, 2.0], ends  # one failure more, one pause twice as long
         assert len(ends) <= 6, ends  # (the kill, at most one restart at once, then the four paused ones)
         paused = r"it ended within 10 s of its start \d+ times in a row; restarting in [0-9.]+ s"
         assert all(re.fullmatch(rf"restarted|{paused}", end) for end in ends), ends
