@@ -4,16 +4,22 @@ the stateless 2026-07-28 era)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
+import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from support import ROOT, fastmcp_client, official_client, run_command
 
 __all__ = ["EXAMPLES", "FEATURES_APP", "ROOT", "bridge_command", "example_command", "fastmcp_client",
-           "official_client", "run_command", "served"]
+           "official_client", "run_command", "second_answer", "served", "upstream_at"]
 
 EXAMPLES = ROOT / "examples"
 FEATURES_APP = Path(__file__).resolve().parent / "features_app.py"
@@ -42,3 +48,64 @@ def served(app: Path | str, **options: Any) -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+@contextlib.contextmanager
+def upstream_at(rules: list[Any]) -> Iterator[str]:
+    """A Tornado application of ``rules`` (a stand-in upstream server) served on 127.0.0.1:<free port> by a loop
+    of its own thread; yields its ``/mcp`` URL."""
+    import tornado.web
+    from tornado.httpserver import HTTPServer
+    from tornado.testing import bind_unused_port
+
+    loop = asyncio.new_event_loop()
+    sock, port = bind_unused_port()
+    started = threading.Event()
+    server: list[HTTPServer] = []
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        http = HTTPServer(tornado.web.Application(rules))
+        http.add_sockets([sock])
+        server.append(http)
+        loop.call_soon(started.set)
+        loop.run_forever()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert started.wait(30)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        loop.call_soon_threadsafe(server[0].stop)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+        loop.close()
+
+
+def second_answer(command: list[str], first: dict[str, Any], second: dict[str, Any],
+                  within: float) -> tuple[str, float, str]:
+    """Run the bridge ``command``, write ``first`` (read its answer) then ``second``, stdin left open (a client
+    closing it ends the bridge before a resume); ``(second's answer line, seconds it took, the bridge's
+    stderr)``, the line ``""`` when none came ``within`` seconds (the bridge is killed)."""
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as bridge:
+        assert bridge.stdin is not None
+        assert bridge.stdout is not None
+        bridge.stdin.write(json.dumps(first).encode() + b"\n")
+        bridge.stdin.flush()
+        assert bridge.stdout.readline()
+        bridge.stdin.write(json.dumps(second).encode() + b"\n")
+        bridge.stdin.flush()
+        sent = time.monotonic()
+        with ThreadPoolExecutor(1) as reader:
+            read = reader.submit(bridge.stdout.readline)
+            try:
+                line = read.result(within)
+            except TimeoutError:
+                line = b""
+            finally:
+                if not read.done():
+                    bridge.kill()  # (its readline ends)
+        took = time.monotonic() - sent
+        err = bridge.communicate(timeout=30)[1]  # (stdin closed: the bridge ends)
+    return line.decode(), took, err.decode()

@@ -13,19 +13,14 @@ server ending every GET stream at once with ``retry: 0`` had the bridge reconnec
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import tornado.web
-from stdio_support import bridge_command
-from tornado.httpserver import HTTPServer
-from tornado.testing import bind_unused_port
+from stdio_support import bridge_command, second_answer, upstream_at
 
 from nanohubmcp.transports.bridge.response_stream import MAX_RETRY_SECONDS, MIN_RETRY_SECONDS, retry_seconds
 
@@ -63,29 +58,8 @@ class _Answer(tornado.web.RequestHandler):
 @pytest.fixture
 def upstream(request: pytest.FixtureRequest) -> Iterator[str]:
     """A server answering every POST with one SSE event carrying ``retry: <param>`` and the answer; its URL."""
-    loop = asyncio.new_event_loop()
-    sock, port = bind_unused_port()
-    started = threading.Event()
-    server: list[HTTPServer] = []
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        http = HTTPServer(tornado.web.Application([(r"/mcp", _Answer, {"retry": request.param})]))
-        http.add_sockets([sock])
-        server.append(http)
-        loop.call_soon(started.set)
-        loop.run_forever()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert started.wait(30)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        loop.call_soon_threadsafe(server[0].stop)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(30)
-        loop.close()
+    with upstream_at([(r"/mcp", _Answer, {"retry": request.param})]) as url:
+        yield url
 
 
 @pytest.mark.parametrize("upstream", ["\u00b2", "9" * 5_000, "9" * 400, "1500"], indirect=True,
@@ -115,22 +89,9 @@ SECONDS URL``."""
 @pytest.mark.parametrize("upstream", ["later 999999999999"], indirect=True)
 def test_a_stream_ended_with_a_huge_retry_field_is_resumed_within_the_bound(upstream: str) -> None:
     command = [sys.executable, "-c", BOUNDED_BRIDGE, str(BOUND), upstream]
-    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as bridge:
-        assert bridge.stdin is not None
-        assert bridge.stdout is not None
-        bridge.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
-        bridge.stdin.flush()
-        assert json.loads(bridge.stdout.readline())["result"] == RESULT
-        bridge.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode() + b"\n")
-        bridge.stdin.flush()  # (left open: a client closing stdin ends the bridge before a resume)
-        with ThreadPoolExecutor(1) as reader:
-            read = reader.submit(bridge.stdout.readline)
-            try:
-                line = read.result(BOUND + 30)  # before: a wait of 31 years
-            finally:
-                if not read.done():
-                    bridge.kill()  # (its readline ends)
-        err = bridge.communicate(timeout=30)[1]  # (stdin closed: the bridge ends)
+    tools_list = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    line, _, err = second_answer(command, INITIALIZE, tools_list, BOUND + 30)  # before: a wait of 31 years
+    assert line, err[-2000:]
     assert json.loads(line) == {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}, err[-2000:]
 
 

@@ -1,16 +1,17 @@
 """The SSE events answering one request the bridge POSTed, and their resumption when the stream drops.
 
 Owns :class:`ResponseStream` and the reconnection pace the bridge keeps (``RECONNECT_SECONDS``,
-``MAX_RECONNECTS`` and the reading of a server's ``retry`` field, bounded by ``MAX_RETRY_SECONDS``,
-:func:`retry_seconds`, also used by the
-session's GET stream). What it needs of the session is the
-:class:`Relaying` protocol (:class:`~.session.Bridge` satisfies it); the POST itself is the
+``MAX_RECONNECTS``, ``RESUME_BUDGET_SECONDS`` and the reading of a server's ``retry`` field, bounded by
+``MAX_RETRY_SECONDS``, :func:`retry_seconds`, also used by the session's GET stream). What it needs of the
+session is the :class:`Relaying` protocol (:class:`~.session.Bridge` satisfies it); the POST itself is the
 session's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..headers import MCP_SESSION_ID_HEADER
@@ -24,10 +25,13 @@ __all__ = [
     "MAX_RETRY_SECONDS",
     "MIN_RETRY_SECONDS",
     "RECONNECT_SECONDS",
+    "RESUME_BUDGET_SECONDS",
     "Relaying",
     "ResponseStream",
     "retry_seconds",
 ]
+
+log = logging.getLogger("nanohubmcp.bridge")
 
 RECONNECT_SECONDS = 1.0
 """Pause before a dropped GET stream is resumed (unless the server named its own ``retry``)."""
@@ -38,7 +42,12 @@ MIN_RETRY_SECONDS = 0.25
 """The shortest pause a server's ``retry`` field sets: a smaller one (``retry: 0``) is read as this, so a server
 that ends every GET stream at once (a 200 with no event) is asked again four times a second, not in a busy loop."""
 MAX_RECONNECTS = 5
-"""Consecutive failed attempts to resume the GET stream before the bridge gives up on it."""
+"""Consecutive failed attempts to resume the GET stream before the bridge gives up on it; also the most GETs
+resuming one request's response stream."""
+RESUME_BUDGET_SECONDS = 30.0
+"""The longest the bridge pauses, in all, between its GETs resuming one request's response stream: the pauses
+(each the stream's ``retry``) stop at this total, and the request gets its error then. Five ``retry: 30000``
+pauses had a client wait 2.5 minutes for it."""
 
 
 def retry_seconds(field: str | None) -> float | None:
@@ -100,12 +109,29 @@ class ResponseStream:
             self.answered = True
 
     async def resume(self, headers: dict[str, str]) -> None:
-        """GET the rest of the stream until the response came (or the server cannot resume it)."""
+        """GET the rest of the stream until the response came (or the server cannot resume it).
+
+        At most :data:`MAX_RECONNECTS` GETs, each after the stream's ``retry`` pause, the pauses together at
+        most :data:`RESUME_BUDGET_SECONDS`; the first is said once on stderr. An unanswered request then gets
+        -32603.
+
+        .. versionchanged:: 1.0
+           The pauses share one budget (30 s), and the resumption is said on stderr: five ``retry: 30000``
+           pauses had the client's call wait 2.5 minutes, silently, for its error."""
         bridge = self.bridge
-        for _ in range(MAX_RECONNECTS):
-            if self.answered or not self.last_id or not bridge.session_id:
+        paused = 0.0
+        for attempt in range(MAX_RECONNECTS):
+            pause = min(self.retry, RESUME_BUDGET_SECONDS - paused)
+            if self.answered or not self.last_id or not bridge.session_id or pause <= 0:
                 break
-            await asyncio.sleep(self.retry)
+            if attempt == 0:
+                log.warning(
+                    "the server ended the response stream of request %s before answering; resuming it "
+                    "(GET with Last-Event-ID, first in %g s, at most %d GETs within %g s)",
+                    _shown_id(self.request_id), pause, MAX_RECONNECTS, RESUME_BUDGET_SECONDS,
+                )
+            await asyncio.sleep(pause)
+            paused += pause
             sent = {name: value for name, value in headers.items() if name != "Content-Type"}
             sent.update(
                 {"Accept": "text/event-stream", "Last-Event-ID": self.last_id, MCP_SESSION_ID_HEADER: bridge.session_id}
@@ -118,3 +144,7 @@ class ResponseStream:
                 self.request_id, "the server ended the response stream before answering and it could not be resumed"
             )
 
+
+def _shown_id(request_id: object) -> str:
+    """A JSON-RPC id as the client wrote it (``"a"`` quoted, ``7`` bare), at most 100 characters."""
+    return json.dumps(request_id)[:100]
