@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp.types import CallToolResult
 from sim2l.cooling_variant import cooling_variant
 from support import mcp_client, serve
 
@@ -41,16 +42,23 @@ async def test_a_timed_out_or_failed_run_names_the_served_tool(tmp_path: Path) -
     # 15 s: simtool's import, in cell 3, may take seconds on a busy machine
     server.add_sim2l(str(_notebook(tmp_path)), name="cool_to", cell_timeout=15)
 
+    answers: dict[int, CallToolResult] = {}
     with serve(server) as url, anyio.fail_after(200):
         async with mcp_client(url + "mcp") as client:
-            slow = await client.call_tool("cool_to", {"points": 17})
-            assert slow.is_error
-            assert slow.content[0].text == (
-                "the Sim2L tool 'cool_to' timed out after 15 s in cell 8: the cell ran longer than its cell_timeout "
-                "allows and was stopped"
-            )
-            failed = await client.call_tool("cool_to", {"points": 3})
-            assert failed.is_error
-            assert failed.content[0].text == (
-                "the Sim2L tool 'cool_to' failed in cell 8: ValueError: three points are too few"
-            )
+
+            async def call(points: int) -> None:
+                answers[points] = await client.call_tool("cool_to", {"points": points})
+
+            # The two runs at once (each in a kernel of its own): the failing one while the other waits out
+            # its cell_timeout.
+            async with anyio.create_task_group() as both:
+                both.start_soon(call, 17)
+                both.start_soon(call, 3)
+    slow, failed = answers[17], answers[3]
+    assert slow.is_error
+    assert slow.content[0].text == (
+        "the Sim2L tool 'cool_to' timed out after 15 s in cell 8: the cell ran longer than its cell_timeout "
+        "allows and was stopped"
+    )
+    assert failed.is_error
+    assert failed.content[0].text == "the Sim2L tool 'cool_to' failed in cell 8: ValueError: three points are too few"
