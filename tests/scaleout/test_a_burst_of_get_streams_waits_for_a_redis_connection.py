@@ -3,8 +3,10 @@
 redis-py's default pool raises at once when all its connections are in use, so 200 stream opens
 arriving together on one process (a reconnect burst after a worker died) got about 100 answers 200
 and about 100 answers 503 "busy", though each open needs a connection for a few milliseconds. Now
-a request that finds the pool full waits a short bounded time for a free connection: all 200
-open, nothing is logged as busy or as an outage, and Redis sees no more connections than the pool.
+a request that finds the pool full waits a short bounded time for a free connection: twice as many
+opens as the pool has connections all open (a pool of 20 through the state URL's ``max_connections``,
+so 40 opens, as 200 would be for the default pool of 100), nothing is logged as busy or as an outage,
+and Redis sees no more connections than the pool.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from nanohubmcp import MCPServer, StaticTokenVerifier
 
 pytestmark = pytest.mark.timeout(120)
 
-STREAMS = 200
-"""Stream opens at once (twice the default pool of 100 connections)."""
+POOL = 20
+"""Connections of the server's pool (the state URL's ``max_connections``)."""
+STREAMS = 2 * POOL
+"""Stream opens at once (twice the pool)."""
 
 
 async def open_all(url: str, sessions: list[str]) -> list[bytes]:
@@ -46,11 +50,13 @@ async def open_all(url: str, sessions: list[str]) -> list[bytes]:
             writer.close()
 
 
-def test_two_hundred_get_streams_opened_at_once_all_open(
+def test_twice_the_pools_get_streams_opened_at_once_all_open(
     redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="nanohubmcp.state")
-    server = MCPServer("burst", state_url=redis_server.url, auth=StaticTokenVerifier({"a-token": "alice"}))
+    server = MCPServer(
+        "burst", state_url=f"{redis_server.url}?max_connections={POOL}", auth=StaticTokenVerifier({"a-token": "alice"})
+    )
 
     @server.tool()
     def hello() -> str:
@@ -66,8 +72,8 @@ def test_two_hundred_get_streams_opened_at_once_all_open(
             )
             heads = asyncio.run(open_all(url, sessions))
             assert [h.split(b" ")[1] for h in heads] == [b"200"] * STREAMS, sorted(set(heads))
-            # The pool stayed within its size: 100, plus the pub/sub and the shared XREAD.
-            assert admin.info("clients")["connected_clients"] <= 100 + 2 + 1
+            # The pool stayed within its size, plus the pub/sub and the shared XREAD (and this admin client).
+            assert admin.info("clients")["connected_clients"] <= POOL + 2 + 1
     finally:
         admin.close()
     assert "busy" not in caplog.text

@@ -5,8 +5,10 @@ its own, holding one pooled connection for seconds at a time: about 100 open str
 process (redis-py's default pool) left none for anything else, so every other principal's call got
 503 "shared state store is unreachable", and the log said Redis went down and came back, again and
 again. Now a process reads every open stream with one ``XREAD`` on a connection of its own: here
-alice holds 300 GET streams (one per session, all legitimate) on one process, every one of them
-receives a notification, bob's calls are all answered, and Redis sees a handful of connections.
+alice holds three times as many GET streams as the process's pool has connections (one per session,
+all legitimate; a pool of 20 through the state URL's ``max_connections``, so 60 streams, as 300 would
+be for the default pool of 100), every one of them receives a notification, bob's calls are all
+answered, and Redis sees a handful of connections.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from nanohubmcp import MCPServer, StaticTokenVerifier
 
 pytestmark = pytest.mark.timeout(120)
 
-STREAMS = 300
-"""Open GET streams of one principal (three times redis-py's default pool)."""
+POOL = 20
+"""Connections of the server's pool (the state URL's ``max_connections``)."""
+STREAMS = 3 * POOL
+"""Open GET streams of one principal (three times the pool)."""
 ALICE = {"Authorization": "Bearer a-token"}
 BOB = {"Authorization": "Bearer b-token"}
 
@@ -61,12 +65,14 @@ def read_until(sock: socket.socket, needle: bytes) -> bool:
     return True
 
 
-def test_three_hundred_get_streams_of_one_principal_leave_the_others_served(
+def test_three_times_the_pools_get_streams_of_one_principal_leave_the_others_served(
     redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="nanohubmcp.state")
     server = MCPServer(
-        "streams", state_url=redis_server.url, auth=StaticTokenVerifier({"a-token": "alice", "b-token": "bob"})
+        "streams",
+        state_url=f"{redis_server.url}?max_connections={POOL}",
+        auth=StaticTokenVerifier({"a-token": "alice", "b-token": "bob"}),
     )
 
     @server.tool()
