@@ -215,9 +215,18 @@ class Server:
         return {int(pid) for pid in re.findall(r"\[worker pid (\d+)\] nanohubmcp\.access", self.text())}
 
     def stop(self) -> None:
+        self.terminate()
+        self.wait_stopped()
+
+    def terminate(self) -> None:
+        """SIGTERM to its process group: it begins to stop (:meth:`wait_stopped` waits for it)."""
         if self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGTERM)
+
+    def wait_stopped(self) -> None:
+        """Wait up to 10 s for it to end, then SIGKILL its process group."""
+        if self.proc.poll() is None:
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
@@ -286,8 +295,10 @@ class Cluster:
         if self.nginx.poll() is None:
             self.nginx.terminate()
             self.nginx.wait(10)
+        for server in self.servers:  # all stopping at once, not one after another
+            server.terminate()
         for server in self.servers:
-            server.stop()
+            server.wait_stopped()
 
 
 @contextlib.contextmanager
