@@ -337,3 +337,25 @@ def heartbeat_runs_out(state_url: str, job_id: str, name: str = "scaleout-test")
         store.pexpire(key, 200)
     finally:
         store.close()
+
+
+def producer_heartbeat_runs_out(state_url: str, session: str, event_id: str, name: str = "scaleout-test") -> None:
+    """After a ``kill -9`` of the process producing the stream of ``event_id`` (an event of session ``session``, whose
+    log's entries name that process): its heartbeat in Redis (``proc:<process>``, refreshed every
+    :data:`~nanohubmcp.state.redis_channels.HEARTBEAT_SECONDS`) is checked to end within its
+    :data:`~nanohubmcp.state.redis_channels.HEARTBEAT_TTL`, then made to end now (0.2 s), as Redis ends it once that
+    TTL has run out: the test waits for what the other processes do once it is gone, not for the TTL."""
+    import redis
+
+    from nanohubmcp.state.redis_channels import HEARTBEAT_TTL
+
+    store = redis.Redis.from_url(state_url, decode_responses=True)
+    try:
+        entries = store.xrange(f"nanohubmcp:{name}:ev:{session}:{event_id.split('.')[0]}")
+        producers = {fields["o"] for _, fields in entries if "o" in fields}
+        assert len(producers) == 1, (event_id, entries)
+        key = f"nanohubmcp:{name}:proc:{producers.pop()}"
+        assert 0 < store.pttl(key) <= HEARTBEAT_TTL * 1000, (key, store.pttl(key))
+        store.pexpire(key, 200)
+    finally:
+        store.close()

@@ -9,6 +9,8 @@
 - A question to the client (elicitation) asked by one process is replayed to a client that
   lost its stream, and its answer, posted to another process, resumes the waiting tool.
 - A thread job of the dead process is reported failed with a clear message.
+
+The tests that kill a process have a cluster each; the two that kill none share one (``calm_cluster``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 
 import pytest
 import wire
-from cluster import Cluster, heartbeat_runs_out
+from cluster import Cluster, heartbeat_runs_out, producer_heartbeat_runs_out
 from redis_server import RedisServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -57,7 +59,7 @@ def test_the_get_stream_resumes_on_another_process_without_loss_or_duplicate(clu
     assert wire.tool(cluster.url, session, "where", {})["result"]["isError"] is False
 
 
-def test_a_call_whose_process_died_is_answered_on_another(cluster: Cluster) -> None:
+def test_a_call_whose_process_died_is_answered_on_another(cluster: Cluster, redis_server: RedisServer) -> None:
     runner = cluster.servers[0]
     session = wire.initialize(cluster.url)
     call = wire.Events(
@@ -78,6 +80,8 @@ def test_a_call_whose_process_died_is_answered_on_another(cluster: Cluster) -> N
         seen.append(event_id)
     runner.kill()
     call.close()
+    # Its heartbeat outlives it by at most 10 s (ended now instead): until then its call's stream is waited on.
+    producer_heartbeat_runs_out(redis_server.url, session, seen[-1])
     resumed = wire.open_get(cluster.url, session, last_event_id=seen[-1])
     assert resumed.status == 200
     while True:
@@ -93,9 +97,9 @@ def test_a_call_whose_process_died_is_answered_on_another(cluster: Cluster) -> N
     assert wire.tool(cluster.url, session, "where", {})["result"]["isError"] is False
 
 
-def test_an_elicitation_is_replayed_and_its_answer_reaches_the_waiting_process(cluster: Cluster) -> None:
-    asker, resumer, answerer = cluster.servers
-    session = wire.initialize(cluster.url, capabilities={"elicitation": {}})
+def test_an_elicitation_is_replayed_and_its_answer_reaches_the_waiting_process(calm_cluster: Cluster) -> None:
+    asker, resumer, answerer = calm_cluster.servers
+    session = wire.initialize(calm_cluster.url, capabilities={"elicitation": {}})
     call = wire.Events(
         "POST",
         asker.url,
@@ -140,9 +144,9 @@ def test_a_thread_job_of_a_dead_process_is_reported_failed(cluster: Cluster, red
     assert "the server stopped while this job ran" in json.dumps(body)
 
 
-def test_a_cancel_sent_to_another_process_stops_the_call(cluster: Cluster) -> None:
-    runner, other, _ = cluster.servers
-    session = wire.initialize(cluster.url)
+def test_a_cancel_sent_to_another_process_stops_the_call(calm_cluster: Cluster) -> None:
+    runner, other, _ = calm_cluster.servers
+    session = wire.initialize(calm_cluster.url)
     call = wire.Events(
         "POST",
         runner.url,
