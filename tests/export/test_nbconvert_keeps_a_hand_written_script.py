@@ -5,6 +5,7 @@ refused in one line and kept; ``--MCPExporter.force=True`` replaces it (trial30 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -36,19 +37,25 @@ def test_an_earlier_export_is_replaced_and_other_outputs_are_checked(write_noteb
     write_notebook(*CELLS, name="adder.ipynb")
     first = nbconvert("--to", "mcp", "adder.ipynb", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    again = nbconvert("--to", "mcp", "adder.ipynb", cwd=tmp_path)  # its own earlier output: replaced
-    assert again.returncode == 0, again.stderr
 
     (tmp_path / "mine.py").write_text(MINE)
-    named = nbconvert("--to", "mcp", "adder.ipynb", "--output", "mine", cwd=tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "start_mcp.py").write_text(MINE)
+    # Three conversions at once (each writes, or refuses to write, a file of its own): its own earlier output
+    # replaced, and a hand-written file refused by name and in another folder.
+    with ThreadPoolExecutor(3) as pool:
+        again, named, elsewhere = pool.map(
+            lambda args: nbconvert("--to", "mcp", "adder.ipynb", *args, cwd=tmp_path),
+            [(), ("--output", "mine"), ("--output-dir", "out")],
+        )
+    assert again.returncode == 0, again.stderr
+    assert looks_exported((tmp_path / "start_mcp.py").read_text())
+
     assert named.returncode != 0
     assert "mine.py exists and is not an earlier export" in named.stderr
     assert (tmp_path / "mine.py").read_text() == MINE
 
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / "start_mcp.py").write_text(MINE)
-    elsewhere = nbconvert("--to", "mcp", "adder.ipynb", "--output-dir", "out", cwd=tmp_path)
     assert elsewhere.returncode != 0
     assert "out/start_mcp.py exists and is not an earlier export" in elsewhere.stderr
     assert (out / "start_mcp.py").read_text() == MINE
