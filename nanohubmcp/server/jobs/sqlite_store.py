@@ -6,16 +6,22 @@ a lock, writers in several processes by ``BEGIN IMMEDIATE`` and SQLite's busy ti
 update is an ``UPDATE ... SET progress_updates = progress_updates + 1``, so concurrent updates are
 counted, never lost. It takes the calls of :class:`~.backend.JobBackend`; :func:`~.stores.open_backend`
 picks it for a job store kept on disk.
+
+A file that is not, or no longer, a database (overwritten or truncated while serving, or damaged so that
+SQLite opened it but cannot read a page) raises :class:`JobStoreUnreadable`: the shared store's refusal (HTTP
+503, -32000, ``Retry-After``) saying so, logged once with the file's path; the server serves on.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from ...state.errors import StateUnavailable
 from . import DB_FILE
 from .backend import Guess, KeptData, Untold, check_limits
 from .sqlite_file import (
@@ -32,10 +38,23 @@ from .sqlite_file import (
     transaction,
 )
 
-__all__ = ["IDS_PER_QUERY", "SQLiteBackend"]
+__all__ = ["IDS_PER_QUERY", "JobStoreUnreadable", "SQLiteBackend"]
+
+log = logging.getLogger("nanohubmcp.jobs")
 
 IDS_PER_QUERY = 500
 """Ids named in one query (SQLite's bound on parameters is 999 in older builds)."""
+
+
+class JobStoreUnreadable(StateUnavailable, sqlite3.DatabaseError):
+    """The job store's SQLite file cannot be read (SQLite: "file is not a database", "database disk image is
+    malformed"): answered as the shared store being unreachable (HTTP 503, -32000, ``Retry-After``), its message
+    saying what is wrong, never "Internal error". Also an ``sqlite3.DatabaseError``, so every place that goes on
+    without the store (``except sqlite3.Error``) goes on as before. The message names no path (the log does)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"The server's job store cannot be read ({reason}); its operator must replace its file "
+                         "(the server's log names it)")
 
 
 class SQLiteBackend(Untold):
@@ -49,12 +68,31 @@ class SQLiteBackend(Untold):
         self.path, self._db, self.journal = open_database(directory, DB_FILE, SCHEMA)
         close_when_collected(self, self._db)
         self._lock = threading.Lock()
+        self._told = False  # the file's damage is logged (once, until it reads again)
         with self._lock:
             bring_up_to_date(self._db)
 
     @contextmanager
+    def _locked(self) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock; a damaged file's error as :class:`JobStoreUnreadable`."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.DatabaseError as exc:
+                # (its subclasses are other failures: OperationalError "database is locked", a full disk...)
+                if type(exc) is not sqlite3.DatabaseError:
+                    raise
+                if not self._told:
+                    self._told = True
+                    log.error("the job store's file %s cannot be read (%s): no job can be started or read from it "
+                              "(503 to every such request) until it is replaced: stop the server, move the file "
+                              "aside, start it again", self.path, exc)
+                raise JobStoreUnreadable(str(exc)) from exc
+            self._told = False
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, transaction(self._db) as db:
+        with self._locked() as db, transaction(db):
             yield db
 
     def insert(self, record: dict[str, Any], *, max_total: int, max_per_owner: int) -> None:
@@ -106,8 +144,8 @@ class SQLiteBackend(Untold):
                        (real(progress), real(total), encode("progress_message", message), job_id))
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-        with self._lock:
-            cursor = self._db.execute(sql, params)
+        with self._locked() as db:
+            cursor = db.execute(sql, params)
             names = [d[0] for d in cursor.description]
             rows = cursor.fetchall()
         return [{name: decode(name, value) for name, value in zip(names, row, strict=True)} for row in rows]
@@ -120,13 +158,13 @@ class SQLiteBackend(Untold):
         return self.load(job_id)
 
     def newest(self, limit: int) -> list[str]:
-        with self._lock:
-            found = self._db.execute("SELECT id FROM jobs ORDER BY created DESC LIMIT ?", (limit,))
+        with self._locked() as db:
+            found = db.execute("SELECT id FROM jobs ORDER BY created DESC LIMIT ?", (limit,))
             return [str(job_id) for (job_id,) in found.fetchall()]
 
     def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
-        with self._lock:
-            found = self._db.execute("SELECT id, created FROM jobs WHERE owner_key = ? AND created >= ? "
+        with self._locked() as db:
+            found = db.execute("SELECT id, created FROM jobs WHERE owner_key = ? AND created >= ? "
                                      "ORDER BY created, id LIMIT ? OFFSET ?", (owner_key, since, count, start))
             return [(str(job_id), float(created)) for job_id, created in found.fetchall()]
 
@@ -151,8 +189,8 @@ class SQLiteBackend(Untold):
         listed = list(ids)
         for start in range(0, len(listed), IDS_PER_QUERY):
             chunk = listed[start:start + IDS_PER_QUERY]
-            with self._lock:
-                rows = self._db.execute(
+            with self._locked() as db:
+                rows = db.execute(
                     f"SELECT id, status_message FROM jobs WHERE status = 'cancelled' AND id IN "
                     f"({', '.join('?' * len(chunk))})", chunk).fetchall()
             found.update(rows)
