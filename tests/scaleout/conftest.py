@@ -37,6 +37,18 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
 
 
 @pytest.fixture
+def redis_on_disk(tmp_path: Path) -> Iterator[RedisServer]:
+    """A redis-server on disk (its restart forgets no record); the job stores of the servers made meanwhile let
+    go before it stops."""
+    redis = RedisServer(installed(find_redis(), "redis-server"), tmp_path, persistent=True).start()
+    try:
+        with job_stores_let_go():
+            yield redis
+    finally:
+        redis.stop()
+
+
+@pytest.fixture
 def cluster(redis_server: RedisServer, tmp_path: Path) -> Iterator[Cluster]:
     """Three server processes sharing the Redis, behind nginx round-robin (fresh for each test:
     for the tests that kill a process or Redis)."""

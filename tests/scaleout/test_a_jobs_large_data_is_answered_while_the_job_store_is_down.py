@@ -15,13 +15,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from redis_server import RedisServer, find_redis, job_stores_let_go
-from support import installed, serve, wait_until
+from redis_server import RedisServer
+from support import serve, wait_until
 
 from nanohubmcp import MCPServer
 from nanohubmcp.server.jobs import sqlite_file
@@ -69,18 +68,6 @@ def _stored_link(server: MCPServer, job_id: str) -> str | None:
     rows = server.core.jobs.backend.summaries([job_id], ("id", "kept_data"))
     kept = rows[0].get("kept_data") if rows else None
     return kept[1]["uri"] if kept else None
-
-
-@pytest.fixture
-def redis_on_disk(tmp_path: Path) -> Iterator[RedisServer]:
-    """A redis-server on disk (its restart forgets no record); the job stores of the servers made meanwhile let
-    go before it stops."""
-    redis = RedisServer(installed(find_redis(), "redis-server"), tmp_path, persistent=True).start()
-    try:
-        with job_stores_let_go():
-            yield redis
-    finally:
-        redis.stop()
 
 
 def test_a_poll_while_redis_is_down_links_the_data_and_stores_the_link_once_it_is_back(
