@@ -50,7 +50,7 @@ from ..server.wire.streams import OutboundStream
 from .exit_watch import ExitWatch
 from .found_handlers import FoundHandlers
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
-from .process_exit import EXIT_GRACE_SECONDS, explain_exit_wait
+from .process_exit import EXIT_GRACE_SECONDS, EXIT_MARGIN_SECONDS, exit_deadline, explain_exit_wait
 from .served import ServedServer
 
 if TYPE_CHECKING:
@@ -94,18 +94,23 @@ class StdioTransport:
         self.tasks: set[asyncio.Task[None]] = set()
         self._ended: asyncio.Future[None] | None = None
         self._process_ends = False
+        self._drain_until: Callable[[], float] | None = None
 
     def _write(self, event_id: str | None, message: Any) -> None:
         """The sink of every stream of this transport: one message, one line on stdout."""
         self.writer.write(message)
 
     async def serve(self, stop: asyncio.Event | None = None, *, on_input_end: Callable[[], None] | None = None,
-                    process_ends: bool = False) -> None:
+                    process_ends: bool = False, drain_until: Callable[[], float] | None = None) -> None:
         """Serve until end of input (or ``stop`` is set), then close the server. ``on_input_end`` is called
         once, from any thread, as soon as the client closed the input, even while the event loop is blocked
         (:class:`~.lines.LineReader`'s ``on_end``). ``process_ends``: the process ends with the serve
-        (:func:`serve_stdio`): the ``threads`` jobs handed over at the stop are told to cancel as it begins."""
+        (:func:`serve_stdio`): the ``threads`` jobs handed over at the stop are told to cancel as it begins.
+        ``drain_until``: read once the stop began, the ``time.monotonic()`` by which the drain's steps end (a
+        blocking serve's exit deadline less its margin, :func:`.process_exit.exit_deadline`); None: each step
+        takes :data:`DRAIN_SECONDS`."""
         self._process_ends = process_ends
+        self._drain_until = drain_until
         loop = asyncio.get_running_loop()
         ended = self._ended = loop.create_future()
         reader = LineReader(self.in_fd, self.max_line_bytes, on_line=self._receive,  # each line as it is read
@@ -211,15 +216,20 @@ class StdioTransport:
         waiter hears its end within the drain), give it a moment to answer, answer what still runs then with
         the stopping server's error (:class:`~nanohubmcp.errors.ServerStopping`), then close the server."""
         core, shutdown = self.core, self.core.shutdown
+        until = self._drain_until() if self._drain_until is not None else None
+
+        def step() -> float:  # (cut short by the exit's deadline: a short exit grace, a loop that took the stop late)
+            return DRAIN_SECONDS if until is None else max(0.0, min(DRAIN_SECONDS, until - time.monotonic()))
+
         core.close(streams_later=True)  # (the session's stream stays open for the answers: close_streams below)
         if self._process_ends:
             core.core_jobs.process_ending()
         self.connection.close("the server is stopping")
         if self.tasks:
-            await asyncio.wait(set(self.tasks), timeout=DRAIN_SECONDS)
+            await asyncio.wait(set(self.tasks), timeout=step())
         answering = shutdown.cut_off()
         if answering:  # each writes its error line as it ends
-            await asyncio.wait(answering, timeout=DRAIN_SECONDS)
+            await asyncio.wait(answering, timeout=step())
         for task in list(self.tasks):
             task.cancel()
         core.detach()
@@ -258,7 +268,9 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
         stop = asyncio.Event()
         taken = stop_on_signals(stop)
         watch.install((signal.SIGINT, signal.SIGTERM))  # (after the loop's handlers: exit_watch)
-        await transport.serve(stop, on_input_end=functools.partial(watch.arm, "the end of input"), process_ends=True)
+        await transport.serve(stop, on_input_end=functools.partial(watch.arm, "the end of input"), process_ends=True,
+                              drain_until=lambda: exit_deadline(server.core, watch.deadline, grace)
+                              - EXIT_MARGIN_SECONDS)
         return taken[0] if taken else None  # the signal that stopped it, None at the end of input
 
     # The exit's bound, even while an async tool blocks the loop: from a stop signal or the client closing stdin.

@@ -1,7 +1,11 @@
 """SIGTERM to a server whose sync tool is blocked in ``time.sleep`` ends the process within the documented
 10 s (``EXIT_GRACE_SECONDS``), counted from the signal: a process supervisor (systemd, Slurm, a container
 runtime) can rely on it. The process waited the 2 s drain and then 10 s more, about 12 s in all, while
-the docs said 10 s (fresh-user trial, low finding). Measured by waiting for the process's exit."""
+the docs said 10 s (fresh-user trial, low finding). Measured by waiting for the process's exit.
+
+Over HTTP the default 10 s is kept end to end; over stdio the same bound is checked with ``--exit-grace 2``
+(the drain cut to 1 s, then the wait for the call to its end: the old sum, drain and then the whole grace, would
+be 3 s or more and fail it)."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from typing import IO
 import pytest
 from support import call_tool_http
 
+from nanohubmcp.transports.exit_grace import MIN_EXIT_GRACE_SECONDS
 from nanohubmcp.transports.process_exit import EXIT_GRACE_SECONDS
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
@@ -85,8 +90,9 @@ class Served:
         assert self.proc.stderr is not None
         self.stdout, self.stderr = Lines(self.proc.stdout), Lines(self.proc.stderr)
 
-    def assert_exits_within_the_bound(self) -> None:
-        """Once the tool runs: SIGTERM, then wait for the exit (status 0, as a stopped server's)."""
+    def assert_exits_within_the_bound(self, bound: float = EXIT_GRACE_SECONDS) -> None:
+        """Once the tool runs: SIGTERM, then wait for the exit (status 0, as a stopped server's) and check it
+        came within ``bound`` seconds of the signal (the server's exit grace: 10 s by default)."""
         try:
             assert self.stderr.wait_for("nap: running"), self.stderr.seen
             began = time.monotonic()
@@ -97,7 +103,7 @@ class Served:
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait(CEILING)
-        assert took <= EXIT_GRACE_SECONDS, f"exited {took:.2f} s after SIGTERM; the bound is {EXIT_GRACE_SECONDS:g} s"
+        assert took <= bound, f"exited {took:.2f} s after SIGTERM; the bound is {bound:g} s"
         # Still blocked when the process exited: the bound was measured, not a quick exit.
         assert "1 tool call(s) still running" in self.stderr.text()
 
@@ -112,7 +118,7 @@ def test_over_http_the_process_exits_within_the_bound_of_the_signal(tmp_path: Pa
 
 
 def test_over_stdio_the_process_exits_within_the_bound_of_the_signal(tmp_path: Path) -> None:
-    served = Served(tmp_path, "--transport", "stdio")
+    served = Served(tmp_path, "--transport", "stdio", "--exit-grace", f"{MIN_EXIT_GRACE_SECONDS:g}")
     assert served.proc.stdin is not None
     for message in (
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -122,7 +128,7 @@ def test_over_stdio_the_process_exits_within_the_bound_of_the_signal(tmp_path: P
     ):
         served.proc.stdin.write(json.dumps(message) + "\n")
         served.proc.stdin.flush()
-    served.assert_exits_within_the_bound()
+    served.assert_exits_within_the_bound(MIN_EXIT_GRACE_SECONDS)
 
 
 def call_quietly(base: str, name: str = "nap", arguments: dict[str, float] | None = None) -> None:
