@@ -85,6 +85,7 @@ def test_the_second_ctrl_c_handler_is_in_place_before_the_message_asks_for_it(mo
 
     from nanohubmcp.server.calls import invoke
     from nanohubmcp.transports import process_exit
+    from nanohubmcp.transports.exit_grace import MIN_EXIT_GRACE_SECONDS
 
     monkeypatch.setattr(invoke, "RUNNING", {Future()})  # one pool call still running
     handlers_at_write: list[Any] = []
@@ -99,7 +100,8 @@ def test_the_second_ctrl_c_handler_is_in_place_before_the_message_asks_for_it(mo
     # (SIGHUP too: the wait ignores it, and a process this one starts later would inherit that)
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        process_exit.explain_exit_wait(None, signal.SIGINT)
+        # the shortest exit grace: the wait for the call that never returns ends 1 s on, not the default's 9 s
+        process_exit.explain_exit_wait(None, signal.SIGINT, grace=MIN_EXIT_GRACE_SECONDS)
         installed = signal.getsignal(signal.SIGINT)
     finally:
         for sig, handler in saved.items():
