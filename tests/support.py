@@ -63,6 +63,22 @@ def wait_until(condition: Callable[[], T], what: str, timeout: float = 60) -> T:
     return value
 
 
+DEAF_APP = """
+import sys, time
+from nanohubmcp import MCPServer
+
+server = MCPServer("sleepy")
+
+@server.tool()
+def nap() -> str:
+    '''Sleeps for a minute, deaf to cancellation.'''
+    print("nap: running", file=sys.stderr, flush=True)
+    time.sleep(60)
+    return "rested"
+"""
+"""An app file whose sync tool ``nap`` sleeps 60 s on a worker thread, saying ``nap: running`` on stderr first: a
+call a stop must leave behind."""
+
 BLOCKING_APP = """
 import time
 from pathlib import Path

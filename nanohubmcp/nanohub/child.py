@@ -4,7 +4,7 @@ Usage (the launcher builds this; no temporary runner file is written)::
 
     NANOHUBMCP_CHILD_PATH_PREFIX=/weber/.../ NANOHUBMCP_CHILD_PUBLIC_URL=https://proxy.../ \\
     python -m nanohubmcp.nanohub.child --app FILE --host H --port P [--allowed-origins A,B] [--parent-pid N]
-        [--debug]
+        [--debug] [--exit-grace SECONDS]
 
 The weber path and public URL come in the environment (:func:`environment`), not on the command line:
 on a hub they hold the session's secret proxy cookie, and ``ps`` shows a command line to every user of
@@ -44,6 +44,7 @@ from nanohubmcp.errors import ConfigurationError, NanohubMCPError
 from nanohubmcp.nanohub.app_file import AppImportError, checked_app_file, import_failure
 from nanohubmcp.server.app_import import importing
 from nanohubmcp.state.url import redact
+from nanohubmcp.transports.exit_grace import exit_grace_option
 from nanohubmcp.transports.limit_option import limit_arguments, limit_argv, limit_keywords
 
 __all__ = ["BOOTSTRAP", "PATH_PREFIX_ENV", "PUBLIC_URL_ENV", "SOURCES_ENV", "command", "environment", "load_app",
@@ -102,10 +103,12 @@ def command(
     parent_pid: int | None = None,
     debug: bool = False,
     limits: dict[str, int] | None = None,
+    exit_grace: float | None = None,
 ) -> list[str]:
     """Return the argv that runs ``app`` in a child; ``python=None`` means this interpreter. The path
     prefix and public URL go in its environment (:func:`environment`), never in this argv; ``limits`` are
-    ``run()``'s limits the command line gave (:func:`~nanohubmcp.transports.limit_option.limit_keywords`)."""
+    ``run()``'s limits the command line gave (:func:`~nanohubmcp.transports.limit_option.limit_keywords`);
+    ``exit_grace``, ``run()``'s, in seconds (checked by the caller; None: ``run()``'s default)."""
     args = ["--app", str(app), "--host", host, "--port", str(port)]
     if allowed_origins:
         origins = allowed_origins if isinstance(allowed_origins, str) else ",".join(allowed_origins)
@@ -115,6 +118,8 @@ def command(
     if debug:
         args.append("--debug")
     args += limit_argv(limits or {})
+    if exit_grace is not None:
+        args += ["--exit-grace", repr(exit_grace)]
     if python is None:
         return [sys.executable, "-m", "nanohubmcp.nanohub.child", *args]
     fallback = os.pathsep.join(p for p in sys.path if p and os.path.isabs(p))
@@ -210,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parent-pid", type=int, default=None)
     parser.add_argument("--debug", action="store_true")
     limit_arguments(parser)
+    parser.add_argument("--exit-grace", type=exit_grace_option, default=None, metavar="SECONDS")
     args = parser.parse_args(argv)
 
     if args.parent_pid is not None:
@@ -221,7 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         server = load_app(args.app)
         origins = args.allowed_origins
         server.run(host=args.host, port=args.port, path_prefix=args.path_prefix, public_url=args.public_url,
-                   allowed_origins=origins if origins in (None, "*") else origins.split(","), **limit_keywords(args))
+                   allowed_origins=origins if origins in (None, "*") else origins.split(","), **limit_keywords(args),
+                   **({} if args.exit_grace is None else {"exit_grace": args.exit_grace}))  # (else run()'s, 10 s)
     except AppImportError as exc:  # the app's own traceback, for the log: status 1, as the app's exception
         traceback.print_exception(exc.__cause__ or exc)
         return 1

@@ -23,6 +23,7 @@ from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.nanohub import child as app_child
 from nanohubmcp.nanohub.plan import LaunchPlan
 from nanohubmcp.nanohub.supervisor import Child, wait_for_port
+from nanohubmcp.transports.exit_grace import DEFAULT_EXIT_GRACE_SECONDS, kill_wait
 from nanohubmcp.transports.limit_option import limit_keywords
 from nanohubmcp.transports.proxy_option import PROXY_HEADERS_VARIABLE
 
@@ -139,6 +140,7 @@ def serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop:
                 parent_pid=os.getpid(),
                 debug=args.debug,
                 limits=limit_keywords(args),
+                exit_grace=args.exit_grace,
             ),
             app_env,
         )
@@ -162,5 +164,5 @@ def serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop:
             time.sleep(_SUPERVISE_POLL)
         return 128 + (stop.signum or 0)
     finally:
-        for proc in reversed(children):
-            proc.stop()
+        for proc in reversed(children):  # the app keeps its exit grace; killed 5 s past it, as a --workers parent's
+            proc.stop(kill_wait(args.exit_grace or DEFAULT_EXIT_GRACE_SECONDS) if proc is children[0] else 5.0)

@@ -64,6 +64,7 @@ from nanohubmcp.nanohub.pyenv import conda_env_python
 from nanohubmcp.nanohub.run_call import skipped_keywords_note
 from nanohubmcp.nanohub.supervisor import port_is_free
 from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
+from nanohubmcp.transports.exit_grace import exit_grace_option
 from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, check_limit_options, limit_arguments, limit_keywords
 from nanohubmcp.transports.proxy_option import proxy_arguments
 
@@ -125,6 +126,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     proxy_arguments(parser, weber=True)  # a public URL given wins over the detected (weber) one
     limit_arguments(parser)
+    parser.add_argument(
+        "--exit-grace",
+        type=exit_grace_option,
+        default=None,
+        metavar="SECONDS",
+        help="the longest the app takes to exit once stopped (SIGTERM, Ctrl-C), whatever still runs: 2-86400 "
+        "(default 10; start_mcp kills it 5 s past it)",
+    )
     parser.add_argument(
         "--python-env", metavar="NAME", default=None, help="run the app with this conda env's Python"
     )
@@ -239,7 +248,8 @@ def _run(args: argparse.Namespace, stop: StopRequest) -> int:
 
 _OPTION_OF_KEYWORD = {
     "public_url": "--public-url", "path_prefix": "--path-prefix", "allowed_origins": "--allowed-origins",
-    "proxy_headers": "--proxy-headers", "host": "--host", "token": "--token-file", **LIMIT_OPTIONS,
+    "proxy_headers": "--proxy-headers", "host": "--host", "token": "--token-file", "exit_grace": "--exit-grace",
+    **LIMIT_OPTIONS,
 }
 """``run()`` keywords an app file may pass that ``start_mcp`` takes as options instead."""
 
@@ -250,7 +260,7 @@ def _note_skipped_keywords(app: Path, plan: LaunchPlan, args: argparse.Namespace
     given = {"public_url": plan.info.public_url or args.public_url, "path_prefix": plan.info.path_prefix or None,
              "allowed_origins": args.allowed_origins, "proxy_headers": args.proxy_headers, "host": args.host,
              "token": args.token if args.token is not None else os.environ.get(MCP_TOKEN_ENV),
-             **limit_keywords(args)}  # fmt: skip
+             "exit_grace": args.exit_grace, **limit_keywords(args)}  # fmt: skip
     note = skipped_keywords_note(app, "start_mcp", _OPTION_OF_KEYWORD, {k for k, v in given.items() if v})
     if note:
         say(f"note: {note}")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
-from support import call_tool_http
+from support import DEAF_APP, call_tool_http
 
 from nanohubmcp.transports.exit_grace import MIN_EXIT_GRACE_SECONDS
 from nanohubmcp.transports.process_exit import EXIT_GRACE_SECONDS
@@ -28,19 +28,7 @@ from nanohubmcp.transports.process_exit import EXIT_GRACE_SECONDS
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = """
-import sys, time
-from nanohubmcp import MCPServer
-
-server = MCPServer("sleepy")
-
-@server.tool()
-def nap() -> str:
-    '''Sleeps for a minute, deaf to cancellation.'''
-    print("nap: running", file=sys.stderr, flush=True)
-    time.sleep(60)
-    return "rested"
-"""
+APP = DEAF_APP
 CEILING = 60.0
 """How long the test waits for the exit at the most (far above the bound: a hang fails, not a slow machine)."""
 
