@@ -21,7 +21,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.docstrings import read_docstring
@@ -67,15 +67,26 @@ def _is_path(base: type) -> bool:
     return pathlib is not None and issubclass(base, pathlib.PurePath)
 
 
-class Mapped(NamedTuple):
-    """A schema fragment and the coercer back to Python (``None``: the JSON value is used as is).
+class Mapped(tuple["dict[str, Any]", "co.Coercer | None"]):
+    """A schema fragment and the coercer back to Python (``None``: the JSON value is used as is),
+    ``(schema, coerce)``.
 
-    A ``NamedTuple``, not a frozen dataclass: this module is on every server's start path, and a
-    dataclass costs ~2-4 M instructions to create at import (bench/startup.md).
+    A tuple written out, not a frozen dataclass nor a ``NamedTuple``: this module is on every server's start path,
+    and a dataclass costs ~2-4 M instructions to create at import, a ``NamedTuple`` ~0.6 M (bench/startup.md).
     """
 
-    schema: dict[str, Any]
-    coerce: co.Coercer | None = None
+    __slots__ = ()
+
+    def __new__(cls, schema: dict[str, Any], coerce: co.Coercer | None = None) -> Mapped:
+        return tuple.__new__(cls, (schema, coerce))
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return self[0]
+
+    @property
+    def coerce(self) -> co.Coercer | None:
+        return self[1]
 
 
 ANY = Mapped({})
