@@ -115,7 +115,12 @@ def run_notebook(
             with open(os.path.join(inputs, name), "wb") as stream:
                 stream.write(data)
     output = executed_notebook(spec, directory)
-    options: dict[str, Any] = {"cwd": directory, "progress_bar": progress, "log_output": False}
+    # The kernel starts in the run's directory (nbclient's `resources` path, the kernel's own working directory);
+    # never papermill's `cwd=`, which changes the working directory of this whole process for the run: the
+    # server's (or the user's kernel's) other threads saw it, and of two runs at once the second restored the
+    # first's directory, which that run had removed meanwhile (FileNotFoundError).
+    options: dict[str, Any] = {"resources": {"metadata": {"path": directory}}, "progress_bar": progress,
+                               "log_output": False}
     if kernel_name:
         options["kernel_name"] = kernel_name
     if cell_timeout is not None:
