@@ -12,6 +12,8 @@ import inspect
 import logging
 import re
 
+from ..protocol.tuple_records import TupleRecord
+
 log = logging.getLogger(__name__)
 
 _PARAM_WORDS = (
@@ -25,7 +27,7 @@ _NUMPY_RULE = r"^\s*-{3,}\s*$"
 _REST_FIELD = r"^\s*:(?:param|parameter|arg|argument|key|keyword|kwarg|type|ivar|var|vartype)\b[^:]*:"
 
 
-class DocInfo(tuple["str | None", "dict[str, str]"]):
+class DocInfo(TupleRecord, tuple["str | None", "dict[str, str]"]):
     """What a docstring says about a callable, ``(description, params)`` (a tuple written out: a frozen
     dataclass cost ~3 M instructions to create at import, a ``NamedTuple`` ~0.6 M).
 
@@ -35,6 +37,7 @@ class DocInfo(tuple["str | None", "dict[str, str]"]):
     """
 
     __slots__ = ()
+    _fields = ("description", "params")
 
     def __new__(cls, description: str | None, params: dict[str, str]) -> DocInfo:
         return tuple.__new__(cls, (description, params))

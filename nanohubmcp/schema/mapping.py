@@ -30,6 +30,8 @@ from nanohubmcp.schema.hints import type_hints
 from nanohubmcp.schema.science import scientific
 from nanohubmcp.schema.secret import SchemaKeys
 
+from ..protocol.tuple_records import TupleRecord
+
 _WRAPPER_NAMES = {"Required", "NotRequired", "ReadOnly", "Final", "ClassVar"}
 _UNION_ORIGINS = {typing.Union, types.UnionType}
 _TYPING_TUPLE: Any = typing.Tuple  # noqa: UP006 - compared at run time: bare Tuple and Tuple[()] look alike
@@ -67,7 +69,7 @@ def _is_path(base: type) -> bool:
     return pathlib is not None and issubclass(base, pathlib.PurePath)
 
 
-class Mapped(tuple["dict[str, Any]", "co.Coercer | None"]):
+class Mapped(TupleRecord, tuple["dict[str, Any]", "co.Coercer | None"]):
     """A schema fragment and the coercer back to Python (``None``: the JSON value is used as is),
     ``(schema, coerce)``.
 
@@ -76,6 +78,7 @@ class Mapped(tuple["dict[str, Any]", "co.Coercer | None"]):
     """
 
     __slots__ = ()
+    _fields = ("schema", "coerce")
 
     def __new__(cls, schema: dict[str, Any], coerce: co.Coercer | None = None) -> Mapped:
         return tuple.__new__(cls, (schema, coerce))

@@ -75,6 +75,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..errors import ServerBusy, ServerStopping, error_response
 from ..protocol import jsonrpc, sendable
 from ..protocol.sendable import Parts
+from ..protocol.tuple_records import TupleRecord
 from ..state.errors import StateUnavailable
 from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal, serve_batch
 from .intake import Incoming, Intake, Received, handshake_version, is_modern, spoken_version
@@ -116,7 +117,7 @@ def _uncancel() -> None:
         uncancel()
 
 
-class Reply(tuple["dict[str, Any] | None", "Session | None"]):
+class Reply(TupleRecord, tuple["dict[str, Any] | None", "Session | None"]):
     """What :meth:`Connection.serve` answers, ``(message, session)``. A tuple written out, not a
     ``NamedTuple``, which cost ~0.9 M instructions more to make at import (bench/startup.md, eighth pass).
 
@@ -127,6 +128,7 @@ class Reply(tuple["dict[str, Any] | None", "Session | None"]):
     """
 
     __slots__ = ()
+    _fields = ("message", "session")
 
     def __new__(cls, message: dict[str, Any] | None, session: Session | None = None) -> Reply:
         return tuple.__new__(cls, (message, session))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidParams, MethodNotFound, ProtocolError, error_response
 from ..protocol import jsonrpc
+from ..protocol.tuple_records import TupleRecord
 from ..schema.paths import echoed
 from .layers import session_limit, tool_scopes, version_gate
 from .pipeline import NotAResult, Pipeline, Request
@@ -34,13 +35,15 @@ Handler = Callable[["HandlerServices", RequestContext, dict[str, Any]], Awaitabl
 NotificationHandler = Callable[["HandlerServices", RequestContext, dict[str, Any]], Awaitable[None]]
 
 
-class MethodTables(tuple["Mapping[str, Handler]", "Mapping[str, Handler]", "Mapping[str, NotificationHandler]"]):
+class MethodTables(TupleRecord,
+                   tuple["Mapping[str, Handler]", "Mapping[str, Handler]", "Mapping[str, NotificationHandler]"]):
     """Method name → handler: requests of the handshake era (2024-11-05 … 2025-11-25), requests
     of the stateless era (2026-07-28), and the client notifications the server acts on,
     ``(handshake, modern, notifications)``. A tuple written out, not a ``NamedTuple``, which cost ~0.9 M
     instructions more to make at import (bench/startup.md, eighth pass)."""
 
     __slots__ = ()
+    _fields = ("handshake", "modern", "notifications")
 
     def __new__(cls, handshake: Mapping[str, Handler], modern: Mapping[str, Handler],
                 notifications: Mapping[str, NotificationHandler]) -> MethodTables:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..errors import InvalidRequest, ProtocolError, ServerStopping, SessionNotFound
 from ..protocol import jsonrpc, versions
 from ..protocol.message_values import show
+from ..protocol.tuple_records import TupleRecord
 from ..state.errors import StateUnavailable
 from .batches import batch_refusal
 from .stateless.envelope import modern_version
@@ -41,7 +42,7 @@ MEMORY_TRANSPORT = "memory"
 core as a testing client's (:meth:`Received.attach`), not as a server's real clients'."""
 
 
-class Incoming(tuple["jsonrpc.Message | None", bool, "RequestContext | None", "list[Any] | None",
+class Incoming(TupleRecord, tuple["jsonrpc.Message | None", bool, "RequestContext | None", "list[Any] | None",
                      "versions.ProtocolVersion | None", "Session | None", bool]):
     """One POSTed body as :meth:`Connection.receive` read it: everything the transport needs next,
     ``(message, modern, request, batch, version, session, large)``. A tuple written out, not a ``NamedTuple``,
@@ -62,6 +63,7 @@ class Incoming(tuple["jsonrpc.Message | None", bool, "RequestContext | None", "l
     """
 
     __slots__ = ()
+    _fields = ("message", "modern", "request", "batch", "version", "session", "large")
 
     def __new__(cls, message: jsonrpc.Message | None, modern: bool, request: RequestContext | None,
                 batch: list[Any] | None, version: versions.ProtocolVersion | None, session: Session | None,

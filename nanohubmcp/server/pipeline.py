@@ -51,6 +51,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..protocol import foreign_values
+from ..protocol.tuple_records import TupleRecord
 from .wire.request import ANSWERED_BY_LAYER, STREAMS_TEXT
 
 if TYPE_CHECKING:
@@ -67,13 +68,14 @@ class NotAResult(TypeError):
     """A middleware answered a request with something other than a result dict."""
 
 
-class Route(tuple[str, bool, bool, bool]):
+class Route(TupleRecord, tuple[str, bool, bool, bool]):
     """What chooses a request's chain, known before any layer runs: ``(method, modern, authorized, in_session)``.
 
     A tuple (compared, hashed and unpacked as one) written out: a ``NamedTuple`` cost ~0.9 M instructions more to
     make when this module loads (bench/startup.md, eighth pass)."""
 
     __slots__ = ()
+    _fields = ("method", "modern", "authorized", "in_session")
 
     def __new__(cls, method: str, modern: bool, authorized: bool, in_session: bool) -> Route:
         return tuple.__new__(cls, (method, modern, authorized, in_session))
@@ -104,12 +106,13 @@ Acts = Callable[[Route], bool]
 route's chain is composed; a layer that does not act is left out of it)."""
 
 
-class Layer(tuple[Middleware, Acts | None]):
+class Layer(TupleRecord, tuple[Middleware, Acts | None]):
     """A built-in layer and the routes it acts on, ``(middleware, acts)`` (its ``middleware`` may be a plain
     function that returns ``call_next(request)``'s awaitable: see :class:`Pipeline`). A tuple written out, as
     :class:`Route` is."""
 
     __slots__ = ()
+    _fields = ("middleware", "acts")
 
     def __new__(cls, middleware: Middleware, acts: Acts | None = None) -> Layer:
         return tuple.__new__(cls, (middleware, acts))

@@ -21,6 +21,7 @@ import urllib.parse
 
 from ..errors import ConfigurationError
 from ..protocol.message_values import shown_value
+from ..protocol.tuple_records import TupleRecord
 
 REDIS_ENCODING_ERRORS = "surrogatepass"
 """How the Redis clients write text as UTF-8 and read it back: a lone surrogate (valid JSON a client may
@@ -34,7 +35,7 @@ REDIS = "redis"
 _KINDS = {"memory": MEMORY, "sqlite": SQLITE, "redis": REDIS, "rediss": REDIS, "unix": REDIS}
 
 
-class StateURL(tuple[str, str, "str | None"]):
+class StateURL(TupleRecord, tuple[str, str, "str | None"]):
     """A parsed state URL, ``(kind, url, path)`` (immutable; a tuple written out: a frozen dataclass cost ~3 M
     instructions more to make when a server's first module loads, a ``NamedTuple`` ~0.8 M).
 
@@ -45,6 +46,7 @@ class StateURL(tuple[str, str, "str | None"]):
     """
 
     __slots__ = ()
+    _fields = ("kind", "url", "path")
 
     def __new__(cls, kind: str, url: str, path: str | None = None) -> StateURL:
         return tuple.__new__(cls, (kind, url, path))
@@ -65,6 +67,9 @@ class StateURL(tuple[str, str, "str | None"]):
     def shown(self) -> str:
         """The URL with any password replaced by ``***``."""
         return redact(self.url)
+
+    def __repr__(self) -> str:
+        return f"StateURL(kind={self.kind!r}, url={self.shown!r}, path={self.path!r})"  # (never the password)
 
     @property
     def shared(self) -> bool:

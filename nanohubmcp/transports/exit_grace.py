@@ -4,14 +4,12 @@
 a process supervisor (systemd's ``TimeoutStopSec``, Slurm, a container runtime's stop timeout) counts on after it sent
 SIGTERM, and what the stop shares out (:mod:`.process_exit`, :mod:`.exit_watch`): running calls' drain, the wait for
 sync calls, the exit watchdog that ends a process whose event loop a tool blocks. A ``--workers`` parent kills a
-worker still running :data:`KILL_AFTER_GRACE_SECONDS` past it (:func:`kill_wait`). Only ``argparse`` and the
-protocol's reading of a number are imported here: the command line checks its option with the one rule
-(:func:`checked_exit_grace`) before the app is imported.
+worker still running :data:`KILL_AFTER_GRACE_SECONDS` past it (:func:`kill_wait`). Only the protocol's reading of
+a number is imported here (``argparse`` by the command line's option alone: ``MCPServer`` imports this module): the
+command line checks its option with the one rule (:func:`checked_exit_grace`) before the app is imported.
 """
 
 from __future__ import annotations
-
-import argparse
 
 from ..errors import ConfigurationError
 from ..protocol.message_values import shown_value
@@ -58,6 +56,8 @@ def checked_exit_grace(value: object, option: str = "exit_grace") -> float:
 
 def exit_grace_option(text: str) -> float:
     """``--exit-grace SECONDS`` (argparse type): :func:`checked_exit_grace` of the number ``text`` writes."""
+    import argparse  # (a command line's alone: importing nanohubmcp loads no argparse)
+
     try:
         number = float(text)
     except ValueError:
