@@ -11,6 +11,7 @@ resolved against the run directory).
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import warnings
@@ -96,7 +97,10 @@ def run_notebook(
 
     ``stop``, when given, learns the kernel's process (``stop.stop()`` from another thread kills
     it: the run then ends with a ToolError). ``tool``: the name the tool is served under (default:
-    the Sim2L's name), which messages name.
+    the Sim2L's name), which messages name. ``progress``: papermill keeps its cell-by-cell tqdm bar,
+    which the call's progress reports follow (:mod:`nanohubmcp.server.calls.tqdm_progress`); the bar is
+    drawn nowhere (the server's stderr is its log). What the kernel prints goes to the log
+    (:mod:`.kernel_output`).
 
     Raises:
         ToolError: the notebook raised (the message names the cell and the exception), a cell ran
@@ -119,14 +123,14 @@ def run_notebook(
     # never papermill's `cwd=`, which changes the working directory of this whole process for the run: the
     # server's (or the user's kernel's) other threads saw it, and of two runs at once the second restored the
     # first's directory, which that run had removed meanwhile (FileNotFoundError).
-    options: dict[str, Any] = {"resources": {"metadata": {"path": directory}}, "progress_bar": progress,
-                               "log_output": False}
+    options: dict[str, Any] = {"resources": {"metadata": {"path": directory}}, "log_output": False,
+                               "progress_bar": {"file": _Unshown()} if progress else False}
     if kernel_name:
         options["kernel_name"] = kernel_name
     if cell_timeout is not None:
         options["execution_timeout"] = cell_timeout
-    if stop is not None:
-        options["kernel_manager_class"] = stop.manager_class()  # nbclient's trait, passed on by papermill
+    # nbclient's trait, passed on by papermill
+    options["kernel_manager_class"] = (stop or KernelStop()).manager_class(tool)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -148,6 +152,17 @@ def run_notebook(
         if stop is not None:
             stop.finished()
     return output
+
+
+class _Unshown(io.TextIOBase):
+    """Where papermill's progress bar is drawn: nowhere. The bar still counts the cells (its count
+    is the call's progress); drawn on stderr it put carriage returns into the server's log."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return len(text)
 
 
 def _last_cell_run(path: str) -> int | None:

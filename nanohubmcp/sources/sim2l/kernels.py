@@ -7,6 +7,8 @@ that reports the kernel's process when it has started; :meth:`KernelStop.stop` (
 callback) kills that process's group — the kernel was started in a session of its own, so what
 the cell started dies with it — as jupyter_client's own ``shutdown_kernel(now=True)`` does.
 nbclient then finds the kernel dead (it checks every second), papermill raises, and the call ends.
+The same class gives the kernel a pipe for its stdout and stderr (:mod:`.kernel_output`): what it
+prints reaches the server's log, not its terminal.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import os
 import signal
 import threading
 from typing import Any
+
+from .kernel_output import relay
 
 
 class KernelStop:
@@ -25,16 +29,21 @@ class KernelStop:
         self._pid: int | None = None
         self.stopped = False
 
-    def manager_class(self) -> type[Any]:
+    def manager_class(self, tool: str) -> type[Any]:
         """An ``AsyncKernelManager`` class (for nbclient's ``kernel_manager_class``) reporting its
-        kernel's process to this object once started."""
+        kernel's process to this object once started; the kernel's output is logged as the Sim2L
+        tool ``tool``'s (:func:`.kernel_output.relay`)."""
         from jupyter_client.manager import AsyncKernelManager
 
         stop = self
 
         class ReportingKernelManager(AsyncKernelManager):
             async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]  # async in the async manager
-                await super().start_kernel(**kwargs)
+                output = relay(tool)
+                try:
+                    await super().start_kernel(**{"stdout": output, "stderr": output, **kwargs})
+                finally:
+                    os.close(output)  # the kernel holds its own copy now
                 pid = getattr(self.provisioner, "pid", None)
                 if isinstance(pid, int):
                     stop.started(pid)
