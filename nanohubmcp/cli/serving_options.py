@@ -73,10 +73,10 @@ def prepare_serving(args: argparse.Namespace, *, app: bool = False) -> str:
     """Check the serving options and set up what must hold before the server is built (or, ``app``, the
     app file imported); returns the transport, ``"http"`` or ``"stdio"``.
 
-    It refuses a byte limit ``run()`` would refuse, a malformed ``$NANOHUBMCP_REGISTRY_NAME`` (HTTP), a
-    ``--state-dir`` naming a file, a malformed ``--state-url`` and, unless ``app`` (an app file may name a
-    shared store itself, known once it is imported), ``--workers`` above 1 with no shared state URL
-    (:func:`refuse_unshared_workers`). ``--state-dir`` and ``--state-url`` go into
+    It refuses a byte limit ``run()`` would refuse, ``--workers`` above 1 over stdio, a malformed
+    ``$NANOHUBMCP_REGISTRY_NAME`` (HTTP), a ``--state-dir`` naming a file, a malformed ``--state-url`` and,
+    unless ``app`` (an app file may name a shared store itself, known once it is imported), ``--workers``
+    above 1 with no shared state URL (:func:`refuse_unshared_workers`). ``--state-dir`` and ``--state-url`` go into
     ``$NANOHUBMCP_STATE_DIR`` and ``$NANOHUBMCP_STATE_URL``, which every ``MCPServer(...)`` built without
     ``state_dir=``/``state_url=`` reads; a password in ``--state-url`` is warned about on stderr;
     ``--access-log`` turns the request log on; over stdio, stdout is kept for the protocol (whatever a tool
@@ -98,6 +98,9 @@ def prepare_serving(args: argparse.Namespace, *, app: bool = False) -> str:
     from ..serving import resolve_transport
 
     transport = resolve_transport(args.transport)
+    if transport == "stdio" and args.workers > 1:  # (it served one process, saying nothing)
+        raise UsageError(f"--workers {args.workers} serves HTTP only: over stdio one process serves its one client; "
+                         "leave --workers out, or serve with --transport http")
     if transport == "stdio":
         from ..transports.lines import protect_stdout
 

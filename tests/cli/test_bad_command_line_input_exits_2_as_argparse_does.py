@@ -45,6 +45,9 @@ def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["sim2l", "a.ipynb", "--port", "-1"], "argument --port: must be between 0 and 65535"),
         (["run", "app.py", "--workers", "0"], "argument --workers: must be 1 or more, not 0"),
         (["run", "app.py", "--workers", "2"], "--workers 2 needs a shared state store"),
+        # trial50 F4: with a shared store it served stdio as one process, saying nothing
+        (["run", "app.py", "--transport", "stdio", "--workers", "2", "--state-url", "redis://127.0.0.1:1/0"],
+         "--workers 2 serves HTTP only: over stdio one process serves its one client"),
         (["server-json", "app.py", "--name", "bad"], "argument --name: registry name 'bad' must be reverse-DNS"),
         # found by a fresh-user trial: an unknown option got the top-level usage and "nanohubmcp: error:"
         (["run", "app.py", "--bogus"], "unrecognized arguments: --bogus"),

@@ -48,16 +48,21 @@ def test_each_tool_command_takes_runs_options_as_run_defines_them(name: str) -> 
 TARGETS = {"sim2l": ["missing.ipynb"], "rappture": ["missing/tool.xml"], "hub-tools": ["fermi", "--root", "missing"]}
 WORKERS = ("--workers 2 needs a shared state store, or each process would answer the others' sessions with 404: "
            "give --state-url redis://HOST:6379/0 (or set NANOHUBMCP_STATE_URL)")
+STDIO_WORKERS = ("--workers 2 serves HTTP only: over stdio one process serves its one client; leave --workers out, "
+                 "or serve with --transport http")
 
 
 @pytest.mark.parametrize("name", TOOL_COMMANDS)
 @pytest.mark.parametrize(("given", "message"), [
     (["--workers", "2"], WORKERS),
     (["--workers", "0"], "argument --workers: must be 1 or more, not 0"),
+    # trial50 F4: with a shared store it served stdio as one process, saying nothing; without, it asked for one
+    (["--transport", "stdio", "--workers", "2", "--state-url", "redis://127.0.0.1:1/0"], STDIO_WORKERS),
+    (["--transport", "stdio", "--workers", "2"], STDIO_WORKERS),
     (["--state-url", "carrier://pigeon"], "--state-url: state_url 'carrier://pigeon': unknown scheme 'carrier'; use "
      "memory://, sqlite:///DIR, redis://HOST:PORT/DB, rediss://… (TLS) or unix:///PATH.sock"),
     (["--max-unsent-bytes", "100"], "--max-unsent-bytes must be at least 1 MiB (1048576), not 100"),
-], ids=["workers-unshared", "workers-0", "state-url", "limit"])
+], ids=["workers-unshared", "workers-0", "workers-stdio-shared", "workers-stdio", "state-url", "limit"])
 def test_a_bad_serving_option_is_refused_as_run_refuses_it_before_any_tool_is_read(
     name: str, given: list[str], message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
