@@ -199,6 +199,16 @@ def app_server(app: Path, *args: str, log: Path, start_seconds: float = 90.0) ->
 
 
 @contextlib.contextmanager
+def command_server(*args: str, log: Path, cwd: Path, start_seconds: float = 90.0) -> Iterator[ScriptServer]:
+    """``nanohubmcp ARGS --host 127.0.0.1`` (a serving subcommand, its arguments and ``--port``) with this Python,
+    in a process of its own writing to ``log``, from ``cwd``, in this process's environment. Yields it once its
+    banner says where it listens; it is killed afterwards."""
+    command = [sys.executable, "-u", "-m", "nanohubmcp", *args, "--host", "127.0.0.1"]
+    with _listening(command, log, cwd, start_seconds) as served:
+        yield served
+
+
+@contextlib.contextmanager
 def _listening(command: list[str], log: Path, cwd: Path, start_seconds: float) -> Iterator[ScriptServer]:
     import re
 

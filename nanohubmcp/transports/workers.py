@@ -145,10 +145,10 @@ class WorkerDeaths:
         return {task: count - 1 for task, count in said if count > 0}
 
     def ended(self, worker: int, pid: int, status: int) -> str | None:
-        """In the parent, worker ``worker`` (process ``pid``) ended with wait ``status``. None when it
-        stopped as told (said on stderr here; it is not started again); else, the clean-ups of a dead
-        worker having run, how it crashed ("killed by SIGKILL", "exited with status 3"), for the
-        parent to say with what it does next."""
+        """In the parent, worker ``worker`` (process ``pid``) ended with wait ``status``: the clean-ups of a
+        dead worker run (:func:`~..server.wire.worker_cleanups.run_cleanups`), then this is None when it
+        stopped as told (said on stderr here; it is not started again), else how it crashed ("killed by
+        SIGKILL", "exited with status 3"), for the parent to say with what it does next."""
         if self._calls is not None:
             _COUNT.pack_into(self._calls, worker * _COUNT.size, 0)  # (it waits for none now)
         killed = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
@@ -160,7 +160,8 @@ class WorkerDeaths:
             how = f"stopped by {_name(signum)}"
             if code or killed not in (None, signum):  # it did not end cleanly (a second signal in its wait, say)
                 how += f" (then exited with status {code})" if code else f" (then killed by {_name(killed or 0)})"
-                run_cleanups()
+            # Even when it did: one ended by its exit grace's timer (os._exit) left its programs running.
+            run_cleanups()
             say(f"worker {worker} (pid {pid}) {how}; not restarted ({self.left} of {self.workers} left)")
             return None
         self.seen = True

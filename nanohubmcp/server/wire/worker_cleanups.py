@@ -1,4 +1,4 @@
-"""The clean-ups the ``--workers`` parent runs each time a worker died, before it starts it again.
+"""The clean-ups the ``--workers`` parent runs each time a worker ended (before it starts a dead one again).
 
 A source of tools registers one with :func:`after_worker_death` when a tool is added (a Rappture tool: the
 programs a killed worker left running in its run directories); the worker supervisor
@@ -19,10 +19,11 @@ _CLEANUPS: list[Callable[[], object]] = []
 
 
 def after_worker_death(cleanup: Callable[[], object]) -> None:
-    """Have ``cleanup()`` run in the ``--workers`` parent each time a worker died (killed, or exited
-    with a status other than 0, or with 0 when nothing told it to stop), before it is started again
-    (or after, told to stop, it did not end cleanly): what a process killed with SIGKILL could not end
-    itself (the Rappture programs it was running) is ended then, not when some later process looks.
+    """Have ``cleanup()`` run in the ``--workers`` parent each time a worker ended: died (killed, or
+    exited with a status other than 0, or with 0 when nothing told it to stop), before it is started
+    again, or stopped as told (it may have been ended by its exit grace's timer, running no exit code):
+    what a process killed with SIGKILL could not end itself (the Rappture programs it was running) is
+    ended then, not when some later process looks.
     Registered once however often asked (registered before forking: the parent runs it)."""
     if cleanup not in _CLEANUPS:
         _CLEANUPS.append(cleanup)

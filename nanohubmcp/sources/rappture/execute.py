@@ -12,8 +12,9 @@ Two ways, chosen per call:
   programs find a small ``Rappture`` package on their ``PYTHONPATH`` (:mod:`.compat`).
 
 Either way the program runs in a fresh working directory, in a process group of its own, with a
-time limit: at the limit (or when the call is cancelled) the whole group gets SIGTERM, then
-SIGKILL two seconds later. Lines ``=RAPPTURE-PROGRESS=>pct message`` are reported as they come, and
+time limit: at the limit (or when the call is cancelled) the whole group gets SIGTERM, then what
+is left of it SIGKILL two seconds later — or at once when this process exits sooner
+(:mod:`.running`). Lines ``=RAPPTURE-PROGRESS=>pct message`` are reported as they come, and
 so is the ``=RAPPTURE-RUN=>`` line: a program prints it once it has written its run file, so the
 caller may read the file while the program exits (an interpreter takes 5-30 ms to).
 Only the last 64 KiB of each output stream are kept in memory (standard output goes to
@@ -38,6 +39,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, cast
+
+from . import running
 
 __all__ = ["COMPAT_PATH", "TAIL_BYTES", "Outcome", "command_line", "find_rappture", "run_program"]
 
@@ -142,15 +145,34 @@ def _read(stream: IO[str], tail: _Tail, events: queue.Queue[tuple[str, object]],
 
 
 def _stop(process: subprocess.Popen[str]) -> None:
-    """SIGTERM to the whole process group, SIGKILL after a grace period."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=_GRACE)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+    """SIGTERM to the whole process group, SIGKILL to what is left of it after a grace period: the
+    program's own children too (``rappture -execute`` ends at SIGTERM, the tool's program it runs
+    may not)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + _GRACE
+    while time.monotonic() < deadline:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=max(0.0, min(0.05, deadline - time.monotonic())))
+            if not _group_left(process.pid):
+                return
+            time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=_GRACE)
+
+
+def _group_left(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is still there (the leader reaped: its group id is not free while
+    one is)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _close(process: subprocess.Popen[str], log: IO[str]) -> None:
@@ -199,12 +221,14 @@ def run_program(
     except OSError:
         log.close()
         raise
+    running.started(process)  # (killed at this process's exit if still running then)
     if on_start is not None:
         try:
             on_start(process.pid)
         except BaseException:
             _stop(process)
             _close(process, log)
+            running.ended(process)
             raise
     events: queue.Queue[tuple[str, object]] = queue.Queue()
     out, err = _Tail(), _Tail()
@@ -264,6 +288,7 @@ def run_program(
             _close(process, log)
         else:
             log.close()
+        running.ended(process)  # (its group killed: nothing left to stop at this process's exit)
     outcome.status = process.wait()
     outcome.stdout_tail, outcome.stderr_tail = out.text(), err.text()
     outcome.seconds = time.monotonic() - started

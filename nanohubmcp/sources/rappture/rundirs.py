@@ -4,11 +4,11 @@ A process keeps the working directories of its runs in one parent of its own in 
 directory, ``nanohubmcp-rappture-<pid>-<random>/``, and holds an exclusive lock on the file
 ``owner.lock`` in it for its life: the system releases the lock when the process ends, SIGKILL
 included. A run removes its own directory when it ends, and the process removes its parent at
-exit; what a killed process left, :func:`sweep` removes — after stopping the programs its runs left
-running there (:mod:`.orphans`, Linux): a parent of this user whose lock no
-process holds and whose pid is not running (either alone could mislead: a lock file not yet
-locked, a pid seen from another pid namespace or reused). Nothing else in the temporary directory
-is touched.
+exit, after killing the programs still running there (:func:`.running.stop_all`); what a killed
+process left, :func:`sweep` removes — after stopping the programs its runs left running there
+(:mod:`.orphans`, Linux): a parent of this user whose lock no process holds and whose pid is not
+running (either alone could mislead: a lock file not yet locked, a pid seen from another pid
+namespace or reused). Nothing else in the temporary directory is touched.
 
 Off POSIX (Windows, where Rappture tools do not run) nothing is swept.
 """
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from .orphans import GROUP_SUFFIX, stop_orphans
+from .running import stop_all
 
 __all__ = ["PREFIX", "remove_run_directory", "run_directory", "sweep", "sweep_once"]
 
@@ -68,6 +69,7 @@ def _parent() -> Path:
 
 def _remove(pid: int, parent: Path, lock: IO[bytes]) -> None:
     if os.getpid() == pid:  # not in a forked child that runs the handlers it inherited
+        stop_all()  # first: a program still running must not outlive the folder the next sweep finds it by
         shutil.rmtree(parent, ignore_errors=True)
         lock.close()
 

@@ -1,0 +1,72 @@
+"""The programs this process's Rappture runs are running, and ending them when the process exits.
+
+A run's program leads a process group of its own (:mod:`.execute`). A cancel or stop ends it with
+SIGTERM, then SIGKILL two seconds later; but a process exiting sooner than that (a short exit grace:
+``--exit-grace 2``) would leave a program that ignores SIGTERM running on, reparented, with no time
+limit — and its run folder, by which the next server's sweep (:mod:`.orphans`) finds such programs,
+removed at the exit. So the process, at its exit, before it removes its run folders
+(:mod:`.rundirs`), calls :func:`stop_all`: every program still running gets SIGKILL to its whole
+group, synchronously. A program started after that is killed as it starts.
+
+A process killed with SIGKILL runs no exit code: its programs are the next sweep's (or, under
+``--workers``, its parent's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+
+__all__ = ["STOP_WAIT_SECONDS", "ended", "started", "stop_all"]
+
+STOP_WAIT_SECONDS = 1.0
+"""The longest :func:`stop_all` waits for the programs it killed to be gone (a SIGKILL takes milliseconds)."""
+
+_lock = threading.Lock()
+_running: dict[subprocess.Popen[str], int] = {}  # a program -> the pid of the process that started it
+_stopped_at_exit: set[int] = set()  # the processes that ran stop_all (a forked child has its own pid)
+
+
+def started(program: subprocess.Popen[str]) -> None:
+    """Note ``program`` (started leading a process group of its own) as running until :func:`ended`;
+    once this process is exiting (:func:`stop_all` ran), its group is killed at once instead."""
+    with _lock:
+        if os.getpid() not in _stopped_at_exit:
+            _running[program] = os.getpid()
+            return
+    _kill_group(program)
+
+
+def ended(program: subprocess.Popen[str]) -> None:
+    """``program`` has been waited for: nothing of it is left to stop."""
+    with _lock:
+        _running.pop(program, None)
+
+
+def stop_all() -> list[int]:
+    """SIGKILL the process group of every program this process started and has not seen end (those
+    a forked parent started are not its own), then wait for each to be gone, at most
+    :data:`STOP_WAIT_SECONDS` in all; returns their pids. Programs started afterwards are killed as
+    they start (:func:`started`): meant for the process's exit."""
+    with _lock:
+        _stopped_at_exit.add(os.getpid())
+        mine = [program for program, owner in _running.items() if owner == os.getpid()]
+    for program in mine:
+        _kill_group(program)
+    deadline = time.monotonic() + STOP_WAIT_SECONDS
+    for program in mine:  # (our children: waited for here, or by the run's own thread, whichever is first)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            program.wait(timeout=max(0.0, deadline - time.monotonic()))
+    return [program.pid for program in mine]
+
+
+def _kill_group(program: subprocess.Popen[str]) -> None:
+    # The whole group, even when its leader was waited for: what the leader started may run on in it
+    # (rappture -execute ends at SIGTERM, the tool's program may not), and the group's id is not free while
+    # one of them does. (A run notes its program ended once it stopped that group.)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(program.pid, signal.SIGKILL)
