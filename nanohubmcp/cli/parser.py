@@ -17,9 +17,10 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..auth.token_option import add_token_options
-from ..protocol.whole_numbers import whole_text
+from ..protocol.whole_numbers import text_refusal, text_whole
 from ..server.provenance.record_ids import id_words_last
 from ..transports.proxy_option import http_url, proxy_arguments
+from ..transports.seconds_option import positive_seconds, seconds_or_no_limit
 from . import documents, serve
 from .serving_options import serving_arguments
 
@@ -97,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     rappture.add_argument("--instructions", default=None, metavar="TEXT", help=INSTRUCTIONS_HELP)
     rappture.add_argument("--async", dest="background", action="store_true",
                           help="run each call as a durable job (default: when <limits> allows runs over 30 s)")
-    rappture.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+    rappture.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
                           help="seconds a run may take (default: the tool's <limits><cputime>)")
     rappture.add_argument("--no-plot", dest="plot", action="store_false",
                           help="return curves and histograms as data only, without PNG plots")
@@ -227,15 +228,10 @@ MAX_LIST_ROWS = 10_000
 
 def record_count(text: str) -> int:
     """A ``--limit`` of records, 1 to :data:`MAX_LIST_ROWS` (argparse type)."""
-    try:
-        count = whole_text(text)  # "20.0", "1e2" too, as every count reads a whole number
-    except OverflowError:
-        count = None
-    if count is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of records") from None
-    if not 1 <= count <= MAX_LIST_ROWS:
-        raise argparse.ArgumentTypeError(f"{count} is outside 1-{MAX_LIST_ROWS}")
-    return count
+    count = text_whole(text)  # "20.0", "1e2" too, as every count reads a whole number
+    if count is None or not 1 <= count <= MAX_LIST_ROWS:
+        raise argparse.ArgumentTypeError(text_refusal("", f"a number of records from 1 to {MAX_LIST_ROWS}", text))
+    return int(count)
 
 
 def records_directory_arguments(command: argparse.ArgumentParser) -> None:
@@ -281,19 +277,8 @@ def registry_name(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-CELL_TIMEOUT_HELP = ("seconds one notebook cell may run (default: no limit; a cancelled call's kernel is stopped "
-                     "either way)")
-
-
-def positive_seconds(text: str) -> float:
-    """A positive number of seconds (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
-    return value
+CELL_TIMEOUT_HELP = ("seconds one notebook cell may run (default, or inf: no limit; a cancelled call's kernel is "
+                     "stopped either way)")
 
 
 def _tool_arguments(command: argparse.ArgumentParser) -> None:
@@ -301,5 +286,5 @@ def _tool_arguments(command: argparse.ArgumentParser) -> None:
                          help="run each call as a durable job (answered at once with a job id; for long runs)")
     command.add_argument("--results-dir", default=None, metavar="DIR",
                          help="where Sim2L runs are stored (default: the server's state directory)")
-    command.add_argument("--cell-timeout", type=positive_seconds, default=None, metavar="SECONDS",
+    command.add_argument("--cell-timeout", type=seconds_or_no_limit, default=None, metavar="SECONDS",
                          help="Sim2L: " + CELL_TIMEOUT_HELP)

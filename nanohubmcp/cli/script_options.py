@@ -20,6 +20,7 @@ import sys
 from ..auth.token_option import add_token_options
 from ..auth.verifiers import ENV_SOURCE, MCP_TOKEN_ENV, checked_token, token_required_message
 from ..errors import ConfigurationError
+from ..transports.port_option import port_number
 from ..transports.proxy_option import FromEnvironment, named_source
 
 __all__ = [
@@ -33,20 +34,6 @@ __all__ = [
     "required_token",
     "transport_name",
 ]
-
-
-def port_number(text: str) -> int:
-    """A TCP port number, 0-65535 (argparse type; 0: any free port). A value that is the default
-    :func:`add_port_option` read from ``$MCP_PORT`` is named so in the message."""
-    source = named_source(text)
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{source}must be a whole number between 0 and 65535 (0: any free port), not {str(text)!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{source}must be between 0 and 65535 (0: any free port), not {value}")
-    return value
 
 
 PORT_VARIABLE = "MCP_PORT"

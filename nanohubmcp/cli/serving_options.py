@@ -24,8 +24,8 @@ from ..auth.token_option import add_token_options
 from ..errors import ConfigurationError, UsageError
 from ..transports.exit_grace import exit_grace_option
 from ..transports.limit_option import check_limit_options, limit_arguments, limit_keywords, worker_count
-from ..transports.proxy_option import proxy_arguments
-from .script_options import port_number
+from ..transports.proxy_option import FromEnvironment, proxy_arguments
+from .script_options import PORT_VARIABLE, port_number
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
@@ -44,7 +44,9 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
                          help="http (default, or $MCP_TRANSPORT) or stdio")
     command.add_argument("--host", default=None,
                          help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
-    command.add_argument("--port", type=port_number, default=None,
+    environ = os.environ.get(PORT_VARIABLE, "").strip()  # checked as --port is, before anything is read
+    command.add_argument("--port", type=port_number,
+                         default=FromEnvironment(environ, PORT_VARIABLE) if environ else None,
                          help="HTTP: TCP port, 0-65535 (0: any free port; default $MCP_PORT or 8000)")
     add_token_options(command, "HTTP: the bearer token every request must carry")
     proxy_arguments(command)
@@ -114,6 +116,8 @@ def prepare_serving(args: argparse.Namespace, *, app: bool = False) -> str:
             raise UsageError(str(exc)) from None
     if args.state_url is not None:
         _take_state_url(args.state_url)
+    else:
+        _check_state_variable()
     if args.workers > 1 and not app:
         from ..state import resolve
 
@@ -139,6 +143,19 @@ def _take_state_url(url: str) -> None:
         print(f"warning: --state-url carries a password, visible to other users of this machine (ps, "
               f"/proc/<pid>/cmdline); set {ENV_VAR} in the environment instead", file=sys.stderr)
     os.environ[ENV_VAR] = url
+
+
+def _check_state_variable() -> None:
+    """``$NANOHUBMCP_STATE_URL`` checked as ``--state-url`` is, before anything is read or built (a bad one
+    failed once the server was built: after papermill loaded, the app was imported, ``/apps`` was read)."""
+    from ..state import ENV_VAR, parse
+
+    url = os.environ.get(ENV_VAR)
+    if url is not None:  # (as the server reads it: state.resolve)
+        try:
+            parse(url)
+        except ConfigurationError as exc:
+            raise UsageError(f"${ENV_VAR}: {exc}") from None
 
 
 def refuse_unshared_workers(workers: int, *, shared: bool, app: bool) -> None:

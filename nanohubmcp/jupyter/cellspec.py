@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 from typing import Any, NoReturn
 
 from ..errors import RegistrationError
-from ..protocol.whole_numbers import whole_text
+from ..protocol.whole_numbers import MOST_DIGITS, text_refusal, text_whole
 from .cell_options import PROMPT_OPTIONS, RESOURCE_OPTIONS, TOOL_OPTIONS, VIEW_OPTIONS, Option
 from .cell_specs import PromptSpec, ResourceSpec, ToolSpec, ViewSpec
 from .cellsource import FunctionInfo, find_functions, pick_function, split_last_expression
@@ -155,6 +156,7 @@ _SLURM = {"slurm_time": "time", "slurm_partition": "partition", "slurm_cpus_per_
           "slurm_mem": "mem", "slurm_gpus": "gpus", "slurm_account": "account"}
 _SUBMIT = {"submit_venue": "venue", "submit_walltime": "walltime", "submit_cores": "cores", "submit_local": "local"}
 _COUNTS = ("cpus_per_task", "gpus", "cores")
+_COUNT_TAKES = f"a whole number of at most {MOST_DIGITS} digits"
 
 
 def _executor_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -172,13 +174,10 @@ def _executor_options(args: argparse.Namespace) -> dict[str, Any]:
         chosen.update(given)
     for option in _COUNTS:
         if option in chosen:
-            try:
-                number = whole_text(str(chosen[option]))  # "4.0" and "4e0" too, as every count reads a whole number
-            except OverflowError:
-                number = None
-            if number is None:
-                raise RegistrationError(f"%%mcp_tool: {option} needs a whole number, not {chosen[option]!r}")
-            chosen[option] = number
+            number = text_whole(str(chosen[option]))  # "4.0" and "4e0" too, as every count reads a whole number
+            if number is None or number == math.inf:
+                raise RegistrationError("%%mcp_tool: " + text_refusal(option, _COUNT_TAKES, str(chosen[option])))
+            chosen[option] = int(number)
     for item in args.executor_option or []:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():

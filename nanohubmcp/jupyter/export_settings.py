@@ -32,8 +32,9 @@ import ast
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
+from ..protocol.whole_numbers import whole_number
 from ..serving.runners import is_loopback
 
 __all__ = ["CommandLine", "ExportSettings", "SettingRefused", "constant_value"]
@@ -81,7 +82,8 @@ past every limit and every float (``10**10**10``, or ``((10**1000)**1000)**1000`
 def constant_value(node: ast.expr) -> Any:
     """The value of a ``%config`` right-hand side: a literal (:func:`ast.literal_eval`), or arithmetic of
     numbers (``+ - * / // % **`` and unary ``+``/``-``: ``40 * 2**20``, ``64*1024*1024``, ``1.5e9``), which
-    the kernel's traitlets config evaluates too; nothing else runs.
+    the kernel's traitlets config evaluates too, and an infinity (``float("inf")``, ``math.inf``, ``np.inf``);
+    nothing else runs.
 
     Raises:
         ValueError: anything else (a name, a call, ``True + 1``).
@@ -110,7 +112,27 @@ def constant_value(node: ast.expr) -> Any:
         if not isinstance(operand, (int, float)) or isinstance(operand, bool):
             raise ValueError("arithmetic of numbers only")
         return -operand if isinstance(node.op, ast.USub) else operand
+    infinity = _infinity(node)
+    if infinity is not None:
+        return infinity
     return ast.literal_eval(node)  # numbers (with a unary sign), strings, lists, dicts, None, True/False
+
+
+_INFINITY_MODULES = ("math", "np", "numpy")
+
+
+def _infinity(node: ast.expr) -> float | None:
+    """``float("inf")`` (``"infinity"``, ``"-inf"``, any case), ``math.inf``, ``np.inf`` and ``numpy.inf`` as the
+    float, which the kernel evaluates to (the setting then takes it as no limit, or refuses it); else None."""
+    if isinstance(node, ast.Attribute) and node.attr == "inf" and isinstance(node.value, ast.Name) and (
+            node.value.id in _INFINITY_MODULES):
+        return math.inf
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float"
+            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and node.args[0].value.strip().lstrip("+-").lower() in ("inf", "infinity")):
+        return float(node.args[0].value)
+    return None
 
 
 class PastLargest(OverflowError):
@@ -119,6 +141,40 @@ class PastLargest(OverflowError):
     def __init__(self, sign: int) -> None:
         super().__init__(f"a power past {'-' if sign < 0 else ''}2**{_LARGEST_POWER}")
         self.sign = sign
+
+
+_STAND_IN = 2 ** (_LARGEST_POWER + 1)
+"""What a setting is checked with for a power past ``2**1024`` (``10**400``): any int that large is taken or
+refused alike (every limit takes it, a port refuses it)."""
+_WRITTEN_AS_GIVEN = 10**16
+"""A limit's int from this on is written as the notebook wrote it (``1e30``, ``10**400``), not in its digits."""
+
+
+class Written:
+    """A setting's value as the notebook wrote it (``1e30``), which the script's source repeats."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _a_power(node: ast.expr) -> bool:
+    """Whether ``node`` is a power of two int literals, alone or under a sign (``10**400``, ``-10**400``), with an
+    exponent the kernel computes at once (up to 100000): its value is its size; a tower (``9**9**9``) is not."""
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        node = node.operand
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
+            and all(isinstance(side, ast.Constant) and type(side.value) is int for side in (node.left, node.right))
+            and cast(int, cast(ast.Constant, node.right).value) <= 100_000)
+
+
+def _none_is_no_limit(setting: str) -> bool:
+    """Whether ``setting``'s None is no limit (or always inline): ``float("inf")`` is taken as it."""
+    from ..protocol.byte_limits import BYTE_LIMITS
+
+    return setting == "tool_timeout" or bool(BYTE_LIMITS.get(setting, (0, ""))[1])
 
 
 class SettingRefused(Exception):
@@ -144,6 +200,8 @@ class ExportSettings:
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
         """Setting -> its last value (``provenance = True``, the default, is not kept)."""
+        self.written: dict[str, Written] = {}
+        """Setting -> its value as the notebook wrote it, where the script writes that (``max_jobs = 1e30``)."""
 
     def apply(self, line: str) -> tuple[str, str] | None:
         """Record ``NanohubMCP.<setting> = <value>`` (the ``%config`` line without ``%config``),
@@ -169,8 +227,14 @@ class ExportSettings:
         setting = target.targets[0].attr
         if setting not in NanohubMCP.class_trait_names(config=True):
             raise SettingRefused(f"%config NanohubMCP.{setting}: NanohubMCP has no setting {setting!r}")
+        past = 0
         try:
-            value = constant_value(target.value)
+            try:
+                value = constant_value(target.value)
+            except PastLargest as exc:  # (10**400: an int the kernel takes, too long to compute safely here)
+                if setting == "tool_timeout" or not _a_power(target.value):
+                    raise
+                past, value = exc.sign, exc.sign * _STAND_IN  # checked as any int that large is
             # checked with the pair's other half as set so far, as the kernel would hold it (max_buffered_bytes
             # must be at least max_request_bytes): a script that run() would refuse to start is not written
             checked = NanohubMCP(**{half: self.values[half] for half in _PAIR
@@ -179,24 +243,30 @@ class ExportSettings:
         except ZeroDivisionError:
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value divides by zero (so the kernel "
                                  "refuses it too)") from None
-        except PastLargest as past:
+        except PastLargest as past_tool_timeout:
             if setting != "tool_timeout":
                 raise SettingRefused(f"%config NanohubMCP.{setting}: the value is too large to evaluate safely "
-                                     f"(past 2**{_LARGEST_POWER}, more than any setting takes)") from None
-            if past.sign < 0:
+                                     f"(past 2**{_LARGEST_POWER} in arithmetic; a power of two numbers, 10**400, "
+                                     "is exported as written)") from None
+            if past_tool_timeout.sign < 0:
                 raise SettingRefused(f"NanohubMCP.tool_timeout must be a positive number of seconds, or None for "
                                      f"no limit, not a number below -2**{_LARGEST_POWER}") from None
             value = checked = None  # no limit, as the kernel reads an int past a float's range
         except OverflowError:
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value is too large to evaluate safely "
-                                 f"(past 2**{_LARGEST_POWER}, more than any setting takes)") from None
+                                 f"(past 2**{_LARGEST_POWER} in arithmetic; a power of two numbers, 10**400, is "
+                                 "exported as written)") from None
         except (ValueError, TypeError, SyntaxError):
-            hint = "; for no limit, write None" if setting == "tool_timeout" else ""
+            hint = "; for no limit, write None" if _none_is_no_limit(setting) else ""
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value must be a literal (a number, "
                                  "string, list or None) or arithmetic of numbers (40 * 2**20) to be "
                                  f"exported{hint}") from None
         except TraitError as exc:
-            raise SettingRefused(str(exc).splitlines()[0]) from None
+            said = str(exc).splitlines()[0]
+            if past:  # the value as written, not the int that stood in for it
+                said = f"{said.partition(', not ')[0]}, not {ast.unparse(target.value)}"
+            raise SettingRefused(said) from None
+        self.written.pop(setting, None)
         if setting == "provenance" and value:
             self.values.pop(setting, None)  # the default; an argument would outrank NANOHUBMCP_PROVENANCE=0
             return _NOTE["provenance on"], ""
@@ -207,6 +277,12 @@ class ExportSettings:
             if value == NanohubMCP.class_traits()[setting].default_value:
                 self.values.pop(setting, None)  # MCPServer's own default: an argument would only repeat it
                 return _NOTE["default limit"], ""
+            if past or (isinstance(value, int) and value >= _WRITTEN_AS_GIVEN):
+                # as written (1e30, 10**400): MCPServer(...) reads it by the kernel's rule, and 31 digits do not read
+                self.written[setting] = Written(ast.get_source_segment("cfg." + line, target.value)
+                                                or ast.unparse(target.value))
+        if setting == "port" and checked is not None:
+            value = whole_number(value) if whole_number(value) is not None else value  # 19515.0 as 19515
         self.values[setting] = value
         where = "open" if setting == "host" and not is_loopback(str(value)) else _place(setting)
         if setting == "token" and value == "":
@@ -224,7 +300,7 @@ class ExportSettings:
     def placed(self, where: str) -> dict[str, Any]:
         """The settings that go to ``MCPServer(...)`` (``where`` "ctor"; the name aside, it comes
         first) or to ``server.run(...)`` ("run"), in the order they were first set."""
-        return {k: v for k, v in self.values.items() if _place(k) == where and k != "name"}
+        return {k: self.written.get(k, v) for k, v in self.values.items() if _place(k) == where and k != "name"}
 
     def notes(self) -> tuple[str, ...]:
         """What the script does differently from the notebook (see ``Script.notes``)."""

@@ -64,9 +64,12 @@ from nanohubmcp.nanohub.pyenv import conda_env_python
 from nanohubmcp.nanohub.run_call import skipped_keywords_note
 from nanohubmcp.nanohub.supervisor import port_is_free
 from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
+from nanohubmcp.protocol.port_numbers import port_of
 from nanohubmcp.transports.exit_grace import exit_grace_option
 from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, check_limit_options, limit_arguments, limit_keywords
+from nanohubmcp.transports.port_option import port_number
 from nanohubmcp.transports.proxy_option import proxy_arguments
+from nanohubmcp.transports.seconds_option import seconds_or_no_limit
 
 __all__ = ["STOP_SIGNALS", "build_parser", "main"]
 
@@ -99,10 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--cell-timeout",
-        type=float,
+        type=seconds_or_no_limit,
         default=None,
         metavar="SECONDS",
-        help="with --sim2l: seconds one notebook cell may run (default: no limit; a cancelled call's kernel is "
+        help="with --sim2l: seconds one notebook cell may run (default, or inf: no limit; a cancelled call's kernel is "
         "stopped either way)",
     )
     parser.add_argument(
@@ -119,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--port",
         "-p",
-        type=int,
+        type=port_number,
         default=None,
         help=f"the app's port; 0: any free port (default $MCP_PORT, else {DEFAULT_PORT}; behind wrwroxy "
         f"{WEBER_PORT + 1}; in a tool session without wrwroxy the weber port, whatever is asked)",
@@ -161,10 +164,7 @@ def _requested_port(args: argparse.Namespace, environ: dict[str, str]) -> tuple[
     raw = environ.get("MCP_PORT", "").strip()
     if not raw:
         return None, "--port"
-    try:
-        return int(raw), "MCP_PORT"
-    except ValueError:
-        raise ConfigurationError(f"MCP_PORT={raw!r} is not a port number") from None
+    return port_of(raw, "$MCP_PORT"), "MCP_PORT"
 
 
 def _check_ports(plan: LaunchPlan) -> None:

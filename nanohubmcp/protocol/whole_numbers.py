@@ -8,8 +8,11 @@ whole (``5.5``, ``Fraction(7, 2)``), NaN, an infinity, a string and a ``Decimal`
 setting refuses them in one line naming itself, what it takes, the value and, where it reads as a number, what to
 write (:func:`whole_refusal`). Only a limit whose None means "no limit" takes ``float("inf")``, as that None
 (:func:`is_infinity`; :data:`.byte_limits.BYTE_LIMITS`). A command line's option or an environment variable gives
-text, read by the same rule (:func:`whole_text`: ``"5"``, ``"5.0"``, ``"1e3"``). Nothing is imported here beyond the
-standard library.
+text, read by the same rule in ASCII digits (:func:`whole_text`: ``"5"``, ``"5.0"``, ``"1e3"``; never full-width
+digits, as a Content-Length is read), and refused in the same shape (:func:`text_refusal`). A port
+(``run(port=...)``, :mod:`.port_numbers`) is the one setting that also takes a str, read as its ``--port`` and
+``$MCP_PORT`` are: scripts written for 0.4.x pass ``os.environ["MCP_PORT"]`` to it. Nothing is imported here beyond
+the standard library.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ import operator
 
 from .message_values import shown_value
 
-__all__ = ["MOST_DIGITS", "is_a_bool", "is_infinity", "whole_fraction", "whole_number", "whole_refusal", "whole_text",
-           "written_whole"]
+__all__ = ["MOST_DIGITS", "is_a_bool", "is_infinity", "text_refusal", "text_whole", "whole_fraction", "whole_number",
+           "whole_refusal", "whole_text", "written_whole"]
 
 
 def is_a_bool(value: object) -> bool:
@@ -92,8 +95,24 @@ def written_whole(value: object) -> str:
 
 def whole_refusal(setting: str, takes: str, value: object) -> str:
     """The refusal of ``value`` by the whole-number ``setting``, which takes ``takes``, in one line: "max_jobs must
-    be a number of jobs >= 1, not 5.5; write a whole number: 6"."""
-    return f"{setting} must be {takes}, not {shown_value(value)}{written_whole(value)}"
+    be a number of jobs >= 1, not 5.5; write a whole number: 6" (``setting`` "": "must be ...", for an option
+    whose name argparse gives)."""
+    return f"{setting} must be {takes}, not {shown_value(value)}{written_whole(value)}".lstrip()
+
+
+def text_refusal(setting: str, takes: str, text: str) -> str:
+    """The refusal of an option's or an environment variable's ``text`` by the whole-number ``setting``, in the
+    shape of :func:`whole_refusal`, the text shown as written: "must be a number of processes >= 1, not '2.5';
+    write a whole number: 3" (a whole number refused for its size says nothing more: ``takes`` says it).
+
+    Example:
+        >>> text_refusal("--workers", "a number of processes >= 1", " 2.5")
+        "--workers must be a number of processes >= 1, not ' 2.5'; write a whole number: 3"
+    """
+    written = "" if text_whole(text) is not None else written_whole(text.strip())
+    if written and not text.isascii():  # (full-width digits: float() reads them, a setting does not)
+        written = f"; write it in ASCII digits: {written.rpartition(' ')[2]}"
+    return f"{setting} must be {takes}, not {shown_value(text)}{written}".lstrip()
 
 
 MOST_DIGITS = 31
@@ -102,14 +121,17 @@ minutes)."""
 
 
 def whole_text(text: str) -> int | None:
-    """A whole number written as text (an option's value, an environment variable's) as its int: ``"5"``,
-    ``"5.0"``, ``"1e3"``, ``" 16e6 "`` (exact: never a float's neighbour); None for anything else (``"5.5"``,
-    ``"inf"``, ``"nan"``, ``"True"``, ``""``).
+    """A whole number written as text (an option's value, an environment variable's) in ASCII as its int: ``"5"``,
+    ``"5.0"``, ``"1e3"``, ``" 16e6 "``, ``"0e999999999"`` (exact: never a float's neighbour); None for anything
+    else (``"5.5"``, ``"inf"``, ``"nan"``, ``"True"``, ``""``, full-width digits: Python's ``int()`` reads
+    any script's digits, a setting reads ASCII alone).
 
     Raises:
         OverflowError: a whole number of more than :data:`MOST_DIGITS` digits written with an exponent
             (``"1e999999999"``).
     """
+    if not text.isascii():
+        return None
     try:
         return int(text)
     except ValueError:
@@ -120,6 +142,21 @@ def whole_text(text: str) -> int | None:
         return None
     if not number.is_finite() or number != number.to_integral_value():
         return None
-    if number.adjusted() >= MOST_DIGITS:  # (adjusted: the exponent of the first digit)
+    if number and number.adjusted() >= MOST_DIGITS:  # (adjusted: the exponent of the first digit; 0e999 is 0)
         raise OverflowError(f"more than {MOST_DIGITS} digits")
     return int(number)
+
+
+def text_whole(text: str) -> float | None:
+    """:func:`whole_text` for an option that refuses what it does not take: the int, ``math.inf`` for a whole
+    number too long to make an int of (``"1e31"``, ``"1e999999999"``: past every setting, refused as too large,
+    never as "not a whole number"), None for no whole number.
+
+    Example:
+        >>> text_whole("4.0"), text_whole("1e999"), text_whole("2.5")
+        (4, inf, None)
+    """
+    try:
+        return whole_text(text)
+    except OverflowError:
+        return math.inf

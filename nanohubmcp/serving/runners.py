@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from ..errors import ConfigurationError, ResourceNotFound
 from ..protocol.counts import counted
 from ..protocol.message_values import shown_value
+from ..protocol.whole_numbers import whole_refusal
 from ..state import reach
 
 if TYPE_CHECKING:
@@ -206,12 +207,11 @@ def check_workers(server: Servable, value: object) -> int:
     workers = cast(int, counted("run_workers", value, "workers"))
     if workers == 1:
         return workers  # (the usual case: the command-line options' module, argparse with it, stays unloaded)
-    from ..transports.limit_option import most_workers
+    from ..transports.limit_option import most_workers, workers_take
 
     most = most_workers()
     if workers > most:  # a typo (40000 for 4) forked until the machine stopped answering (trial42 T42-18)
-        raise ConfigurationError(f"workers={shown_value(workers)} is more than {most}, the most this machine takes "
-                                 "(8 per CPU, at least 64)")
+        raise ConfigurationError(whole_refusal("workers", workers_take(most), value))  # (1e30 as given, not its int)
     if not server.core.state_url.shared:
         raise ConfigurationError(
             f"workers={workers} needs a shared state store, or each process would answer the others' sessions "

@@ -15,11 +15,12 @@ Only ``argparse`` is imported here (``decimal`` too, for a value such as ``16e6`
 from __future__ import annotations
 
 import argparse
+import math
 
-from ..protocol.whole_numbers import whole_text
+from ..protocol.whole_numbers import text_refusal, text_whole
 
 __all__ = ["LIMIT_OPTIONS", "byte_count", "check_limit_options", "limit_arguments", "limit_argv", "limit_keywords",
-           "most_workers", "positive_integer", "worker_count"]
+           "most_workers", "worker_count", "workers_take"]
 
 LIMIT_OPTIONS = {
     "max_request_bytes": "--max-request-bytes",
@@ -45,20 +46,6 @@ _HELP = {
 }
 
 
-def positive_integer(text: str) -> int:
-    """A whole number, 1 or more (argparse type), written as any whole number is (``4``, ``4.0``, ``1e1``:
-    :func:`~nanohubmcp.protocol.whole_numbers.whole_text`), as ``run(workers=4.0)`` takes the float."""
-    try:
-        value = whole_text(text)
-    except OverflowError:
-        value = None
-    if value is None:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
-
-
 def most_workers() -> int:
     """The most processes ``run(workers=...)`` and ``nanohubmcp run --workers`` start: 8 per CPU this process
     may use, at least 64.
@@ -72,13 +59,18 @@ def most_workers() -> int:
     return max(64, 8 * cpus)
 
 
+def workers_take(most: int) -> str:
+    """What ``--workers`` and ``run(workers=)`` take on a machine whose most is ``most``, as their refusals say it."""
+    return f"a number of processes from 1 to {most} (8 per CPU, never fewer than 64)"
+
+
 def worker_count(text: str) -> int:
     """A whole number of processes, 1 to :func:`most_workers` (argparse type): ``nanohubmcp run --workers``."""
-    value = positive_integer(text)
     most = most_workers()
-    if value > most:
-        raise argparse.ArgumentTypeError(f"at most {most} (8 per CPU, at least 64), not {value}")
-    return value
+    value = text_whole(text)
+    if value is None or not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(text_refusal("", workers_take(most), text))
+    return int(value)
 
 
 def byte_count(text: str) -> int:
@@ -86,13 +78,12 @@ def byte_count(text: str) -> int:
     whole (``16e6``, ``4096.0``: as ``run()`` takes the float); how few a limit may be is
     :func:`check_limit_options`'s, which knows the others given (``--max-buffered-bytes`` at least
     ``--max-request-bytes``)."""
-    try:
-        number = whole_text(text)  # exact: 16e6 is 16000000, never a float's neighbour
-    except OverflowError:  # 1e999999999 would take minutes to make an int of
-        raise argparse.ArgumentTypeError(f"more bytes than a server could hold: {text!r}") from None
+    number = text_whole(text)  # exact: 16e6 is 16000000, never a float's neighbour
+    if number == math.inf:  # 1e999999999 would take minutes to make an int of
+        raise argparse.ArgumentTypeError(f"more bytes than a server could hold: {text!r}")
     if number is None:
-        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}")
-    return number
+        raise argparse.ArgumentTypeError(text_refusal("", "a whole number of bytes", text))
+    return int(number)
 
 
 def limit_arguments(command: argparse.ArgumentParser) -> None:

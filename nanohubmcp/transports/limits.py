@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 from ..errors import ConfigurationError
 from ..protocol.message_values import shown_value
-from ..protocol.whole_numbers import whole_number, written_whole
+from ..protocol.whole_numbers import whole_number, whole_refusal
 
 __all__ = [
     "DEFAULT_MAX_BUFFERED_BYTES",
@@ -88,11 +88,16 @@ def check_limits(limits: Mapping[str, object], name: Callable[[str], str] = str)
 
 
 def _whole(name: Callable[[str], str], keyword: str, value: object, *, share: bool = False) -> int:
-    """``value`` as an int: any whole number (numpy's ``int64``, ``1.5e6``), as ``MCPServer``'s byte limits read it."""
+    """``value`` as an int: any whole number (numpy's ``int64``, ``1.5e6``), as ``MCPServer``'s byte limits read it,
+    refused in their words: "max_request_bytes must be a number of bytes >= 1024, not 5.5; write a whole number:
+    6"."""
     number = whole_number(value)
     if number is None:
-        raise ConfigurationError(f"{name(keyword)} must be a whole number of bytes{', or None' * share}, "
-                                 f"not {shown_value(value)}{written_whole(value)}")
+        least = {"max_request_bytes": str(MIN_REQUEST_BYTES), "max_buffered_bytes": name("max_request_bytes"),
+                 "max_buffered_bytes_per_principal": name("max_request_bytes"),
+                 }.get(keyword, f"1 MiB ({MIN_UNSENT_BYTES})")
+        raise ConfigurationError(whole_refusal(name(keyword), f"a number of bytes >= {least}{', or None' * share}",
+                                               value))
     return number
 
 

@@ -15,8 +15,7 @@ import sys
 import tornado.netutil
 
 from ..errors import ConfigurationError
-from ..protocol.message_values import shown_value
-from ..protocol.whole_numbers import whole_number, written_whole
+from ..protocol.port_numbers import port_of
 
 BACKLOG = 1024
 """The listen backlog of each socket: connections the kernel holds before the server accepts them."""
@@ -24,30 +23,16 @@ BACKLOG = 1024
 
 def resolve_port(port: int | str | None) -> int:
     """``port``, else ``$MCP_PORT``, else 8000; raises ConfigurationError when not a port number (the message
-    names ``$MCP_PORT`` when the value came from there). A number is read as every whole-number setting is
-    (:func:`~nanohubmcp.protocol.whole_numbers.whole_number`: ``8000.0`` and numpy's ``int64`` are 8000; a bool, as
-    ``port=True`` served on port 1, ``8000.5`` (served on 8000) and inf (an ``OverflowError``) are refused, saying
-    what to write); text
-    (``$MCP_PORT``, ``port="8000"``) is read as digits."""
+    names ``$MCP_PORT`` when the value came from there). A number is read as every whole-number setting is, and
+    text (``$MCP_PORT``, ``port="8000"``, as 0.4.x scripts pass it) as every option's text is
+    (:func:`~nanohubmcp.protocol.port_numbers.port_of`: ``8000.0``, ``"8000.0"`` and numpy's ``int64`` are 8000; a
+    bool, as ``port=True`` served on port 1, ``8000.5`` (served on 8000), inf and full-width digits are refused,
+    saying what to write)."""
     source = "port"
     if port is None:
         port = os.environ.get("MCP_PORT") or 8000
         source = "$MCP_PORT" if isinstance(port, str) else source
-    value = _int_text(port) if isinstance(port, str) else whole_number(port)
-    if value is None:
-        said = "" if isinstance(port, str) else written_whole(port)  # (8000.5: "; write a whole number: 8001")
-        raise ConfigurationError(f"{source} must be a whole number between 0 and 65535 (0: any free port), "
-                                 f"not {shown_value(port)}{said}")
-    if not 0 <= value <= 65535:
-        raise ConfigurationError(f"{source} must be between 0 and 65535 (0: any free port), not {shown_value(value)}")
-    return value
-
-
-def _int_text(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
-        return None
+    return port_of(port, source)
 
 
 SPREAD_BY_KERNEL = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")

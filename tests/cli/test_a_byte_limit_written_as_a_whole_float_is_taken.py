@@ -37,7 +37,7 @@ def test_run_takes_the_int_a_whole_float_holds_as_the_notebook_does(value: float
 def test_a_value_that_is_no_whole_number_is_refused_as_such(value: object, hint: str) -> None:
     with pytest.raises(ConfigurationError) as refused:
         TransportConfig(max_request_bytes=value)  # type: ignore[arg-type]
-    assert str(refused.value) == f"max_request_bytes must be a whole number of bytes, not {value!r}{hint}"
+    assert str(refused.value) == f"max_request_bytes must be a number of bytes >= 1024, not {value!r}{hint}"
 
 
 def test_a_request_limit_above_the_default_buffer_names_the_request_limit() -> None:
@@ -55,7 +55,8 @@ def test_a_request_limit_above_the_default_buffer_names_the_request_limit() -> N
     (["--max-request-bytes", "3e8"],
      "--max-request-bytes must be at most --max-buffered-bytes (268435456), not 300000000: a body of the largest "
      "size must fit; to go higher, raise --max-buffered-bytes too"),
-    (["--max-request-bytes", "1500000.5"], "argument --max-request-bytes: not a whole number of bytes: '1500000.5'"),
+    (["--max-request-bytes", "1500000.5"],
+     "argument --max-request-bytes: must be a whole number of bytes, not '1500000.5'; write a whole number: 1500001"),
     (["--max-request-bytes", "1e999999999"], "argument --max-request-bytes: more bytes than a server could hold"),
 ])
 def test_the_command_line_reads_the_same_numbers(

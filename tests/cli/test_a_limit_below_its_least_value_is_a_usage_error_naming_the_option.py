@@ -67,7 +67,8 @@ def test_run_names_its_arguments_with_the_same_rule() -> None:
     assert str(refused.value) == "max_unsent_bytes_per_principal must be at least 1 MiB (1048576), not 100"
     with pytest.raises(ConfigurationError) as refused:
         TransportConfig(max_unsent_bytes_per_principal="big")  # type: ignore[arg-type]
-    assert str(refused.value) == "max_unsent_bytes_per_principal must be a whole number of bytes, or None, not 'big'"
+    assert str(refused.value) == ("max_unsent_bytes_per_principal must be a number of bytes >= 1 MiB (1048576), "
+                                  "or None, not 'big'")
 
 
 def test_a_share_above_its_whole_is_the_whole() -> None:

@@ -41,9 +41,10 @@ def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["sim2l", "a.ipynb", "b.ipynb", "--name", "x"], "--name names one tool"),
         (["run"], "the following arguments are required: APP"),  # argparse's own, for comparison
         # found by a fresh-user trial: these were exit 1, some after the app was imported
-        (["run", "app.py", "--port", "99999"], "argument --port: must be between 0 and 65535 (0: any free port)"),
-        (["sim2l", "a.ipynb", "--port", "-1"], "argument --port: must be between 0 and 65535"),
-        (["run", "app.py", "--workers", "0"], "argument --workers: must be 1 or more, not 0"),
+        (["run", "app.py", "--port", "99999"],
+         "argument --port: must be a whole number between 0 and 65535 (0: any free port)"),
+        (["sim2l", "a.ipynb", "--port", "-1"], "argument --port: must be a whole number between 0 and 65535"),
+        (["run", "app.py", "--workers", "0"], "argument --workers: must be a number of processes from 1 to"),
         (["run", "app.py", "--workers", "2"], "--workers 2 needs a shared state store"),
         # trial50 F4: with a shared store it served stdio as one process, saying nothing
         (["run", "app.py", "--transport", "stdio", "--workers", "2", "--state-url", "redis://127.0.0.1:1/0"],
@@ -63,7 +64,8 @@ def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         # a license is checked before the record is looked up (there is none here: that would be exit 1)
         (["provenance", "export", "ID", "--license", "CC-BY-40"], "license 'CC-BY-40' is not on the SPDX License"),
         (["provenance", "export", "ID", "--license", "not a license!"], "give an SPDX identifier such as CC-BY-4.0"),
-        (["provenance", "list", "--limit", "0"], "argument --limit: 0 is outside 1-10000"),
+        (["provenance", "list", "--limit", "0"],
+         "argument --limit: must be a number of records from 1 to 10000, not '0'"),
         (["provenance", "list", "ID"], "unrecognized arguments: ID"),
     ],
 )

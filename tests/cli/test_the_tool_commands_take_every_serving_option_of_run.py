@@ -14,6 +14,7 @@ import pytest
 
 from nanohubmcp.cli import main
 from nanohubmcp.cli.parser import build_parser
+from nanohubmcp.transports.limit_option import most_workers, workers_take
 
 TOOL_COMMANDS = ["sim2l", "rappture", "hub-tools"]
 
@@ -55,7 +56,7 @@ STDIO_WORKERS = ("--workers 2 serves HTTP only: over stdio one process serves it
 @pytest.mark.parametrize("name", TOOL_COMMANDS)
 @pytest.mark.parametrize(("given", "message"), [
     (["--workers", "2"], WORKERS),
-    (["--workers", "0"], "argument --workers: must be 1 or more, not 0"),
+    (["--workers", "0"], f"argument --workers: must be {workers_take(most_workers())}, not '0'"),
     # trial50 F4: with a shared store it served stdio as one process, saying nothing; without, it asked for one
     (["--transport", "stdio", "--workers", "2", "--state-url", "redis://127.0.0.1:1/0"], STDIO_WORKERS),
     (["--transport", "stdio", "--workers", "2"], STDIO_WORKERS),

@@ -26,12 +26,14 @@ def start(name: str, *args: str, port_variable: str | None = None) -> subprocess
 @pytest.mark.parametrize(
     ("args", "port_variable", "message"),
     [
-        (["--port", "99999"], None, "argument --port: must be between 0 and 65535 (0: any free port), not 99999"),
+        (["--port", "99999"], None,
+         "argument --port: must be a whole number between 0 and 65535 (0: any free port), not '99999'"),
         (["--port", "http"], None,
          "argument --port: must be a whole number between 0 and 65535 (0: any free port), not 'http'"),
         ([], "abc", "argument --port: $MCP_PORT must be a whole number between 0 and 65535 (0: any free port), "
                     "not 'abc'"),
-        ([], "70000", "argument --port: $MCP_PORT must be between 0 and 65535 (0: any free port), not 70000"),
+        ([], "70000",
+         "argument --port: $MCP_PORT must be a whole number between 0 and 65535 (0: any free port), not '70000'"),
     ],
     ids=["argument-range", "argument-text", "variable-text", "variable-range"],
 )

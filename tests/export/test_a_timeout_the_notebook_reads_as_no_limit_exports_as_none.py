@@ -1,7 +1,8 @@
 """``%config NanohubMCP.tool_timeout = 10**400`` is no limit in the kernel (as in ``MCPServer``): the export writes
 ``tool_timeout=None``, as it does for ``1e400`` (it refused the first, "too large to evaluate safely", and wrote
 ``tool_timeout=inf``, a NameError, for the second). ``-10**400`` and a bool are refused as the kernel refuses them
-(fresh-user trial 45), and ``float('inf')``'s refusal says to write None."""
+(fresh-user trial 45); ``float('inf')`` and ``math.inf`` are no limit as the kernel takes them (trial 50 F6), and
+what the export cannot evaluate (``float('nan')``) says to write None."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def exported(line: str) -> Script:
     return translate(made, source="work/demo.ipynb", format_code=False)
 
 
-@pytest.mark.parametrize("value", ["10**400", "+10**5000", "-(-10)**401", "1e400", "None"])
+@pytest.mark.parametrize("value", ["10**400", "+10**5000", "-(-10)**401", "1e400", "None", "float('inf')", "math.inf"])
 def test_a_timeout_past_a_floats_range_is_exported_as_no_limit(value: str) -> None:
     script = exported(f"tool_timeout = {value}")
     assert 'server = MCPServer("demo", tool_timeout=None)' in script.text
@@ -34,7 +35,7 @@ def test_a_timeout_past_a_floats_range_is_exported_as_no_limit(value: str) -> No
     ("True", "NanohubMCP.tool_timeout must be a positive number of seconds, or None for no limit, not the bool True"),
     ("1e-300", "NanohubMCP.tool_timeout must be at least 0.001 s (a millisecond: the event loop times no shorter "
                "wait), or None for no limit, not 1e-300"),
-    ("float('inf')", "the value must be a literal (a number, string, list or None) or arithmetic of numbers "
+    ("float('nan')", "the value must be a literal (a number, string, list or None) or arithmetic of numbers "
                      "(40 * 2**20) to be exported; for no limit, write None"),
 ])
 def test_a_timeout_the_kernel_refuses_is_refused_by_the_export(value: str, why: str) -> None:

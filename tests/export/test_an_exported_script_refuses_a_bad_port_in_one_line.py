@@ -20,8 +20,10 @@ TOOL = "%%mcp_tool\ndef add(a: float, b: float) -> float:\n    \"\"\"Add.\"\"\"\
 @pytest.mark.parametrize(
     ("args", "port_variable", "message"),
     [
-        (["--port", "99999"], None, "argument --port: must be between 0 and 65535 (0: any free port), not 99999"),
-        (["--port", "-1"], "8000", "argument --port: must be between 0 and 65535 (0: any free port), not -1"),
+        (["--port", "99999"], None,
+         "argument --port: must be a whole number between 0 and 65535 (0: any free port), not '99999'"),
+        (["--port", "-1"], "8000",
+         "argument --port: must be a whole number between 0 and 65535 (0: any free port), not '-1'"),
         ([], "abc", "argument --port: $MCP_PORT must be a whole number between 0 and 65535 (0: any free port), "
                     "not 'abc'"),
     ],

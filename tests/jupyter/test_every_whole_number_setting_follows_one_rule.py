@@ -182,7 +182,11 @@ def test_a_count_on_the_command_line_that_is_no_whole_number_is_a_usage_error(
     with pytest.raises(SystemExit) as ended:
         parse_arguments(["run", "app.py", "--workers", text])
     assert ended.value.code == 2
-    assert f"argument --workers: not a whole number: {text!r}" in capsys.readouterr().err
+    from nanohubmcp.transports.limit_option import most_workers
+
+    takes = f"a number of processes from 1 to {most_workers()} (8 per CPU, never fewer than 64)"
+    written = "; write a whole number: 5" if text == "4.5" else ""
+    assert f"argument --workers: must be {takes}, not {text!r}{written}" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("value", [0.0, np.int64(0), Fraction(0)], ids=repr)

@@ -27,11 +27,12 @@ def test_the_bound_is_eight_per_cpu_and_at_least_64() -> None:
 def test_run_refuses_a_count_past_the_bound_naming_it(state_url: str) -> None:
     server = MCPServer("many", state_url=state_url)
     most = most_workers()
-    with pytest.raises(ConfigurationError, match=rf"^workers={most + 1} is more than {most}, the most this machine "
-                       r"takes \(8 per CPU, at least 64\)$"):
+    with pytest.raises(ConfigurationError, match=rf"^workers must be a number of processes from 1 to {most} "
+                       rf"\(8 per CPU, never fewer than 64\), not {most + 1}$"):
         server.run(port=0, workers=most + 1)
 
 
 def test_the_command_refuses_a_count_past_the_bound_before_importing_the_app(tmp_path: Path) -> None:
     stderr = refused_run(tmp_path, "--workers", "100000")
-    assert f"argument --workers: at most {most_workers()} (8 per CPU, at least 64), not 100000" in stderr
+    assert (f"argument --workers: must be a number of processes from 1 to {most_workers()} (8 per CPU, never fewer "
+            "than 64), not '100000'") in stderr
