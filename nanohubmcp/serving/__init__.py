@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigurationError
 from ..protocol.whole_numbers import whole_number
 from ..server.app_import import serving_skipped
-from ..transports.exit_grace import DEFAULT_EXIT_GRACE_SECONDS, checked_exit_grace
 from .banner import banner, base_url, one_line_if_uncaught
 from .runners import (
     DEFAULT_MAX_BUFFERED_BYTES,
@@ -55,6 +54,9 @@ DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_UNSENT_BYTES = 256 * 1024 * 1024
 """Most response bytes held for clients that have not read them (``transports.unsent`` has the
 same figure; this one keeps the transports unimported until serving starts)."""
+DEFAULT_EXIT_GRACE_SECONDS = 10.0
+"""A stopping process's exit grace when none is given, in seconds (``transports.exit_grace`` has the same figure,
+and checks a given one when serving starts; this one keeps the transports unimported while a server is built)."""
 
 
 def serve_stdio(server: Servable, token: str | None = None, grace: float = DEFAULT_EXIT_GRACE_SECONDS) -> None:
@@ -169,6 +171,8 @@ class Serving:
         is the script's: a ``KeyboardInterrupt``.)"""
         if serving_skipped("run"):
             return
+        from ..transports.exit_grace import checked_exit_grace
+
         try:
             grace = checked_exit_grace(exit_grace)
         except ConfigurationError as exc:  # one line and exit status 2 when nobody catches it

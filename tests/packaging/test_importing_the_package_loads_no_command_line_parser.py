@@ -28,3 +28,12 @@ print("argparse" in sys.modules)
 def test_importing_nanohubmcp_and_making_a_server_loads_no_argparse() -> None:
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_the_facades_exit_grace_default_is_the_transports() -> None:
+    # serving keeps its own copy of the figure so that building a server imports no transport
+    # (tests/rappture/test_registering_a_rappture_tool_loads_no_transport.py)
+    from nanohubmcp.serving import DEFAULT_EXIT_GRACE_SECONDS as facades
+    from nanohubmcp.transports.exit_grace import DEFAULT_EXIT_GRACE_SECONDS as transports
+
+    assert facades == transports
