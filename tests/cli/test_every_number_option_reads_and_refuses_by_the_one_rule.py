@@ -113,3 +113,20 @@ def test_a_zero_written_with_a_long_exponent_is_zero(tmp_path: Path) -> None:
     done = nanohubmcp("rappture", MISSING_TOOL, "--max-request-bytes", "0e999999999", cwd=tmp_path)
     assert done.returncode == 2
     assert "--max-request-bytes must be at least 1024, not 0" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("arguments", "environ", "message"), [
+    (["--port", "\uff11"], {}, f"argument --port/-p: {TAKES}, not '\uff11'; write it in ASCII digits: 1"),
+    ([], {"MCP_PORT": "8000.5"}, f"$MCP_PORT {TAKES}, not '8000.5'; write a whole number: 8001"),
+    (["--cell-timeout", "0"], {}, "argument --cell-timeout: must be a positive number of seconds, or inf for no "
+                                  "limit, not '0'"),
+], ids=["full-width-flag", "half-variable", "cell-timeout"])
+def test_start_mcp_reads_the_port_and_the_cell_timeout_by_the_same_rule(
+        arguments: list[str], environ: dict[str, str], message: str, tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(APP)
+    env = {k: v for k, v in os.environ.items() if k not in ("MCP_PORT", "NANOHUBMCP_STATE_URL")} | environ
+    done = subprocess.run([sys.executable, "-m", "nanohubmcp.nanohub.launcher", "--app", "app.py", *arguments],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          check=False, env=env)
+    assert done.returncode == 2, done.stderr
+    assert f"start_mcp: error: {message}" in done.stderr, done.stderr
