@@ -33,7 +33,7 @@ function here taking the one in force as ``grace``: the longest a blocking serve
 stop began (SIGTERM, Ctrl-C, stdio's end of input), what a process supervisor (systemd, Slurm, a container
 runtime) can count on. A process (a
 single one, or a forked worker of ``--workers``) stopped by a signal keeps it with a watchdog
-(:class:`.exit_watch.ExitWatch`, counted from the signal); its drain (:data:`~.runner.DRAIN_SECONDS` a step) and
+(:class:`.exit_watch.ExitWatch`, counted from the signal); its drain (:data:`DRAIN_SECONDS` a step) and
 the wait for sync calls still running end
 :data:`EXIT_MARGIN_SECONDS` before it (:func:`exit_deadline`), then the calls are left behind (their worker
 threads are daemons: a stuck tool cannot hold the process)."""
@@ -41,6 +41,32 @@ EXIT_MARGIN_SECONDS = 1.0
 """What of :data:`EXIT_GRACE_SECONDS` is left for the process's own exit after the drain and the wait for sync
 calls: the explanation's lines are said, the serve returns and disarms the watchdog, all in this second, so the
 watchdog (at :data:`EXIT_GRACE_SECONDS`) never cuts a process that is already leaving on its own."""
+
+DRAIN_SECONDS = 2.0
+"""On stop, the longest each step of a transport's drain takes (HTTP's :meth:`Runner._drain
+<nanohubmcp.transports.runner.Runner._drain>`, stdio's): the running calls' moment to answer, then the answers of
+those cut off (:class:`~nanohubmcp.errors.ServerStopping`), the state store's closing, the connections' closing."""
+DRAIN_KEPT = 0.5
+"""The part of what is left before the exit's deadline that the drain's first step (the running calls' moment to
+answer) leaves to what follows it (the answers of the calls cut off, the connections' closing, the wait for sync
+calls still running: :func:`explain_exit_wait`): at a short exit grace the first step alone took it all, the
+answers got no time to be written and the lines promised waits of 0.0 s."""
+
+
+def drain_step(until: float | None, *, first: bool = False) -> float:
+    """How long, in seconds, the next step of a stop's drain may take: :data:`DRAIN_SECONDS`, cut to what is left
+    before ``until`` (a ``time.monotonic()``, a blocking serve's :func:`exit_deadline` less
+    :data:`EXIT_MARGIN_SECONDS`; None: no deadline), of which the ``first`` step leaves :data:`DRAIN_KEPT`; 0 when
+    nothing is left.
+
+    Example:
+        >>> drain_step(None), drain_step(time.monotonic() - 1)
+        (2.0, 0.0)
+    """
+    if until is None:
+        return DRAIN_SECONDS
+    left = max(0.0, until - time.monotonic())
+    return min(DRAIN_SECONDS, left * (1 - DRAIN_KEPT) if first else left)
 
 
 def exit_deadline(core: ServerCore | None = None, watched: float | None = None,
@@ -135,7 +161,7 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     wait = max(0.0, deadline - time.monotonic())
     if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
         WORKER_DEATHS.calls_left(len(running))
-    else:
+    elif round(wait, 1) > 0:  # (the drain took the whole wait, at a short grace: no wait to promise)
         say(f"stopped; waiting for {_what_runs(running, jobs)} to return (they were told to cancel; at "
             f"most {wait:.1f} s more, so that the process exits within {grace:g} s of the stop) - "
             f"{quit_now_hint(stopped_by)}")

@@ -53,9 +53,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("nanohubmcp")
 
 SWEEP_SECONDS = 60.0
-DRAIN_SECONDS = 2.0
-"""On stop, how long running calls may take to answer; those still running then are answered with
-:class:`~nanohubmcp.errors.ServerStopping` before connections are closed."""
 
 
 class Runner:
@@ -144,32 +141,31 @@ class Runner:
         <nanohubmcp.server.shutdown.Shutdown.cut_off>`), then end the sessions' streams and close
         every connection, so no client is left waiting on a server that is gone.
 
-        Each step takes :data:`DRAIN_SECONDS` at the most; ``until`` (a ``time.monotonic()``, a blocking serve's
-        :func:`.process_exit.exit_deadline` less its margin) cuts them short: a loop that took the stop late (an
-        ``async def`` tool blocked it) still drains before the exit watchdog ends the process."""
-
-        def step() -> float:
-            return DRAIN_SECONDS if until is None else max(0.0, min(DRAIN_SECONDS, until - time.monotonic()))
+        Each step takes :data:`~.process_exit.DRAIN_SECONDS` at the most; ``until`` (a ``time.monotonic()``, a
+        blocking serve's :func:`.process_exit.exit_deadline` less its margin) cuts them short
+        (:func:`.process_exit.drain_step`): a loop that took the stop late (an ``async def`` tool blocked it), or a
+        short exit grace, still drains before the exit watchdog ends the process."""
+        from .process_exit import drain_step  # (once serving ended: not with the first answer)
 
         core = self.server.core
-        deadline = time.monotonic() + step()
+        deadline = time.monotonic() + drain_step(until, first=True)
         while core.in_flight and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         answering = core.shutdown.cut_off()
         if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends
-            await asyncio.wait(answering, timeout=step())
+            await asyncio.wait(answering, timeout=drain_step(until))
         core.close_streams()
         closing, core.state_closing = core.state_closing, None
         if closing is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(closing, step())
+                await asyncio.wait_for(closing, drain_step(until))
         http, self._closing = self._closing, None
-        if http is not None:
-            left = step()
+        left = drain_step(until)
+        if http is not None and left > 0:  # (none left: they close as the process exits, nothing to wait for)
             try:
                 await asyncio.wait_for(http.close_all_connections(), left)
             except asyncio.TimeoutError:
-                log.warning("some connections did not close within %.1f s", left)
+                log.warning("some connections did not close within %.2g s", left)
         core.shutdown.reset()  # stopped: an application of make_app() served elsewhere serves again
 
     # -- blocking ------------------------------------------------------------------------

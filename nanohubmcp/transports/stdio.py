@@ -22,7 +22,7 @@ is refused as HTTP refuses an expired token (-32600 "Unauthorized: ..."). Withou
 requests carry no principal.
 
 End of input ends the server: running calls are cancelled and given a moment to answer
-(:data:`DRAIN_SECONDS`); a request still running then is answered with
+(:data:`~.process_exit.DRAIN_SECONDS`); a request still running then is answered with
 :class:`~nanohubmcp.errors.ServerStopping` (-32000, "The server is stopping ..."), then the server
 closes. SIGINT/SIGTERM do the same, and a request read while it stops is refused with that error.
 
@@ -50,17 +50,13 @@ from ..server.wire.streams import OutboundStream
 from .exit_watch import ExitWatch
 from .found_handlers import FoundHandlers
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
-from .process_exit import EXIT_GRACE_SECONDS, EXIT_MARGIN_SECONDS, exit_deadline, explain_exit_wait
+from .process_exit import EXIT_GRACE_SECONDS, EXIT_MARGIN_SECONDS, drain_step, exit_deadline, explain_exit_wait
 from .served import ServedServer
 
 if TYPE_CHECKING:
     from .stdio_auth import TokenExpiry
 
 log = logging.getLogger("nanohubmcp.stdio")
-
-DRAIN_SECONDS = 2.0
-"""At end of input, how long running calls may take to answer before the server closes."""
-
 
 class StdioTransport:
     """Serves one ``MCPServer`` on a pair of file descriptors (by default stdin and the protected stdout).
@@ -108,7 +104,7 @@ class StdioTransport:
         (:func:`serve_stdio`): the ``threads`` jobs handed over at the stop are told to cancel as it begins.
         ``drain_until``: read once the stop began, the ``time.monotonic()`` by which the drain's steps end (a
         blocking serve's exit deadline less its margin, :func:`.process_exit.exit_deadline`); None: each step
-        takes :data:`DRAIN_SECONDS`."""
+        takes :data:`~.process_exit.DRAIN_SECONDS`."""
         self._process_ends = process_ends
         self._drain_until = drain_until
         loop = asyncio.get_running_loop()
@@ -218,18 +214,15 @@ class StdioTransport:
         core, shutdown = self.core, self.core.shutdown
         until = self._drain_until() if self._drain_until is not None else None
 
-        def step() -> float:  # (cut short by the exit's deadline: a short exit grace, a loop that took the stop late)
-            return DRAIN_SECONDS if until is None else max(0.0, min(DRAIN_SECONDS, until - time.monotonic()))
-
         core.close(streams_later=True)  # (the session's stream stays open for the answers: close_streams below)
         if self._process_ends:
             core.core_jobs.process_ending()
         self.connection.close("the server is stopping")
         if self.tasks:
-            await asyncio.wait(set(self.tasks), timeout=step())
+            await asyncio.wait(set(self.tasks), timeout=drain_step(until, first=True))
         answering = shutdown.cut_off()
         if answering:  # each writes its error line as it ends
-            await asyncio.wait(answering, timeout=step())
+            await asyncio.wait(answering, timeout=drain_step(until))
         for task in list(self.tasks):
             task.cancel()
         core.detach()

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import IO
 
@@ -117,6 +119,39 @@ def test_over_stdio_the_process_exits_within_the_bound_of_the_signal(tmp_path: P
         served.proc.stdin.write(json.dumps(message) + "\n")
         served.proc.stdin.flush()
     served.assert_exits_within_the_bound(MIN_EXIT_GRACE_SECONDS)
+
+
+def test_at_the_shortest_grace_the_stop_answers_the_call_and_promises_no_wait_of_nothing(tmp_path: Path) -> None:
+    """review r26 NIT-1: at ``--exit-grace 2`` the drain's first step (the calls' moment to answer) took all of the
+    second it has, so the lines promised waits of 0.0 s ("some connections did not close within 0.0 s", "at most
+    0.0 s more"). Now that step leaves part of it to the steps after it: the call is still answered, and no line
+    names a wait of nothing."""
+    served = Served(tmp_path, "--host", "127.0.0.1", "--port", "0", "--exit-grace", f"{MIN_EXIT_GRACE_SECONDS:g}")
+    listening = served.stdout.wait_for("http://127.0.0.1:")
+    answers: list[tuple[int, str]] = []
+
+    def call() -> None:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "nap"}}).encode()
+        request = urllib.request.Request(base, body, {"Content-Type": "application/json",
+                                                      "Accept": "application/json, text/event-stream"})
+        try:
+            with urllib.request.urlopen(request, timeout=CEILING) as answer:
+                answers.append((answer.status, answer.read().decode()))
+        except urllib.error.HTTPError as refused:
+            answers.append((refused.code, refused.read().decode()))
+
+    if listening is not None:  # else the assertion below says why
+        base = "http://" + listening.split("http://", 1)[1].split("/")[0] + "/"
+        caller = threading.Thread(target=call, daemon=True)
+        caller.start()
+    served.assert_exits_within_the_bound(MIN_EXIT_GRACE_SECONDS)
+    caller.join(CEILING)
+    said = served.stderr.text()
+    assert " 0.0 s" not in said, said
+    assert "stopped; waiting for 1 running tool call(s) to return" in said, said
+    ((status, text),) = answers
+    assert status == 503, text
+    assert json.loads(text)["error"]["code"] == -32000, text
 
 
 def call_quietly(base: str, name: str = "nap", arguments: dict[str, float] | None = None) -> None:
