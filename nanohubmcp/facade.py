@@ -1014,7 +1014,10 @@ class MCPServer:
                 stop timeout, systemd's ``TimeoutStopSec``, at least this). A number from 2 to 86400; default
                 10. The calls' drain and the wait for sync calls end 1 s before it; with ``workers`` above 1
                 the parent kills a worker still running 5 s after it. Blocking serves only (a kernel's or a
-                running loop's background serve has no such bound).
+                running loop's background serve has no such bound). Served by the ``nanohubmcp`` command, the
+                bound is the process's whole exit (its ``atexit`` handlers run, its heap not freed:
+                :mod:`~nanohubmcp.transports.process_end`); in a script of one's own it is ``run()``'s return, what
+                follows it and the interpreter's exit coming on top.
         Raises:
             ConfigurationError: the port is busy or invalid, ``exit_grace`` outside 2-86400, the transport unknown,
                 ``workers`` above 1 without a shared state URL, or, over stdio with ``auth=``,

@@ -176,14 +176,17 @@ def serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
     """Serve ``server`` with the serving options of ``args`` (checked by :func:`prepare_serving`; ``run``
     checks ``--workers`` against its app's state store itself: :func:`refuse_unshared_workers`) until it is
     stopped; returns the exit status, 0. With ``--workers N`` the processes are forked from this one, each
-    serving ``server`` as built here.
+    serving ``server`` as built here. The command's process is the server's from now on: ``nanohubmcp``
+    ends it within the exit grace (:func:`~nanohubmcp.transports.process_end.end_served_process`).
 
     Raises:
         ConfigurationError: the port is in use (the message says ``--port 0``), the state store does not
             answer, no token where the server requires one.
     """
     from ..transports.ports import PortInUse
+    from ..transports.process_end import served
 
+    served()
     try:
         server.run(transport=transport, **_run_keywords(args))
     except PortInUse as exc:  # said in the command line's words (--port 0, not port=0)

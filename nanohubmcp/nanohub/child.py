@@ -38,7 +38,7 @@ import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from nanohubmcp.errors import ConfigurationError, NanohubMCPError
 from nanohubmcp.nanohub.app_file import AppImportError, checked_app_file, import_failure
@@ -47,8 +47,8 @@ from nanohubmcp.state.url import redact
 from nanohubmcp.transports.exit_grace import exit_grace_option
 from nanohubmcp.transports.limit_option import limit_arguments, limit_argv, limit_keywords
 
-__all__ = ["BOOTSTRAP", "PATH_PREFIX_ENV", "PUBLIC_URL_ENV", "SOURCES_ENV", "command", "environment", "load_app",
-           "main"]
+__all__ = ["BOOTSTRAP", "PATH_PREFIX_ENV", "PUBLIC_URL_ENV", "SOURCES_ENV", "command", "end", "environment",
+           "load_app", "main"]
 
 SOURCES_ENV = "NANOHUBMCP_SOURCES"
 """Tools of other formats for the package's ``hub_app.py`` app file to serve (JSON; see that file)."""
@@ -77,8 +77,8 @@ else:
     mod = types.ModuleType("nanohubmcp")
     mod.__path__ = [pkg]
     sys.modules["nanohubmcp"] = mod
-from nanohubmcp.nanohub.child import main
-sys.exit(main())
+from nanohubmcp.nanohub.child import end, main
+end(main())
 """
 """Python source run with ``-c`` in a foreign interpreter: ``argv[1]`` = package dir,
 ``argv[2]`` = fallback ``sys.path`` joined by ``os.pathsep``, the rest = this module's args."""
@@ -225,6 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         server = load_app(args.app)
+        from nanohubmcp.transports.process_end import served
+
+        served()  # (the process is the server's from now on: end() ends it within its exit grace)
         origins = args.allowed_origins
         server.run(host=args.host, port=args.port, path_prefix=args.path_prefix, public_url=args.public_url,
                    allowed_origins=origins if origins in (None, "*") else origins.split(","), **limit_keywords(args),
@@ -238,5 +241,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def end(status: int) -> NoReturn:
+    """Exit with ``status``; once the app served, within its exit grace, its heap not freed
+    (:func:`~nanohubmcp.transports.process_end.end_served_process`)."""
+    ending = sys.modules.get("nanohubmcp.transports.process_end")  # (loaded by main() once the app is read)
+    if ending is not None and ending.was_served():
+        ending.end_served_process(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    end(main())

@@ -3,10 +3,12 @@
 ``MCPServer.run(exit_grace=...)`` and ``nanohubmcp run --exit-grace SECONDS`` give it; 10 s by default. It is what
 a process supervisor (systemd's ``TimeoutStopSec``, Slurm, a container runtime's stop timeout) counts on after it sent
 SIGTERM, and what the stop shares out (:mod:`.process_exit`, :mod:`.exit_watch`): running calls' drain, the wait for
-sync calls, the exit watchdog that ends a process whose event loop a tool blocks. A ``--workers`` parent kills a
-worker still running :data:`KILL_AFTER_GRACE_SECONDS` past it (:func:`kill_wait`). Only the protocol's reading of
-a number is imported here (``argparse`` by the command line's option alone: ``MCPServer`` imports this module): the
-command line checks its option with the one rule (:func:`checked_exit_grace`) before the app is imported.
+sync calls, the exit watchdog that ends a process whose event loop a tool blocks; a process the ``nanohubmcp`` command
+serves then ends without freeing its heap (:mod:`.process_end`), so its exit too is within the grace. A
+``--workers`` parent kills a worker still running :data:`KILL_AFTER_GRACE_SECONDS` past it (:func:`kill_wait`). Only
+the protocol's reading of a number is imported here (``argparse`` by the command line's option alone:
+``MCPServer`` imports this module): the command line checks its option with the one rule (:func:`checked_exit_grace`)
+before the app is imported.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ thread's wait takes)."""
 KILL_AFTER_GRACE_SECONDS = 5.0
 """How long past the exit grace a ``--workers`` parent told to stop waits for a worker before it kills it (SIGKILL):
 the backstop for a worker whose own watchdog never heard the signal (a tool made it ignore SIGTERM)."""
+_WHAT_IT_TAKES = (f"a number of seconds from {MIN_EXIT_GRACE_SECONDS:g} to {MAX_EXIT_GRACE_SECONDS:g} (how long a "
+                  f"stopping process takes at most to exit; default {DEFAULT_EXIT_GRACE_SECONDS:g})")
 
 
 def checked_exit_grace(value: object, option: str = "exit_grace") -> float:
@@ -47,9 +51,7 @@ def checked_exit_grace(value: object, option: str = "exit_grace") -> float:
     """
     seconds = seconds_of(value)
     if seconds is None or not MIN_EXIT_GRACE_SECONDS <= seconds <= MAX_EXIT_GRACE_SECONDS:  # NaN is in no range
-        raise ConfigurationError(f"{option} must be a number of seconds from {MIN_EXIT_GRACE_SECONDS:g} to "
-                                 f"{MAX_EXIT_GRACE_SECONDS:g} (how long a stopping process takes at most to exit; "
-                                 f"default {DEFAULT_EXIT_GRACE_SECONDS:g}), not {shown_value(value)}"
+        raise ConfigurationError(f"{option} must be {_WHAT_IT_TAKES}, not {shown_value(value)}"
                                  f"{written_as_a_number(value)}")
     return seconds
 
@@ -63,9 +65,9 @@ def exit_grace_option(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     try:
-        return checked_exit_grace(number, "--exit-grace")
-    except ConfigurationError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        return checked_exit_grace(number)
+    except ConfigurationError:  # (argparse names the option: the line says the text as typed, 1e400 not inf)
+        raise argparse.ArgumentTypeError(f"must be {_WHAT_IT_TAKES}, not {text}") from None
 
 
 def kill_wait(grace: float) -> float:

@@ -68,4 +68,4 @@ def test_the_app_stops_within_the_exit_grace_given_to_start_mcp(hub: Hub, launch
 def test_a_grace_out_of_range_is_a_usage_error(hub: Hub, launch: Start) -> None:
     run = launch(["--app", str(hub.app("app.py", APP)), "--exit-grace", "1"], hub.env(session=False))
     assert run.wait(30) == 2, run.stderr
-    assert "--exit-grace must be a number of seconds from 2 to 86400" in run.stderr, run.stderr
+    assert "argument --exit-grace: must be a number of seconds from 2 to 86400" in run.stderr, run.stderr
