@@ -65,6 +65,16 @@ def note_the_exit() -> None:
 """
 
 
+def catches_sigterm(pid: int) -> bool:
+    """Whether process ``pid`` has a handler for SIGTERM (its ``SigCgt`` mask, /proc/PID/status)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+    return bool(caught >> (signal.SIGTERM - 1) & 1)
+
+
 @pytest.mark.parametrize("workers", [1, 2], ids=["one-process", "two-workers"])
 def test_a_heavy_server_stopped_by_sigterm_exits_within_its_grace_having_run_its_exit_handlers(
     redis_server: RedisServer, tmp_path: Path, workers: int
@@ -79,6 +89,9 @@ def test_a_heavy_server_stopped_by_sigterm_exits_within_its_grace_having_run_its
     proc = server.proc
     try:
         wait_until(lambda: listening(port) and listeners(port) == workers, "every process listens", 60)
+        # (a worker listens a moment before its loop takes SIGTERM: one sent then ends it by the default action)
+        wait_until(lambda: len(group_members(proc.pid)) == workers + (workers > 1)
+                   and all(catches_sigterm(pid) for pid in group_members(proc.pid)), "every process takes SIGTERM", 60)
         began = time.monotonic()
         proc.send_signal(signal.SIGTERM)  # as a service manager stops it
         code = proc.wait(60)
