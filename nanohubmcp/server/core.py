@@ -50,7 +50,7 @@ from .results import (
     DEFAULT_STORE_BYTES,
     DEFAULT_STORE_BYTES_PER_OWNER,
 )
-from .shutdown import Shutdown
+from .shutdown import Shutdown, stop_request
 from .wire import trace_context
 from .wire.events import EventBus
 from .wire.notifier import Notifier
@@ -385,7 +385,7 @@ class ServerCore:
         """
         self.shutdown.begin()
         for request in list(self.in_flight):
-            request.cancel("the server is shutting down")
+            stop_request(request, "the server is shutting down")
         if streams_later:
             self.sessions.cancel_all()
         else:

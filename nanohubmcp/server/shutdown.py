@@ -19,12 +19,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .wire.request import RequestContext
+from .wire.request import RequestContext, Slot
 
-__all__ = ["Shutdown"]
+__all__ = ["STOPPED", "Shutdown", "stop_request"]
+
+STOPPED: Slot[bool] = Slot("cancelled by the server's stop")
+"""True on a request the stopping server cancelled (:func:`stop_request`). A call that then ends in an
+error (a Rappture program or a Sim2L kernel killed at the cancel, a tool raising once told) did not
+complete: its answer is :class:`~nanohubmcp.errors.ServerStopping`, as for a call the grace cut off, never
+the tool's failure (the client did not cancel; it may send the call again)."""
+
+
+def stop_request(request: RequestContext, reason: str) -> None:
+    """Cancel ``request`` for the server's stop, marked :data:`STOPPED`; one cancelled already (by its
+    client, or by ``tool_timeout``) keeps its own cancel and its own answer."""
+    if not request.cancelled.is_set():
+        request.slots[STOPPED] = True
+        request.cancel(reason)
 
 
 class Shutdown:
@@ -58,7 +70,7 @@ class Shutdown:
         tasks: set[asyncio.Task[object]] = set()
         for request, task in list(self.running.items()):
             self.cut.add(request)
-            request.cancel("the server is stopping")
+            stop_request(request, "the server is stopping")
             if task is not None and not task.done():
                 task.cancel()
                 tasks.add(task)

@@ -257,6 +257,37 @@ def test_server_stop_cancels_first_then_answers_and_refuses_new_calls() -> None:
     assert seen == [True]  # told to cancel before it was cut off
 
 
+@pytest.mark.parametrize("ending", ["raises", "returns an error result"])
+def test_a_call_ending_in_an_error_once_the_stop_cancelled_it_gets_the_stopping_error(ending: str) -> None:
+    # trial50 F12: a Rappture program or a Sim2L kernel the stop killed ended its call with the source's own
+    # "was cancelled" error, answered isError: true; the client did not cancel, and the call did not complete.
+    from nanohubmcp import ToolError, ToolResult
+
+    server = MCPServer("stopping-errors")
+    running = threading.Event()
+
+    @server.tool()
+    async def careful(ctx: Any) -> Any:
+        """Ends in an error once told to cancel."""
+        running.set()
+        while not ctx.is_cancelled():
+            await asyncio.sleep(0.01)
+        if ending == "raises":
+            raise ToolError("careful was cancelled")
+        return ToolResult("careful was cancelled", is_error=True)
+
+    server.start(host="127.0.0.1", port=0)
+    calling, out = in_thread(lambda: post(server.port, "/mcp", call("careful", 7)))
+    wait_until(running.is_set, "careful to run")
+    stopper = threading.Thread(target=server.stop)
+    stopper.start()
+    calling.join(30)
+    stopper.join(30)
+    assert out[0].status == 503
+    assert out[0].getheader("Retry-After") == "2"
+    assert_stopping_error(json.loads(out[0].read()), 7)
+
+
 def test_a_server_stopped_serves_again_in_memory_and_over_http() -> None:
     # The refusal lasts as long as the stop: a later in-memory client (each `in_memory` block closes the
     # server's core when it ends) and a later start serve again.

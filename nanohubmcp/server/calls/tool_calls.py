@@ -17,7 +17,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from ...errors import (
     ClientRequestError,
@@ -25,6 +25,7 @@ from ...errors import (
     InvalidParams,
     ProtocolError,
     ResultTooLarge,
+    ServerStopping,
     ToolBusy,
     ToolError,
     message_of,
@@ -40,6 +41,7 @@ from ..results.convert.mixed import places_of
 from ..results.meta_values import MetaNotSendable
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.sink import ResultSink, call_sink
+from ..shutdown import STOPPED
 from ..wire import trace_context
 from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, RequestContext
 from ..wire.trace_context import SPAN
@@ -142,6 +144,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             if record:
                 record.finish(False, str(exc))
             raise
+        if job is None and request.slots.get(STOPPED):
+            _stopped(tool.name, request, message_of(exc), record)
         _log_failure(tool.name, request, job, exc)
         text = message_of(exc)
         if record:
@@ -158,6 +162,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         tracker = request.slots.setdefault(progress.PROGRESS, progress.ANSWERED)
         if isinstance(tracker, progress.CallProgress):
             tracker.finish()
+    if result.get("isError") and job is None and request.slots.get(STOPPED):
+        _stopped(tool.name, request, "an error result", record)
     if result.get("isError") and isinstance(value, ToolResult) and value.is_error:  # its own error result
         request.slots[RETURNED_ERROR] = True
     if record:
@@ -255,6 +261,22 @@ def _tool_attributes(tool: Tool, job: Job | None) -> dict[str, Any]:
     if job is not None:  # not the job's id: it is the capability of sessionless callers
         attributes["nanohubmcp.job.executor"] = job.executor
     return attributes
+
+
+def _stopped(name: str, request: RequestContext, ended: str, record: CallRecord | None) -> NoReturn:
+    """A call the stopping server cancelled ended in an error (``ended``: how): it did not complete,
+    whichever way it ended (a program killed at the cancel, a tool raising once told, an error result).
+    Its answer is the stopping server's, as for a call still running when the grace ran out
+    (:data:`~nanohubmcp.server.shutdown.STOPPED`).
+
+    Raises:
+        ServerStopping: always (-32000, retryable; REST 503 with ``Retry-After``).
+    """
+    log.info("tool %r (request id %s) was stopped with the server (%s); answered that the server is stopping",
+             name, request.message.id, ended)
+    if record:
+        record.finish(False, "the server stopped")
+    raise ServerStopping() from None
 
 
 def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Exception) -> None:
