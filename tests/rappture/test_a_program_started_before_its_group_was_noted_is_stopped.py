@@ -22,8 +22,7 @@ import pytest
 from rappture.test_a_killed_servers_program_is_stopped_at_the_next_start import running
 from support import wait_until
 
-from nanohubmcp.sources.rappture.orphans import RUN_MARK
-from nanohubmcp.sources.rappture.rundirs import sweep
+from nanohubmcp.sources.rappture.rundirs import RUN_MARK, sweep
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="found through /proc (Linux)")
 

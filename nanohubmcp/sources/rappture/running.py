@@ -3,7 +3,7 @@
 A run's program leads a process group of its own (:mod:`.execute`). A cancel or stop ends it with
 SIGTERM, then SIGKILL two seconds later; but a process exiting sooner than that (a short exit grace:
 ``--exit-grace 2``) would leave a program that ignores SIGTERM running on, reparented, with no time
-limit — and its run folder, by which the next server's sweep (:mod:`.orphans`) finds such programs,
+limit — and its run folder, by which the next server's sweep (:mod:`..orphans`) finds such programs,
 removed at the exit. So the process, at its exit, before it removes its run folders
 (:mod:`.rundirs`), calls :func:`stop_all`: every program still running gets SIGKILL to its whole
 group, synchronously. A program started after that is killed as it starts.

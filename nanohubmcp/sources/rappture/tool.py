@@ -31,9 +31,8 @@ from . import plots
 from .driver import current_values, write_driver
 from .execute import Outcome, command_line, find_rappture, program_environment, run_program
 from .inputs import Inputs, read_inputs, text_of
-from .orphans import RUN_MARK, record_group
 from .outputs import read_outputs, tool_result
-from .rundirs import remove_run_directory, run_directory
+from .rundirs import RUN_MARK, record_group, remove_run_directory, run_directory
 from .schema import input_schema
 
 __all__ = ["PROXY_TIMEOUT", "RapptureTool", "load_rappture_tool", "time_limit"]

@@ -130,7 +130,7 @@ def run_notebook(
     if cell_timeout is not None:
         options["execution_timeout"] = cell_timeout
     # nbclient's trait, passed on by papermill
-    options["kernel_manager_class"] = (stop or KernelStop()).manager_class(tool)
+    options["kernel_manager_class"] = (stop or KernelStop(directory)).manager_class(tool)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -9,6 +9,12 @@ the cell started dies with it — as jupyter_client's own ``shutdown_kernel(now=
 nbclient then finds the kernel dead (it checks every second), papermill raises, and the call ends.
 The same class gives the kernel a pipe for its stdout and stderr (:mod:`.kernel_output`): what it
 prints reaches the server's log, not its terminal.
+
+For the process that runs the call being killed itself (SIGKILL, the OOM killer), when nothing is left to
+stop the kernel's group: the kernel is started with :data:`~.store.RUN_MARK` naming its run directory in its
+environment, and its group is noted beside that directory (:func:`~..run_folders.record_group`), where the
+sweep of a dead process's runs finds it (:mod:`..run_folders`: the ``--workers`` parent after a worker died,
+the next server at its start).
 """
 
 from __future__ import annotations
@@ -16,29 +22,40 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from pathlib import Path
 from typing import Any
 
+from ..run_folders import record_group
 from .kernel_output import relay
+from .store import RUN_MARK
 
 
 class KernelStop:
-    """The kernel of one run, and stopping it from another thread (the event loop's cancel callback)."""
+    """The kernel of one run, and stopping it from another thread (the event loop's cancel callback).
 
-    def __init__(self) -> None:
+    Args:
+        run: the run's directory (where the kernel works): named in the kernel's environment
+            (:data:`~.store.RUN_MARK`) and given the note of its process group; None: neither.
+    """
+
+    def __init__(self, run: str | None = None) -> None:
+        self._run = Path(run).resolve() if run is not None else None
         self._lock = threading.Lock()
         self._pid: int | None = None
         self.stopped = False
 
     def manager_class(self, tool: str) -> type[Any]:
-        """An ``AsyncKernelManager`` class (for nbclient's ``kernel_manager_class``) reporting its
-        kernel's process to this object once started; the kernel's output is logged as the Sim2L
-        tool ``tool``'s (:func:`.kernel_output.relay`)."""
+        """An ``AsyncKernelManager`` class (for nbclient's ``kernel_manager_class``) starting its kernel
+        with the run's mark and reporting its process to this object once started; the kernel's output
+        is logged as the Sim2L tool ``tool``'s (:func:`.kernel_output.relay`)."""
         from jupyter_client.manager import AsyncKernelManager
 
         stop = self
 
         class ReportingKernelManager(AsyncKernelManager):
             async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]  # async in the async manager
+                if stop._run is not None:  # (jupyter_client adds the kernel spec's variables to this environment)
+                    kwargs["env"] = {**kwargs.get("env", os.environ), RUN_MARK: str(stop._run)}
                 output = relay(tool)
                 try:
                     await super().start_kernel(**{"stdout": output, "stderr": output, **kwargs})
@@ -51,9 +68,17 @@ class KernelStop:
         return ReportingKernelManager
 
     def started(self, pid: int) -> None:
-        """The kernel runs as process ``pid`` (killed at once when the call was cancelled before)."""
+        """The kernel runs as process ``pid`` (killed at once when the call was cancelled before); its
+        process group is noted beside the run's directory."""
         with self._lock:
             self._pid = pid
+            if self._run is not None and hasattr(os, "getpgid"):
+                try:
+                    group = os.getpgid(pid)
+                except ProcessLookupError:  # already gone: nothing of it to find
+                    group = os.getpgrp()
+                if group != os.getpgrp():  # (its own group, as jupyter_client starts it: never the server's)
+                    record_group(self._run, group)
             if self.stopped:
                 _kill(pid)
 

@@ -8,6 +8,11 @@ start and end times). A run is made in ``<root>/.running/<random>/`` and renamed
 when it succeeded, so a stored run is always complete and a failed one leaves nothing behind; the
 directory outlives the process, so a restarted server answers from it too.
 
+A run's scratch directory is in this process's own folder of ``<root>/.running/`` (``nanohubmcp-sim2l-<pid>-<random>``,
+locked for the process's life: :mod:`..run_folders`): the kernel of a process killed mid-run (SIGKILL, the
+OOM killer), and what its cell started, are stopped and that folder removed by :func:`sweep_runs` — at the
+next server's start, and in the ``--workers`` parent as soon as a worker died.
+
 Identical calls made at the same time run once: the second waits for the first (per run id, in
 every process sharing the directory) and is answered from the stored run.
 
@@ -25,12 +30,21 @@ import secrets
 import shutil
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ...server.wire.state_dir import owner_only_tree, private_folder, safe_name
+from ...server.wire.worker_cleanups import after_worker_death
+from ..run_folders import RunFolders
 from .claims import claimed
 
-__all__ = ["DEFAULT_MAX_RUNS", "RUN_FILE", "RunStore", "run_id"]
+__all__ = ["DEFAULT_MAX_RUNS", "RUN_FILE", "RUN_MARK", "RunStore", "run_id", "sweep_runs"]
+
+RUN_MARK = "NANOHUBMCP_SIM2L_RUN"
+"""The environment variable a run's kernel is started with: its scratch directory (resolved), so that a sweep
+tells the kernel (and what its cells started) from a process that merely works in that folder."""
+
+_FOLDERS = RunFolders("nanohubmcp-sim2l-", RUN_MARK)
 
 RUN_FILE = "run.json"
 DEFAULT_MAX_RUNS = 1000
@@ -100,12 +114,10 @@ class RunStore:
             yield
 
     def scratch(self) -> str:
-        """A new, empty directory to run in (under ``<root>/.running``)."""
+        """A new, empty directory to run in (in this process's folder of ``<root>/.running``)."""
         running = os.path.join(self.root, ".running")
         private_folder(running)
-        path = os.path.join(running, secrets.token_hex(16))
-        os.mkdir(path, 0o700)
-        return path
+        return str(_FOLDERS.make(running))
 
     def keep(self, scratch: str, run: str, identity: dict[str, Any], started: float, *, replace: bool = False,
              record: str | None = None) -> str:
@@ -134,6 +146,8 @@ class RunStore:
             shutil.rmtree(scratch, ignore_errors=True)
             if self.find(run) is None:
                 raise
+        finally:
+            _FOLDERS.forget(Path(scratch))
         self._prune(keep=run)
         return target
 
@@ -159,4 +173,13 @@ class RunStore:
     @staticmethod
     def discard(scratch: str) -> None:
         """Remove a run that failed."""
-        shutil.rmtree(scratch, ignore_errors=True)
+        _FOLDERS.remove(Path(scratch))
+
+
+def sweep_runs(root: str) -> None:
+    """Stop the kernels (and what their cells started) of the runs under ``root`` whose process was killed,
+    and remove their scratch folders (:mod:`..run_folders`: Linux finds the processes), now — the first time
+    this process asks, a server registering a Sim2L — and, in a ``--workers`` parent, each time a worker died."""
+    running = os.path.join(root, ".running")
+    _FOLDERS.sweep_once(running)
+    after_worker_death(_FOLDERS.cleanup(running))

@@ -35,7 +35,7 @@ from .kernels import KernelStop
 from .notebook import Sim2LSpec, read_sim2l
 from .results import shape_result
 from .schema import input_schema, outputs_text
-from .store import DEFAULT_MAX_RUNS, RUN_FILE, RunStore, run_id
+from .store import DEFAULT_MAX_RUNS, RUN_FILE, RunStore, run_id, sweep_runs
 from .values import prepare
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ class Sim2LTool:
             # papermill's cell-by-cell progress bar (tqdm) reaches the client as MCP progress
             ctx.info(f"Sim2L {self.spec.name}: running the notebook with papermill (run {run[:12]})")
             scratch, started = self.store.scratch(), time.time()
-            stop = KernelStop()
+            stop = KernelStop(scratch)
             unwatch = _stop_on_cancel(ctx, stop)  # a cancelled call's kernel is killed, not left computing its cell
             try:
                 run_notebook(self.spec, prepared, scratch, kernel_name=self.kernel_name, cell_timeout=self.cell_timeout,
@@ -336,6 +336,7 @@ def add_sim2l(
         store = RunStore(_runs_root(server, results_dir), spec.name, spec.revision, max_runs=max_stored_runs)
     except ValueError as exc:
         raise RegistrationError(f"Sim2L {spec.name}: {exc}") from None
+    sweep_runs(store.root)  # the kernels killed servers (or workers) left running
     if description is None:
         revision = "" if spec.revision == "local" else f" {spec.revision}"
         description = (

@@ -1,0 +1,133 @@
+"""Stopping the processes a killed process's runs left running (Linux): shared by the Rappture and Sim2L sources.
+
+A run records the process group its program (a Rappture program, a Sim2L's kernel) leads
+(:func:`record_group`: ``<run>.group`` beside the run directory, removed with it). When a process is killed
+with SIGKILL its runs' programs are not stopped: they are reparented and run on, with no time limit. Before
+a sweep removes the dead process's folder, :func:`stop_orphans` finds them in ``/proc`` and kills them with
+SIGKILL: a process qualifies only when its process group is the one recorded for a run *and* it is that
+run's — its working directory is inside the run's directory, or its environment names the run (``mark``, the
+variable its program was started with, inherited by what it starts) — so a pid or group id reused by an
+unrelated process since does not qualify. A run with no note yet (its process killed between starting the
+program and noting its group) takes the group of the session leader working in it whose environment names
+the run: a program is started leading a new session of its own with that variable set — a user's shell that
+went into the folder is neither.
+
+This module does not decide which folders are a dead process's (:mod:`.run_folders` does). Off Linux (no
+``/proc/<pid>/cwd``) nothing is found: such programs run until they end by themselves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from pathlib import Path
+
+__all__ = ["GROUP_SUFFIX", "record_group", "stop_orphans"]
+
+GROUP_SUFFIX = ".group"
+"""The file beside a run directory holding its program's process group id (decimal text)."""
+
+_PROC = Path("/proc")
+_WAIT = 2.0  # seconds to let the killed processes go before their folder is removed
+
+
+def record_group(run: Path, pgid: int) -> None:
+    """Note that the program of the run in directory ``run`` leads process group ``pgid`` (best effort:
+    a note that cannot be written only leaves that program to run on if this process is killed)."""
+    with contextlib.suppress(OSError):
+        note = os.open(run.parent / (run.name + GROUP_SUFFIX), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(note, "w", encoding="ascii") as stream:
+            stream.write(str(pgid))
+
+
+def stop_orphans(parent: Path, mark: str) -> list[int]:
+    """SIGKILL the processes still running in the runs of ``parent`` (a dead process's folder of run
+    directories) in their recorded process group, ``mark`` the environment variable naming a run its
+    programs were started with; returns their pids, once gone (or after 2 s)."""
+    groups = {}
+    for note in parent.glob("*" + GROUP_SUFFIX):
+        run = note.with_name(note.name[: -len(GROUP_SUFFIX)])
+        with contextlib.suppress(OSError, ValueError):
+            if run.is_dir():
+                groups[int(note.read_text(encoding="ascii"))] = run.resolve()
+    noted = set(groups.values())
+    try:
+        unnoted = [run.resolve() for run in parent.iterdir() if run.is_dir() and run.resolve() not in noted]
+    except OSError:
+        unnoted = []
+    if not (groups or unnoted) or not _PROC.is_dir():
+        return []
+    pids = _pids()
+    if unnoted:
+        groups.update(_leaders(pids, unnoted, mark))
+    killed = []
+    for pid in pids:
+        if _belongs(pid, groups, mark):  # checked just before the kill: a pid is reused only once it is free
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+    deadline = time.monotonic() + _WAIT
+    while any(map(_running, killed)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return killed
+
+
+def _leaders(pids: list[int], runs: list[Path], mark: str) -> dict[int, Path]:
+    """The groups of the runs in ``runs`` that have no note (their process was killed between starting the
+    program and noting its group): a program is started leading a new session, with ``mark`` naming its
+    run, so a session leader working in such a run with that mark is its program, and its group is the
+    run's."""
+    found = {}
+    for pid in pids:
+        if pid == os.getpid():
+            continue
+        try:
+            if os.getsid(pid) != pid:
+                continue
+            run = _within(Path(os.readlink(_PROC / str(pid) / "cwd")), runs)
+            if run is None:
+                continue
+            if _marked(pid, mark, run):
+                found[pid] = run
+        except OSError:  # gone, or another user's
+            continue
+    return found
+
+
+def _within(cwd: Path, runs: list[Path]) -> Path | None:
+    return next((run for run in runs if cwd == run or run in cwd.parents), None)
+
+
+def _marked(pid: int, mark: str, run: Path) -> bool:
+    """Whether process ``pid`` was started with ``mark`` naming ``run`` (raises OSError: gone, another user's)."""
+    return f"{mark}={run}".encode() in (_PROC / str(pid) / "environ").read_bytes().split(b"\0")
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir(_PROC) if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _belongs(pid: int, groups: dict[int, Path], mark: str) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        run = groups.get(os.getpgid(pid))
+        if run is None:
+            return False
+        return _within(Path(os.readlink(_PROC / str(pid) / "cwd")), [run]) is not None or _marked(pid, mark, run)
+    except OSError:  # gone, or another user's
+        return False
+
+
+def _running(pid: int) -> bool:
+    """Not gone and not a zombie (killed, not yet reaped by its new parent)."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2 :][:1] != "Z"
