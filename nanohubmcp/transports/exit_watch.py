@@ -37,6 +37,8 @@ import time
 from collections.abc import Callable, Iterable
 from types import FrameType
 
+from ..server.wire.quick_exit import quick_exit
+
 NOTICE_SECONDS = 1.0
 """How long after the stop began the watchdog says, once, that the event loop has not taken it (a blocked loop:
 nothing else is said until the bound), naming how to quit at once."""
@@ -137,7 +139,7 @@ class ExitWatch:
             return
         self._say(f"{name} again while stopping; exiting now" if self._by_signal
                else f"{name} while stopping (after {self._cause}); exiting now")
-        os._exit(128 + signum)
+        quick_exit(128 + signum)
 
     def _quit_now(self, name: str) -> str:
         """How to quit at once, after the stop began at ``name`` (a signal's name, or what :meth:`arm` was told)."""
@@ -176,7 +178,7 @@ class ExitWatch:
             why = ("an async tool blocks the event loop (time.sleep or other blocking work in an `async def` tool: "
                    "make it `def`, or await)")
         self._say(f"still running {self.grace:g} s after {name}: {why}; exiting")
-        os._exit(WATCHDOG_STATUS)
+        quick_exit(WATCHDOG_STATUS)
 
 
 def _nobody(signum: int) -> None:

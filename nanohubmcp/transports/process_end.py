@@ -27,6 +27,8 @@ import sys
 import threading
 from typing import NoReturn
 
+from ..server.wire.quick_exit import quick_exit
+
 __all__ = ["end_served_process", "served", "was_served"]
 
 _SERVED: list[bool] = []
@@ -71,7 +73,7 @@ def _cut(after: float) -> None:
     with contextlib.suppress(OSError):
         os.write(2, f"nanohubmcp (pid {os.getpid()}): the process's exit handlers still ran {after:g} s after "
                     "serving ended; exiting without them\n".encode())
-    os._exit(1)
+    quick_exit(1)  # (the clean-ups that must not be skipped: a Rappture run's program)
 
 
 def _flush_open_files() -> None:

@@ -19,6 +19,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from ..server.wire.quick_exit import quick_exit
 from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
 from .workers import HANGUP, WORKER_DEATHS, say, stop_signals, worker_task
 
@@ -94,7 +95,7 @@ def exit_by_the_grace(loop: asyncio.AbstractEventLoop, grace: float = EXIT_GRACE
         log.warning("worker %d: still stopping %s s after its stop began (waiting on %s); exiting",
                     os.getpid(), f"{grace:g}", ", ".join(waiting) or "nothing known")
         logging.shutdown()
-        os._exit(0)
+        quick_exit(0)
 
     timer = threading.Timer(grace, overdue)
     timer.daemon = True
@@ -151,7 +152,7 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
         jobs = core.core_jobs.work()
 
     def quit_now(signum: int, frame: Any) -> None:
-        os._exit(128 + signum)
+        quick_exit(128 + signum)
 
     # Handlers first: a Ctrl-C sent as soon as the message shows must already quit.
     for sig in (signal.SIGINT, signal.SIGTERM):

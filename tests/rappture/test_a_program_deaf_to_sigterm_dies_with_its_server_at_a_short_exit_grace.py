@@ -4,7 +4,8 @@ so the program ran on for ever, reparented, and no later server's sweep could fi
 process kills the group of every program still running before it removes their folders: the program is gone
 once the server is — alone, and with ``--workers 2``. And at the default grace (10 s) the program was left too:
 the stop's SIGTERM ended ``rappture -execute``, and the SIGKILL was sent only if that leader still ran; now
-what is left of the group gets it.
+what is left of the group gets it. Nor when a second SIGTERM quits the server at once, running no exit handler:
+the programs are killed before it quits.
 
 A hub's ``rappture -execute`` (the stand-in the Rappture tests use) runs the program: it ends at SIGTERM, its
 program does not. Real server processes, the official client, a real SIGTERM, a real redis-server for the
@@ -61,10 +62,12 @@ def redis_url(workers: int, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.mark.timeout(150)
-@pytest.mark.parametrize(("workers", "grace"), [(1, ["--exit-grace", "2"]), (2, ["--exit-grace", "2"]), (1, [])],
-                         ids=["grace-2", "grace-2-workers-2", "default-grace"])
+@pytest.mark.parametrize(("workers", "grace", "quit_now"),
+                         [(1, ["--exit-grace", "2"], False), (2, ["--exit-grace", "2"], False), (1, [], False),
+                          (1, [], True)],
+                         ids=["grace-2", "grace-2-workers-2", "default-grace", "sigterm-again"])
 def test_a_program_deaf_to_sigterm_is_gone_once_its_server_exited(
-    workers: int, grace: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    workers: int, grace: list[str], quit_now: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tmp = tmp_path / "tmp"
     tmp.mkdir()
@@ -99,12 +102,16 @@ def test_a_program_deaf_to_sigterm_is_gone_once_its_server_exited(
                             lambda: next(tmp.glob("nanohubmcp-rappture-*/rappture-deaf-*/pid"), None), "the run"))
                         pid = int(await anyio.to_thread.run_sync(lambda: wait_until(found.read_text, "its pid")))
                         served.process.send_signal(signal.SIGTERM)
+                        if quit_now:  # told again while it waits for the call: it quits at once
+                            await anyio.to_thread.run_sync(lambda: wait_until(
+                                lambda: "again to quit now" in served.output, "the wait"))
+                            served.process.send_signal(signal.SIGTERM)
                         await anyio.to_thread.run_sync(lambda: served.process.wait(60))
                         calls.cancel_scope.cancel()
                     return pid
 
                 program = anyio.run(stop_during_a_call)
-                assert served.process.returncode == 0, served.output
+                assert served.process.returncode == (128 + signal.SIGTERM if quit_now else 0), served.output
                 # (the exit killed it: a moment for the kernel to end it, and for init to reap it)
                 wait_until(lambda: not running(program), "the program to be gone after its server's exit",
                            timeout=10)

@@ -38,12 +38,14 @@ from ...schema import CheckPending
 from ...server.calls.context import Context
 from ...server.provenance.code_files import WATCHED
 from ...server.provenance.tool_options import RUN_VALUES
+from ...server.wire.quick_exit import before_quick_exit
 from ...server.wire.worker_cleanups import after_worker_death
 from .code import watched_code
 from .driver import check_values, converts_units, current_values
 from .edits import EDITED, InputsWatch
 from .inputs import text_of
 from .rundirs import sweep, sweep_once
+from .running import stop_all
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool, time_limit
 from .units import load_registry, pint_missing, registry_ready
 
@@ -218,6 +220,7 @@ def add_rappture_tool(
     _warn_without_pint(tool)
     sweep_once()  # the run directories killed servers left
     after_worker_death(sweep)  # (--workers: a worker killed mid-run leaves its program; its parent ends it)
+    before_quick_exit(stop_all)  # (a second Ctrl-C quits at once, running no exit handler: not its programs too)
     core = getattr(server, "core", None)
     results = getattr(core, "result_options", None)
     call = RapptureCall(

@@ -6,7 +6,9 @@ SIGTERM, then SIGKILL two seconds later; but a process exiting sooner than that 
 limit — and its run folder, by which the next server's sweep (:mod:`..orphans`) finds such programs,
 removed at the exit. So the process, at its exit, before it removes its run folders
 (:mod:`.rundirs`), calls :func:`stop_all`: every program still running gets SIGKILL to its whole
-group, synchronously. A program started after that is killed as it starts.
+group, synchronously. A program started after that is killed as it starts. Quitting at once (a
+second Ctrl-C, the exit watchdog: ``os._exit``, no exit handler) it calls it too
+(:mod:`nanohubmcp.server.wire.quick_exit`), and leaves the folders to the next sweep.
 
 A process killed with SIGKILL runs no exit code: its programs are the next sweep's (or, under
 ``--workers``, its parent's).
@@ -23,8 +25,9 @@ import time
 
 __all__ = ["STOP_WAIT_SECONDS", "ended", "started", "stop_all"]
 
-STOP_WAIT_SECONDS = 1.0
-"""The longest :func:`stop_all` waits for the programs it killed to be gone (a SIGKILL takes milliseconds)."""
+STOP_WAIT_SECONDS = 0.5
+"""The longest :func:`stop_all` waits for the programs it killed to be gone (a SIGKILL takes milliseconds): a
+small part of the second a process has for its exit handlers."""
 
 _lock = threading.Lock()
 _running: dict[subprocess.Popen[str], int] = {}  # a program -> the pid of the process that started it
@@ -52,9 +55,14 @@ def stop_all() -> list[int]:
     a forked parent started are not its own), then wait for each to be gone, at most
     :data:`STOP_WAIT_SECONDS` in all; returns their pids. Programs started afterwards are killed as
     they start (:func:`started`): meant for the process's exit."""
-    with _lock:
+    # (Bounded: it may run in a signal handler of the thread that holds the lock.)
+    locked = _lock.acquire(timeout=STOP_WAIT_SECONDS)
+    try:
         _stopped_at_exit.add(os.getpid())
-        mine = [program for program, owner in _running.items() if owner == os.getpid()]
+        mine = [program for program, owner in _running.copy().items() if owner == os.getpid()]
+    finally:
+        if locked:
+            _lock.release()
     for program in mine:
         _kill_group(program)
     deadline = time.monotonic() + STOP_WAIT_SECONDS
