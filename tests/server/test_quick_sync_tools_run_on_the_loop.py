@@ -73,9 +73,14 @@ def test_a_quick_tool_starts_on_the_pool_then_runs_on_the_loop_until_it_is_slow_
 def test_a_quick_tool_that_blocks_long_on_the_loop_leaves_it_for_good() -> None:
     server, block = sleepy("blocks")
     with in_memory(server) as client:
-        for _ in range(INLINE_AFTER):
-            client.call_tool("where")
-        assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"
+        # until it qualifies (its first calls, when one carried another test's leftover collection or the host
+        # took the CPU, may take a few more: ci43 saw it still on the pool after INLINE_AFTER; the exact count is
+        # the first test's)
+        for _ in range(INLINE_AFTER * 20):
+            if thread_of(client.call_tool("where")) == "nanohubmcp-memory-client":
+                break
+        else:
+            pytest.fail("the quick tool never came to the loop")
         block["seconds"] = workers.INLINE_WALL_SECONDS
         assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"
         block["seconds"] = 0.0

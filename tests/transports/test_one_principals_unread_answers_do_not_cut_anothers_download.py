@@ -106,8 +106,8 @@ def test_the_share_is_set_with_the_other_limits() -> None:
                                                  r"\(1048576\), not 1000$"):
         TransportConfig(max_unsent_bytes_per_principal=1000)
     for wrong in ("big", True):
-        with pytest.raises(ConfigurationError, match=r"^max_unsent_bytes_per_principal must be a whole number of "
-                                                     r"bytes, or None, not "):
+        with pytest.raises(ConfigurationError, match=r"^max_unsent_bytes_per_principal must be a number of bytes "
+                                                     r">= 1 MiB \(1048576\), or None, not "):
             TransportConfig(max_unsent_bytes_per_principal=wrong)  # type: ignore[arg-type]
 
 
