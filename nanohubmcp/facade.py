@@ -957,7 +957,8 @@ class MCPServer:
         With ``transport="stdio"`` (or ``$MCP_TRANSPORT=stdio``) it serves one client on
         stdin/stdout instead, as desktop clients launch servers, until the client closes stdin;
         stdout then carries only protocol messages (``print()`` goes to stderr) and the HTTP
-        options are ignored. With ``auth=`` the caller is the one whose token ``$MCP_TOKEN``
+        options are ignored, but for ``workers`` above 1: one process serves the one client, so that is
+        refused (``ConfigurationError``). With ``auth=`` the caller is the one whose token ``$MCP_TOKEN``
         holds, checked once before serving (``ConfigurationError`` when it is unset, refused or
         expired); requests read after its expiry (a JWT's ``exp`` plus the verifier's leeway)
         are refused (-32600 "Unauthorized: the bearer token is invalid or expired").
@@ -1002,7 +1003,11 @@ class MCPServer:
             workers: processes serving the one port (HTTP, blocking ``run`` only): any whole number
                 of at least 1 (``4.0``, numpy's ``int64`` too), as every count; above 1 the
                 server needs a shared ``state_url`` (Redis), so that every process serves every
-                session.
+                session, and the banner says how many serve ("... listening on 127.0.0.1:8000, served by
+                4 processes"). Over stdio (``transport="stdio"`` or ``$MCP_TRANSPORT=stdio``) above 1 is
+                refused, as ``nanohubmcp run --transport stdio --workers 2`` is: "workers=2 serves HTTP only:
+                over stdio one process serves its one client; leave workers= out, or serve with
+                transport='http'".
             proxy_headers: trust the ``X-Forwarded-Proto`` / ``X-Scheme`` and ``X-Real-Ip`` /
                 ``X-Forwarded-For`` headers a reverse proxy sets (Tornado's ``xheaders``): URLs built
                 from the request (without ``public_url``) take the client's scheme, and the access log
@@ -1020,7 +1025,7 @@ class MCPServer:
                 follows it and the interpreter's exit coming on top.
         Raises:
             ConfigurationError: the port is busy or invalid, ``exit_grace`` outside 2-86400, the transport unknown,
-                ``workers`` above 1 without a shared state URL, or, over stdio with ``auth=``,
+                ``workers`` above 1 without a shared state URL or over stdio, or, over stdio with ``auth=``,
                 ``$MCP_TOKEN`` unset, empty or refused by the verifier (the message says which).
         """
         self._serving.run(

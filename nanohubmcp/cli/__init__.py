@@ -9,7 +9,8 @@ Usage::
     nanohubmcp sim2l NOTEBOOK... [--name NAME] [--async] [--results-dir DIR] [--cell-timeout S]
                                  [serving options as run]
     nanohubmcp rappture TOOL.xml... [--name NAME] [--async] [--timeout S] [--no-plot] [serving options as run]
-    nanohubmcp hub-tools [--root /apps] [NAME[/REVISION]...] [--async] [serving options as run]
+    nanohubmcp hub-tools [--root /apps]
+    nanohubmcp hub-tools [--root /apps] NAME[/REVISION]... [--async] [serving options as run]
     nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token-file PATH]
     nanohubmcp desktop-config APP [--client claude|vscode|cursor] [--name NAME] [--env NAME=VALUE ...]
     nanohubmcp desktop-config --url URL [--token-file PATH] [--client ...]
@@ -43,7 +44,8 @@ Exit status, of every subcommand: 0 done; 2 a usage error — what the command l
 subcommands check: a URL that is not http(s) with a host, ``NAME=VALUE`` or ``'Name: value'`` without
 its separator, APP and ``--url`` both or neither, ``--name`` with several PATHs, a malformed
 ``--state-url``, a ``--license`` not on the SPDX License List, a ``--port`` outside 0-65535, ``--workers``
-below 1 or above 1 without a shared state URL, a ``server-json --name`` not ``namespace/name``, an APP
+below 1 or above 1 without a shared state URL or over stdio, a serving option given to ``hub-tools`` without
+a NAME (the listing would ignore it), a ``server-json --name`` not ``namespace/name``, an APP
 that is not a Python file — a directory, a notebook, a ``tool.xml``, the message naming what to give
 instead), with the usage line; 1 a command line
 that is well formed but failed (a file missing or unreadable, an app that raises while imported — the

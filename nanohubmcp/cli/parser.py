@@ -109,8 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
         "hub-tools",
         help="list the Rappture tools and Sim2Ls installed on a hub, or serve the ones named",
         description="Without NAME: list the Rappture tools (ROOT/<tool>/<revision>/rappture/tool.xml) and Sim2Ls "
-        "(ROOT/<name>/<revision>/simtool/<name>.ipynb) installed under ROOT. With NAMEs (NAME or NAME/REVISION): "
-        "serve them as MCP tools.",
+        "(ROOT/<name>/<revision>/simtool/<name>.ipynb) installed under ROOT (it takes --root alone). With NAMEs "
+        "(NAME or NAME/REVISION): serve them as MCP tools, with the options below.",
     )
     hub.add_argument("names", nargs="*", metavar="NAME", help="a tool to serve: NAME (its default revision: "
                      "current, else the highest rNN, else dev) or NAME/REVISION")
@@ -263,7 +263,33 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         before_command = given[: given.index(args.command)] if args.command in given else given
         report = parser.error if any(extra in before_command for extra in extras) else args.usage_error
         report(f"unrecognized arguments: {' '.join(extras)}")  # exits 2
+    if args.command == "hub-tools" and not args.names:
+        _refuse_what_a_listing_ignores(parser, args)
     return args
+
+
+LISTING_READS = frozenset({"command", "names", "root", "run", "usage_error"})
+"""What ``hub-tools`` without a NAME reads of its arguments (``--root``): every other option serves."""
+
+
+def _refuse_what_a_listing_ignores(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``hub-tools`` without a NAME lists the tools and serves nothing: a serving option given (``--port 5``,
+    ``--workers 3``, ``--async``, ...) would do nothing, so it is a usage error (exit status 2), before a
+    token file is read. An option counts as given when it changed what the command would read without it
+    (an environment variable's value, ``$MCP_PORT``, is no option given)."""
+    plain = vars(parser.parse_args(["hub-tools"]))  # (the same environment: its defaults, as converted)
+    given = [_option_of(dest) for dest, value in vars(args).items()
+             if dest not in LISTING_READS and value != plain.get(dest)]
+    if given:
+        named = ", ".join(given)
+        args.usage_error(f"serving options need a NAME to serve: without one, hub-tools only lists the tools and "
+                         f"{named} would do nothing; name the tools to serve (hub-tools NAME...), or leave {named} "
+                         "out")
+
+
+def _option_of(dest: str) -> str:
+    """The option whose value lands in ``dest`` (``token_file`` -> ``--token-file``)."""
+    return {"background": "--async"}.get(dest, "--" + dest.replace("_", "-"))
 
 
 def registry_name(text: str) -> str:

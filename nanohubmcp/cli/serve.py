@@ -136,7 +136,7 @@ def rappture_server(args: argparse.Namespace) -> MCPServer:
 def hub_tools(args: argparse.Namespace) -> int:
     if not args.names:
         return _list_hub_tools(_hub_root(args))
-    transport = prepare_serving(args)  # (a listing serves nothing: its serving options are not checked)
+    transport = prepare_serving(args)  # (a listing serves nothing: parse_arguments refused its serving options)
     return serve(hub_tools_server(args), args, transport)
 
 

@@ -98,11 +98,13 @@ def prepare_serving(args: argparse.Namespace, *, app: bool = False) -> str:
             raise UsageError(str(exc)) from None
         os.environ[ENV_STATE_DIR] = absolute(args.state_dir)
     from ..serving import resolve_transport
+    from ..serving.runners import refuse_stdio_workers
 
     transport = resolve_transport(args.transport)
-    if transport == "stdio" and args.workers > 1:  # (it served one process, saying nothing)
-        raise UsageError(f"--workers {args.workers} serves HTTP only: over stdio one process serves its one client; "
-                         "leave --workers out, or serve with --transport http")
+    try:  # (it served one process, saying nothing): run()'s rule, in the options' words
+        refuse_stdio_workers(args.workers, args.transport, command_line=True)
+    except ConfigurationError as exc:
+        raise UsageError(str(exc)) from None
     if transport == "stdio":
         from ..transports.lines import protect_stdout
 

@@ -30,6 +30,7 @@ from .runners import (
     DEFAULT_MAX_BUFFERED_BYTES,
     check_workers,
     make_runner,
+    refuse_stdio_workers,
     resolve_transport,
     verifier,
     warn_about_config,
@@ -179,6 +180,11 @@ class Serving:
             one_line_if_uncaught(exc, status=2)
             raise
         if resolve_transport(transport) == "stdio":
+            try:
+                refuse_stdio_workers(workers, transport)  # (it served one process, saying nothing)
+            except ConfigurationError as exc:  # one line and exit status 2 when nobody catches it
+                one_line_if_uncaught(exc, status=2)
+                raise
             if in_kernel() or loop_running():
                 raise ConfigurationError(
                     "transport='stdio' needs a process of its own (not a notebook kernel "
@@ -260,7 +266,7 @@ class Serving:
             def ready() -> None:
                 warn_about_config(runner)
                 if not quiet:
-                    print(banner(server, host, runner.config.auth), flush=True)
+                    print(banner(server, host, runner.config.auth, processes=workers), flush=True)
 
             try:
                 runner.serve_forever(workers, on_ready=ready, grace=grace)

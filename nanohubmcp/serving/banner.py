@@ -28,14 +28,16 @@ def base_url(runner: Runner | None) -> str | None:
     return f"http://{host}:{runner.port}{runner.config.path_prefix}/"
 
 
-def banner(server: Servable, host: str, auth: object = None) -> str:
-    """The startup text: address, counts, every endpoint's public URL and, with ``auth`` (the
+def banner(server: Servable, host: str, auth: object = None, processes: int = 1) -> str:
+    """The startup text: address (and, ``processes`` above 1, how many serve it: ``... listening on
+    127.0.0.1:8000, served by 4 processes``), counts, every endpoint's public URL and, with ``auth`` (the
     verifier serving), how clients authenticate. Resources count what ``resources/list`` lists;
     resource templates (``resources/templates/list``) are counted beside them when there are any."""
     base = server.url or ""
     reg = server.core.registry
+    served_by = f", served by {processes} processes" if processes > 1 else ""
     lines = [
-        f"MCP Server '{server.name}' v{server.version} listening on {host}:{server.port}",
+        f"MCP Server '{server.name}' v{server.version} listening on {host}:{server.port}{served_by}",
         f"  Tools: {len(reg.tools)}",
         f"  Resources: {len(reg.resources)}" + (f", resource templates: {len(reg.templates)}" if reg.templates else ""),
         f"  Prompts: {len(reg.prompts)}",

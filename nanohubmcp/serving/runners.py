@@ -1,7 +1,8 @@
 """From ``run()``'s options to a transports ``Runner``: the checks, the verifier, the runner itself.
 
 What ``MCPServer.run``/``start`` are given is checked here before anything binds: the transport
-(:func:`resolve_transport`), the number of processes (:func:`check_workers`), ``$NANOHUBMCP_REGISTRY_NAME``
+(:func:`resolve_transport`), the number of processes (:func:`check_workers`; over stdio one,
+:func:`refuse_stdio_workers`), ``$NANOHUBMCP_REGISTRY_NAME``
 (:func:`~nanohubmcp.transports.registry_name.check_name_variable`), the 0.4.x keywords
 still accepted (:data:`COMPAT_RUN_OPTIONS`); no authorization on a non-loopback address, or with
 ``allowed_origins="*"``, is a warning
@@ -191,6 +192,32 @@ def warn_about_views(core: ServerCore) -> None:
                 "finds nothing there; define it with @server.app_view(%r) or correct the tool's view=",
                 tool.name, uri, uri,
             )
+
+
+def refuse_stdio_workers(workers: object, given: str | None, *, command_line: bool = False) -> None:
+    """Refuse more than one process (``workers``) over stdio, the transport ``given`` names (else
+    ``$MCP_TRANSPORT``): one process speaks to its one client on its stdin and stdout, so the processes would
+    serve nothing more. The one rule of ``run(transport="stdio", workers=2)`` and of ``nanohubmcp run --transport
+    stdio --workers 2`` (``command_line``: the message names the options, not the keywords).
+
+    Raises:
+        ConfigurationError: over stdio, ``workers`` above 1 (or no whole number of at least 1, as over HTTP);
+            the message says what to change: "workers=2 serves HTTP only: over stdio one process serves its one
+            client; leave workers= out, or serve with transport='http'" (``$MCP_TRANSPORT=stdio`` named when
+            the variable chose stdio).
+    """
+    if resolve_transport(given) != "stdio":
+        return
+    count = cast(int, counted("run_workers", workers, "workers"))  # (4.0 is 4, "4" refused: as over HTTP)
+    if count == 1:
+        return
+    chosen = "" if given else " ($MCP_TRANSPORT=stdio)"
+    if command_line:
+        named, keyword, http = f"--workers {count}", "--workers", "--transport http"
+    else:
+        named, keyword, http = f"workers={count}", "workers=", "transport='http'"
+    raise ConfigurationError(f"{named} serves HTTP only: over stdio{chosen} one process serves its one client; "
+                             f"leave {keyword} out, or serve with {http}")
 
 
 def check_workers(server: Servable, value: object) -> int:
