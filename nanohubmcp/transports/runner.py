@@ -38,6 +38,7 @@ import tornado.httpserver
 from ..errors import ConfigurationError
 from .auth import bind_resource
 from .config import TransportConfig
+from .early_stop import replay, taken
 from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
 from .found_handlers import FoundHandlers
 from .frozen_heap import freeze_start_up, thaw
@@ -212,7 +213,8 @@ class Runner:
             # The stop signals are taken before serving starts: one sent as soon as the banner (or the
             # server_started event) says the server is up stops it cleanly, not by the signal's default action.
             # (Their callbacks run once main() first waits, when serving has started.)
-            signals = stop_signals()  # (read once: taking SIGHUP below changes what it reads)
+            # (Read once: taking SIGHUP below changes what it reads. A forked worker's were taken as it was forked.)
+            signals = taken() or stop_signals()
             for sig in signals:  # (SIGHUP, a closed terminal, too: a clean stop, not a silent death)
                 # Not possible off the main thread, or on a platform without signals.
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -224,6 +226,7 @@ class Runner:
             watch.append(ExitWatch(grace, lambda: not self.running, HANGUP,
                                    parent=parent if workers > 1 else None))
             watch[0].install(signals)
+            replay()  # a stop signal a forked worker received before (early_stop): taken now, as if sent now
             self._serve(sockets)
             frozen.append(freeze_start_up())  # the process is the server's: its start-up is out of full collections
             if workers > 1:

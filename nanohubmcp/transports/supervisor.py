@@ -12,6 +12,8 @@ and takes them with ``sigtimedwait`` between forks and while it watches: a signa
 ``os.fork``'s at-fork hooks or a garbage collector's callback, where an exception raised by a handler is lost.
 (Tornado's ``fork_processes``, used before, left the parent's handler raising ``SystemExit`` there:
 a stop landing while it forked was swallowed, and the parent waited for ever on workers that served on.)
+A worker takes them from its first instant too (:mod:`.early_stop`): one stopped before its event loop runs
+stops cleanly, its ``atexit`` handlers run.
 
 What a worker is and tells its parent (its number, how it ended, its log lines, its watch of the parent)
 is :mod:`.workers`'; the runner (:mod:`.runner`) serves in each worker.
@@ -29,6 +31,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from ..server.wire.worker_cleanups import run_cleanups
+from .early_stop import take_early
 from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS, kill_wait
 from .ports import SPREAD_BY_KERNEL, bind
 from .restarts import Restarts
@@ -101,8 +104,7 @@ def fork_workers(workers: int, grace: float = DEFAULT_EXIT_GRACE_SECONDS) -> Non
     ``nanohubmcp run --access-log``): a line per request costs about 6 % of a small call's CPU
     (bench/scaleout.md).
     """
-    task = _Supervisor(workers, grace).run()
-    WORKER_DEATHS.forked(task)
+    _Supervisor(workers, grace).run()
     log_requests(access=False)
 
 
@@ -206,14 +208,14 @@ class _Supervisor:
             self.due[task] = now + then.pause
 
     def _fork(self, task: int) -> bool:
-        """Fork worker ``task``; True in it (its signals as a process's own again)."""
+        """Fork worker ``task``; True in it, its stop signals taken from its first instant (:mod:`.early_stop`)."""
         pid = os.fork()
         if pid:
             self.children[pid] = task
             self.forked_at[pid] = time.monotonic()
             return False
-        for sig in self.stops:
-            signal.signal(sig, signal.SIG_DFL)  # until its loop takes them: a stop now ends it at once
+        WORKER_DEATHS.forked(task)
+        take_early(self.stops)  # (until its loop takes them: a stop now is recorded, for the loop to act on)
         _HELD.clear()
         signal.pthread_sigmask(signal.SIG_UNBLOCK, self.watched)
         return True

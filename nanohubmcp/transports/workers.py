@@ -74,15 +74,14 @@ def worker_task() -> int | None:
 class WorkerDeaths:
     """The ``--workers`` parent's line, on stderr, when a worker ends (:meth:`ended`).
 
-    "worker 1 (pid 123) killed by SIGKILL" (or "exited with status 3"), which the parent completes with what it
-    does next ("; restarted", :class:`~.restarts.Next`). A worker
-    that obeys a stop signal (:func:`stop_signals`) exits with status 0 (or, told before its loop took the
-    signal, is ended by it) and is not started again: "worker 1 (pid 123) stopped by SIGTERM; not restarted
-    (1 of 2 left)" — the worker wrote the signal's number, before stopping, into a page the parent
-    shares (:meth:`stopped_by`). One that exits with status 0 without having written one (a tool calling
-    ``os._exit(0)``) was not told to stop: it crashed, as one exiting with an error did ("exited with
-    status 0 without being told to stop"). A worker forked after a restart (:attr:`seen`) knows it is one
-    started again (it prints no banner)."""
+    "worker 1 (pid 123) killed by SIGKILL" (or "exited with status 3"), which the parent completes with what it does
+    next ("; restarted", :class:`~.restarts.Next`). A worker that obeys a stop signal (:func:`stop_signals`; one
+    received before its event loop ran too, :mod:`.early_stop`) exits with status 0 (or, should the signal's default
+    action end it, is ended by it) and is not started again: "worker 1 (pid 123) stopped by SIGTERM; not restarted
+    (1 of 2 left)" — the worker wrote the signal's number, before stopping, into a page the parent shares
+    (:meth:`stopped_by`). One that exits with status 0 without having written one (a tool calling ``os._exit(0)``)
+    was not told to stop: it crashed, as one exiting with an error did ("exited with status 0 without being told to
+    stop"). A worker forked after a restart (:attr:`seen`) knows it is one started again (it prints no banner)."""
 
     def __init__(self) -> None:
         self.seen = False
