@@ -32,7 +32,7 @@ PUBLIC_MODULES = {
 _TOP_GROUPS = {
     ".facade": "The server",
     ".decorators": "Module-level decorators",
-    ".server.pipeline": "Middleware",
+    ".server.middleware": "Middleware",
     ".server.calls.context": "The call's context",
     ".server.registry.components": "Registered components",
     ".server.registry.resources": "Registered components",

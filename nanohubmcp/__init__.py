@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from .schema.secret import Secret
     from .server.asks.input_requests import InputRequired
     from .server.calls.context import Context
-    from .server.pipeline import Request
+    from .server.middleware import Request
     from .server.registry.components import Tool
     from .server.registry.prompts import Prompt
     from .server.registry.resources import Resource, ResourceTemplate
@@ -82,7 +82,7 @@ _LAZY = {
     "Prompt": ".server.registry.prompts",
     "Skill": ".server.registry.skills",
     "InputRequired": ".server.asks.input_requests",
-    "Request": ".server.pipeline",
+    "Request": ".server.middleware",
     "Principal": ".server.wire.principal",
     "Secret": ".schema.secret",
     "JWTVerifier": ".auth.jwt",

@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 
     from .server.direct import CallResult
     from .server.executors import JobExecutor
-    from .server.pipeline import Middleware
+    from .server.middleware import Middleware
     from .server.registry.prompts import Prompt
     from .server.registry.resources import Resource, ResourceTemplate
     from .server.wire.events import EventBus

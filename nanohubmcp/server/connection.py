@@ -19,9 +19,10 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    answer with :func:`~nanohubmcp.errors.error_response`. The protocol matters every transport
    shares are decided here, once: the era of a request (:func:`is_modern`), the version in
    force (:func:`handshake_version`: the session's, a header's (:func:`spoken_version`), else
-   2025-03-26; :func:`modern_version`: a 2026-07-28 request's own ``_meta``, checked against
-   its header; :mod:`.stateless.envelope`), whether a batch may be served (:func:`batch_refusal`;
-   batches are :mod:`.batches`'). ``request(message, ...)`` builds the :class:`RequestContext`:
+   2025-03-26: these three are :mod:`.eras`'; :func:`modern_version`: a 2026-07-28 request's
+   own ``_meta``, checked against its header; :mod:`.stateless.envelope`), whether a batch may
+   be served (:func:`batch_refusal`; batches are :mod:`.batches`'). ``request(message, ...)``
+   builds the :class:`RequestContext`:
    that version, the session, the client's capabilities, and the *stream* for related messages.
    An HTTP transport hands the whole body and the values of its headers to ``receive``, which
    does all of this in one call, in the spec's order, and answers an :class:`Incoming` (the
@@ -78,7 +79,8 @@ from ..protocol.sendable import Parts
 from ..protocol.tuple_records import TupleRecord
 from ..state.errors import StateUnavailable
 from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal, serve_batch
-from .intake import Incoming, Intake, Received, handshake_version, is_modern, spoken_version
+from .eras import handshake_version, is_modern, spoken_version
+from .intake import Incoming, Intake, Received
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
 from .services import Services
 from .stateless.envelope import check_modern_version, modern_envelope, modern_version

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from .asks.task_inputs import TaskInputs
     from .executors.polled_data import PolledData
     from .jobs.service import JobStore
-    from .pipeline import Route
+    from .middleware import Route
     from .provenance.cache_store import ResultCache
     from .provenance.records import ProvenanceStore
     from .registry.skill_catalog import SkillCatalog

@@ -23,7 +23,8 @@ from ..protocol import jsonrpc
 from ..protocol.tuple_records import TupleRecord
 from ..schema.paths import echoed
 from .layers import session_limit, tool_scopes, version_gate
-from .pipeline import NotAResult, Pipeline, Request
+from .middleware import Request
+from .pipeline import NotAResult, Pipeline
 from .wire.request import META_SERVER_INFO, RequestContext
 
 if TYPE_CHECKING:

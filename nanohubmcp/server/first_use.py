@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from .executors.polled_data import PolledData
     from .jobs.leftovers import Leftovers
     from .jobs.service import HandOver, JobStore, Reattach
-    from .pipeline import Acts, Pipeline
+    from .middleware import Acts
+    from .pipeline import Pipeline
     from .provenance.cache_layer import CacheLayer
     from .provenance.cache_store import ResultCache
     from .provenance.layer import Recorder, ToolLookup

@@ -2,8 +2,8 @@
 
 :class:`Intake` is the reading half of the connection seam (:mod:`.connection`): it parses what a
 transport received, decides each message's era and the protocol version in force
-(:func:`is_modern`; :func:`handshake_version`, with a header's :func:`spoken_version`; a 2026-07-28
-request's own ``_meta``, :func:`~.stateless.envelope.modern_version`), finds the session it names
+(:func:`~.eras.is_modern`; :func:`~.eras.handshake_version`, with a header's :func:`~.eras.spoken_version`;
+a 2026-07-28 request's own ``_meta``, :func:`~.stateless.envelope.modern_version`), finds the session it names
 (not touched: serving touches it when the request ends), and builds its :class:`RequestContext`.
 An HTTP transport hands it a whole body and its headers' values (:meth:`Intake.receive`); a
 transport with one peer and its own session hands it each line (:meth:`Intake.read`,
@@ -19,14 +19,14 @@ import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import InvalidRequest, ProtocolError, ServerStopping, SessionNotFound
+from ..errors import ProtocolError, ServerStopping, SessionNotFound
 from ..protocol import jsonrpc, versions
-from ..protocol.message_values import show
 from ..protocol.tuple_records import TupleRecord
 from ..state.errors import StateUnavailable
 from .batches import batch_refusal
+from .eras import handshake_version, is_modern, spoken_version
 from .stateless.envelope import modern_version
-from .wire.request import LARGE_MESSAGE_BYTES, META_PROTOCOL_VERSION, RequestContext
+from .wire.request import LARGE_MESSAGE_BYTES, RequestContext
 from .wire.streams import OutboundStream
 from .wire.trace_context import carrier_from
 
@@ -377,52 +377,9 @@ class Intake:
         return request
 
 
-# -- the protocol matters every transport asks, decided here once ---------------------------------
-def is_modern(message: jsonrpc.Message | None, header_version: str | None = None) -> bool:
-    """The era of a request: stateless (2026-07-28) when its ``MCP-Protocol-Version`` header names
-    that date or a later one, or its ``_meta`` carries a protocol version; else the handshake era.
-
-    Source: MCP 2026-07-28, Basic § Versioning.
-    """
-    if header_version and header_version not in versions.HANDSHAKE_VERSIONS and versions.names_modern(
-            header_version.strip()):
-        return True
-    if message is None or not message.params:
-        return False
-    meta = message.params.get("_meta")  # what Message.meta reads, without a call on the hot path
-    return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
-
-
-def spoken_version(value: str | None) -> str | None:
-    """The version an ``MCP-Protocol-Version`` header names (None when absent), checked to be one
-    this server speaks (:func:`handshake_version` makes it the version in force).
-
-    Raises:
-        InvalidRequest: not a version this server speaks (``data: {supported, requested}``).
-    """
-    if value is None:
-        return None
-    value = value.strip()
-    if value not in versions.SUPPORTED_VERSIONS:
-        raise InvalidRequest(
-            f"Unsupported MCP-Protocol-Version: {show(value)}",
-            {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value},
-        )
-    return value
-
-
 def _modern_stream() -> OutboundStream:
     return OutboundStream("m", resumable=False)
 
 
 def _sessionless_stream() -> OutboundStream:
     return OutboundStream("x", resumable=False)
-
-
-def handshake_version(session: Session | None, header_version: str | None = None) -> versions.ProtocolVersion:
-    """The version of a handshake-era request: its session's (negotiated at ``initialize``), else
-    the ``MCP-Protocol-Version`` header's, else 2025-03-26 (Transports § Protocol Version Header).
-    ``header_version`` must be one this server speaks (the transport refuses others)."""
-    if session is not None:
-        return session.version
-    return versions.ProtocolVersion.of(header_version or versions.SESSIONLESS_DEFAULT)

@@ -13,7 +13,7 @@
 
 They are plain functions handing on ``call_next(request)``'s awaitable (a refusal raises at once),
 so a request passes them without a coroutine level each; a user's layer is an ``async def``.
-Each comes with the routes it acts on (:class:`~.pipeline.Layer`): the gate only where the era
+Each comes with the routes it acts on (:class:`~.middleware.Layer`): the gate only where the era
 lacks the method, the session limit only in a session, the scope check only for a ``tools/call``
 of an authenticated caller; a route's chain leaves the others out.
 
@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import MethodNotFound, ServerBusy
 from ..protocol import versions
 from ..schema.paths import echoed
-from .pipeline import Layer
+from .middleware import Layer
 from .wire.scopes import check_tool_scopes
 
 if TYPE_CHECKING:
-    from .pipeline import CallNext, Request, Route
+    from .middleware import CallNext, Request, Route
 
 
 def version_gate(handshake: Mapping[str, object], modern: Mapping[str, object]) -> Layer:

@@ -58,7 +58,7 @@ from .wire.trace_context import INSTRUMENTATION, SPAN, carrier_from
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .pipeline import CallNext, Middleware, Request
+    from .middleware import CallNext, Middleware, Request
     from .wire.sessions import Session, SessionStore
 
 DURATION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)

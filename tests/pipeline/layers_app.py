@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from nanohubmcp import MCPServer, ProtocolError, Request
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 
 REFUSED_CODE = -32050
 

@@ -28,7 +28,7 @@ from support import mcp_client, serve, stdio_in_process
 
 from nanohubmcp import MCPServer, Request
 from nanohubmcp.protocol.text_pieces import TextPieces
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 from nanohubmcp.testing import MemoryClient
 
 pytestmark = pytest.mark.timeout(60)

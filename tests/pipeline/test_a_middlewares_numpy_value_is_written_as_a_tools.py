@@ -26,7 +26,7 @@ import pytest
 from support import mcp_client, serve, wait_until
 
 from nanohubmcp import MCPServer, Request
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 from nanohubmcp.testing import RpcError, in_memory
 
 VALUES: dict[str, Callable[[], Any]] = {

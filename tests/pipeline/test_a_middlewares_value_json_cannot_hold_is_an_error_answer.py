@@ -20,7 +20,7 @@ import pytest
 from support import serve, stdio_in_process
 
 from nanohubmcp import MCPServer, Request
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 
 HANDSHAKE = "2025-11-25"
 ADDED: dict[int, Any] = {7: np.int64(7), 8: {1, 2}, 9: np.array([1.5, np.nan])}

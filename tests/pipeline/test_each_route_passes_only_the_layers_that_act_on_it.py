@@ -12,7 +12,8 @@ import pytest
 
 from nanohubmcp import MCPServer, Request
 from nanohubmcp.server import layers
-from nanohubmcp.server.pipeline import CallNext, Pipeline, Route
+from nanohubmcp.server.middleware import CallNext, Route
+from nanohubmcp.server.pipeline import Pipeline
 from nanohubmcp.server.wire.principal import Principal
 from nanohubmcp.testing import MemoryClient, RpcError
 

@@ -25,7 +25,7 @@ import pytest
 from support import mcp_client, serve, stdio_in_process
 
 from nanohubmcp import MCPServer, Request
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 from nanohubmcp.testing import MemoryClient
 
 pytestmark = pytest.mark.timeout(60)

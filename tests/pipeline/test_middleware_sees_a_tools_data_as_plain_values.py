@@ -28,7 +28,7 @@ from support import serve, stdio_in_process, without_provenance
 from nanohubmcp import MCPServer, Request
 from nanohubmcp.protocol import text_pieces
 from nanohubmcp.protocol.encoded import Encoded
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 from nanohubmcp.server.results.decoded import decoded
 from nanohubmcp.testing import MemoryClient
 

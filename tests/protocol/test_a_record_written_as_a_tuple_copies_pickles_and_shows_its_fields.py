@@ -14,7 +14,7 @@ import pickle
 import pytest
 
 from nanohubmcp.schema.docstrings import DocInfo
-from nanohubmcp.server.pipeline import Route
+from nanohubmcp.server.middleware import Route
 from nanohubmcp.state.url import StateURL, parse
 
 RECORDS = [

@@ -16,7 +16,7 @@ import pytest
 
 from nanohubmcp import MCPServer, Request
 from nanohubmcp.server.connection import Connection
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 from nanohubmcp.testing import in_memory
 
 UNWRITABLE = {"jsonrpc": "2.0", "id": 1, "result": {"x": b"x"}}

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from nanohubmcp import MCPServer, Request
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 from nanohubmcp.testing import RpcError, in_memory
 
 np = pytest.importorskip("numpy")

@@ -27,7 +27,7 @@ from stream_wire import Wire
 from support import mcp_client, serve, tool_call_message
 
 from nanohubmcp import MCPServer, ProtocolError, Request
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -18,7 +18,7 @@ import pytest
 from support import mcp_client, serve
 
 from nanohubmcp import MCPServer, ProtocolError, Request
-from nanohubmcp.server.pipeline import CallNext
+from nanohubmcp.server.middleware import CallNext
 
 
 def build() -> MCPServer:

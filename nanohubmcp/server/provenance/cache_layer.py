@@ -59,7 +59,7 @@ from .rows import URI_PREFIX as RECORD_PREFIX
 from .tool_options import CACHE, CACHE_TTL, RUN_VALUES, SHARED
 
 if TYPE_CHECKING:
-    from ..pipeline import CallNext, Middleware, Request
+    from ..middleware import CallNext, Middleware, Request
     from ..registry.components import Tool
 
 log = logging.getLogger("nanohubmcp.cache")

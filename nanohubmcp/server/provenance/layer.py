@@ -37,7 +37,7 @@ from .rows import URI_PREFIX
 from .tool_options import OFF
 
 if TYPE_CHECKING:
-    from ..pipeline import CallNext, Middleware, Request
+    from ..middleware import CallNext, Middleware, Request
     from ..registry.components import Tool
 
 log = logging.getLogger("nanohubmcp.provenance")

@@ -1,0 +1,64 @@
+"""The era of a message and the protocol version in force: what every transport asks, decided once.
+
+The connection seam's reading half (:mod:`.intake`) asks these for each message, and offers them
+(:mod:`.connection`) to a transport that needs one alone: :func:`is_modern` (the stateless era, or
+the handshake era), :func:`spoken_version` (an ``MCP-Protocol-Version`` header this server speaks) and
+:func:`handshake_version` (the version of a handshake-era request: its session's, a header's, else
+2025-03-26). A 2026-07-28 request's own version is its ``_meta``'s
+(:func:`~.stateless.envelope.modern_version`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidRequest
+from ..protocol import versions
+from ..protocol.message_values import show
+from .wire.request import META_PROTOCOL_VERSION
+
+if TYPE_CHECKING:
+    from ..protocol import jsonrpc
+    from .wire.sessions import Session
+
+
+def is_modern(message: jsonrpc.Message | None, header_version: str | None = None) -> bool:
+    """The era of a request: stateless (2026-07-28) when its ``MCP-Protocol-Version`` header names
+    that date or a later one, or its ``_meta`` carries a protocol version; else the handshake era.
+
+    Source: MCP 2026-07-28, Basic § Versioning.
+    """
+    if header_version and header_version not in versions.HANDSHAKE_VERSIONS and versions.names_modern(
+            header_version.strip()):
+        return True
+    if message is None or not message.params:
+        return False
+    meta = message.params.get("_meta")  # what Message.meta reads, without a call on the hot path
+    return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+
+
+def spoken_version(value: str | None) -> str | None:
+    """The version an ``MCP-Protocol-Version`` header names (None when absent), checked to be one
+    this server speaks (:func:`handshake_version` makes it the version in force).
+
+    Raises:
+        InvalidRequest: not a version this server speaks (``data: {supported, requested}``).
+    """
+    if value is None:
+        return None
+    value = value.strip()
+    if value not in versions.SUPPORTED_VERSIONS:
+        raise InvalidRequest(
+            f"Unsupported MCP-Protocol-Version: {show(value)}",
+            {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value},
+        )
+    return value
+
+
+def handshake_version(session: Session | None, header_version: str | None = None) -> versions.ProtocolVersion:
+    """The version of a handshake-era request: its session's (negotiated at ``initialize``), else
+    the ``MCP-Protocol-Version`` header's, else 2025-03-26 (Transports § Protocol Version Header).
+    ``header_version`` must be one this server speaks (the transport refuses others)."""
+    if session is not None:
+        return session.version
+    return versions.ProtocolVersion.of(header_version or versions.SESSIONLESS_DEFAULT)
