@@ -11,7 +11,7 @@ from pathlib import Path
 
 from job_server import ServerProcess, wait_until
 
-STOPPED = "the server stopped while this job ran"
+STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 
 
 def stored(state: Path, job_id: str) -> tuple[str, str | None]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from job_server import Routes, ServerProcess, wait_until
 
-STOPPED = "the server stopped while this job ran"
+STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 META = "io.nanohub/provenance"
 
 

@@ -1,5 +1,6 @@
 """At SIGTERM, a ``threads`` job (``@async_tool``) is told to cancel at once: one that looks ends, and a client
-waiting in ``tasks/result`` gets the job's end ("the server stopped while this job ran"), as an ``async def``
+waiting in ``tasks/result`` gets the job's end ("the server stopped while this job ran: it did not complete;
+it may be run again"), as an ``async def``
 job's waiter does; the stop line counts tool calls, not jobs (trial46 T46-12: the job was told only once the
 2 s drain was over, its waiter answered "The server is stopping ... may be retried", and the line said
 "waiting for 1 running tool call(s)" of the job's thread). Over stdio too, at SIGTERM or the end of input (a
@@ -22,7 +23,7 @@ from support import script_server, wait_until
 
 pytestmark = pytest.mark.timeout(90)
 
-STOPPED = "the server stopped while this job ran"
+STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 
 SCRIPT = """
 import sys, time

@@ -1,6 +1,7 @@
 """A 2025-11-25 task running when its server is killed with SIGKILL: after a restart on the same
 state directory, ``tasks/result`` answers the failure as a tool error — ``isError: true`` with
-"the server stopped while this job ran" as its text — like ``tasks/get``, REST and
+"the server stopped while this job ran: it did not complete; it may be run again" as its text — like
+``tasks/get``, REST and
 ``get_job_result`` do, never an empty ``{"content": []}``.
 """
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from job_server import ServerProcess, wait_until
 
-STOPPED = "the server stopped while this job ran"
+STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 
 

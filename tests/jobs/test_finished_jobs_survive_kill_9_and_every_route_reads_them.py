@@ -2,7 +2,8 @@
 same state directory, and every route reads every result exactly as before — the official
 client's ``get_job_result``, REST polling, 2025-11-25 ``tasks/get``/``tasks/result`` and the 2026
 tasks extension's ``tasks/get``. A job that was running when the process died is a clear failure
-("the server stopped while this job ran"), never "not found". Ids nobody was given stay unknown.
+("the server stopped while this job ran: it did not complete; it may be run again"), never "not found". Ids
+nobody was given stay unknown.
 
 Issue 16, "Done when": kill -9 after jobs finished → restart → every result readable; a job
 running at kill -9 → clear failure (threads).
@@ -18,7 +19,7 @@ import pytest
 from job_server import ServerProcess, wait_until
 from support import mcp_client
 
-STOPPED = "the server stopped while this job ran"
+STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 
 
 def start_every_kind_of_job(server: ServerProcess, marker: Path) -> dict[str, Any]:

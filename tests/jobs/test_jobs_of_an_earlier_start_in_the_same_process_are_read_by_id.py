@@ -23,7 +23,7 @@ from support import serve, wait_until
 
 from nanohubmcp import MCPServer
 
-STOPPED = "the server stopped while this job ran"
+STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 
 
 def cube(n: int) -> dict:

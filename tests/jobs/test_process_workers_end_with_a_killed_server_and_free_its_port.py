@@ -13,7 +13,7 @@ from pathlib import Path
 
 from job_server import ServerProcess, alive, children, wait_until
 
-STOPPED = "the server stopped while this job ran"
+STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 
 
 def port_free(port: int) -> bool:

@@ -23,6 +23,8 @@ import wire
 from cluster import Cluster, heartbeat_runs_out, producer_heartbeat_runs_out
 from redis_server import RedisServer
 
+from nanohubmcp.server.jobs.settle import SERVER_STOPPED
+
 pytestmark = pytest.mark.timeout(120)
 
 
@@ -141,7 +143,7 @@ def test_a_thread_job_of_a_dead_process_is_reported_failed(cluster: Cluster, red
             break
         time.sleep(0.5)
     assert body["status"] == "error", body
-    assert "the server stopped while this job ran" in json.dumps(body)
+    assert SERVER_STOPPED in json.dumps(body)
 
 
 def test_a_cancel_sent_to_another_process_stops_the_call(calm_cluster: Cluster) -> None:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from support import post_tool, script_server, wait_until
 
+from nanohubmcp.server.jobs.settle import SERVER_STOPPED
+
 SCRIPT = """
 import sys, time
 from nanohubmcp import Context, MCPServer
@@ -60,4 +62,4 @@ def test_the_end_of_a_job_told_to_cancel_at_sigterm_is_stored_before_the_process
         holder.close()
         output = served.output
     assert (code, stored, "Fatal Python error" in output, "Traceback" in output) == (
-        0, ("failed", "the server stopped while this job ran"), False, False), output
+        0, ("failed", SERVER_STOPPED), False, False), output

@@ -1,7 +1,8 @@
 """SIGTERM to a serving process tells its running ``@async_tool`` jobs to cancel, as the message
 it prints says ("they were told to cancel"): a tool that looks at ``ctx.is_cancelled()`` stops and
 the process exits well within the 10 s it would otherwise wait; the job then answers what the
-docs promise for a job the process's end cut short (``the server stopped while this job ran``).
+docs promise for a job the process's end cut short (``the server stopped while this job ran: it did not
+complete; it may be run again``).
 
 Found by a fresh-user trial (trial 10, F2): the job's ``ctx.is_cancelled()`` stayed False, the
 process always waited the full 10 s. A real ``server.run()`` process, real HTTP.
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from support import wait_until
+
+from nanohubmcp.server.jobs.settle import SERVER_STOPPED
 
 SCRIPT = """
 import sys, time
@@ -88,7 +91,7 @@ def test_sigterm_tells_a_running_job_to_cancel_and_exits_without_the_full_wait(t
     again, port, _ = start(app, state)
     try:
         answer = post(port, "get_job_result", {"job_id": job_id})
-        assert answer == {"status": "error", "job_id": job_id, "error": "the server stopped while this job ran"}
+        assert answer == {"status": "error", "job_id": job_id, "error": SERVER_STOPPED}
     finally:
         again.send_signal(signal.SIGTERM)
         again.wait(30)

@@ -171,9 +171,14 @@ class ProcessJobExecutor(JobExecutor):
                 await loop.run_in_executor(None, self._flush, job.id)
             return value
         except asyncio.CancelledError:
+            told = False
             if event is not None:
-                event.set()
-            run.stop(cooperative=event is not None)
+                # A stopping server closed the executor first (its manager is gone): the process is
+                # ended without being told, as close() ends it.
+                with contextlib.suppress(OSError, EOFError):
+                    event.set()
+                    told = True
+            run.stop(cooperative=told)
             raise
         finally:
             self._targets.pop(job.id, None)

@@ -211,7 +211,7 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
         if done.cancelled() or (request is not None and request.cancelled.is_set()):
             # Told to stop as the process ends (JobStore.process_ending): whatever the function
             # returned then, the server stopped while the job ran.
-            job.finish(jobmod.FAILED, message=jobmod.SERVER_STOPPED)
+            jobmod.cut_short(job)
             return
         try:
             value = done.result()

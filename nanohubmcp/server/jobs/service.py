@@ -61,7 +61,17 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     task_fields,
 )
 from .runs import Runs
-from .settle import CLIENT_CLOSED, SERVER_STOPPED, HandOver, Reattach, loop_ending, process_ending, revive, stop_run
+from .settle import (
+    CLIENT_CLOSED,
+    SERVER_STOPPED,
+    HandOver,
+    Reattach,
+    cut_short,
+    loop_ending,
+    process_ending,
+    revive,
+    stop_run,
+)
 from .stored import StoredJobs
 from .visibility import minted, new_job_id, unknown_job, visible
 from .writes import JobWrites
@@ -75,7 +85,7 @@ if TYPE_CHECKING:
     from ..wire.request import RequestContext
     from .far_ends import Report
 
-__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "Job", "JobLimitReached", "JobStore", "Reattach",
+__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "Job", "JobLimitReached", "JobStore", "Reattach", "cut_short",
            "task_fields"]
 
 log = logging.getLogger("nanohubmcp.jobs")

@@ -23,11 +23,11 @@ if TYPE_CHECKING:
     from .record import JobKeeper
     from .runs import Runs
 
-__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "Reattach", "loop_ending", "process_ending", "revive",
-           "stop_run"]
+__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "Reattach", "cut_short", "loop_ending", "process_ending",
+           "revive", "stop_run"]
 
-SERVER_STOPPED = "the server stopped while this job ran"
-"""The status message of a job failed because its run ended."""
+SERVER_STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
+"""The status message of a job failed because its run ended (:func:`cut_short`)."""
 
 CLIENT_CLOSED = "the testing client that started this job closed while it ran"
 """The status message of a job failed because the event loop of the testing client that started it ended."""
@@ -39,6 +39,15 @@ it cannot (the job fails), None if it cannot tell yet (asked again later)."""
 HandOver = Callable[[Job], bool]
 """The tool-call service's hook at server stop: True when it keeps following ``job``, whose
 function runs on in this process, and stores its end (the job is then not failed)."""
+
+
+def cut_short(job: Job) -> None:
+    """End ``job``, whose run the server's stop or its process's end cut short: ``failed`` with
+    :data:`SERVER_STOPPED` — the one end of every such job, whatever ran it (a worker thread, a job
+    process, an ``async def`` tool on the loop, a Rappture program or a Sim2L kernel the stop killed).
+    Never ``cancelled``: that is a client's cancel (``tasks/cancel``, ``cancel_job``), and a client
+    reading it would not run the job again. A job that ended first keeps its end."""
+    job.finish(FAILED, message=SERVER_STOPPED)
 
 
 def revive(job: Job, *, runs: Runs, reattach: Reattach | None, keeper: JobKeeper, live: dict[str, Job]) -> Job:
@@ -58,7 +67,7 @@ def revive(job: Job, *, runs: Runs, reattach: Reattach | None, keeper: JobKeeper
     if taken:
         live[job.id] = job
         return job
-    job.finish(FAILED, message=SERVER_STOPPED)
+    cut_short(job)
     return job
 
 
@@ -78,7 +87,7 @@ def stop_run(live: dict[str, Job], hand_over: HandOver | None) -> None:
         elif job.executor_ref is None:
             if job.request is not None:
                 job.request.cancel(SERVER_STOPPED)
-            job.finish(FAILED, message=SERVER_STOPPED)
+            cut_short(job)
         else:  # left to its executor: the record stays "working" for the next server
             del live[job.id]
             job.abandoned = True
@@ -133,8 +142,8 @@ def _runs_on(task: Any, loop: asyncio.AbstractEventLoop) -> bool:
 def process_ending(live: dict[str, Job]) -> int:
     """The process ends (a blocking serve stopped by SIGTERM or Ctrl-C): tell every job of ``live``
     handed over at the stop to cancel (its function's ``ctx.is_cancelled()`` turns true), so a tool
-    that looks returns before the exit. Its end is then stored as :data:`SERVER_STOPPED`, what a job
-    the process's end cuts short answers (the hand-over's ``ended``). Returns how many were told.
+    that looks returns before the exit. Its end is then stored as :func:`cut_short`'s, what a job the
+    process's end cuts short answers (the hand-over's ``ended``). Returns how many were told.
     """
     told = 0
     for job in list(live.values()):

@@ -73,10 +73,10 @@ def made_from_job(end: JobEnd) -> CallRow:
     that record (the writer gathers records for up to a second, and the first record of a process waits
     for the table of installed packages), while the job lives on in the job store: a job its executor
     keeps running (Slurm, Dask) is taken back by the restarted server and its result delivered naming
-    this record's URI; a job of the killed process fails "the server stopped while this job ran". A
-    record also expires while a job runs longer than the job store's TTL. What only the call knew (the
-    code's hash and version, the Python and package versions, the request's id, protocol version and
-    trace) is not known: those fields read as null, and ``made_from_job`` (true) says why."""
+    this record's URI; a job of the killed process fails "the server stopped while this job ran: it did not
+    complete; it may be run again". A record also expires while a job runs longer than the job store's TTL.
+    What only the call knew (the code's hash and version, the Python and package versions, the request's id,
+    protocol version and trace) is not known: those fields read as null, and ``made_from_job`` (true) says why."""
     owner = f"principal:{end.principal}" if end.principal is not None else (
         SESSION_OWNER + end.owner if end.owner is not None else None)
     return CallRow(

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import ToolError
+from .kernel_output import quiet_kernel_end
 from .kernels import KernelStop
 from .notebook import Sim2LSpec
 from .values import INPUT_FILES_DIR, Prepared
@@ -132,7 +133,7 @@ def run_notebook(
     # nbclient's trait, passed on by papermill
     options["kernel_manager_class"] = (stop or KernelStop(directory)).manager_class(tool)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), quiet_kernel_end(tool):
             warnings.simplefilter("ignore")
             papermill.execute_notebook(spec.path, output, parameters=prepared.parameters, **options)
     except papermill.PapermillExecutionError as exc:

@@ -13,16 +13,24 @@ pipe for the kernel's stdout and stderr instead; a thread reads it a line at a t
   kernel's own stderr): at WARNING, naming the tool.
 
 A line redrawn in place (carriage returns) is logged as it was last drawn.
+
+nbclient, which papermill runs the notebook with, says on papermill's logger when the kernel is gone
+(``Kernel died while waiting for execute reply.``): with no handler of its own, Python printed it on
+the server's stderr whenever a run's kernel was killed (a call cancelled, the server stopped) or died,
+though the run's own error says so. :func:`quiet_kernel_end` moves that line of a run's thread to the
+``nanohubmcp.sim2l`` logger, at DEBUG.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import threading
+from collections.abc import Iterator
 
-__all__ = ["relay"]
+__all__ = ["quiet_kernel_end", "relay"]
 
 log = logging.getLogger("nanohubmcp.sim2l")
 
@@ -31,6 +39,9 @@ _LONGEST = 4096
 
 _KERNELS_OWN = re.compile(r"\[IPKernelApp\](?! (?:ERROR|CRITICAL) \|)")
 """ipykernel's log line below ERROR (traitlets' format: ``[IPKernelApp] WARNING | text``)."""
+
+_KERNEL_ENDED = ("Kernel died while waiting for execute reply",)
+"""The starts of nbclient's lines (on papermill's logger) that say what the run's own error says."""
 
 
 def relay(tool: str) -> int:
@@ -54,3 +65,25 @@ def _read(fd: int, tool: str) -> None:
                 log.debug("the Sim2L tool '%s' (its kernel): %s", tool, text)
             else:
                 log.warning("the Sim2L tool '%s' (its kernel): %s", tool, text)
+
+
+@contextlib.contextmanager
+def quiet_kernel_end(tool: str) -> Iterator[None]:
+    """While inside, nbclient's line saying the kernel of the calling thread's run is gone
+    (:data:`_KERNEL_ENDED`) is logged at DEBUG as the Sim2L tool ``tool``'s, not printed: the run's
+    :class:`~nanohubmcp.errors.ToolError` says it (stopped, cancelled or died). Other threads' lines,
+    and papermill's other lines, are left as they are."""
+    thread = threading.get_ident()
+
+    def keep(record: logging.LogRecord) -> bool:
+        if record.thread != thread or not record.getMessage().startswith(_KERNEL_ENDED):
+            return True
+        log.debug("the Sim2L tool '%s' (nbclient): %s", tool, record.getMessage())
+        return False
+
+    papermill = logging.getLogger("papermill")
+    papermill.addFilter(keep)
+    try:
+        yield
+    finally:
+        papermill.removeFilter(keep)
