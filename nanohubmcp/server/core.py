@@ -12,8 +12,7 @@ state lives (the state directory; with a shared state store, the process's link 
 the port is bound and connects when serving starts, :meth:`ServerCore.attach`) is :class:`~.wire.state_dir.StateLink`'s.
 Nothing is assigned to it from outside afterwards. It is the top of ``server/``: its parts are typed against
 :class:`~nanohubmcp.server.services.Services`, never against this class, so none imports it. The
-``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports
-Tornado or IPython.
+``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports Tornado or IPython.
 """
 
 from __future__ import annotations
