@@ -266,8 +266,11 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
                               - EXIT_MARGIN_SECONDS)
         return taken[0] if taken else None  # the signal that stopped it, None at the end of input
 
-    # The exit's bound, even while an async tool blocks the loop: from a stop signal or the client closing stdin.
-    watch = ExitWatch(grace, lambda: server.core.shutdown.begun)
+    # The exit's bound, even while an async tool blocks the loop: from a stop signal or the client closing stdin. The
+    # loop took the stop once a stop began after this point (``began_at`` stays once the stop is over: the process may
+    # then wait for a threads job, and the loop, done, does not answer by design).
+    earlier = server.core.shutdown.began_at
+    watch = ExitWatch(grace, lambda: server.core.shutdown.began_at != earlier)
     try:
         stopped_by = asyncio.run(main())
         # (the lines before the watchdog)

@@ -180,3 +180,46 @@ def test_what_a_script_does_after_serving_stdio_is_not_cut_off(tmp_path: Path) -
         assert "done" in said
     finally:
         server.close()
+
+
+JOB_APP = """
+import time
+from pathlib import Path
+from nanohubmcp import MCPServer
+server = MCPServer("jobs")
+
+@server.async_tool()
+def slow() -> str:
+    '''Runs 3 s, told to cancel or not.'''
+    Path("started").touch()
+    time.sleep(3)
+    return "done"
+"""
+
+
+@pytest.mark.parametrize("stop", ["the end of input", "SIGTERM"])
+def test_a_stop_waiting_for_a_threads_job_does_not_say_the_event_loop_is_blocked(tmp_path: Path, stop: str) -> None:
+    """The loop took the stop and ended; the process waits for a job's thread: the watchdog's notice that the loop
+    does not answer ("an async tool blocking it?") was a false alarm there, 1 s into the wait, at every such stop
+    (the loop's stop flag, which it read, is lowered again once the loop's stop is over)."""
+    server = Blocked(tmp_path, JOB_APP)
+    try:
+        server.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+        assert server.lines.get(timeout=60)["id"] == 0
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.send(tool_call_message("slow", {}, 1))
+        assert server.lines.get(timeout=30)["result"]["structuredContent"]["status"] == "running"
+        wait_until(lambda: (tmp_path / "started").exists(), "the job to start")
+        if stop == "SIGTERM":
+            server.proc.send_signal(signal.SIGTERM)
+        else:
+            assert server.proc.stdin is not None
+            server.proc.stdin.close()
+        code, _ = server.exit(30)
+        said = server.stderr()
+        assert code == 0, said
+        assert "waiting for 1 running job(s) to return" in said
+        assert "does not answer" not in said, said
+    finally:
+        server.close()
