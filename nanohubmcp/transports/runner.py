@@ -44,6 +44,7 @@ from .found_handlers import FoundHandlers
 from .frozen_heap import freeze_start_up, thaw
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
 from .ports import bind
+from .process_end import was_served
 from .routes import make_app
 from .served import ServedServer
 from .workers import HANGUP, HANGUP_LINE, WORKER_DEATHS, say, stop_signals, watch_parent, worker_task
@@ -228,7 +229,8 @@ class Runner:
             watch[0].install(signals)
             replay()  # a stop signal a forked worker received before (early_stop): taken now, as if sent now
             self._serve(sockets)
-            frozen.append(freeze_start_up())  # the process is the server's: its start-up is out of full collections
+            # The process is the server's: its start-up is out of full collections (for good in one the command serves).
+            frozen.append(freeze_start_up(kept=was_served()))
             if workers > 1:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None

@@ -33,6 +33,7 @@ from typing import Any, NoReturn
 from ..server.wire.worker_cleanups import run_cleanups
 from .early_stop import take_early
 from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS, kill_wait
+from .frozen_heap import freeze_start_up
 from .ports import SPREAD_BY_KERNEL, bind
 from .restarts import Restarts
 from .workers import HANGUP, HANGUP_LINE, STOP_SIGNALS, WORKER_DEATHS, log_requests, say, stop_signals
@@ -167,6 +168,7 @@ class _Supervisor:
         self.stops = frozenset(_HELD)
         self.watched = _watched()
         WORKER_DEATHS.start(self.workers, self.stops)
+        freeze_start_up(kept=True)  # (before the first fork: no worker's collections walk, or copy, our heap)
         for task in range(self.workers):
             self._stop_if_told(signal.sigtimedwait(self.stops, 0))
             if self._fork(task):
