@@ -23,6 +23,7 @@ from ..transports.proxy_option import http_url, proxy_arguments
 from ..transports.seconds_option import positive_seconds, seconds_or_no_limit
 from . import documents, serve
 from .serving_options import serving_arguments
+from .unread_defaults import hold_environment_defaults, read_environment_defaults
 
 __all__ = ["PROG", "build_parser", "http_url", "parse_arguments", "proxy_arguments", "serving_arguments"]
 
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     hub.add_argument("--root", default=None, metavar="DIR", help="where the tools are installed (default /apps)")
     _tool_arguments(hub)
     serving_arguments(hub)
+    hold_environment_defaults(hub)  # ($MCP_PORT ...: read once it serves, never by the listing)
     hub.set_defaults(run=serve.hub_tools)
 
     bridge = commands.add_parser(
@@ -265,6 +267,7 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         report(f"unrecognized arguments: {' '.join(extras)}")  # exits 2
     if args.command == "hub-tools" and not args.names:
         _refuse_what_a_listing_ignores(parser, args)
+    read_environment_defaults(args, serving=args.command != "hub-tools" or bool(args.names))
     return args
 
 
@@ -276,7 +279,8 @@ def _refuse_what_a_listing_ignores(parser: argparse.ArgumentParser, args: argpar
     """``hub-tools`` without a NAME lists the tools and serves nothing: a serving option given (``--port 5``,
     ``--workers 3``, ``--async``, ...) would do nothing, so it is a usage error (exit status 2), before a
     token file is read. An option counts as given when it changed what the command would read without it
-    (an environment variable's value, ``$MCP_PORT``, is no option given)."""
+    (an environment variable's value, ``$MCP_PORT``, is no option given, and the listing never reads it:
+    :mod:`.unread_defaults`)."""
     plain = vars(parser.parse_args(["hub-tools"]))  # (the same environment: its defaults, as converted)
     given = [_option_of(dest) for dest, value in vars(args).items()
              if dest not in LISTING_READS and value != plain.get(dest)]

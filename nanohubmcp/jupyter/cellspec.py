@@ -35,7 +35,7 @@ import shlex
 from typing import Any, NoReturn
 
 from ..errors import RegistrationError
-from ..protocol.whole_numbers import MOST_DIGITS, text_refusal, text_whole
+from ..protocol.whole_numbers import MOST_DIGITS, text_number, text_number_refusal, text_refusal, text_whole
 from .cell_options import PROMPT_OPTIONS, RESOURCE_OPTIONS, TOOL_OPTIONS, VIEW_OPTIONS, Option
 from .cell_specs import PromptSpec, ResourceSpec, ToolSpec, ViewSpec
 from .cellsource import FunctionInfo, find_functions, pick_function, split_last_expression
@@ -143,12 +143,9 @@ def parse_tool_line(line: str) -> ToolSpec:
 def _seconds(text: str | None) -> float | None:
     if text is None:
         return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not seconds > 0:
-        raise RegistrationError(f"%%mcp_tool: --cache-ttl needs a positive number of seconds, not {text!r}")
+    seconds = text_number(text)  # (ASCII digits, no "_": every option's number)
+    if seconds is None or not seconds > 0:
+        raise RegistrationError(f"%%mcp_tool: --cache-ttl {text_number_refusal('a positive number of seconds', text)}")
     return seconds
 
 

@@ -11,6 +11,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.whole_numbers import text_number
+
 __all__ = ["KINDS", "SourceLine", "parse_source_line"]
 
 KINDS = {"rappture": "add_rappture_tool", "sim2l": "add_sim2l"}
@@ -62,17 +64,11 @@ def parse_source_line(kind: str, rest: str) -> SourceLine:
         elif word == "--name" and words:
             options["name"] = words.pop(0)
         elif word == "--timeout" and words and rappture:
-            try:
-                options["timeout"] = float(words.pop(0))
-            except ValueError:
-                raise ValueError(f"{usage(kind)}: --timeout takes a number of seconds") from None
+            options["timeout"] = _seconds(kind, "--timeout", words.pop(0))
         elif word == "--no-plot" and rappture:  # as `nanohubmcp rappture --no-plot`: curves as data only
             options["plot"] = False
         elif word == "--cell-timeout" and words and not rappture:
-            try:
-                options["cell_timeout"] = float(words.pop(0))
-            except ValueError:
-                raise ValueError(f"{usage(kind)}: --cell-timeout takes a number of seconds") from None
+            options["cell_timeout"] = _seconds(kind, "--cell-timeout", words.pop(0))
         elif word.startswith("-"):
             raise ValueError(f"{usage(kind)}: unknown option {word}")
         else:
@@ -80,3 +76,12 @@ def parse_source_line(kind: str, rest: str) -> SourceLine:
     if len(paths) != 1:
         raise ValueError(f"{usage(kind)}: give one {'tool.xml' if rappture else 'notebook'}")
     return SourceLine(kind, paths[0], options)
+
+
+def _seconds(kind: str, option: str, text: str) -> float:
+    """``option``'s number of seconds, read as every option's number (ASCII digits, no ``_``); its range is the
+    registration's to check."""
+    seconds = text_number(text)
+    if seconds is None:
+        raise ValueError(f"{usage(kind)}: {option} takes a number of seconds (in ASCII digits, no '_'), not {text!r}")
+    return seconds

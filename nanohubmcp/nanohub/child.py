@@ -42,10 +42,12 @@ from typing import Any, NoReturn
 
 from nanohubmcp.errors import ConfigurationError, NanohubMCPError
 from nanohubmcp.nanohub.app_file import AppImportError, checked_app_file, import_failure
+from nanohubmcp.protocol.whole_numbers import text_refusal, text_whole
 from nanohubmcp.server.app_import import importing
 from nanohubmcp.state.url import redact
 from nanohubmcp.transports.exit_grace import exit_grace_option
 from nanohubmcp.transports.limit_option import limit_arguments, limit_argv, limit_keywords
+from nanohubmcp.transports.port_option import port_number
 
 __all__ = ["BOOTSTRAP", "PATH_PREFIX_ENV", "PUBLIC_URL_ENV", "SOURCES_ENV", "command", "end", "environment",
            "load_app", "main"]
@@ -200,6 +202,14 @@ def _exit_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="nanohubmcp-parent-watch", daemon=True).start()
 
 
+def _process_id(text: str) -> int:
+    """``--parent-pid``'s process id, read as every option's whole number (ASCII digits, no ``_``)."""
+    number = text_whole(text)
+    if number is None or not 1 <= number < 2**31:
+        raise argparse.ArgumentTypeError(text_refusal("", "a process id (a whole number >= 1)", text))
+    return int(number)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m nanohubmcp.nanohub.child``; returns the exit status."""
     parser = argparse.ArgumentParser(
@@ -207,12 +217,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--app", required=True)
     parser.add_argument("--host", required=True)
-    parser.add_argument("--port", required=True, type=int)
+    parser.add_argument("--port", required=True, type=port_number)
     # Given by the launcher in the environment (the cookie stays out of ps); the options are for a hand start.
     parser.add_argument("--path-prefix", default=os.environ.pop(PATH_PREFIX_ENV, ""))
     parser.add_argument("--public-url", default=os.environ.pop(PUBLIC_URL_ENV, "") or None)
     parser.add_argument("--allowed-origins", default=None, help="'*' or origins separated by commas")
-    parser.add_argument("--parent-pid", type=int, default=None)
+    parser.add_argument("--parent-pid", type=_process_id, default=None)
     parser.add_argument("--debug", action="store_true")
     limit_arguments(parser)
     parser.add_argument("--exit-grace", type=exit_grace_option, default=None, metavar="SECONDS")

@@ -69,7 +69,7 @@ from nanohubmcp.transports.exit_grace import exit_grace_option
 from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, check_limit_options, limit_arguments, limit_keywords
 from nanohubmcp.transports.port_option import port_number
 from nanohubmcp.transports.proxy_option import proxy_arguments
-from nanohubmcp.transports.seconds_option import seconds_or_no_limit
+from nanohubmcp.transports.seconds_option import positive_seconds, seconds_or_no_limit
 
 __all__ = ["STOP_SIGNALS", "build_parser", "main"]
 
@@ -143,14 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="debug logging in the app; wrwroxy --stream-log")
     parser.add_argument(
         "--weber-port",
-        type=int,
+        type=port_number,
         default=WEBER_PORT,
         help=f"the port the hub's proxy forwards to (default {WEBER_PORT}; "
         "change it only for tests or other hubs)",
     )
     parser.add_argument(
         "--startup-timeout",
-        type=float,
+        type=positive_seconds,
         default=120.0,
         metavar="SECONDS",
         help="how long the app (and wrwroxy) may take to start listening (default 120)",

@@ -8,8 +8,10 @@ whole (``5.5``, ``Fraction(7, 2)``), NaN, an infinity, a string and a ``Decimal`
 setting refuses them in one line naming itself, what it takes, the value and, where it reads as a number, what to
 write (:func:`whole_refusal`). Only a limit whose None means "no limit" takes ``float("inf")``, as that None
 (:func:`is_infinity`; :data:`.byte_limits.BYTE_LIMITS`). A command line's option or an environment variable gives
-text, read by the same rule in ASCII digits (:func:`whole_text`: ``"5"``, ``"5.0"``, ``"1e3"``; never full-width
-digits, as a Content-Length is read), and refused in the same shape (:func:`text_refusal`). A port
+text, read by the same rule as a number written plainly (:func:`plain_number_text`: ASCII digits, a sign, a point,
+an exponent; never full-width digits, as a Content-Length is read, nor ``_`` between digits, ``8_000``, which
+Python's ``int()`` and ``float()`` take): a whole number by :func:`whole_text` (``"5"``, ``"5.0"``, ``"1e3"``), any
+number (a number of seconds) by :func:`text_number`; refused in the same shape (:func:`text_refusal`). A port
 (``run(port=...)``, :mod:`.port_numbers`) is the one setting that also takes a str, read as its ``--port`` and
 ``$MCP_PORT`` are: scripts written for 0.4.x pass ``os.environ["MCP_PORT"]`` to it. Nothing is imported here beyond
 the standard library.
@@ -23,8 +25,9 @@ import operator
 
 from .message_values import shown_value
 
-__all__ = ["MOST_DIGITS", "is_a_bool", "is_infinity", "text_refusal", "text_whole", "whole_fraction", "whole_number",
-           "whole_refusal", "whole_text", "written_whole"]
+__all__ = ["MOST_DIGITS", "is_a_bool", "is_infinity", "plain_number_text", "plain_spelling", "text_number",
+           "text_number_refusal", "text_refusal", "text_whole", "whole_fraction", "whole_number", "whole_refusal",
+           "whole_text", "written_whole"]
 
 
 def is_a_bool(value: object) -> bool:
@@ -110,9 +113,69 @@ def text_refusal(setting: str, takes: str, text: str) -> str:
         "--workers must be a number of processes >= 1, not ' 2.5'; write a whole number: 3"
     """
     written = "" if text_whole(text) is not None else written_whole(text.strip())
-    if written and not text.isascii():  # (full-width digits: float() reads them, a setting does not)
-        written = f"; write it in ASCII digits: {written.rpartition(' ')[2]}"
+    if written and not plain_number_text(text):  # (float() reads it, a setting does not)
+        written = plain_spelling(text, written.rpartition(" ")[2])
     return f"{setting} must be {takes}, not {shown_value(text)}{written}".lstrip()
+
+
+def plain_number_text(text: str) -> bool:
+    """Whether ``text`` (an option's value, an environment variable's) keeps to what every setting's number may be
+    written in: ASCII alone (the digits 0-9, a sign, a point, an exponent, spaces around it; ``inf`` and ``nan``
+    where the setting takes them) and no ``_``. This is the one rule: Python's ``int()`` and ``float()`` also read
+    any script's decimal digits (``"\\uff12\\uff10"``, a full-width 20) and ``_`` between digits (``"8_000"``,
+    ``"1_0"``: 10, or a typo of 1?); a setting reads neither, as an HTTP Content-Length is read (RFC 9110 § 8.6).
+
+    Example:
+        >>> plain_number_text("1e3"), plain_number_text("\\uff12"), plain_number_text("8_000")
+        (True, False, False)
+    """
+    return text.isascii() and "_" not in text
+
+
+def plain_spelling(text: str, number: str | None = None) -> str:
+    """What a refusal of ``text``, a number that :func:`plain_number_text` refuses and ``float()`` reads, says to
+    write: ``"; write it in ASCII digits: 20"`` (a full-width 20; ``number`` when given, else ``text``'s digits in
+    ASCII); ``"; write it without '_'"`` (``"1_0"``: 10, or 1, is the writer's to say)."""
+    if text.isascii():
+        return "; write it without '_'"
+    written = number or "".join(str(int(char)) if char.isdecimal() else char for char in text.strip())
+    return f"; write it in ASCII digits: {written}"
+
+
+def text_number(text: str) -> float | None:
+    """A number written as text (an option's value, an environment variable's) by :func:`plain_number_text`'s rule
+    as its float: ``"2.5"``, ``" 1e3 "``, ``"inf"``, ``"nan"`` (the caller's range refuses what it does not take);
+    None for anything else (``"soon"``, ``""``, a full-width ``"\\uff12\\uff10"``, ``"1_0"``).
+
+    Example:
+        >>> text_number("2.5e1"), text_number("\\uff12\\uff10"), text_number("1_0")
+        (25.0, None, None)
+    """
+    if not plain_number_text(text):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def text_number_refusal(takes: str, text: str) -> str:
+    """The refusal of the number ``text`` by an option (argparse names it) that takes ``takes``, in the shape of
+    :func:`text_refusal`: "must be a positive number of seconds, not '\\uff12'; write it in ASCII digits: 2".
+
+    Example:
+        >>> text_number_refusal("a positive number of seconds", "1_0")
+        "must be a positive number of seconds, not '1_0'; write it without '_'"
+    """
+    hint = ""
+    if not plain_number_text(text):
+        try:
+            float(text)
+        except ValueError:
+            pass
+        else:
+            hint = plain_spelling(text)
+    return f"must be {takes}, not {shown_value(text)}{hint}"
 
 
 MOST_DIGITS = 31
@@ -123,14 +186,14 @@ minutes)."""
 def whole_text(text: str) -> int | None:
     """A whole number written as text (an option's value, an environment variable's) in ASCII as its int: ``"5"``,
     ``"5.0"``, ``"1e3"``, ``" 16e6 "``, ``"0e999999999"`` (exact: never a float's neighbour); None for anything
-    else (``"5.5"``, ``"inf"``, ``"nan"``, ``"True"``, ``""``, full-width digits: Python's ``int()`` reads
-    any script's digits, a setting reads ASCII alone).
+    else (``"5.5"``, ``"inf"``, ``"nan"``, ``"True"``, ``""``, and by :func:`plain_number_text` full-width
+    digits and ``"8_000"``, which Python's ``int()`` reads).
 
     Raises:
         OverflowError: a whole number of more than :data:`MOST_DIGITS` digits written with an exponent
             (``"1e999999999"``).
     """
-    if not text.isascii():
+    if not plain_number_text(text):
         return None
     try:
         return int(text)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import collections
 import collections.abc as abc
-import dataclasses
 import datetime as dt
 import enum
 import sys
@@ -25,8 +24,9 @@ from typing import Any
 
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.docstrings import read_docstring
-from nanohubmcp.schema.fragments import NOT_JSON, json_type, left_out_default, member_schema, nullable
+from nanohubmcp.schema.fragments import json_type, left_out_default, member_schema, nullable
 from nanohubmcp.schema.hints import type_hints
+from nanohubmcp.schema.record_fields import is_record, record_fields, written_doc
 from nanohubmcp.schema.science import scientific
 from nanohubmcp.schema.secret import SchemaKeys
 
@@ -154,7 +154,7 @@ class TypeMapper:
             return Mapped({"type": "string", "format": fmt} if fmt else {"type": "string"}, make(base))
         if _is_path(base):
             return Mapped({"type": "string"}, co.by_call(base, "path"))
-        if typing.is_typeddict(base) or dataclasses.is_dataclass(base) or _is_namedtuple(base):
+        if is_record(base):
             return self._structured(base)
         if callable(getattr(base, "model_json_schema", None)) and callable(
             getattr(base, "model_validate", None)
@@ -305,11 +305,11 @@ class TypeMapper:
 
     def _record(self, cls: type) -> Mapped:
         hints = type_hints(cls, self._extra)
-        docs = read_docstring(cls.__doc__ if not _auto_doc(cls) else None)
+        docs = read_docstring(written_doc(cls))
         properties: dict[str, Any] = {}
         required: list[str] = []
         coercers: dict[str, co.Coercer] = {}
-        for name, has_default, default, note in _members(cls, hints):
+        for name, has_default, default, note in record_fields(cls, hints):
             mapped = self.map(hints.get(name, Any))
             description = note or docs.params.get(name)
             schema = member_schema(
@@ -370,43 +370,3 @@ def _enum(cls: type[enum.Enum]) -> Mapped:
     if len(kinds) == 1 and None not in kinds:
         schema = {"type": kinds.pop(), **schema}
     return Mapped(schema, coercer)
-
-
-def _is_namedtuple(cls: Any) -> bool:
-    return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
-
-
-def _auto_doc(cls: type) -> bool:
-    """True when ``__doc__`` was written by ``dataclass``/``NamedTuple``, not by a person."""
-    doc = cls.__doc__ or ""
-    return doc.startswith(f"{cls.__name__}(")
-
-
-def _members(cls: type, hints: dict[str, Any]) -> list[tuple[str, bool, Any, str | None]]:
-    """``(name, has_default, default, description-from-metadata)`` per constructor field."""
-    if dataclasses.is_dataclass(cls):
-        out = []
-        for f in dataclasses.fields(cls):
-            if not f.init:
-                continue
-            note = f.metadata.get("description") if f.metadata else None
-            if f.default is not dataclasses.MISSING:
-                out.append((f.name, True, f.default, note))
-            elif f.default_factory is not dataclasses.MISSING:
-                out.append((f.name, True, NOT_JSON, note))
-            else:
-                out.append((f.name, False, None, note))
-        return out
-    if _is_namedtuple(cls):
-        defaults = getattr(cls, "_field_defaults", {})
-        return [(n, n in defaults, defaults.get(n), None) for n in cls._fields]  # type: ignore[attr-defined]
-    required = set(getattr(cls, "__required_keys__", ()))
-    for name, hint in hints.items():
-        # String annotations hide Required/NotRequired from the class machinery (3.10, 3.11):
-        # the resolved hint says what the author wrote.
-        marker = getattr(typing.get_origin(hint), "_name", None)
-        if marker == "Required":
-            required.add(name)
-        elif marker == "NotRequired":
-            required.discard(name)
-    return [(n, n not in required, NOT_JSON, None) for n in hints]

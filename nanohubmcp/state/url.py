@@ -157,7 +157,7 @@ def parse(url: str | None) -> StateURL:
                 f"state_url {redact(url)!r}: the port is not a number in 0-65535, e.g. redis://127.0.0.1:6379/0"
             ) from None
         database = parts.path.strip("/")
-        if database and not database.isdigit():
+        if database and not (database.isascii() and database.isdigit()):
             raise ConfigurationError(
                 f"state_url {redact(url)!r}: the database {database[:40]!r} is not a number, e.g. redis://127.0.0.1:6379/0"
             )

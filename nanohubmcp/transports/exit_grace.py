@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..errors import ConfigurationError
 from ..protocol.message_values import shown_value
 from ..protocol.seconds import seconds_of, written_as_a_number
+from ..protocol.whole_numbers import text_number, text_number_refusal
 
 __all__ = ["DEFAULT_EXIT_GRACE_SECONDS", "KILL_AFTER_GRACE_SECONDS", "MAX_EXIT_GRACE_SECONDS",
            "MIN_EXIT_GRACE_SECONDS", "checked_exit_grace", "exit_grace_option", "kill_wait"]
@@ -57,17 +58,16 @@ def checked_exit_grace(value: object, option: str = "exit_grace") -> float:
 
 
 def exit_grace_option(text: str) -> float:
-    """``--exit-grace SECONDS`` (argparse type): :func:`checked_exit_grace` of the number ``text`` writes."""
+    """``--exit-grace SECONDS`` (argparse type): :func:`checked_exit_grace` of the number ``text`` writes, read by
+    the one rule of every option's number (:func:`~nanohubmcp.protocol.whole_numbers.text_number`: ASCII digits,
+    no ``_``); refused as typed: "must be a number of seconds from 2 to 86400 (...), not '1e400'"."""
     import argparse  # (a command line's alone: importing nanohubmcp loads no argparse)
 
-    try:
-        number = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    number = text_number(text)
     try:
         return checked_exit_grace(number)
     except ConfigurationError:  # (argparse names the option: the line says the text as typed, 1e400 not inf)
-        raise argparse.ArgumentTypeError(f"must be {_WHAT_IT_TAKES}, not {text}") from None
+        raise argparse.ArgumentTypeError(text_number_refusal(_WHAT_IT_TAKES, text)) from None
 
 
 def kill_wait(grace: float) -> float:

@@ -73,3 +73,33 @@ def test_with_a_name_the_serving_options_are_taken(tmp_path: Path, capsys: pytes
         main(["hub-tools", "fermi", "--root", str(tmp_path), "--port", "5", "--workers", "0"])
     assert refused.value.code == 2
     assert "argument --workers: must be a number of processes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("environ", [{"MCP_PORT": "abc"}, {"MCP_PUBLIC_URL": "notaurl"},
+                                     {"MCP_PATH_PREFIX": "a?b"}, {"MCP_ALLOWED_ORIGINS": "not an origin"}],
+                         ids=["port", "public-url", "path-prefix", "origins"])
+def test_the_listing_reads_no_serving_variable_even_a_malformed_one(tmp_path: Path, environ: dict[str, str]) -> None:
+    """Review r27 #2: a malformed ``$MCP_PORT`` (meant for another program of the hub session) refused the listing,
+    exit 2, though the listing never reads it; the form that serves still refuses it, before any tool is read."""
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **environ}
+    listing = subprocess.run([sys.executable, "-m", "nanohubmcp", "hub-tools", "--root", str(tmp_path)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False, env=env)
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stderr == f"No Rappture tool or Sim2L is installed under {tmp_path}.\n"
+    serving = subprocess.run([sys.executable, "-m", "nanohubmcp", "hub-tools", "fermi", "--root", str(tmp_path)],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                             check=False, env=env)
+    assert serving.returncode == 2, serving.stderr
+    variable = next(iter(environ))
+    assert f"nanohubmcp hub-tools: error: argument --{variable[4:].lower().replace('_', '-')}: ${variable}" \
+        in serving.stderr, serving.stderr
+    assert "fermi" not in serving.stderr  # (refused before any tool is looked for)
+
+
+def test_the_serving_form_reads_a_good_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nanohubmcp.cli.parser import parse_arguments
+
+    monkeypatch.setenv("MCP_PORT", "8123")
+    assert parse_arguments(["hub-tools", "fermi", "--root", str(tmp_path)]).port == 8123
+    assert parse_arguments(["hub-tools", "fermi", "--port", "7", "--root", str(tmp_path)]).port == 7
+    assert parse_arguments(["hub-tools", "--root", str(tmp_path)]).port is None  # (the listing: not read)

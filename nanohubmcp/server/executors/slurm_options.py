@@ -35,7 +35,7 @@ OPTIONS: dict[str, str] = {
 MIN_POLL_SECONDS = 1.0
 """The shortest ``poll_interval``: every look is an ``squeue`` call the site's controller answers (a busy loop
 of them is what sites ask users not to run), and Slurm itself acts on a job's time about every 30 s."""
-_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?\Z")
+_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?\Z", re.ASCII)  # (ASCII digits: Slurm reads no others)
 
 
 def slurm_minutes(value: object) -> int:

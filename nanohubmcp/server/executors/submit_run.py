@@ -34,7 +34,7 @@ PROGRESS = re.compile(
     r"=SUBMIT-PROGRESS=> aborted=(\d+) finished=(\d+) failed=(\d+) executing=(\d+) waiting=(\d+) "
     r"setting_up=(\d+) setup=(\d+) %done=(\d*\.?\d+) timestamp=(\d*\.?\d+)"
 )
-_WALLTIME = re.compile(r"^(\d+|\d+:\d{2}:\d{2})\Z")
+_WALLTIME = re.compile(r"^(\d+|\d+:\d{2}:\d{2})\Z", re.ASCII)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 

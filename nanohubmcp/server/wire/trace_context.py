@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from ...errors import ConfigurationError
 from ...protocol.message_values import shown_value
+from ...protocol.whole_numbers import text_number
 from ...schema import CheckPending
 from .request import RequestContext, Slot
 
@@ -164,11 +165,8 @@ def child(request: RequestContext, name: str, attributes: Mapping[str, Any] | No
 def _step_threshold(value: str | None) -> float | None:
     if value is None or not value.strip():
         return None
-    try:
-        milliseconds = float(value)
-    except ValueError:
-        milliseconds = math.nan
-    if not 0 <= milliseconds < math.inf:  # read at import: a warning, not an import that fails
+    milliseconds = text_number(value)  # (ASCII digits, no "_": every setting's number)
+    if milliseconds is None or not 0 <= milliseconds < math.inf:  # read at import: a warning, not an import that fails
         logging.getLogger(__name__).warning(
             "%s=%r is not a number of milliseconds (0 or more): no step spans", STEP_ENV_VAR, value)
         return None
