@@ -90,9 +90,11 @@ class CoreJobs:
 
     def settling(self) -> list[Future[None]]:
         """The jobs handed over at the stop whose end is not stored yet (:meth:`JobStore.settling
-        <.jobs.service.JobStore.settling>`): a process that exits waits for them."""
+        <.jobs.service.JobStore.settling>`), and the job processes the stop ended not yet gone with their
+        clean-ups (:meth:`JobRunners.ending <.executors.runners.JobRunners.ending>`: a Rappture program they
+        left running is killed then): a process that exits waits for them."""
         jobs = self._made()
-        return jobs.settling() if jobs is not None else []
+        return [*(jobs.settling() if jobs is not None else []), *self._host.job_runners.ending()]
 
     def work(self) -> set[Future[Any]]:
         """The running functions of the jobs handed over at the stop: what of a stopped server's pool work is a

@@ -4,8 +4,10 @@ shared by the Rappture source (in the temporary directory) and the Sim2L source 
 A process keeps the working directories of its runs in one parent of its own in a base directory,
 ``<prefix><pid>-<random>/``, and holds an exclusive lock on the file ``owner.lock`` in it for its life: the
 system releases the lock when the process ends, SIGKILL included. A run removes its own directory when it
-ends (or, a Sim2L's, is moved into its store), and the process removes its parent at exit; what a killed
-process left, :meth:`RunFolders.sweep` removes — after stopping the programs its runs left running there
+ends (or, a Sim2L's, is moved into its store), and the process removes its parent at exit. What a killed
+process left (or a job's process of the ``processes`` executor, which runs no exit handler: its server sweeps
+once that process ended, :mod:`nanohubmcp.server.executors.processes`), :meth:`RunFolders.sweep` removes —
+after stopping the programs its runs left running there
 (:mod:`.orphans`, Linux): a parent of this user whose lock no process holds and whose pid is not running
 (either alone could mislead: a lock file not yet locked, a pid seen from another pid namespace or reused).
 Nothing else in the base directory is touched.
@@ -32,6 +34,17 @@ __all__ = ["GROUP_SUFFIX", "RunFolders", "record_group"]
 
 _LOCK = "owner.lock"
 
+_making = threading.Lock()  # held while a parent is looked up or made (every source's: they are made rarely)
+
+
+def _forked() -> None:  # a child forked while another thread held it (a processes job's) would wait for ever
+    global _making
+    _making = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
 
 class RunFolders:
     """The run directories of one source, in this process's parent of each base directory it is asked for.
@@ -50,7 +63,6 @@ class RunFolders:
         self._at_exit = at_exit
         self._pattern = re.compile(re.escape(prefix) + r"(\d+)-[a-z0-9_]{8}")  # tempfile.mkdtemp's random part
         self._made: dict[Path, tuple[int, Path, IO[bytes]]] = {}  # base -> this process's pid, parent, held lock
-        self._making = threading.Lock()
         self._swept: set[tuple[int, Path]] = set()  # (process, base) swept (a forked child sweeps again: harmless)
         self._cleanups: dict[Path, Callable[[], object]] = {}
 
@@ -75,7 +87,7 @@ class RunFolders:
         (run.parent / (run.name + GROUP_SUFFIX)).unlink(missing_ok=True)
 
     def _parent(self, base: Path) -> Path:
-        with self._making:
+        with _making:
             made = self._made.get(base)
             if made is not None and made[0] == os.getpid() and made[1].is_dir():
                 return made[1]

@@ -107,5 +107,10 @@ class JobExecutor:
         to it instead of failing it."""
         return None
 
+    def ending(self) -> list[Future[None]]:
+        """What of this executor's work still ends in this process after :meth:`close` (a job's process and
+        the clean-ups after it): a process that exits waits for these, within its exit grace. None by default."""
+        return []
+
     def close(self) -> None:
         """Stop (the server stopped). May be started again by the next :meth:`call`."""

@@ -23,6 +23,7 @@ long again. The signals go to the job's process group: what the function started
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import threading
@@ -35,6 +36,8 @@ from typing import Any
 from ...errors import ToolError
 from .forked import forked_worker_setup
 from .remote import run_remote
+
+log = logging.getLogger(__name__)
 
 FORK_LOCK = threading.Lock()
 """Held around every fork of the executor (a job's process, the manager): a process forked while
@@ -53,15 +56,21 @@ class JobProcess:
         name: the process's name (shown by ``ps`` with the ``fork`` method only as Python's).
         on_done: called once with this object (on the waiting thread) when the function is done
             with its slot: its answer arrived, or its process is gone without one.
+        after_exit: called once (on the waiting thread) when the process has ended and was reaped, before
+            :attr:`gone` is set: what it left behind is cleared then (an exception it raises is logged).
     """
 
-    def __init__(self, context: Any, name: str, on_done: Callable[[JobProcess], None]) -> None:
+    def __init__(self, context: Any, name: str, on_done: Callable[[JobProcess], None],
+                 after_exit: Callable[[], object] | None = None) -> None:
         self._context = context
         self._name = name
         self._on_done = on_done
+        self._after_exit = after_exit
         self._told = False
         self.future: Future[Any] = Future()
         self.ended = threading.Event()
+        self.gone: Future[None] = Future()
+        """Done once the process has ended and ``after_exit`` ran (at once when it could not be made)."""
         self.pid: int | None = None
         self.where: dict[str, Any] | None = None
         """Where the function ran, as its process said (``{"pid": ..., "thread": ...}``), once it answered."""
@@ -142,6 +151,7 @@ class JobProcess:
             self.ended.set()
             self._forked.set()
             self._done()
+            self.gone.set_result(None)
             return
         self.pid = process.pid
         # Its own process group (set here and in the child, whichever runs first), so that a
@@ -181,6 +191,16 @@ class JobProcess:
         finally:
             self.ended.set()
             self._done()
+            self._cleared()
+
+    def _cleared(self) -> None:
+        try:
+            if self._after_exit is not None:
+                self._after_exit()
+        except Exception:  # (a clean-up that fails must not leave the stop waiting for this process)
+            log.exception("after the process of %s ended: %r failed", self._name, self._after_exit)
+        finally:
+            self.gone.set_result(None)
 
     def _done(self) -> None:
         if not self._told:

@@ -16,6 +16,13 @@ server ends the processes of its running jobs the same way (those jobs fail: "th
 stopped while this job ran"); every process the executor forks also ends by itself when the
 server is killed (:mod:`.forked`).
 
+Once a job's process ended, however it ended, the server runs the clean-ups the sources of tools
+registered for a forked process's end (:mod:`..wire.worker_cleanups`): a Rappture program or a Sim2L
+kernel runs in a session of its own, outside the job's process group, so a job's process killed
+mid-run (cancelled, the server stopping) leaves it running; the sweep of that process's run folder
+kills it, and removes the folder a job's process leaves even when it ended by itself (it runs no
+exit handler). A process that exits waits for those ends, within its exit grace (:meth:`ending`).
+
 A process per job rather than a ``concurrent.futures.ProcessPoolExecutor``: a pool cannot take
 back a running call (cancelling a job left its worker running the function, for ever for a loop
 that never looks at ``ctx.is_cancelled()``, and killing the worker breaks the pool and every
@@ -26,6 +33,7 @@ older worker unpickles the one its copy of ``__main__`` had.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import logging
@@ -39,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ToolError
 from ..jobs.fair import FairTurns
+from ..wire.worker_cleanups import run_cleanups
 from .base import JobExecutor
 from .forked import forked_worker_setup
 from .job_process import FORK_LOCK, JobProcess
@@ -80,6 +89,7 @@ class ProcessJobExecutor(JobExecutor):
         self._context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
         self._turns: FairTurns | None = None
         self._running: dict[str, JobProcess] = {}
+        self._alive: set[JobProcess] = set()  # until gone: their process ended and its clean-ups ran
         self._manager: Any = None
         self._queue: Any = None
         self._targets: dict[str, tuple[Any, Any]] = {}
@@ -162,7 +172,10 @@ class ProcessJobExecutor(JobExecutor):
             self._turns = FairTurns(self.workers)
         turns = self._turns
         await turns.take(job)
-        run = JobProcess(self._context, f"nanohubmcp-job-{job.id}", functools.partial(self._ended, job, loop, turns))
+        run = JobProcess(self._context, f"nanohubmcp-job-{job.id}", functools.partial(self._ended, job, loop, turns),
+                         after_exit=run_cleanups)
+        self._alive.add(run)
+        run.gone.add_done_callback(lambda _: self._alive.discard(run))
         self._targets[job.id] = (context, job.store)
         try:
             self._running[job.id] = run
@@ -199,8 +212,14 @@ class ProcessJobExecutor(JobExecutor):
         self._queue.put((job_id, "flushed", None))
         flushed.wait(10)
 
+    def ending(self) -> list[concurrent.futures.Future[None]]:
+        """The job processes not yet gone with their clean-ups (:attr:`JobProcess.gone
+        <.job_process.JobProcess.gone>`): those :meth:`close` ended, and those ending by themselves."""
+        return [run.gone for run in list(self._alive) if not run.gone.done()]
+
     def close(self) -> None:
-        """End the processes of running jobs (in the background) and stop the manager."""
+        """End the processes of running jobs (in the background: :meth:`ending` says when they are gone) and
+        stop the manager."""
         with self._lock:
             manager, queue = self._manager, self._queue
             self._manager = self._queue = None

@@ -116,6 +116,10 @@ class JobRunners:
         runner = self._job_runners.get(job.executor)
         return runner.carry_on(job) if runner is not None else None
 
+    def ending(self) -> list[Future[None]]:
+        """What of every executor's work still ends in this process (:meth:`JobExecutor.ending`)."""
+        return [future for runner in self.made() for future in runner.ending()]
+
     def close(self) -> None:
         """Close every executor made (the server closes)."""
         for runner in self._job_runners.values():

@@ -2,7 +2,8 @@
 
 A process keeps the working directories of its runs in one parent of its own in the temporary
 directory, ``nanohubmcp-rappture-<pid>-<random>/``, locked for its life, and removes it at exit, after
-killing the programs still running there (:func:`.running.stop_all`); what a killed process left,
+killing the programs still running there (:func:`.running.stop_all`); what a killed process left (or a job's
+process of the ``processes`` executor, which runs no exit handler: its server sweeps once it ended),
 :func:`sweep` removes after stopping the programs its runs left running there (Linux). The folders, the
 lock and the sweep are :mod:`..run_folders`'s, shared with the Sim2L source; this module names Rappture's.
 """

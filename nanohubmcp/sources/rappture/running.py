@@ -11,7 +11,8 @@ second Ctrl-C, the exit watchdog: ``os._exit``, no exit handler) it calls it too
 (:mod:`nanohubmcp.server.wire.quick_exit`), and leaves the folders to the next sweep.
 
 A process killed with SIGKILL runs no exit code: its programs are the next sweep's (or, under
-``--workers``, its parent's).
+``--workers``, its parent's; a job's process of the ``processes`` executor, killed by SIGTERM at a stop, its
+server's, once it ended). A forked child starts with none of its parent's programs.
 """
 
 from __future__ import annotations
@@ -32,6 +33,18 @@ small part of the second a process has for its exit handlers."""
 _lock = threading.Lock()
 _running: dict[subprocess.Popen[str], int] = {}  # a program -> the pid of the process that started it
 _stopped_at_exit: set[int] = set()  # the processes that ran stop_all (a forked child has its own pid)
+
+
+def _forked() -> None:
+    # The child has none of the threads that held the lock (a processes job's forked while a run noted its
+    # program would wait for ever), nor the programs its parent runs.
+    global _lock
+    _lock = threading.Lock()
+    _running.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 def started(program: subprocess.Popen[str]) -> None:
