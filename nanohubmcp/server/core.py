@@ -252,8 +252,7 @@ class ServerCore:
         return self.first_use.skills
 
     def sweep(self) -> None:
-        """Forget expired sessions and jobs (the runner's periodic sweep); a job store not opened
-        yet holds nothing to forget."""
+        """Forget expired sessions and jobs (the runner's periodic sweep); a job store not opened yet holds none."""
         self.sessions.sweep()
         self.core_jobs.sweep()
 
@@ -262,11 +261,10 @@ class ServerCore:
         return route.method == "tools/call" and any(cached(tool) for tool in self.registry.tools.values())
 
     def _session_closed(self, session: Session) -> None:
-        """A session held here closed (a DELETE, idle expiry, eviction, the stop): its jobs and
-        provenance records are read by their id from now on (``jobs.visibility``,
-        ``provenance.records``). With a shared store a session lives on every process, and one
-        closing its copy here ends nothing: the job and record stores read the session's record
-        there instead."""
+        """A session held here closed (a DELETE, idle expiry, eviction, the stop): its jobs and provenance
+        records are read by their id from now on (``jobs.visibility``, ``provenance.records``). With a shared
+        store a session lives on every process, and one closing its copy here ends nothing: the job and record
+        stores read the session's record there instead."""
         if self.state_url.shared:
             return
         self.core_jobs.session_ended(session.id)
@@ -298,6 +296,8 @@ class ServerCore:
         if not testing and self.first_use.serving_began():
             self.dispatcher.pipeline.remake()  # the provenance and cache layers held the stores dropped
         self.first_use.resume_jobs()
+        if (records := self.first_use.provenance_made) is not None:
+            records.serving()  # (a stop had them written at once: ProvenanceStore.stopping)
         self.notifier = Notifier(self, loop)
         # tqdm bars and input() in tools: hooked when a call's handler is first loaded (methods.calls_begin)
 
@@ -391,8 +391,8 @@ class ServerCore:
             self.sessions.close_all()
         self.core_jobs.end_run()
         records = self.first_use.provenance_made
-        if records is not None:  # the records of answered calls are on disk when stop() returns
-            records.pending.drain()
+        if records is not None:  # the records of answered calls are on disk when stop() returns (at once)
+            records.stopping()
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
         self.job_runners.close()

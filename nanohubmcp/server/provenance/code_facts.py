@@ -17,9 +17,12 @@ second part (``opentelemetry.trace`` is opentelemetry-api), read from those dist
 files. Reading the table takes over a second on a busy machine: it is read once per process on a
 thread of its own (:func:`warm`, started when the provenance layer is made, at the first call),
 and :func:`code_of` — called on the record writer's thread, never on a call's path — waits for
-it (:data:`WAIT_SECONDS` at most). Only if the table cannot be read in time are the packages
-looked up by import name; the record then says ``packages_complete: false`` (and the answer is
-not kept: the next record asks again). The call path needs only the code's hash
+it (:data:`WAIT_SECONDS` at most). A server's stop ends that wait (:func:`stop_waiting`): the records
+it writes are on disk when it returns, and it runs on the event loop, so it cannot wait seconds for the
+table (a worker of ``--workers`` reads it again after its fork; a hub's NFS home reads it slowly). Only
+if the table is not read in time, or the server stopped first, are the packages looked up by import
+name; the record then says ``packages_complete: false`` (and the answer is not kept: the next record
+asks again). The call path needs only the code's hash
 (:func:`code_hash`, the result cache's key), which reads no table. What a call adds to a record
 (arguments, digest, where it ran) is :mod:`.capture`'s; what the records of a tool share in a process
 (these facts, with the host and process id) is :mod:`.tool_facts`'.
@@ -196,20 +199,29 @@ _table: dict[str, list[str]] | None = None
 _table_lock = threading.Lock()
 _table_reader: threading.Thread | None = None
 _table_started = 0.0
+_read_or_stopping = threading.Event()
+"""Set once the reading thread ended (the table read, or not readable), and by :func:`stop_waiting`: wakes
+the waits for the table (:func:`distributions`)."""
+_stopping = False
+"""A server stops (:func:`stop_waiting`, until :func:`wait_again`): nothing waits for the table."""
 
 
 def _read_table() -> None:
     global _table
-    from importlib import metadata  # here: importing it costs a served script's start a tenth of a second
-
     try:
-        table = {name: sorted(set(dists)) for name, dists in metadata.packages_distributions().items()}
-        table.update(_namespaces(metadata, {name: dists for name, dists in table.items() if len(dists) > 1}))
-    except Exception:  # a broken distribution's metadata: records then say their packages are incomplete
-        log.exception("cannot read the installed distributions; provenance records look packages up by import name")
-        return
-    with _table_lock:
-        _table = table
+        from importlib import metadata  # here: importing it costs a served script's start a tenth of a second
+
+        try:
+            table = {name: sorted(set(dists)) for name, dists in metadata.packages_distributions().items()}
+            table.update(_namespaces(metadata, {name: dists for name, dists in table.items() if len(dists) > 1}))
+        except Exception:  # a broken distribution's metadata: records then say their packages are incomplete
+            log.exception("cannot read the installed distributions; provenance records look packages up by "
+                          "import name")
+            return
+        with _table_lock:
+            _table = table
+    finally:
+        _read_or_stopping.set()
 
 
 def _namespaces(metadata: Any, shared: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -244,26 +256,50 @@ def warm() -> None:
         # Not a daemon: a daemon thread still reading package metadata while the interpreter finalizes can crash
         # it (SIGSEGV at exit); exit waits for the read instead (a second at most, once per process).
         _table_started = time.monotonic()
+        _read_or_stopping.clear()  # (a wait reads the stop's flag, then waits: set again at a stop)
         _table_reader = threading.Thread(target=_read_table, name="nanohubmcp-distributions", daemon=False)
         _table_reader.start()
 
 
 def distributions(*, wait: bool = False) -> dict[str, list[str]] | None:
     """The import name -> distributions table, once read (see :func:`warm`), else None; ``wait``:
-    wait for it until :data:`WAIT_SECONDS` after the read started."""
+    wait for it until :data:`WAIT_SECONDS` after the read started, unless a server is stopping
+    (:func:`stop_waiting`: a wait going on then ends at once)."""
     if _table is None:
         warm()
-        reader = _table_reader
-        if wait and reader is not None:
-            reader.join(max(0.0, _table_started + WAIT_SECONDS - time.monotonic()))
+        if wait and _table_reader is not None and not _stopping:
+            _read_or_stopping.wait(max(0.0, _table_started + WAIT_SECONDS - time.monotonic()))
     return _table
 
 
+def stop_waiting() -> None:
+    """A server stops: every wait for the table (:func:`distributions`, :func:`code_of`) ends now, and none
+    waits until :func:`wait_again`. The records written meanwhile without the table say
+    ``packages_complete: false``; the read goes on, and the records made after it are complete."""
+    global _stopping
+    _stopping = True
+    _read_or_stopping.set()
+
+
+def wait_again() -> None:
+    """A server serves (again): records wait for the table again while it is being read."""
+    global _stopping
+    if not _stopping:
+        return
+    _stopping = False
+    _read_or_stopping.clear()
+    reader = _table_reader
+    if reader is None or not reader.is_alive():  # (nothing reading: nothing would wake a wait)
+        _read_or_stopping.set()
+
+
 def _after_fork() -> None:  # a forked child has no reading thread: it reads again if it must
-    global _table_reader, _table_lock
+    global _table_reader, _table_lock, _read_or_stopping, _stopping
     _table_lock = threading.Lock()
+    _stopping = False
     if _table is None:
         _table_reader = None
+        _read_or_stopping = threading.Event()
 
 
 if hasattr(os, "register_at_fork"):

@@ -183,8 +183,8 @@ def write_crate(
                          "before writing it, or it expired while the job ran); this one was made from the job's")
         if record.get("packages_complete") is False:  # looked up without the distributions table: say so
             described += (
-                "; its softwareRequirements may miss packages (the installed distributions could not be read "
-                "when the record was made: packages were looked up by import name)"
+                "; its softwareRequirements may miss packages (the installed distributions were not read when "
+                "the record was made, in time or before the server stopped: packages were looked up by import name)"
             )
         properties: dict[str, Any] = _given({
             "@type": ["File", "SoftwareSourceCode"],

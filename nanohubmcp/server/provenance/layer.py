@@ -81,9 +81,11 @@ class Recorder:
         """The pipeline layer (it records ``tools/call`` and answers reads of record URIs).
 
         Made at the first call: the distributions table the records' package lists need starts
-        being read then, in the background (:func:`.code_facts.warm`), so the writer seldom waits."""
+        being read then, in the background (:func:`.code_facts.warm`), so the writer seldom waits (again, after
+        another server of the process stopped: :func:`.code_facts.wait_again`)."""
         if self.enabled:
             code_facts.warm()
+            code_facts.wait_again()
         submit = self.store.pending.add  # the store's queue itself: one call on the call's path
         ids = self._ids
         # Locals of the layer, made once (a global's or an attribute's look-up less each, on every call): the

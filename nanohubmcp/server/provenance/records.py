@@ -33,6 +33,7 @@ from ...protocol.uris import comparison_form
 from ..jobs.record import PROVENANCE_META
 from ..results.owners import SESSION_OWNER
 from ..wire.sessions import session_digest, session_key
+from . import code_facts
 from .awaited import AwaitedRecords
 from .capture import build
 from .handover import JobEnd, PendingCall
@@ -347,6 +348,19 @@ class ProvenanceStore:
         """The newest ``limit`` records of every owner, for the server's operator (``%mcp history``)."""
         self.pending.drain()
         return self.backend.recent(limit, time.time())
+
+    def stopping(self) -> None:
+        """The server stops: write what is pending now, on this thread (the event loop's), without waiting for
+        the installed distributions' table (:func:`.code_facts.stop_waiting`: seconds in a worker of
+        ``--workers``, which reads it again after its fork, or on a slow disk; records made before it is read
+        say ``packages_complete: false``), until the server serves again (:meth:`serving`)."""
+        code_facts.stop_waiting()
+        self.pending.drain()
+
+    @staticmethod
+    def serving() -> None:
+        """The server serves (again): records wait for the distributions' table again (:meth:`stopping`)."""
+        code_facts.wait_again()
 
     def close(self) -> None:
         self.pending.close()
