@@ -86,12 +86,13 @@ class LabServer:
 
     Args:
         home: a scratch directory for config, data, runtime, workspaces and IPython.
-        root_dir: the notebooks' directory.
+        root_dir: the notebooks' directory (``root``).
         jupyter_path: extra Jupyter data path (where the wheel put the extension).
     """
 
     def __init__(self, home: Path, root_dir: Path, jupyter_path: Path) -> None:
         self.port = free_port()
+        self.root = root_dir
         self.token = secrets.token_hex(16)
         self.url = f"http://127.0.0.1:{self.port}"
         config = home / "config"
@@ -141,8 +142,11 @@ class LabServer:
                 time.sleep(0.25)
         raise TimeoutError(f"jupyter lab did not answer within {timeout} s:\n{self.log()}")
 
-    def page_url(self, path: str) -> str:
-        return f"{self.url}/lab/tree/{path}?token={self.token}"
+    def page_url(self, path: str, workspace: str | None = None) -> str:
+        """The page opening the notebook ``path``; in the named JupyterLab ``workspace`` (a layout of its own,
+        nothing of another test's pages restored) when given, else in the default one."""
+        where = f"/lab/workspaces/{workspace}" if workspace else "/lab"
+        return f"{self.url}{where}/tree/{path}?token={self.token}"
 
     def log(self) -> str:
         if not self._log.closed:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_setup import ARTIFACTS, CHROMIUM, LabServer, lab_serving, missing
+from lab_setup import ARTIFACTS, CHROMIUM, LabServer, lab_serving, missing, notebook
 from support import mcp_client
 
 pytestmark = pytest.mark.slow
@@ -34,10 +35,18 @@ WAIT_MS = 60_000
 PANEL = "#nanohub-mcp-panel"
 
 
-@pytest.fixture
-def lab(wheel_jupyter_path: Path, tmp_path: Path) -> Iterator[LabServer]:
-    with lab_serving(CELLS, wheel_jupyter_path, tmp_path) as server:
+@pytest.fixture(scope="module")
+def lab(wheel_jupyter_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    """One JupyterLab for this module's tests (its start took 10 s in CI); each test opens a notebook of its
+    own (a kernel of its own) in a workspace of its own."""
+    with lab_serving(CELLS, wheel_jupyter_path, tmp_path_factory.mktemp("lab")) as server:
         yield server
+
+
+def own_notebook(lab: LabServer, name: str) -> str:
+    """The page of ``name``.ipynb (this module's cells) in the workspace ``name``."""
+    (lab.root / f"{name}.ipynb").write_text(json.dumps(notebook(CELLS)))
+    return lab.page_url(f"{name}.ipynb", workspace=name)
 
 
 @pytest.fixture
@@ -105,7 +114,7 @@ def shot(page: Any, name: str, element: Any = None) -> Path:
 
 
 def test_the_panel_shows_the_server_its_tools_and_live_calls(lab: LabServer, page: Any) -> None:
-    page.goto(lab.page_url("panel.ipynb"))
+    page.goto(own_notebook(lab, "panel"))
     panel = open_panel(page)
     # The panel's own comm round trip says the kernel is up (and nanohubmcp not loaded yet).
     page.wait_for_selector(f'{PANEL}[data-state="not-loaded"]')
@@ -165,7 +174,7 @@ def test_the_panel_shows_the_server_its_tools_and_live_calls(lab: LabServer, pag
 
 
 def test_a_click_on_a_call_shows_its_provenance_record(lab: LabServer, page: Any) -> None:
-    page.goto(lab.page_url("panel.ipynb"))
+    page.goto(own_notebook(lab, "provenance"))
     panel = open_panel(page)
     page.wait_for_selector(f'{PANEL}[data-state="not-loaded"]')
     run_all_cells(page)

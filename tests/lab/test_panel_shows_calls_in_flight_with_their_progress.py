@@ -5,6 +5,10 @@ panel lists it under "In flight" with a progress bar that advances (its ``value`
 the bar's ``n/30`` text; once the call answers, the section goes away and the call sits in
 the log as finished. Screenshots go to ``test-artifacts/`` (their paths are printed).
 
+The loop's steps are short (0.05 s, every one drawn: ``mininterval=0``), and it holds at steps
+5 and 10 until the test has seen the bar there (a file per hold, bounded): the bar is seen at
+one value and then further on whatever the machine's speed, without 30 steps of 0.25 s (7.5 s).
+
 Issue 17, "Done when": a Chromium test of the panel showing a call in flight with its progress.
 """
 
@@ -24,10 +28,16 @@ from test_panel_follows_the_notebook_in_a_browser import PANEL, open_panel, page
 pytestmark = pytest.mark.slow
 __all__ = ["page"]  # the Chromium page fixture, shared with the panel's other browser test
 
+HOLDS = (5, 10)
+"""The steps at which the tool waits for the test's ``go-<step>`` file (in the notebooks' folder)."""
 CELLS = [
-    "%load_ext nanohubmcp\n%config NanohubMCP.port = 0\nimport time\nfrom tqdm import tqdm",
+    "%load_ext nanohubmcp\n%config NanohubMCP.port = 0\nimport time\nfrom pathlib import Path\nfrom tqdm import tqdm",
     '%%mcp_tool\ndef simulate(steps: int = 30) -> str:\n    """Simulate, step by step."""\n'
-    '    for _ in tqdm(range(steps), desc="simulate"):\n        time.sleep(0.25)\n    return "done"',
+    '    for step in tqdm(range(steps), desc="simulate", mininterval=0):\n'
+    '        deadline = time.monotonic() + 60\n'
+    f'        while step in {HOLDS} and not Path(f"go-{{step}}").exists() and time.monotonic() < deadline:\n'
+    '            time.sleep(0.05)\n'
+    '        time.sleep(0.05)\n    return "done"',
 ]
 
 
@@ -35,6 +45,11 @@ CELLS = [
 def lab(wheel_jupyter_path: Path, tmp_path: Path) -> Iterator[LabServer]:
     with lab_serving(CELLS, wheel_jupyter_path, tmp_path) as server:
         yield server
+
+
+def let_on(lab: LabServer, step: int) -> None:
+    """Let the tool past its hold at ``step`` (the kernel runs in the notebook's folder)."""
+    (lab.root / f"go-{step}").write_text("go")
 
 
 def start_call(url: str, name: str, args: dict[str, Any]) -> concurrent.futures.Future[Any]:
@@ -75,9 +90,11 @@ def test_a_running_call_shows_in_flight_with_a_bar_that_advances(lab: LabServer,
     assert "simulate" in running.inner_text()
     shot(page, "lab-panel-in-flight-page.png")
     shot(page, "lab-panel-in-flight.png", panel)
+    let_on(lab, HOLDS[0])
     page.wait_for_function(
         f"() => document.querySelector('{PANEL} .jp-nanohub-mcp-running progress')?.value >= {first + 3}")
     assert bar_value(panel) > first
+    let_on(lab, HOLDS[1])
 
     assert call.result(60).content[0].text == "done"
     panel.locator(".jp-nanohub-mcp-inflight").wait_for(state="hidden")

@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from cluster import Cluster, on_own_redis
-from redis_server import RedisServer, find_redis, job_stores_let_go
+from redis_server import RedisServer, find_redis, job_stores_let_go, wake_job_watchers
 from support import installed
 
 from nanohubmcp.server.jobs import service as jobmod
@@ -30,7 +30,7 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     """A redis-server on a free loopback port (stop()/start() for outages)."""
     server = RedisServer(installed(find_redis(), "redis-server"), tmp_path).start()
     try:
-        with job_stores_let_go():  # before Redis stops
+        with job_stores_let_go(wake=lambda: wake_job_watchers(server.url)):  # before Redis stops
             yield server
     finally:
         server.stop()
@@ -42,7 +42,7 @@ def redis_on_disk(tmp_path: Path) -> Iterator[RedisServer]:
     go before it stops."""
     redis = RedisServer(installed(find_redis(), "redis-server"), tmp_path, persistent=True).start()
     try:
-        with job_stores_let_go():
+        with job_stores_let_go(wake=lambda: wake_job_watchers(redis.url)):
             yield redis
     finally:
         redis.stop()

@@ -18,7 +18,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 START_TIMEOUT = 10.0
@@ -26,27 +26,57 @@ JOB_STORE_THREADS = ("nanohubmcp-job-channels", "nanohubmcp-runner-beat")
 """Threads of an in-process server's Redis job store: they end once the store is garbage."""
 
 
+WAKE = "job-stores-let-go"
+"""What :func:`wake_job_watchers` publishes: no job's id (a job store still in use hears of no job)."""
+
+
+def wake_job_watchers(url: str) -> None:
+    """Publish :data:`WAKE` on every job store's status channel in the Redis at ``url`` (nothing if it is
+    down): a store's channel-watching thread looks whether its store is still used once a second, or at
+    once on a message; a store that is garbage ends it then."""
+    import redis
+
+    with contextlib.suppress(redis.RedisError), redis.Redis.from_url(url, socket_timeout=2) as client:
+        for channel in client.pubsub_channels("nanohubmcp:*:jobs:status"):
+            client.publish(channel, WAKE)
+
+
 @contextlib.contextmanager
-def job_stores_let_go(seconds: float = 10.0) -> Iterator[None]:
+def job_stores_let_go(seconds: float = 10.0, wake: Callable[[], None] | None = None) -> Iterator[None]:
     """On leaving, end the job-store threads of the in-process servers made inside (their stores
     collected now; leave it before the Redis stops). Left running, they would retry a stopped
     Redis for the rest of the session and, ending at some later collection, leave garbage cycles
     (exceptions' tracebacks) in another test's window: tests/transports' reference-cycle test
-    saw a ``StateURL`` of theirs."""
+    saw a ``StateURL`` of theirs.
+
+    What the process held on entering is frozen meanwhile (:func:`gc.freeze`, thawed on leaving; not when
+    something had frozen objects before): the collections below walk only what was made inside, not the
+    whole suite's heap (a full collection of it took about a second, once or twice a test). ``wake``
+    (:func:`wake_job_watchers` for the Redis the stores use), called after each collection, ends their
+    channel threads at once, not at their next look a second later."""
     before = set(threading.enumerate())
+    ours = gc.get_freeze_count() == 0
+    if ours:
+        gc.freeze()
     try:
         yield
     finally:
-        deadline = time.monotonic() + seconds
-        left = [t for t in threading.enumerate() if t not in before and t.name in JOB_STORE_THREADS]
-        while left and time.monotonic() < deadline:
-            # Collected again each round: a job's thread still ending (its tool released by the test's last
-            # line) holds its server through the first collection. (A failed test's traceback may hold its
-            # server: then the bound ends the wait.)
-            gc.collect()
-            for thread in left:
-                thread.join(min(0.25, max(0.0, deadline - time.monotonic())))
-            left = [t for t in left if t.is_alive()]
+        try:
+            deadline = time.monotonic() + seconds
+            left = [t for t in threading.enumerate() if t not in before and t.name in JOB_STORE_THREADS]
+            while left and time.monotonic() < deadline:
+                # Collected again each round: a job's thread still ending (its tool released by the test's last
+                # line) holds its server through the first collection. (A failed test's traceback may hold its
+                # server: then the bound ends the wait.)
+                gc.collect()
+                if wake is not None:
+                    wake()
+                for thread in left:
+                    thread.join(min(0.25, max(0.0, deadline - time.monotonic())))
+                left = [t for t in left if t.is_alive()]
+        finally:
+            if ours:
+                gc.unfreeze()
 
 
 def find_redis() -> str | None:

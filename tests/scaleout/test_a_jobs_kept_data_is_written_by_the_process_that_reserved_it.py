@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from reached_records import Reached
-from redis_server import RedisServer, find_redis, job_stores_let_go
+from redis_server import RedisServer, find_redis, job_stores_let_go, wake_job_watchers
 from support import installed, wait_until
 
 from nanohubmcp.server.executors import kept_slot
@@ -175,7 +175,7 @@ class _GoesAwayAtTheLink:
 def test_a_reservation_the_store_went_away_under_is_taken_over_at_once_by_its_process(tmp_path: Path) -> None:
     redis = RedisServer(installed(find_redis(), "redis-server"), tmp_path, persistent=True).start()
     try:
-        with job_stores_let_go():
+        with job_stores_let_go(wake=lambda: wake_job_watchers(redis.url)):
             jobs = jobmod.JobStore(name="away", shared=parse(redis.url))
             jobs.open()
             try:

@@ -16,7 +16,7 @@ from contextlib import ExitStack, contextmanager
 
 import pytest
 import wire
-from redis_server import RedisServer, find_redis, job_stores_let_go
+from redis_server import RedisServer, find_redis, job_stores_let_go, wake_job_watchers
 from support import serve
 
 from nanohubmcp import MCPServer, StaticTokenVerifier
@@ -78,7 +78,7 @@ def test_a_password_in_the_url_works_and_is_never_printed(tmp_path: object, capl
     caplog.set_level(logging.INFO)
     try:
         assert secret in store.url
-        with job_stores_let_go(), two(store.url) as (first, second):
+        with job_stores_let_go(wake=lambda: wake_job_watchers(store.url)), two(store.url) as (first, second):
             session = wire.initialize(first)
             assert wire.call(second, session, "tools/list", {}).status_code == 200
             store.stop()
@@ -101,7 +101,7 @@ def test_rediss_with_a_password_shares_sessions_over_tls(tmp_path: object) -> No
     store = RedisServer(find_redis() or "", Path(str(tmp_path)), password="tls-s3cret", tls=True).start()
     try:
         assert store.url.startswith("rediss://:tls-s3cret@")
-        with job_stores_let_go(), two(store.url) as (first, second):
+        with job_stores_let_go(wake=lambda: wake_job_watchers(store.url)), two(store.url) as (first, second):
             session = wire.initialize(first)
             assert wire.call(second, session, "tools/list", {}).status_code == 200
     finally:
