@@ -1017,7 +1017,9 @@ class MCPServer:
             exit_grace: seconds from the stop (SIGTERM, Ctrl-C, SIGHUP, stdio's end of input) to the
                 process's exit at most, whatever still runs: what a process supervisor can count on (give its
                 stop timeout, systemd's ``TimeoutStopSec``, at least this). A number from 2 to 86400; default
-                10. The calls' drain and the wait for sync calls end 1 s before it; with ``workers`` above 1
+                10. Running calls have it less 2 s to answer with their result (those still running then are
+                answered :class:`~nanohubmcp.errors.ServerStopping`); the calls' drain and the wait for sync calls
+                end 1 s before it; with ``workers`` above 1
                 the parent kills a worker still running 5 s after it. Blocking serves only (a kernel's or a
                 running loop's background serve has no such bound). Served by the ``nanohubmcp`` command, the
                 bound is the process's whole exit (its ``atexit`` handlers run, its heap not freed:

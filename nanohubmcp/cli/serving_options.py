@@ -68,7 +68,8 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
                          "line per request costs ~6%% of a small call's CPU)")
     command.add_argument("--exit-grace", type=exit_grace_option, default=None, metavar="SECONDS",
                          help="the longest the process takes to exit once stopped (SIGTERM, Ctrl-C), whatever still "
-                         "runs: 2-86400 (default 10; with --workers a worker still running 5 s past it is killed)")
+                         "runs; running calls have it less 2 s to answer: 2-86400 (default 10; with --workers a "
+                         "worker still running 5 s past it is killed)")
 
 
 def prepare_serving(args: argparse.Namespace, *, app: bool = False) -> str:

@@ -17,6 +17,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..server.wire.quick_exit import quick_exit
@@ -34,7 +35,7 @@ function here taking the one in force as ``grace``: the longest a blocking serve
 stop began (SIGTERM, Ctrl-C, stdio's end of input), what a process supervisor (systemd, Slurm, a container
 runtime) can count on. A process (a
 single one, or a forked worker of ``--workers``) stopped by a signal keeps it with a watchdog
-(:class:`.exit_watch.ExitWatch`, counted from the signal); its drain (:data:`DRAIN_SECONDS` a step) and
+(:class:`.exit_watch.ExitWatch`, counted from the signal); its drain (:func:`drain_step`) and
 the wait for sync calls still running end
 :data:`EXIT_MARGIN_SECONDS` before it (:func:`exit_deadline`), then the calls are left behind (their worker
 threads are daemons: a stuck tool cannot hold the process)."""
@@ -45,20 +46,28 @@ watchdog (at :data:`EXIT_GRACE_SECONDS`) never cuts a process that is already le
 
 DRAIN_SECONDS = 2.0
 """On stop, the longest each step of a transport's drain takes (HTTP's :meth:`Runner._drain
-<nanohubmcp.transports.runner.Runner._drain>`, stdio's): the running calls' moment to answer, then the answers of
-those cut off (:class:`~nanohubmcp.errors.ServerStopping`), the state store's closing, the connections' closing."""
+<nanohubmcp.transports.runner.Runner._drain>`, stdio's) when no exit deadline bounds it (a background serve's
+``server.stop()``), and each step after the first one of a blocking serve's: the running calls' moment to answer,
+then the answers of those cut off (:class:`~nanohubmcp.errors.ServerStopping`), the state store's closing, the
+connections' closing. A blocking serve's first step lasts until shortly before its deadline (:func:`drain_step`)."""
 DRAIN_KEPT = 0.5
-"""The part of what is left before the exit's deadline that the drain's first step (the running calls' moment to
-answer) leaves to what follows it (the answers of the calls cut off, the connections' closing, the wait for sync
-calls still running: :func:`explain_exit_wait`): at a short exit grace the first step alone took it all, the
-answers got no time to be written and the lines promised waits of 0.0 s."""
+"""The part of what is left before the exit's deadline that a blocking serve's first drain step (the running calls'
+moment to answer) leaves to what follows it, at most :data:`ANSWERS_SECONDS` (the answers of the calls cut off, the
+connections' closing, the wait for sync calls still running: :func:`explain_exit_wait`): at a short exit grace the
+first step alone took it all, the answers got no time to be written and the lines promised waits of 0.0 s."""
+ANSWERS_SECONDS = 1.0
+"""The most a blocking serve's first drain step leaves to the steps after it (:data:`DRAIN_KEPT`): the answers of the
+calls cut off are written in milliseconds, and a call still running that long after the stop gets no result anyway.
+So the running calls have the exit grace less 2 s to answer with their result (8 s of the default 10 s: the
+process's exit keeps :data:`EXIT_MARGIN_SECONDS`), as gunicorn's ``--graceful-timeout`` gives requests in flight."""
 
 
 def drain_step(until: float | None, *, first: bool = False) -> float:
-    """How long, in seconds, the next step of a stop's drain may take: :data:`DRAIN_SECONDS`, cut to what is left
-    before ``until`` (a ``time.monotonic()``, a blocking serve's :func:`exit_deadline` less
-    :data:`EXIT_MARGIN_SECONDS`; None: no deadline), of which the ``first`` step leaves :data:`DRAIN_KEPT`; 0 when
-    nothing is left.
+    """How long, in seconds, the next step of a stop's drain may take. With ``until`` (a ``time.monotonic()``, a
+    blocking serve's :func:`exit_deadline` less :data:`EXIT_MARGIN_SECONDS`), what is left before it: all of it
+    but :data:`DRAIN_KEPT` of it, at most :data:`ANSWERS_SECONDS`, for the ``first`` step (the running calls'
+    moment to answer: a longer exit grace gives them longer), at most :data:`DRAIN_SECONDS` for another; 0 when
+    nothing is left. ``until`` None (no deadline): :data:`DRAIN_SECONDS`.
 
     Example:
         >>> drain_step(None), drain_step(time.monotonic() - 1)
@@ -67,7 +76,9 @@ def drain_step(until: float | None, *, first: bool = False) -> float:
     if until is None:
         return DRAIN_SECONDS
     left = max(0.0, until - time.monotonic())
-    return min(DRAIN_SECONDS, left * (1 - DRAIN_KEPT) if first else left)
+    if first:
+        return left - min(ANSWERS_SECONDS, left * DRAIN_KEPT)
+    return min(DRAIN_SECONDS, left)
 
 
 def exit_deadline(core: ServerCore | None = None, watched: float | None = None,
@@ -113,7 +124,7 @@ def quit_now_hint(stopped_by: int | None) -> str:
 
 
 def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = None, *,
-                      watched: float | None = None, grace: float = EXIT_GRACE_SECONDS) -> None:
+                      watched: float | None = None, grace: float = EXIT_GRACE_SECONDS, said: bool = False) -> None:
     """After a blocking serve ends: wait for tool calls still running, saying so, until the process
     must exit (:func:`exit_deadline` of ``core``, ``watched``, the exit watchdog's deadline if it was armed, and
     ``grace``, the exit grace in seconds, less :data:`EXIT_MARGIN_SECONDS`: the lines are said before the watchdog
@@ -130,7 +141,8 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     stopped server alive. A second Ctrl-C (or SIGTERM) ends the process at once; a SIGHUP (the terminal
     closing) is ignored then, the stop having begun. A forked worker of ``--workers`` says nothing: it
     tells its parent how many calls it waits for, none included, and the parent stopped by Ctrl-C says
-    so once for all (:meth:`.workers.WorkerDeaths.calls_left`).
+    so once for all (:meth:`.workers.WorkerDeaths.calls_left`). ``said``: the drain already said what the stop
+    waits for (:meth:`StopNotice.draining`): the line is not said again.
     """
     from ..server.calls.invoke import RUNNING
 
@@ -162,15 +174,54 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     wait = max(0.0, deadline - time.monotonic())
     if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
         WORKER_DEATHS.calls_left(len(running))
-    elif round(wait, 1) > 0:  # (the drain took the whole wait, at a short grace: no wait to promise)
-        say(f"stopped; waiting for {_what_runs(running, jobs)} to return (they were told to cancel; at "
-            f"most {wait:.1f} s more, so that the process exits within {grace:g} s of the stop) - "
-            f"{quit_now_hint(stopped_by)}")
+    elif round(wait, 1) > 0 and not said:  # (the drain took the whole wait, at a short grace: no wait to promise)
+        say(_waiting_line(_what_runs(running, jobs), wait, grace, stopped_by))
     _, left = concurrent.futures.wait([*running, *settling], timeout=wait)
     left = {work for work in left if work in running}
     if left and worker_task() is None:
         say(f"{len(left)} tool call(s) still running; exiting without them (within {grace:g} s "
             "of the stop)")
+
+
+def _waiting_line(what: str, wait: float, grace: float, stopped_by: int | None) -> str:
+    """The line of a single process waiting ``wait`` seconds at most for ``what`` (``1 running tool call(s)``)."""
+    return (f"stopped; waiting for {what} to return (they were told to cancel; at most {wait:.1f} s more, so that the "
+            f"process exits within {grace:g} s of the stop) - {quit_now_hint(stopped_by)}")
+
+
+class StopNotice:
+    """What a blocking serve's stop says, once, of the tool calls it waits for: as its drain begins
+    (:meth:`draining`; the running calls' moment to answer lasts seconds, :func:`drain_step`) or, when none ran then,
+    after the serve (:func:`explain_exit_wait`, told :attr:`said`).
+
+    Args:
+        grace: the exit grace in seconds, which the line names.
+        stopped_by: the signal that stopped the serve, read when the drain begins (None: not known, or stdio's end
+            of input), which picks how the line says to quit at once (:func:`quit_now_hint`).
+    """
+
+    def __init__(self, grace: float, stopped_by: Callable[[], int | None]) -> None:
+        self.grace = grace
+        self._stopped_by = stopped_by
+        self.said = False
+        """Whether :meth:`draining` said the line."""
+
+    def draining(self, core: ServerCore, until: float) -> None:
+        """The drain of ``core``'s stop begins, to end by ``until`` (a ``time.monotonic()``): with tool calls
+        running, a single process says what it waits for, at most until then, and how to quit at once
+        (``nanohubmcp: stopped; waiting for 1 running tool call(s) to return (...) - send SIGTERM again to quit
+        now``); a forked worker of ``--workers`` says nothing but tells its parent how many
+        (:meth:`.workers.WorkerDeaths.calls_left`), which says it once for all at Ctrl-C."""
+        calls = sum(1 for request in core.in_flight if request.message.method == "tools/call")
+        if not calls:
+            return
+        if worker_task() is not None:
+            WORKER_DEATHS.calls_left(calls)
+            return
+        wait = max(0.0, until - time.monotonic())
+        if round(wait, 1) > 0:  # (none left, the loop having taken the stop late: said after, if at all)
+            say(_waiting_line(f"{calls} running tool call(s)", wait, self.grace, self._stopped_by()))
+            self.said = True
 
 
 def _what_runs(running: list[Any], jobs: set[Any]) -> str:

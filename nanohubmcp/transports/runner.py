@@ -51,6 +51,7 @@ from .workers import HANGUP, HANGUP_LINE, WORKER_DEATHS, say, stop_signals, watc
 
 if TYPE_CHECKING:
     from .exit_watch import ExitWatch
+    from .process_exit import StopNotice
 
 log = logging.getLogger("nanohubmcp")
 
@@ -137,19 +138,24 @@ class Runner:
         if self._stopped is not None:
             self._stopped.set()
 
-    async def _drain(self, until: float | None = None) -> None:
+    async def _drain(self, until: float | None = None, notice: StopNotice | None = None) -> None:
         """Give running calls a moment to answer (they were told to cancel); answer those still
         running then with the stopping server's error (:meth:`Shutdown.cut_off
         <nanohubmcp.server.shutdown.Shutdown.cut_off>`), then end the sessions' streams and close
         every connection, so no client is left waiting on a server that is gone.
 
-        Each step takes :data:`~.process_exit.DRAIN_SECONDS` at the most; ``until`` (a ``time.monotonic()``, a
-        blocking serve's :func:`.process_exit.exit_deadline` less its margin) cuts them short
-        (:func:`.process_exit.drain_step`): a loop that took the stop late (an ``async def`` tool blocked it), or a
-        short exit grace, still drains before the exit watchdog ends the process."""
+        Without ``until`` each step takes :data:`~.process_exit.DRAIN_SECONDS` at the most. ``until`` (a
+        ``time.monotonic()``, a blocking serve's :func:`.process_exit.exit_deadline` less its margin) bounds them
+        (:func:`.process_exit.drain_step`): the first, the running calls' time to answer, lasts until shortly
+        before it (a longer exit grace gives them longer), the others fit in what is left, so a loop that took the
+        stop late (an ``async def`` tool blocked it), or a short exit grace, still drains before the exit
+        watchdog ends the process; ``notice`` says what the stop waits for as it begins
+        (:meth:`.process_exit.StopNotice.draining`)."""
         from .process_exit import drain_step  # (once serving ended: not with the first answer)
 
         core = self.server.core
+        if notice is not None and until is not None:
+            notice.draining(core, until)
         deadline = time.monotonic() + drain_step(until, first=True)
         while core.in_flight and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
@@ -205,6 +211,7 @@ class Runner:
 
         watch: list[ExitWatch] = []
         frozen: list[bool] = []  # whether serving froze the start-up (frozen_heap), once it did
+        notice: list[StopNotice] = []  # what the stop said of the calls it waits for, once it began
 
         def watched() -> float | None:  # the watchdog's deadline, once a stop signal armed it
             return watch[0].deadline if watch else None
@@ -235,18 +242,20 @@ class Runner:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None
             await self._stopped.wait()
-            from .process_exit import EXIT_MARGIN_SECONDS, exit_by_the_grace, exit_deadline
+            from .process_exit import EXIT_MARGIN_SECONDS, StopNotice, exit_by_the_grace, exit_deadline
 
             if workers > 1:
                 exit_by_the_grace(asyncio.get_running_loop(), grace)
-            await self._drain(exit_deadline(self.server.core, watched(), grace) - EXIT_MARGIN_SECONDS)
+            notice.append(StopNotice(grace, lambda: self._stopped_by))
+            await self._drain(exit_deadline(self.server.core, watched(), grace) - EXIT_MARGIN_SECONDS, notice[0])
 
         self._own_loop = True
         try:
             asyncio.run(main())
             from .process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
 
-            explain_exit_wait(self.server.core, self._stopped_by, watched=watched(), grace=grace)
+            explain_exit_wait(self.server.core, self._stopped_by, watched=watched(), grace=grace,
+                              said=bool(notice) and notice[0].said)
         finally:
             for each in watch:  # what the script does after serving is its own: no watchdog ends it
                 each.disarm()

@@ -21,8 +21,8 @@ checked as over HTTP; once a token with an expiry (a JWT's ``exp``) has expired,
 is refused as HTTP refuses an expired token (-32600 "Unauthorized: ..."). Without ``auth=``
 requests carry no principal.
 
-End of input ends the server: running calls are cancelled and given a moment to answer
-(:data:`~.process_exit.DRAIN_SECONDS`); a request still running then is answered with
+End of input ends the server: running calls are cancelled and given the exit grace to answer, less 2 s
+(:func:`~.process_exit.drain_step`); a request still running then is answered with
 :class:`~nanohubmcp.errors.ServerStopping` (-32000, "The server is stopping ..."), then the server
 closes. SIGINT/SIGTERM do the same, and a request read while it stops is refused with that error.
 
@@ -50,7 +50,14 @@ from ..server.wire.streams import OutboundStream
 from .exit_watch import ExitWatch
 from .found_handlers import FoundHandlers
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
-from .process_exit import EXIT_GRACE_SECONDS, EXIT_MARGIN_SECONDS, drain_step, exit_deadline, explain_exit_wait
+from .process_exit import (
+    EXIT_GRACE_SECONDS,
+    EXIT_MARGIN_SECONDS,
+    StopNotice,
+    drain_step,
+    exit_deadline,
+    explain_exit_wait,
+)
 from .served import ServedServer
 
 if TYPE_CHECKING:
@@ -91,22 +98,26 @@ class StdioTransport:
         self._ended: asyncio.Future[None] | None = None
         self._process_ends = False
         self._drain_until: Callable[[], float] | None = None
+        self._notice: StopNotice | None = None
 
     def _write(self, event_id: str | None, message: Any) -> None:
         """The sink of every stream of this transport: one message, one line on stdout."""
         self.writer.write(message)
 
     async def serve(self, stop: asyncio.Event | None = None, *, on_input_end: Callable[[], None] | None = None,
-                    process_ends: bool = False, drain_until: Callable[[], float] | None = None) -> None:
+                    process_ends: bool = False, drain_until: Callable[[], float] | None = None,
+                    notice: StopNotice | None = None) -> None:
         """Serve until end of input (or ``stop`` is set), then close the server. ``on_input_end`` is called
         once, from any thread, as soon as the client closed the input, even while the event loop is blocked
         (:class:`~.lines.LineReader`'s ``on_end``). ``process_ends``: the process ends with the serve
         (:func:`serve_stdio`): the ``threads`` jobs handed over at the stop are told to cancel as it begins.
         ``drain_until``: read once the stop began, the ``time.monotonic()`` by which the drain's steps end (a
-        blocking serve's exit deadline less its margin, :func:`.process_exit.exit_deadline`); None: each step
-        takes :data:`~.process_exit.DRAIN_SECONDS`."""
+        blocking serve's exit deadline less its margin, :func:`.process_exit.exit_deadline`: the first step, the
+        running calls' moment to answer, lasts until shortly before it, :func:`.process_exit.drain_step`); None:
+        each step takes :data:`~.process_exit.DRAIN_SECONDS`. ``notice``: says, as the drain begins, what it
+        waits for (:meth:`.process_exit.StopNotice.draining`)."""
         self._process_ends = process_ends
-        self._drain_until = drain_until
+        self._drain_until, self._notice = drain_until, notice
         loop = asyncio.get_running_loop()
         ended = self._ended = loop.create_future()
         reader = LineReader(self.in_fd, self.max_line_bytes, on_line=self._receive,  # each line as it is read
@@ -218,6 +229,8 @@ class StdioTransport:
         if self._process_ends:
             core.core_jobs.process_ending()
         self.connection.close("the server is stopping")
+        if self._notice is not None and until is not None:
+            self._notice.draining(core, until)
         if self.tasks:
             await asyncio.wait(set(self.tasks), timeout=drain_step(until, first=True))
         answering = shutdown.cut_off()
@@ -261,9 +274,10 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
         stop = asyncio.Event()
         taken = stop_on_signals(stop)
         watch.install((signal.SIGINT, signal.SIGTERM))  # (after the loop's handlers: exit_watch)
+        notice.append(StopNotice(grace, lambda: taken[0] if taken else None))
         await transport.serve(stop, on_input_end=functools.partial(watch.arm, "the end of input"), process_ends=True,
                               drain_until=lambda: exit_deadline(server.core, watch.deadline, grace)
-                              - EXIT_MARGIN_SECONDS)
+                              - EXIT_MARGIN_SECONDS, notice=notice[0])
         return taken[0] if taken else None  # the signal that stopped it, None at the end of input
 
     # The exit's bound, even while an async tool blocks the loop: from a stop signal or the client closing stdin. The
@@ -271,10 +285,12 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
     # then wait for a threads job, and the loop, done, does not answer by design).
     earlier = server.core.shutdown.began_at
     watch = ExitWatch(grace, lambda: server.core.shutdown.began_at != earlier)
+    notice: list[StopNotice] = []  # what the stop said of the calls it waits for, as its drain began
     try:
         stopped_by = asyncio.run(main())
         # (the lines before the watchdog)
-        explain_exit_wait(server.core, stopped_by, watched=watch.deadline, grace=grace)
+        explain_exit_wait(server.core, stopped_by, watched=watch.deadline, grace=grace,
+                          said=bool(notice) and notice[0].said)
     finally:
         watch.disarm()  # what the script does after serving is its own
         found.put_back()

@@ -231,7 +231,10 @@ class _Supervisor:
 
     def _stop(self, signum: int, status: int) -> NoReturn:
         """Pass ``signum`` on to every worker (SIGTERM for SIGHUP), wait for them (at most ``kill_wait``; a
-        second SIGINT or SIGTERM ends the wait) and exit with ``status``; with 1 if a worker had to be killed."""
+        second SIGINT or SIGTERM ends the wait) and exit with ``status``; with 1 if a worker had to be killed.
+        Once the workers are gone, the clean-ups of ended workers run once
+        (:func:`~nanohubmcp.server.wire.worker_cleanups.run_cleanups`): a worker that its exit grace's timer or its
+        watchdog ended ran no exit code."""
         self.due.clear()  # a worker waiting to start again is not started
         if signum == HANGUP:
             say(HANGUP_LINE)
@@ -244,6 +247,7 @@ class _Supervisor:
         for pid in self.children:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
+        stopping = bool(self.children)  # (those that ended before were cleaned up after: WorkerDeaths.ended)
         began = time.monotonic()
         waits = kill_wait(self.grace)
         deadline = began + waits
@@ -267,7 +271,9 @@ class _Supervisor:
         self._forget(_reaped())
         killed = bool(self.children)
         if killed:
-            self._kill_the_rest(why)
+            self._kill_the_rest(why)  # (the clean-ups run there, once the killed are reaped)
+        elif stopping:
+            run_cleanups()
         sys.exit(status or int(killed or self.unclean))
 
     def _waiting(self, *, late: bool) -> str | None:

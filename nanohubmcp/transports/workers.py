@@ -130,8 +130,9 @@ class WorkerDeaths:
             self._signals[self.task] = signum
 
     def calls_left(self, count: int) -> None:
-        """In a worker stopping, once its drain is over: it waits for ``count`` tool calls still running (0:
-        none; its parent says how many all of them wait for once each still running has said it)."""
+        """In a worker stopping, as its drain begins (its running calls' moment to answer, when it has any) and
+        once it is over: it waits for ``count`` tool calls still running (0: none; its parent says how many all of
+        them wait for once each still running has said it)."""
         if self._calls is not None and self.task is not None:
             _COUNT.pack_into(self._calls, self.task * _COUNT.size, count + 1)  # (0: not said yet)
 

@@ -25,14 +25,10 @@ def hold(path: str, ctx: Context) -> str:
 
 @server.tool()
 async def stubborn(ctx: Context) -> str:
-    """Wait on the event loop; cancelled (at the end of the stopping worker's 2 s for answers), block that loop
-    for 1.5 s: the worker ends its drain, and counts the calls it still runs, 1.5 s after the others."""
+    """Wait on the event loop, never looking at ``ctx.is_cancelled()``: a stopping worker cuts it off at the end of
+    its time for answers."""
     ctx.report_progress(1, 2, str(os.getpid()))
-    try:
-        await asyncio.sleep(60)
-    except asyncio.CancelledError:
-        time.sleep(1.5)
-        raise
+    await asyncio.sleep(60)
     return "done"
 
 

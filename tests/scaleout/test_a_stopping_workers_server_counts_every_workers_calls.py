@@ -1,7 +1,9 @@
 """trial44 T44-6: at Ctrl-C, a ``--workers`` server said "waiting for N running tool call(s) of the workers"
 as soon as the first worker had counted the calls it still ran once its drain was over: N missed the calls of
 a worker whose drain ended later (2 or 1 for 3 running). Now the parent says the line once every worker still
-running has counted, with the sum and how many workers run them.
+running has counted, with the sum and how many workers run them. (review r27 #9: each worker counts the tool
+calls it runs as its drain begins, the drain now lasting most of the exit grace: the ``stubborn`` call, cut off
+only at the drain's end, is counted too.)
 
 T44-5 (fixed by the stop's SIGKILL, bfbd81a): a second Ctrl-C before that line made the server exit with
 status 0 at once, saying nothing, its workers left running the tool code, orphaned, for 10 s. The test holds
@@ -53,17 +55,17 @@ def _holding(redis_server: RedisServer, tmp_path: Path) -> Iterator[tuple[Server
         server.proc.wait(10)
 
 
-def test_the_line_counts_the_calls_of_every_worker_when_one_ends_its_drain_later(
+def test_the_line_counts_the_calls_of_every_worker(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
     with _holding(redis_server, tmp_path) as (server, calls, where):
         session = wire.initialize(server.url)
-        late, _ = calls_running_where(server.url, session, "stubborn", {}, rid=100)  # its worker counts 1.5 s later
+        late, _ = calls_running_where(server.url, session, "stubborn", {}, rid=100)  # one more call on one worker
         calls.append(late)
 
         os.killpg(server.proc.pid, signal.SIGINT)  # Ctrl-C at a terminal: the whole group
         found = wait_until(lambda: LINE.search(server.text()), "the line saying what the server waits for", 30)
-        assert (int(found.group(1)), found.group(2)) == (sum(where.values()), "2"), (found.group(0), where)
+        assert (int(found.group(1)), found.group(2)) == (sum(where.values()) + 1, "2"), (found.group(0), where)
         (tmp_path / "release").touch()
         assert server.proc.wait(30) == 0, server.report()
         assert len(LINE.findall(server.text())) == 1, server.text()
@@ -76,12 +78,12 @@ def test_a_second_ctrl_c_before_the_line_kills_the_workers_and_says_so(
     with _holding(redis_server, tmp_path) as (server, _, where):
         os.killpg(server.proc.pid, signal.SIGINT)
         wait_until(lambda: took(server.proc.pid, signal.SIGINT), "the parent took the first Ctrl-C", 10)
-        os.killpg(server.proc.pid, signal.SIGINT)  # long before the workers' 2 s for answers ran out
+        os.killpg(server.proc.pid, signal.SIGINT)  # long before the workers' time for answers ran out
         code = server.proc.wait(30)
         text = server.text()
 
         assert code == 1, f"exit status {code}:\n{text}"
-        assert not LINE.search(text), text
+        assert len(LINE.findall(text)) <= 1, text  # (said as the workers' drains begin: it may come before it)
         for pid in where:
             assert f"(pid {pid}) was still stopping at the second SIGINT; killed" in text, text
         assert not group_members(server.proc.pid), f"processes outlived the server:\n{text}"

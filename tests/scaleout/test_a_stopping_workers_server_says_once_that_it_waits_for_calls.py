@@ -3,8 +3,8 @@ running tool call(s) ... press Ctrl-C again to quit now" per worker, even for a 
 SIGTERM, where the page promises the server exits "writing nothing". Now the workers say nothing:
 at Ctrl-C the parent says it once for all of them; at SIGTERM nothing is written.
 
-Served with ``--exit-grace 5``: the workers' drain (2 s) and then 2 s of waiting for the calls (it ends 1 s before
-the grace) in which the parent says it, rather than the 7 s of the default 10 s."""
+Served with ``--exit-grace 5``: the workers' time for answers (3 s: the grace less 2 s), at whose start the parent
+says it, then the wait for the calls (it ends 1 s before the grace), rather than the 10 s of the default."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def hold(path: str, ctx: Context) -> str:
 """
 HINT = "waiting for"
 GRACE = "5"
-"""``--exit-grace``: the drain's 2 s, 2 s of the wait for calls, the exit's own 1 s."""
+"""``--exit-grace``: 3 s for the calls to answer, 1 s for the answers of those cut off, the exit's own 1 s."""
 
 
 @pytest.mark.parametrize(("name", "hints"), [("SIGINT", 1), ("SIGTERM", 0)])

@@ -1,5 +1,6 @@
-"""SIGTERM (or ``server.stop()``) with a call in flight: a call still running when the 2 s grace
-runs out gets a final JSON-RPC error (-32000, "The server is stopping ... may be retried"; REST:
+"""SIGTERM (or ``server.stop()``) with a call in flight: a call still running when its time to answer
+runs out (2 s: the exit grace less 2 s, served with ``--exit-grace 4``; a background serve's ``stop()``: 2 s)
+gets a final JSON-RPC error (-32000, "The server is stopping ... may be retried"; REST:
 503 with ``Retry-After``) before its connection closes, over Streamable HTTP (JSON and SSE
 answers), legacy SSE, REST and stdio; a call arriving while the server stops is refused with the
 same error. Before, the connection was dropped without an answer (curl: "Empty reply from
@@ -46,6 +47,8 @@ def blocking() -> str:
 """
 
 STOPPING = -32000
+GRACE = ["--exit-grace", "4"]
+"""The running calls' time to answer is the exit grace less 2 s (process_exit.drain_step): 2 s here, not 8."""
 
 
 class Served:
@@ -70,7 +73,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
     app.write_text(APP)
     log = tmp_path / "stderr.log"
     with log.open("wb") as sink:
-        process = subprocess.Popen([sys.executable, "-u", "-m", "nanohubmcp", "run", str(app), "--port", "0"],
+        process = subprocess.Popen([sys.executable, "-u", "-m", "nanohubmcp", "run", str(app), "--port", "0", *GRACE],
                                    stdout=subprocess.PIPE, stderr=sink, stdin=subprocess.DEVNULL, cwd=tmp_path)
     assert process.stdout is not None
     port = None
@@ -188,7 +191,8 @@ def test_stdio_answers_the_running_call_with_the_error(tmp_path: Path) -> None:
     app.write_text(APP)
     log = tmp_path / "stderr.log"
     with log.open("wb") as sink:
-        process = subprocess.Popen([sys.executable, "-u", "-m", "nanohubmcp", "run", str(app), "--transport", "stdio"],
+        process = subprocess.Popen([sys.executable, "-u", "-m", "nanohubmcp", "run", str(app), "--transport", "stdio",
+                                    *GRACE],
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sink, cwd=tmp_path)
     assert process.stdin is not None
     assert process.stdout is not None

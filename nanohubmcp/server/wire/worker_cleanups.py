@@ -1,10 +1,11 @@
 """The clean-ups a server runs each time a process it forked ended: a worker of ``--workers`` (its parent runs them
-before it starts a dead one again), a job's process of the ``processes`` executor.
+before it starts a dead one again, and once all its workers ended at the server's stop), a job's process of the
+``processes`` executor.
 
 A source of tools registers one with :func:`after_worker_death` when a tool is added (a Rappture tool: the
 programs a killed worker left running in its run directories); the worker supervisor
-(``transports/workers``) calls :func:`run_cleanups` when it hears of a death, the ``processes`` executor
-(``server/executors/processes``) once a job's process ended. A plain list of callables,
+(``transports/workers``, ``transports/supervisor``) calls :func:`run_cleanups` when it hears of a worker's end, the
+``processes`` executor (``server/executors/processes``) once a job's process ended. A plain list of callables,
 so that registering loads no transport and no Tornado (an app served over stdio, ``server.call()`` in a
 notebook, ``nanohubmcp export``'s checks register tools too). This module does not fork, watch or restart
 workers.
@@ -23,11 +24,12 @@ _CLEANUPS: list[Callable[[], object]] = []
 def after_worker_death(cleanup: Callable[[], object]) -> None:
     """Have ``cleanup()`` run in the ``--workers`` parent each time a worker ended: died (killed, or
     exited with a status other than 0, or with 0 when nothing told it to stop), before it is started
-    again, or stopped as told (it may have been ended by its exit grace's timer, running no exit code):
-    what a process killed with SIGKILL could not end itself (the Rappture programs it was running) is
-    ended then, not when some later process looks. The ``processes`` executor runs it too once a job's process
-    ended (it runs no exit handler, and a stop kills it with SIGTERM): it must be safe to run from several
-    threads at once, and while other processes run.
+    again, or stopped as told, alone (a signal sent to it) or with all the others at the server's stop
+    (SIGTERM, Ctrl-C, SIGHUP to the parent: run once, when the last worker ended; it may have been ended by its
+    exit grace's timer, running no exit code): what a process killed with SIGKILL could not end itself (the
+    Rappture programs it was running) is ended then, not when some later process looks. The ``processes``
+    executor runs it too once a job's process ended (it runs no exit handler, and a stop kills it with SIGTERM):
+    it must be safe to run from several threads at once, and while other processes run.
     Registered once however often asked (registered before forking: the parent runs it)."""
     if cleanup not in _CLEANUPS:
         _CLEANUPS.append(cleanup)
