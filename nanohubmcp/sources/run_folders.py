@@ -2,9 +2,10 @@
 shared by the Rappture source (in the temporary directory) and the Sim2L source (in ``<runs>/.running``).
 
 A process keeps the working directories of its runs in one parent of its own in a base directory,
-``<prefix><pid>-<random>/``, and holds an exclusive lock on the file ``owner.lock`` in it for its life: the
-system releases the lock when the process ends, SIGKILL included. A run removes its own directory when it
-ends (or, a Sim2L's, is moved into its store), and the process removes its parent at exit. What a killed
+``<prefix><host>-<pid>-<random>/`` (``<host>``: :func:`host_name`), and holds an exclusive lock on the file
+``owner.lock`` in it for its life: the system releases the lock when the process ends, SIGKILL included. A
+run removes its own directory when it ends (or, a Sim2L's, is moved into its store), and the process removes
+its parent at exit. What a killed
 process left (or a job's process of the ``processes`` executor, which runs no exit handler: its server sweeps
 once that process ended, :mod:`nanohubmcp.server.executors.processes`), :meth:`RunFolders.sweep` removes —
 after stopping the programs its runs left running there
@@ -12,15 +13,28 @@ after stopping the programs its runs left running there
 (either alone could mislead: a lock file not yet locked, a pid seen from another pid namespace or reused).
 Nothing else in the base directory is touched.
 
+A sweep judges only the parents of its own host. A Sim2L's base is in the results directory, on a hub the
+user's NFS home, which processes on other hosts share (a Sim2L job on a Slurm node): a pid means nothing on
+another host, and on a mount whose locks are each client's own (``nolock``) another host's lock cannot be seen
+either. So a parent whose host name is not this host's is left alone (a server whose host name changes from one
+start to the next, a container's, leaves its killed predecessors' parents there).
+
+Where ``flock`` fails with an error other than "held" (``ENOLCK``, ``EOPNOTSUPP``: NFSv3 without ``lockd``,
+some FUSE file systems), the process makes its parent without the lock, says so once per base directory
+(a warning of this module's logger), and a sweep cannot tell whether such a parent's process still runs: it
+leaves the parent (only its process's exit removes it).
+
 Off POSIX (Windows) nothing is swept.
 """
 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import re
 import shutil
+import socket
 import stat
 import tempfile
 import threading
@@ -30,9 +44,13 @@ from typing import IO
 
 from .orphans import GROUP_SUFFIX, record_group, stop_orphans
 
-__all__ = ["GROUP_SUFFIX", "RunFolders", "record_group"]
+__all__ = ["GROUP_SUFFIX", "RunFolders", "host_name", "record_group"]
 
 _LOCK = "owner.lock"
+_log = logging.getLogger(__name__)
+
+Flock = Callable[[int, int], object]
+"""How a lock is taken: ``fcntl.flock(fd, operation)``'s shape (raises ``BlockingIOError`` when it is held)."""
 
 _making = threading.Lock()  # held while a parent is looked up or made (every source's: they are made rarely)
 
@@ -55,13 +73,18 @@ class RunFolders:
             (resolved): how :meth:`sweep` tells a program whose group was never noted (:mod:`.orphans`).
         at_exit: called at this process's exit before its parents are removed (stopping the programs
             still running there, which the next sweep could no longer find).
+        flock: takes the lock (``fcntl.flock``, the default; off POSIX none is taken). Given by the tests
+            only: no file system of theirs makes ``flock`` fail as an NFS mount without ``lockd`` does.
     """
 
-    def __init__(self, prefix: str, mark: str, *, at_exit: Callable[[], object] | None = None) -> None:
+    def __init__(
+        self, prefix: str, mark: str, *, at_exit: Callable[[], object] | None = None, flock: Flock | None = None
+    ) -> None:
         self.prefix = prefix
         self.mark = mark
         self._at_exit = at_exit
-        self._pattern = re.compile(re.escape(prefix) + r"(\d+)-[a-z0-9_]{8}")  # tempfile.mkdtemp's random part
+        self._flock = flock if flock is not None else _SYSTEM_FLOCK
+        self._unlockable: set[Path] = set()  # the bases where flock failed, said once
         self._made: dict[Path, tuple[int, Path, IO[bytes]]] = {}  # base -> this process's pid, parent, held lock
         self._swept: set[tuple[int, Path]] = set()  # (process, base) swept (a forked child sweeps again: harmless)
         self._cleanups: dict[Path, Callable[[], object]] = {}
@@ -93,9 +116,9 @@ class RunFolders:
                 return made[1]
             pid = os.getpid()  # a forked child makes its own: its parent's is removed at the parent's exit
             base.mkdir(parents=True, exist_ok=True, mode=0o700)
-            parent = Path(tempfile.mkdtemp(prefix=f"{self.prefix}{pid}-", dir=base))
+            parent = Path(tempfile.mkdtemp(prefix=f"{self.prefix}{host_name()}-{pid}-", dir=base))
             lock = open(os.open(parent / _LOCK, os.O_WRONLY | os.O_CREAT, 0o600), "wb")  # noqa: SIM115 (held for life)
-            _try_lock(lock)
+            self._try_lock(lock, base)
             self._made[base] = (pid, parent, lock)
             atexit.register(_remove, pid, parent, lock, self._at_exit)
             return parent
@@ -107,14 +130,16 @@ class RunFolders:
         if os.name != "posix":
             return []
         base = Path(base)
+        # this host's only (tempfile.mkdtemp's random part has no "-": no other host's name matches)
+        pattern = re.compile(re.escape(f"{self.prefix}{host_name()}-") + r"(\d+)-[a-z0-9_]{8}")
         try:
             with os.scandir(base) as entries:
-                found = [(base / m[0], int(m[1])) for e in entries if (m := self._pattern.fullmatch(e.name))]
+                found = [(base / m[0], int(m[1])) for e in entries if (m := pattern.fullmatch(e.name))]
         except OSError:
             return []
         removed = []
         for parent, pid in found:
-            if self._stale(parent, pid):
+            if self._stale(base, parent, pid):
                 stop_orphans(parent, self.mark)
                 shutil.rmtree(parent, ignore_errors=True)
                 removed.append(parent)
@@ -133,7 +158,7 @@ class RunFolders:
         that it is registered once."""
         return self._cleanups.setdefault(Path(base), lambda: self.sweep(base))
 
-    def _stale(self, parent: Path, pid: int) -> bool:
+    def _stale(self, base: Path, parent: Path, pid: int) -> bool:
         try:
             facts = parent.lstat()
         except OSError:
@@ -144,14 +169,43 @@ class RunFolders:
             return False
         if pid != os.getpid() and _running(pid):  # this pid's: an earlier process's that had it (the lock decides)
             return False
-        try:
-            handle = os.open(parent / _LOCK, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:  # for writing: NFS takes a flock as a whole-file record lock, which an exclusive one needs
+            handle = os.open(parent / _LOCK, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
             return True  # killed before it made its lock (and its pid is not running)
         except OSError:
             return False
-        with open(handle, "rb") as lock:
-            return _try_lock(lock)  # released when closed
+        with open(handle, "wb") as lock:
+            return self._try_lock(lock, base) is True  # released when closed; None: cannot tell, not stale
+
+    def _try_lock(self, handle: IO[bytes], base: Path) -> bool | None:
+        """True: the lock of ``handle`` taken; False: another process holds it; None: no lock can be taken in
+        ``base`` (said once per base)."""
+        if self._flock is None:
+            return False
+        try:
+            self._flock(handle.fileno(), _EXCLUSIVE_NOW)
+        except BlockingIOError:
+            return False
+        except OSError as error:
+            if base not in self._unlockable:
+                self._unlockable.add(base)
+                _log.warning(
+                    "nanohubmcp: files cannot be locked in %s (%s): run folders there are made without a lock, and "
+                    "a sweep leaves them (it cannot tell whether their process still runs); a killed server's "
+                    "folders there are to be removed by hand",
+                    base,
+                    error.strerror or error,
+                )
+            return None
+        return True
+
+
+def host_name() -> str:
+    """This host's name as the run folders' names hold it: lower case, each character other than a letter, a
+    digit, ``.`` or ``-`` written ``_``, at most 64 characters (``localhost`` when the system has none)."""
+    name = re.sub(r"[^a-z0-9.-]", "_", socket.gethostname().lower())[:64]
+    return name or "localhost"
 
 
 def _remove(pid: int, parent: Path, lock: IO[bytes], first: Callable[[], object] | None) -> None:
@@ -172,13 +226,10 @@ def _running(pid: int) -> bool:
     return True
 
 
-def _try_lock(handle: IO[bytes]) -> bool:
-    try:
-        import fcntl
-    except ImportError:
-        return False
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
+_SYSTEM_FLOCK: Flock | None
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock is taken
+    _SYSTEM_FLOCK, _EXCLUSIVE_NOW = None, 0
+else:
+    _SYSTEM_FLOCK, _EXCLUSIVE_NOW = fcntl.flock, fcntl.LOCK_EX | fcntl.LOCK_NB

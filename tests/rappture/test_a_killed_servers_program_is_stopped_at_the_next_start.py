@@ -23,6 +23,8 @@ from typing import TypeVar
 import pytest
 from support import script_server
 
+from nanohubmcp.sources.run_folders import host_name
+
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="found through /proc (Linux)")
 
 TOOL = """<?xml version="1.0"?>
@@ -98,7 +100,7 @@ def test_the_next_server_kills_the_program_a_killed_server_left_and_nothing_else
 
         # Another dead server's folder (its pid: the killed server's, free now), with a run whose recorded
         # group is an unrelated process working elsewhere, and an unrelated process working in that run.
-        decoy_run = tmp / f"nanohubmcp-rappture-{first.process.pid}-decoy123" / "rappture-stuck-decoy123"
+        decoy_run = tmp / f"nanohubmcp-rappture-{host_name()}-{first.process.pid}-decoy123" / "rappture-stuck-decoy123"
         decoy_run.mkdir(parents=True)
         elsewhere = subprocess.Popen(SLEEPER, cwd=tmp_path, start_new_session=True)
         inside = subprocess.Popen(SLEEPER, cwd=decoy_run, start_new_session=True)

@@ -3,7 +3,7 @@ call's inputs, and the program's log); the next Rappture server to start removes
 ``/tmp/rappture-<name>-*`` directory stayed for good).
 
 Each process keeps its runs under a parent of its own in the temporary directory
-(``nanohubmcp-rappture-<pid>-*``) and holds a lock in it while it lives; a starting server
+(``nanohubmcp-rappture-<host>-<pid>-*``) and holds a lock in it while it lives; a starting server
 removes the parents whose process is gone. A running server's runs, and anything else in the
 temporary directory, are left alone. Real server processes (``TMPDIR`` a folder of the test's),
 a real SIGKILL; every wait is for a condition.

@@ -23,6 +23,7 @@ from rappture.test_a_killed_servers_program_is_stopped_at_the_next_start import 
 from support import wait_until
 
 from nanohubmcp.sources.rappture.rundirs import RUN_MARK, sweep
+from nanohubmcp.sources.run_folders import host_name
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="found through /proc (Linux)")
 
@@ -51,7 +52,7 @@ def children_of(pid: int) -> list[int]:
 def test_a_run_without_its_group_note_has_its_program_and_the_programs_child_stopped(tmp_path: Path) -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait(30)  # a pid no process has now: the dead process the folder is named after
-    run = tmp_path / f"nanohubmcp-rappture-{gone.pid}-abcd1234" / "rappture-stuck-efgh5678"
+    run = tmp_path / f"nanohubmcp-rappture-{host_name()}-{gone.pid}-abcd1234" / "rappture-stuck-efgh5678"
     run.mkdir(parents=True)
     (run / "stuck.py").write_text(PROGRAM)
     env = {**os.environ, RUN_MARK: str(run.resolve())}

@@ -4,7 +4,9 @@ The ``processes`` executor forks a job's process from a thread of the server whi
 and Sim2L calls. The lock the run folders are made under (:mod:`nanohubmcp.sources.run_folders`) and the one a
 Rappture run notes its program under (:mod:`nanohubmcp.sources.rappture.running`) were not made again in the
 child, unlike the package's other module locks: a child forked while another thread held one got it held for
-ever, and its job's first run folder (or its program's note) waited for ever (review r27 #6).
+ever, and its job's first run folder (or its program's note) waited for ever (review r27 #6). So did the
+Rappture plots' locks (:mod:`nanohubmcp.sources.rappture.plots`): the one matplotlib is imported under, held
+for the second of the first import on a thread of its own, and the one its blank figures are kept under.
 
 A real thread is paused inside the real function (a trace function only fixes the interleaving), a real
 ``os.fork()``; the child calls the same function with an alarm: killed by it, it hung.
@@ -24,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from nanohubmcp.sources.rappture import running
+from nanohubmcp.sources.rappture import plots, running
 from nanohubmcp.sources.run_folders import RunFolders
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
@@ -103,3 +105,25 @@ def test_a_child_forked_while_a_program_is_noted_notes_its_own() -> None:
             running.ended(program)
             program.kill()
             program.wait()
+
+
+@pytest.mark.timeout(60)
+def test_a_child_forked_while_matplotlib_is_imported_for_the_plots_imports_it_itself() -> None:
+    pytest.importorskip("matplotlib")
+    thread, go = _paused_inside("_library", "import matplotlib.backends.backend_agg", plots._library)
+    try:
+        assert _in_a_child(plots._library) == "returned"
+    finally:
+        go.set()
+        thread.join(30)
+
+
+@pytest.mark.timeout(60)
+def test_a_child_forked_while_blank_figures_are_kept_prepares_its_own() -> None:
+    pytest.importorskip("matplotlib")
+    thread, go = _paused_inside("_fill", "used = next(", lambda: plots._fill(100.0))
+    try:
+        assert _in_a_child(lambda: plots.prepare(100.0)) == "returned"
+    finally:
+        go.set()
+        thread.join(30)

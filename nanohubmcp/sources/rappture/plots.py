@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import threading
 import zlib
 from typing import Any
@@ -60,6 +61,17 @@ _spares: list[tuple[float, Any, Any]] = []  # (dpi, figure, axes), blank; at mos
 _used: list[Any] = []  # figures drawn on, to be cleared and used again; with _spares at most _wanted
 _wanted = 1  # how many to keep ready: the number of plots in the last result
 _filling = False  # a background thread is making spares
+
+
+def _forked() -> None:
+    # A child forked (a processes job's) while another thread held a lock, importing matplotlib or making
+    # spares, would wait for ever; and that thread, gone in the child, is no longer making spares.
+    global _lock, _importing, _filling
+    _lock, _importing, _filling = threading.Lock(), threading.Lock(), False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 def _library() -> tuple[Any, Any]:

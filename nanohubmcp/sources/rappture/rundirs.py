@@ -1,7 +1,7 @@
 """Where a Rappture run's working directory goes, and removing what killed processes left.
 
 A process keeps the working directories of its runs in one parent of its own in the temporary
-directory, ``nanohubmcp-rappture-<pid>-<random>/``, locked for its life, and removes it at exit, after
+directory, ``nanohubmcp-rappture-<host>-<pid>-<random>/``, locked for its life, and removes it at exit, after
 killing the programs still running there (:func:`.running.stop_all`); what a killed process left (or a job's
 process of the ``processes`` executor, which runs no exit handler: its server sweeps once it ended),
 :func:`sweep` removes after stopping the programs its runs left running there (Linux). The folders, the
@@ -19,7 +19,7 @@ from .running import stop_all
 __all__ = ["PREFIX", "RUN_MARK", "record_group", "remove_run_directory", "run_directory", "sweep", "sweep_once"]
 
 PREFIX = "nanohubmcp-rappture-"
-"""How the parent of a process's run directories is named: ``PREFIX<pid>-<random>``."""
+"""How the parent of a process's run directories is named: ``PREFIX<host>-<pid>-<random>``."""
 RUN_MARK = "NANOHUBMCP_RAPPTURE_RUN"
 """The environment variable a run's program is started with: its run directory (resolved), so that a program
 whose group was never noted is still told from a process that merely works in its folder."""

@@ -10,7 +10,9 @@ process that took it, never to a process forked from it: a ``processes`` job, or
 forked while a claim is held holds nothing, so a process waiting for the run gets it as soon as the holder
 lets go, and the forked child may claim the same run itself (it starts with an empty table: the thread locks
 it was copied with belong to threads it does not have). Off POSIX (no ``fcntl``) only the threads of one
-process wait for each other.
+process wait for each other; so it is, too, where no record lock can be taken (``lockf`` fails with an error
+other than ``EDEADLK``: ``ENOLCK`` on an NFSv3 home without ``lockd``, ``EOPNOTSUPP`` on some FUSE file
+systems), said once per folder by a warning of this module's logger.
 
 Two rules of record locks shape the code. Closing any descriptor of the file lets go of the process's lock:
 only this module opens claim files, and the thread lock lets one thread of a process have a given one open.
@@ -28,10 +30,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ...server.wire.state_dir import private_folder
 
@@ -46,6 +49,12 @@ CYCLE_PAUSE_SECONDS = 0.01
 """The first pause before asking again for a claim whose wait the kernel refused as a cycle (seconds)."""
 CYCLE_PAUSE_MAX_SECONDS = 0.5
 """The longest such pause (seconds): how late at most a claim is taken once the cycle is gone."""
+
+Lockf = Callable[[int, int], object]
+"""How a record lock is taken: ``fcntl.lockf(fd, operation)``'s shape."""
+
+_log = logging.getLogger(__name__)
+_unlockable: set[str] = set()  # the folders where no record lock can be taken, said once
 
 
 class _Table:
@@ -90,10 +99,12 @@ def in_use() -> int:
 
 
 @contextlib.contextmanager
-def claimed(path: str) -> Iterator[None]:
-    """Hold the claim file ``path``: one thread of all the processes sharing it at a time.
+def claimed(path: str, *, lockf: Lockf | None = None) -> Iterator[None]:
+    """Hold the claim file ``path``: one thread of all the processes sharing it at a time (of this process
+    only where no record lock can be taken in its folder).
 
-    The file is made (mode ``0o600``, its folder owner-only) and removed before letting go.
+    The file is made (mode ``0o600``, its folder owner-only) and removed before letting go. ``lockf`` takes the
+    record lock (``fcntl.lockf``, the default; given by tests only, to make it fail as NFS without ``lockd``).
 
     Raises:
         OSError: the folder or the file cannot be made or locked.
@@ -111,12 +122,12 @@ def claimed(path: str) -> Iterator[None]:
         if fcntl is None:
             yield
             return
-        with _locked(path):
+        with _locked(path, lockf or fcntl.lockf):
             yield
 
 
 @contextlib.contextmanager
-def _locked(path: str) -> Iterator[None]:
+def _locked(path: str, lockf: Lockf) -> Iterator[None]:
     """Hold a record lock of the file ``path``. The holder removes the file before letting go; a waiter that
     then gets the lock of the removed file sees that ``path`` no longer names what it locked and locks the
     path anew, so two processes never both hold a claim of one path."""
@@ -124,7 +135,15 @@ def _locked(path: str) -> Iterator[None]:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            _wait_for(fd)
+            refused = _wait_for(fd, lockf)
+            if refused is not None:  # no record lock here: this process's threads wait for each other only
+                _say_unlockable(os.path.dirname(path) or ".", refused)
+                try:
+                    yield
+                finally:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(path)
+                return
             if not _names(path, fd):
                 continue
             try:
@@ -150,15 +169,27 @@ def _names(path: str, fd: int) -> bool:
     return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
 
 
-def _wait_for(fd: int) -> None:
+def _wait_for(fd: int, lockf: Lockf) -> OSError | None:
+    """Wait for the record lock of ``fd``; the error when none can be taken there (None: taken)."""
     pause = CYCLE_PAUSE_SECONDS
     while True:
         try:
-            fcntl.lockf(fd, fcntl.LOCK_EX)
-            return
+            lockf(fd, fcntl.LOCK_EX)
+            return None
         except OSError as error:
             if error.errno != errno.EDEADLK:
-                raise
+                return error
         # another process waits for a claim this one holds: its holder will let go; ask again later
         time.sleep(pause)
         pause = min(pause * 2, CYCLE_PAUSE_MAX_SECONDS)
+
+
+def _say_unlockable(folder: str, error: OSError) -> None:
+    if folder not in _unlockable:
+        _unlockable.add(folder)
+        _log.warning(
+            "nanohubmcp: files cannot be locked in %s (%s): identical Sim2L calls of different processes (the "
+            "workers of --workers, processes jobs) may each run the notebook, rather than one waiting for the other",
+            folder,
+            error.strerror or error,
+        )

@@ -8,11 +8,12 @@ start and end times). A run is made in ``<root>/.running/<random>/`` and renamed
 when it succeeded, so a stored run is always complete and a failed one leaves nothing behind; the
 directory outlives the process, so a restarted server answers from it too.
 
-A run's scratch directory is in this process's own folder of ``<root>/.running/`` (``nanohubmcp-sim2l-<pid>-<random>``,
-locked for the process's life: :mod:`..run_folders`): the kernel of a process killed mid-run (SIGKILL, the
-OOM killer), and what its cell started, are stopped and that folder removed by :func:`sweep_runs` — at the
-next server's start, in the ``--workers`` parent as soon as a worker died, and in the server as soon as a job's
-process of the ``processes`` executor ended (it runs no exit handler; the stop kills it).
+A run's scratch directory is in this process's own folder of ``<root>/.running/``
+(``nanohubmcp-sim2l-<host>-<pid>-<random>``, locked for the process's life: :mod:`..run_folders`): the kernel
+of a process killed mid-run (SIGKILL, the OOM killer), and what its cell started, are stopped and that folder
+removed by :func:`sweep_runs` — at the next server's start, in the ``--workers`` parent as soon as a worker
+died, and in the server as soon as a job's process of the ``processes`` executor ended (it runs no exit
+handler; the stop kills it).
 
 Identical calls made at the same time run once: the second waits for the first (per run id, in
 every process sharing the directory) and is answered from the stored run.

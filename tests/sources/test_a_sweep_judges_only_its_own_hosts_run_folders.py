@@ -1,0 +1,87 @@
+"""A sweep of run folders leaves another host's folders, and their programs, alone (review r27 #8 (b)).
+
+A Sim2L's run folders are in its results directory, on a hub the user's NFS home, shared with the Slurm nodes
+its jobs may run on. A folder's pid means nothing on another host, and on a mount whose locks are each
+client's own (``nolock``) the other host's lock is not seen here either: the server's sweep judged such a
+folder stale and removed a running job's scratch. A folder's name now holds its host
+(``<prefix><host>-<pid>-<random>``); a sweep judges this host's folders only.
+
+Real folders, real programs: two folders named after the same dead pid, with an unlocked ``owner.lock``
+(what a ``nolock`` mount shows of another host's lock) and a program noted as running in each, one named for
+another host and one for this host.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import wait_until
+
+from nanohubmcp.sources.run_folders import RunFolders
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="programs found through /proc (Linux)")
+
+MARK = "HOSTTEST_RUN"
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)"]
+HOST = re.sub(r"[^a-z0-9.-]", "_", socket.gethostname().lower())[:64] or "localhost"  # as run_folders.host_name
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
+@pytest.mark.timeout(120)
+def test_a_sweep_removes_this_hosts_stale_folder_and_leaves_another_hosts(tmp_path: Path) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait(30)  # a pid no process has here: the dead process (or the other host's process) a folder names
+    programs: list[subprocess.Popen[bytes]] = []
+
+    def folder(host: str) -> Path:
+        parent = tmp_path / f"hosttest-{host}-{gone.pid}-abcd1234"
+        run = parent / "run-efgh5678"
+        run.mkdir(parents=True)
+        (parent / "owner.lock").touch()  # nobody's lock to be seen here
+        env = {**os.environ, MARK: str(run.resolve())}
+        programs.append(subprocess.Popen(SLEEPER, cwd=run, start_new_session=True, env=env))
+        (parent / "run-efgh5678.group").write_text(str(programs[-1].pid))
+        return parent
+
+    try:
+        other = folder("node17.cluster-a")
+        mine = folder(HOST)
+        folders = RunFolders("hosttest-", MARK)
+
+        assert folders.sweep(tmp_path) == [mine]
+
+        wait_until(lambda: programs[1].poll() is not None, "this host's orphan program to be killed")
+        assert not mine.exists()
+        assert (other / "run-efgh5678").is_dir()
+        assert _running(programs[0].pid)  # the other host's job goes on
+
+        made = folders.make(tmp_path)
+        assert made.parent.name.startswith(f"hosttest-{HOST}-{os.getpid()}-")
+        assert folders.sweep(tmp_path) == []  # this process's own, running: left
+    finally:
+        for program in programs:
+            program.kill()
+            program.wait(30)
+
+
+def test_the_host_in_a_folders_name_has_no_path_or_pattern_characters() -> None:
+    from nanohubmcp.sources.run_folders import host_name
+
+    name = host_name()
+    assert name == HOST
+    assert name
+    assert len(name) <= 64
+    assert all(c.isascii() and (c.isalnum() or c in ".-_") and not c.isupper() for c in name)
