@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim2l.add_argument("paths", nargs="+", metavar="PATH",
                        help="a Sim2L notebook (.ipynb), or a directory holding one (in it or in its simtool/)")
-    sim2l.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the Sim2L's name)")
+    sim2l.add_argument("--name", default=None, type=tool_name_option,
+                       help="the tool's name (with one PATH; default: the Sim2L's name)")
     sim2l.add_argument("--instructions", default=None, metavar="TEXT", help=INSTRUCTIONS_HELP)
     _tool_arguments(sim2l)
     serving_arguments(sim2l)
@@ -95,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
         "'nanohub-mcp[rappture]'; in a checkout: python3 -m pip install -e '.[rappture]').",
     )
     rappture.add_argument("paths", nargs="+", metavar="PATH", help="a tool.xml, or a directory holding one")
-    rappture.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the tool's own)")
+    rappture.add_argument("--name", default=None, type=tool_name_option,
+                          help="the tool's name (with one PATH; default: the tool's own)")
     rappture.add_argument("--instructions", default=None, metavar="TEXT", help=INSTRUCTIONS_HELP)
     rappture.add_argument("--async", dest="background", action="store_true",
                           help="run each call as a durable job (default: when <limits> allows runs over 30 s)")
@@ -294,6 +296,14 @@ def _refuse_what_a_listing_ignores(parser: argparse.ArgumentParser, args: argpar
 def _option_of(dest: str) -> str:
     """The option whose value lands in ``dest`` (``token_file`` -> ``--token-file``)."""
     return {"background": "--async"}.get(dest, "--" + dest.replace("_", "-"))
+
+
+def tool_name_option(text: str) -> str:
+    """``--name`` of ``sim2l`` and ``rappture``: any text but an empty one (the tool's own name is the default;
+    what else a tool name may hold is checked where the tool is registered)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a tool name is not empty: leave --name out to serve the tool under its own")
+    return text
 
 
 def registry_name(text: str) -> str:

@@ -194,7 +194,7 @@ def skipped_keywords_note(file: Path, command: str, options: dict[str, str], giv
     with_option = [options[k] for k in left if k in options]
     if with_option:
         variables = " (or the MCP_* variables they default to)" if any(k in _FROM_VARIABLES for k in left) else ""
-        note += f": give {', '.join(with_option)}{variables} for them to apply"
+        note += f": give {', '.join(with_option)}{variables} for {'it' if len(with_option) == 1 else 'them'} to apply"
     without = [f"{k}=" for k in left if k not in options]
     if without:
         note += f"{'; it has no option for ' if with_option else ', and has no option for '}{', '.join(without)}"

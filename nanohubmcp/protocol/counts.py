@@ -15,7 +15,7 @@ __all__ = ["COUNTS", "counted", "takes"]
 COUNTS: dict[str, tuple[int, str, str]] = {
     "list_page_size": (1, "entries per page", ", or None for one page"),
     "workers": (1, "threads", ", or None for the default"),
-    "job_workers": (1, "jobs run at once", ", or None for workers'"),
+    "job_workers": (1, "jobs run at once", ", or None for as many as workers"),
     "max_stuck_calls": (0, "calls", ""),
     "max_jobs": (1, "jobs", ""),
     "max_jobs_per_owner": (1, "jobs", ""),

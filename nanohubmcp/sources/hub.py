@@ -32,7 +32,7 @@ __all__ = [
 DEFAULT_ROOT = "/apps"
 """Where a hub installs its tools."""
 
-_REVISION = re.compile(r"^r(\d+)$")
+_REVISION = re.compile(r"^r([0-9]+)$")  # ASCII digits: r٣ is no revision
 
 
 @dataclass(frozen=True)
@@ -124,8 +124,9 @@ def pick(root: str | os.PathLike[str], wanted: list[str]) -> list[HubTool]:
     for a directory ``ünï``), as the listing shows them.
 
     Raises:
-        LookupError: a name with no installed tool, or a revision that is not installed (the message
-            lists what is, or the names that come close).
+        LookupError: a name with no installed tool, a revision that is not installed (the message
+            lists what is, or the names that come close), or one that is no revision name (``rNN``, ``current``,
+            ``dev``).
     """
     chosen: list[HubTool] = []
     for word in wanted:
@@ -144,6 +145,8 @@ def pick(root: str | os.PathLike[str], wanted: list[str]) -> list[HubTool]:
             elif revision in tool.revisions:
                 chosen.append(HubTool(tool.name, tool.kind, revision, tool.revisions[revision], tool.revisions))
         if revision and not any(revision in t.revisions for t in tools):
+            if revision not in ("current", "dev") and not _REVISION.match(revision):
+                raise LookupError(f"{name}/{revision}: {revision!r} is not a revision name (rNN, current or dev)")
             installed = sorted({r for t in tools for r in t.revisions}, key=_order, reverse=True)
             raise LookupError(f"{name} has no revision {revision!r} (installed: {', '.join(installed)})")
     return chosen
