@@ -1,5 +1,6 @@
 """A server with cached tools, run as a real subprocess so a test can stop it and start it again
-on the same state directory (``python cache_server.py STATE_DIR COUNTS_FILE``).
+on the same state directory (``python cache_server.py STATE_DIR COUNTS_FILE``; ``CACHE_SERVER_TTL``:
+the ``stamped`` tool's ``cache_ttl``).
 
 Every run of a tool's function appends a line to COUNTS_FILE (the tool's name), so a test counts
 runs across processes without asking the server.
@@ -7,6 +8,7 @@ runs across processes without asking the server.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -68,19 +70,27 @@ def main() -> None:
         ran("blob")
         return tag * size
 
+    @server.tool(cache="shared", cache_ttl=float(os.environ.get("CACHE_SERVER_TTL", "3600")))
+    def stamped(x: int) -> dict[str, float]:
+        """When it ran (shared by all callers, cached for CACHE_SERVER_TTL seconds, 3600 unless set)."""
+        ran("stamped")
+        return {"x": x, "at": time.time()}
+
     server.run(host="127.0.0.1", port=0)
 
 
 class CacheServer:
     """The server in a subprocess on a free port; ``url`` ends with a slash."""
 
-    def __init__(self, state_dir: Path, counts: Path) -> None:
+    def __init__(self, state_dir: Path, counts: Path, ttl: float | None = None) -> None:
         self.counts = counts
+        env = {**os.environ, **({"CACHE_SERVER_TTL": str(ttl)} if ttl is not None else {})}
         self.process = subprocess.Popen(
             [sys.executable, "-u", str(HERE / "cache_server.py"), str(state_dir), str(counts)],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            env=env,
         )
         deadline = time.monotonic() + 60
         assert self.process.stdout is not None

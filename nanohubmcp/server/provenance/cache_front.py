@@ -49,8 +49,8 @@ MARSHAL_VERSION = 2
 of equal types always give equal bytes (version 3 refers back to objects held elsewhere)."""
 
 
-Read = Callable[[str], "tuple[str, float] | None"]
-"""The store's entry of a key: its JSON text and expiry (its last use refreshed), or None."""
+Read = Callable[[str, "float | None"], "tuple[str, float] | None"]
+"""The store's entry of a key for its tool's ttl now: its JSON text and expiry (its last use refreshed), or None."""
 
 
 class Entry(NamedTuple):
@@ -67,6 +67,8 @@ class Entry(NamedTuple):
     checked: float
     """When the store last said the result is there."""
     size: int
+    ttl: float | None = None
+    """The tool's ``cache_ttl`` (seconds) the store's entry is read with."""
 
 
 def arguments_key(arguments: Any) -> bytes | None:
@@ -115,7 +117,7 @@ class FrontCache:
 
     def _checked(self, key: tuple[Any, ...], entry: Entry, now: float) -> dict[str, Any] | None:
         """The store's result of ``entry`` now (held again), or None (gone from the store)."""
-        found = self.read(entry.store_key)
+        found = self.read(entry.store_key, entry.ttl)
         if found is None:
             with self._lock:
                 self._forget(key, entry)
@@ -123,7 +125,7 @@ class FrontCache:
         text, expires = found
         if text != entry.text:  # another process stored it anew
             result: dict[str, Any] = json.loads(text)
-            self.put(key, entry.store_key, entry.tool, entry.name, text, result, expires, now)
+            self.put(key, entry.store_key, entry.tool, entry.name, text, result, expires, now, ttl=entry.ttl)
             return result
         with self._lock:
             if self._entries.get(key) is entry:
@@ -138,9 +140,10 @@ class FrontCache:
             self._bytes -= entry.size
 
     def put(self, key: tuple[Any, ...], store_key: str, tool: object, name: str, text: str,
-            result: dict[str, Any], expires: float, now: float) -> bool:
+            result: dict[str, Any], expires: float, now: float, *, ttl: float | None = None) -> bool:
         """Hold ``result`` (the store's ``text`` of ``store_key`` parsed, before the caller changes
-        it) for ``key``; False when it is too large to hold."""
+        it) for ``key``; False when it is too large to hold. ``expires``: the store's expiry of it for
+        the tool's ``ttl`` (seconds; None: none), which each later read of the store is made with."""
         try:
             blob = marshal.dumps(result, MARSHAL_VERSION)
         except ValueError:
@@ -152,7 +155,7 @@ class FrontCache:
             old = self._entries.pop(key, None)
             if old is not None:
                 self._bytes -= old.size
-            self._entries[key] = Entry(store_key, text, blob, tool, name, expires, now, size)
+            self._entries[key] = Entry(store_key, text, blob, tool, name, expires, now, size, ttl)
             self._bytes += size
             while self._bytes > self.max_bytes or len(self._entries) > self.max_entries:
                 self._bytes -= self._entries.popitem(last=False)[1].size

@@ -194,13 +194,14 @@ class CacheLayer:
         code: str, reach: code_reach.Reach,
     ) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
-        stored = self.cache.read(key)  # one indexed row: cheaper on the loop than a thread hop
+        ttl = tool.extra.get(CACHE_TTL)  # the tool's ttl now: an entry stored under a longer one is judged by it
+        stored = self.cache.read(key, ttl)  # one indexed row: cheaper on the loop than a thread hop
         if stored is not None:
             self.hits += 1
             text, expires = stored
             result = json.loads(text)  # a copy of the caller's own
             if received is not None:  # before marking: the front holds the store's answer
-                self.cache.front.put(received, key, tool, tool.name, text, result, expires, time.time())
+                self.cache.front.put(received, key, tool, tool.name, text, result, expires, time.time(), ttl=ttl)
             return _marked(result, request, hit=True)
         running = self._running.get(key)
         if running is not None:

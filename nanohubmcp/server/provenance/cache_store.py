@@ -2,7 +2,11 @@
 
 An entry is a key (SHA-256 hex of the tool's code hash, its canonical arguments and, unless the
 tool shares its results, the caller), the tool's name and code hash, the stored
-``CallToolResult`` (JSON), its size in bytes, when it expires and when it was last used. The
+``CallToolResult`` (JSON), its size in bytes, when it was stored, when it expires and when it was
+last used. An entry is read against its tool's ``cache_ttl`` as it is now: it expires at the
+earlier of its stored expiry and its store time plus that ttl (a ttl lowered, e.g. at a restart,
+applies to the entries stored under the longer one; an entry of an earlier version, with no store
+time, is expired for a tool with a ttl). The
 store holds at most ``max_bytes`` of results: the least recently used entries go first; a result
 larger than a quarter of that is never stored. Expired entries read as missing and are purged on
 writes. With SQLite, entries outlive the server process (a restarted server answers from them).
@@ -34,10 +38,20 @@ USE_RESOLUTION_SECONDS = 1.0
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     key TEXT PRIMARY KEY, tool TEXT NOT NULL, code TEXT NOT NULL, result TEXT NOT NULL, size INTEGER NOT NULL,
-    expires REAL NOT NULL, used REAL NOT NULL);
+    expires REAL NOT NULL, used REAL NOT NULL, stored REAL NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS entries_by_use ON entries(used);
 CREATE INDEX IF NOT EXISTS entries_by_tool ON entries(tool);
 """
+
+
+STORED_COLUMN = "ALTER TABLE entries ADD COLUMN stored REAL NOT NULL DEFAULT 0"
+"""The store time of a file of an earlier version (its entries read as stored at 0: expired for a tool with a ttl)."""
+
+
+def expiry(expires: float, stored: float, ttl: float | None) -> float:
+    """When an entry stored at ``stored`` (expiring at ``expires`` by the ttl it was stored under)
+    expires for its tool's ``ttl`` now (seconds; None: no ttl): the earlier of the two."""
+    return expires if ttl is None else min(expires, stored + ttl)
 
 
 def encode(result: dict[str, Any]) -> str:
@@ -47,13 +61,14 @@ def encode(result: dict[str, Any]) -> str:
 
 
 class CacheBackend(Protocol):
-    """Where entries live; ``read`` answers an entry's JSON text and expiry (its last use
-    refreshed), None when missing or expired (an expired one is dropped)."""
+    """Where entries live; ``read`` answers an entry's JSON text and expiry for its tool's ``ttl``
+    now (:func:`expiry`; its last use refreshed), None when missing or expired (an expired one is dropped)."""
 
-    def read(self, key: str, now: float) -> tuple[str, float] | None: ...
+    def read(self, key: str, now: float, ttl: float | None = None) -> tuple[str, float] | None: ...
 
-    def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
-        """Store the result's JSON ``text`` (``size`` bytes)."""
+    def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int,
+            stored: float) -> None:
+        """Store the result's JSON ``text`` (``size`` bytes) at time ``stored``."""
 
     def drop_tool(self, tool: str | None, keep_code: str | None) -> int: ...
 
@@ -67,27 +82,29 @@ class MemoryCache:
     parses its own copy)."""
 
     def __init__(self) -> None:
-        self._rows: OrderedDict[str, tuple[str, str, str, int, float]] = OrderedDict()
+        self._rows: OrderedDict[str, tuple[str, str, str, int, float, float]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def read(self, key: str, now: float) -> tuple[str, float] | None:
+    def read(self, key: str, now: float, ttl: float | None = None) -> tuple[str, float] | None:
         with self._lock:
             row = self._rows.get(key)
             if row is None:
                 return None
-            if row[4] < now:
+            expires = expiry(row[4], row[5], ttl)
+            if expires < now:
                 self._bytes -= self._rows.pop(key)[3]
                 return None
             self._rows.move_to_end(key)
-        return row[2], row[4]
+        return row[2], expires
 
-    def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
+    def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int,
+            stored: float) -> None:
         with self._lock:
             old = self._rows.pop(key, None)
             if old is not None:
                 self._bytes -= old[3]
-            self._rows[key] = (tool, code, text, size, expires)
+            self._rows[key] = (tool, code, text, size, expires, stored)
             self._bytes += size
             while self._bytes > max_bytes and self._rows:
                 self._bytes -= self._rows.popitem(last=False)[1][3]
@@ -113,29 +130,40 @@ class SQLiteCache:
     def __init__(self, directory: str) -> None:
         self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
         close_when_collected(self, self._db)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
+        if "stored" not in columns:
+            try:
+                self._db.execute(STORED_COLUMN)
+            except sqlite3.OperationalError as exc:  # another process added it first
+                if "duplicate column" not in str(exc):
+                    raise
         self._lock = threading.Lock()
 
-    def read(self, key: str, now: float) -> tuple[str, float] | None:
+    def read(self, key: str, now: float, ttl: float | None = None) -> tuple[str, float] | None:
         with self._lock:
-            row = self._db.execute("SELECT result, expires, used FROM entries WHERE key = ?", (key,)).fetchone()
+            row = self._db.execute(
+                "SELECT result, expires, used, stored FROM entries WHERE key = ?", (key,)).fetchone()
             if row is None:
                 return None
-            if row[1] < now:
+            expires = expiry(row[1], row[3], ttl)
+            if expires < now:
                 self._db.execute("DELETE FROM entries WHERE key = ?", (key,))
                 return None
             if now - row[2] > USE_RESOLUTION_SECONDS:  # a write per hit would cost more than the hit
                 self._db.execute("UPDATE entries SET used = ? WHERE key = ?", (now, key))
-        return row[0], row[1]
+        return row[0], expires
 
-    def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
-        now = time.time()
+    def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int,
+            stored: float) -> None:
+        now = stored
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute("DELETE FROM entries WHERE expires < ?", (now,))
                 self._db.execute(
-                    "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (key, tool, code, text, size, expires, now),
+                    "INSERT OR REPLACE INTO entries (key, tool, code, result, size, expires, used, stored) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (key, tool, code, text, size, expires, now, stored),
                 )
                 total = self._db.execute("SELECT coalesce(sum(size), 0) FROM entries").fetchone()[0]
                 while total > max_bytes:
@@ -198,15 +226,17 @@ class ResultCache:
                     self._backend = backend
         return self._backend
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The stored result of ``key`` (its use time refreshed), or None."""
-        found = self.read(key)
+    def get(self, key: str, ttl: float | None = None) -> dict[str, Any] | None:
+        """The stored result of ``key`` (its use time refreshed), or None (missing, or expired for
+        its tool's ``ttl`` in seconds now: :func:`expiry`)."""
+        found = self.read(key, ttl)
         return json.loads(found[0]) if found is not None else None
 
-    def read(self, key: str) -> tuple[str, float] | None:
-        """``(JSON text, expires)`` of ``key`` (its use time refreshed), or None."""
+    def read(self, key: str, ttl: float | None = None) -> tuple[str, float] | None:
+        """``(JSON text, expires)`` of ``key`` (its use time refreshed), or None; ``ttl``: its tool's
+        ``cache_ttl`` now (seconds; None: none), which an entry stored under a longer one is judged by."""
         try:
-            return self.backend.read(key, time.time())
+            return self.backend.read(key, time.time(), ttl)
         except sqlite3.Error as exc:
             log.warning("could not read the result cache: %s", exc)
             return None
@@ -218,9 +248,10 @@ class ResultCache:
         size = len(text.encode())
         if size > self.max_bytes // 4:
             return False
-        expires = time.time() + ttl if ttl is not None else float("inf")
+        now = time.time()
+        expires = now + ttl if ttl is not None else float("inf")
         try:
-            self.backend.put(key, tool, code, text, size, min(expires, 1e18), self.max_bytes)
+            self.backend.put(key, tool, code, text, size, min(expires, 1e18), self.max_bytes, now)
         except sqlite3.Error as exc:
             log.warning("could not store a result in the cache: %s", exc)
             return False

@@ -79,6 +79,20 @@ def _number(text: str, units: str, what: str) -> float | None:
     return value
 
 
+def _check_order(item: Input, low: float | None, high: float | None, default: float | None) -> None:
+    """Refuse limits in the wrong order and a default outside them (Rappture's own number control
+    refuses such a default as the tool loads: "minimum value allowed here is ...")."""
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"its minimum {item.minimum!r} is above its maximum {item.maximum!r}, so no value fits; "
+                         "swap them")
+    if default is not None and low is not None and default < low:
+        raise ValueError(f"its default {item.default!r} is below its minimum {item.minimum!r}, so a client could "
+                         "not send it; change the default or the minimum")
+    if default is not None and high is not None and default > high:
+        raise ValueError(f"its default {item.default!r} is above its maximum {item.maximum!r}, so a client could "
+                         "not send it; change the default or the maximum")
+
+
 def _plain(value: float) -> float | int:
     return int(value) if value.is_integer() and abs(value) < 1e15 else value
 
@@ -115,7 +129,8 @@ def property_schema(item: Input) -> dict[str, Any]:
     """The JSON Schema of one argument.
 
     Raises:
-        ValueError: a limit, default or preset that is not a number in units that fit.
+        ValueError: a limit, default or preset that is not a number in units that fit; a
+            minimum above the maximum, or a default outside them.
     """
     schema: dict[str, Any] = {"title": item.label or item.name}
     notes = [item.description] if item.description else []
@@ -124,6 +139,7 @@ def property_schema(item: Input) -> dict[str, Any]:
         units = item.units if kind == "number" else ""
         low, high = _number(item.minimum, units, "minimum"), _number(item.maximum, units, "maximum")
         default = _number(item.default, units, "default")
+        _check_order(item, low, high, default)
         schema["type"] = "integer" if kind == "integer" else (["number", "string"] if units else "number")
         for key, value in (("minimum", low), ("maximum", high), ("default", default)):
             if value is not None:
@@ -209,8 +225,8 @@ def input_schema(arguments: list[Input], tool_name: str) -> GeneratedSchema:
     """The tool's ``inputSchema``: an object of every argument, none required, nothing else allowed.
 
     Raises:
-        ValueError: an input whose limits or default are not numbers in units that fit (the
-            message names the input).
+        ValueError: an input whose limits or default are not numbers in units that fit, whose
+            minimum is above its maximum, or whose default is outside them (the message names the input).
     """
     properties: dict[str, Any] = {}
     for item in arguments:
