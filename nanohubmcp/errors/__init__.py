@@ -10,6 +10,7 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    ├── InvalidArguments      arguments broke the tool's input schema (SEP-1303)
      │    ├── JobLimitReached       the job store is full; no new job
      │    ├── ToolBusy              the tool could not start (a notebook kernel runs a cell); REST 503
+     │    ├── ToolTimeout           the call ran past tool_timeout; REST 504
      │    └── ResultTooLarge        the result is over the server's max_result_bytes; not sent
      ├── ProtocolError              a JSON-RPC error object ``{code, message, data?}``; -32004 without ``code=``
      │    ├── ParseError            -32700
@@ -71,6 +72,7 @@ from .base import (
     ResultTooLarge,
     ToolBusy,
     ToolError,
+    ToolTimeout,
     UsageError,
     message_of,
 )
@@ -179,6 +181,7 @@ __all__ = [
     "StreamConflict",
     "ToolBusy",
     "ToolError",
+    "ToolTimeout",
     "Unauthorized",
     "UnknownComponent",
     "UnknownTool",

@@ -23,6 +23,7 @@ __all__ = [
     "ResultTooLarge",
     "ToolBusy",
     "ToolError",
+    "ToolTimeout",
     "UsageError",
     "message_of",
 ]
@@ -117,6 +118,17 @@ class ToolBusy(ToolError):
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ToolTimeout(ToolError):
+    """The call ran past the server's ``tool_timeout`` (``MCPServer(tool_timeout=)``, in a notebook
+    ``%config NanohubMCP.tool_timeout``): it was answered at the limit, and marked cancelled.
+
+    An ``isError`` result on every MCP route; REST answers HTTP 504 (RFC 9110 § 15.6.5: the tool, which the
+    server waited on, did not answer in time), never 500: nothing failed in the server. The message says
+    what became of the run: a Rappture or Sim2L run is stopped; a sync function, which nothing can stop,
+    was abandoned and may still be running.
+    """
 
 
 class ResultTooLarge(ToolError):

@@ -21,8 +21,11 @@ Failures: when the function raises, ``on_failure(name, traceback_text)`` is told
 error goes on to the server (which sends clients only the message); the session keeps the
 last one for ``%mcp log``.
 
-Timeouts: the wrappers enforce ``timeout()`` (read at each call, so ``%config
-NanohubMCP.tool_timeout`` applies at once); ``--async`` job tools are never timed out.
+Timeouts: the server's core bounds every call by its ``tool_timeout`` (the session keeps it equal to
+``NanohubMCP.tool_timeout``, so ``%config`` applies at the next call), as in a script, for these tools and
+``%mcp rappture`` / ``%mcp sim2l`` ones alike; ``--async`` job tools are never timed out. The core cancels a
+wrapper at the limit: a call that had not started yet is then answered as ``ToolBusy`` ("kernel busy",
+"every worker was busy"), saying ``timeout()``'s seconds; one that started gets the core's answer.
 """
 
 from __future__ import annotations
@@ -117,13 +120,6 @@ def _busy_message(name: str, timeout: float, is_async: bool) -> str:
     )
 
 
-def _slow_message(name: str, timeout: float) -> str:
-    return (
-        f"tool '{name}' did not finish within {timeout:g} s (NanohubMCP.tool_timeout); "
-        "it may still be running in the notebook kernel"
-    )
-
-
 async def _on_kernel(
     name: str,
     fn: Callable[..., Any],
@@ -134,22 +130,18 @@ async def _on_kernel(
 ) -> Any:
     call = KernelCall(fn, kwargs, cell)
     loop.call_soon_threadsafe(call.begin, context=contextvars.copy_context())  # the call's progress goes along
-    waiter = asyncio.wrap_future(call.future)
     try:
-        return await asyncio.wait_for(asyncio.shield(waiter), timeout) if timeout else await waiter
-    except asyncio.TimeoutError:
+        return await asyncio.wrap_future(call.future)
+    except asyncio.CancelledError:
         started = call.started
         call.cancel()
-        assert timeout is not None
-        if started:
-            raise ToolError(_slow_message(name, timeout)) from None
-        # Never started: the kernel runs a cell. A client may retry (REST: 503 with Retry-After).
+        if started or not timeout:
+            raise
+        # Never started (the core's tool_timeout ran out): the kernel runs a cell. A client may retry
+        # (REST: 503 with Retry-After).
         raise ToolBusy(
             _busy_message(name, timeout, inspect.iscoroutinefunction(fn)), retry_after=max(1, math.ceil(timeout))
         ) from None
-    except asyncio.CancelledError:
-        call.cancel()
-        raise
 
 
 async def _on_pool(
@@ -162,19 +154,18 @@ async def _on_pool(
 ) -> Any:
     # Run in a copy of this (the request's) context, so the call's progress goes along.
     work = executor.submit(contextvars.copy_context().run, _in_pool, cell, fn, kwargs)
-    waiter = asyncio.wrap_future(work)
     try:
-        return await asyncio.wait_for(asyncio.shield(waiter), timeout) if timeout else await waiter
-    except asyncio.TimeoutError:
-        assert timeout is not None
+        return await asyncio.wrap_future(work)
+    except asyncio.CancelledError:
         abandon = getattr(executor, "abandon", None)  # the server's WorkerPool: its worker goes back
-        if not (callable(abandon) and abandon(work)) and work.cancel():  # not started yet: it never will
-            raise ToolBusy(
-                f"tool '{name}' could not start within {timeout:g} s: every worker was busy with other calls "
-                "(make long tools --async)",
-                retry_after=max(1, math.ceil(timeout)),
-            ) from None
-        raise ToolError(_slow_message(name, timeout)) from None
+        if (callable(abandon) and abandon(work)) or not work.cancel() or not timeout:
+            raise  # it started: the core answers it (did not finish within ...)
+        # Not started yet (the core's tool_timeout ran out): it never will.
+        raise ToolBusy(
+            f"tool '{name}' could not start within {timeout:g} s: every worker was busy with other calls "
+            "(make long tools --async)",
+            retry_after=max(1, math.ceil(timeout)),
+        ) from None
 
 
 def _in_pool(cell: CellOutput, fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
@@ -235,7 +226,8 @@ def wrap(
         kernel_loop: the kernel's event loop; None outside a kernel, where "kernel" calls run
             on the server's loop (coroutines) or the pool (sync functions).
         executor: returns the worker pool (the server's, created lazily).
-        timeout: returns the current per-call limit in seconds (None: no limit).
+        timeout: returns the current per-call limit in seconds (None: no limit), which the server's
+            core enforces: said in the answer of a call it cut before the call started.
         background: a job tool (``--async``): the job machinery runs it, without a timeout.
         on_failure: told ``(name, traceback text)`` when ``fn`` raises (not for timeouts).
     Returns:
@@ -252,13 +244,7 @@ def wrap(
     if inspect.iscoroutinefunction(fn):
         # No kernel loop to go to (plain IPython): run on the server's loop, in the cell's context.
         async def on_server(**kwargs: Any) -> Any:
-            limit = None if background else timeout()
-            task = cell.run(lambda: asyncio.ensure_future(call(**kwargs)))
-            try:
-                return await asyncio.wait_for(task, limit) if limit else await task
-            except asyncio.TimeoutError:
-                assert limit is not None
-                raise ToolError(_slow_message(name, limit)) from None
+            return await cell.run(lambda: asyncio.ensure_future(call(**kwargs)))
 
         return functools.wraps(fn)(on_server)
     if background:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..facade import MCPServer
+from ..server.options import checked_timeout
 from ..server.provenance.tool_options import resolve_enabled as resolve_provenance
 from ..server.wire.trace_context import resolve as resolve_tracing
 from ..state import resolve as resolve_state_url
@@ -80,6 +81,7 @@ class KernelSession:
         self.components = CellRegistry(lambda: self.server, lambda: self.config.tool_timeout)
         config.observe(self._on_config, names=[*RESTART_TRAITS, *REBUILD_TRAITS])
         config.observe(self._on_results, names=list(RESULT_TRAITS))
+        config.observe(self._on_tool_timeout, names=["tool_timeout"])
 
     # -- the server object ---------------------------------------------------------------
     def _build(self) -> MCPServer:
@@ -88,6 +90,7 @@ class KernelSession:
             cfg.name,
             version=cfg.version,
             instructions=cfg.instructions,
+            tool_timeout=cfg.tool_timeout,  # the core bounds every call, as a script's server does
             max_inline_bytes=cfg.max_inline_bytes,
             figure_dpi=cfg.figure_dpi,
             state_dir=cfg.state_dir,
@@ -226,6 +229,10 @@ class KernelSession:
         old.stop()
         self.server = self._build()
         self.components.reregister()
+
+    def _on_tool_timeout(self, change: Bunch) -> None:
+        """``%config NanohubMCP.tool_timeout`` applies to the next call of every tool, Rappture and Sim2L too."""
+        self.server.core.tool_timeout = checked_timeout(change["new"])
 
     def _on_results(self, change: Bunch) -> None:
         self.server.core.result_options.update(change["name"], change["new"])

@@ -41,7 +41,7 @@ from ..protocol import jsonrpc, versions
 from ..protocol.encoded import is_object
 from ..schema.paths import echoed
 from ..server.results.named_blocks import placeholders
-from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR
+from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR, TIMED_OUT
 from .bodies import BodyReadingHandler
 from .headers import json_body_type
 from .retry_after import retry_after_seconds
@@ -153,7 +153,8 @@ class RestToolHandler(BodyReadingHandler):
         if seconds is not None:
             self.set_header("Retry-After", str(seconds))
         # The tool's answer, its error text too: a lone surrogate in any of it is U+FFFD, as over tools/call.
-        status, answer = rest_answer(result, returned=bool(call.slots.get(RETURNED_ERROR)))
+        status, answer = rest_answer(result, returned=bool(call.slots.get(RETURNED_ERROR)),
+                                     timed_out=bool(call.slots.get(TIMED_OUT)))
         try:
             self.send_json(status, answer, echoes=False)
         except (TypeError, ValueError) as exc:  # a middleware's value JSON has no form for (bytes, a set)
@@ -186,10 +187,11 @@ def job_not_found(name: str, result: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def rest_answer(result: dict[str, Any], *, returned: bool = False) -> tuple[int, Any]:
+def rest_answer(result: dict[str, Any], *, returned: bool = False, timed_out: bool = False) -> tuple[int, Any]:
     """Map a CallToolResult to the REST status and body: 500 for a tool error (it raised, or its result
     broke its output schema), 422 for an error result the tool returned (``returned``:
-    ``ToolResult(..., is_error=True)``), 503 for a tool that could not start (its ``_meta`` names when
+    ``ToolResult(..., is_error=True)``), 504 for a call past ``tool_timeout`` (``timed_out``), 503 for a
+    tool that could not start (its ``_meta`` names when
     to retry: the handler sends ``Retry-After``). A 200 body is the result's data: its structured
     content (a dict as itself), one text block as ``{"result": text}``, else its blocks named, never
     carried, as a job's value names them (:func:`~nanohubmcp.server.results.named_blocks.placeholders`:
@@ -200,7 +202,7 @@ def rest_answer(result: dict[str, Any], *, returned: bool = False) -> tuple[int,
     """
     if result.get("isError"):
         texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
-        status = 503 if retry_after(result) is not None else 422 if returned else 500
+        status = 503 if retry_after(result) is not None else 422 if returned else 504 if timed_out else 500
         return status, {"error": "\n".join(texts) or "the tool failed"}
     structured = result.get("structuredContent")
     if is_object(structured):  # (a large dict's is its JSON text: encoded.Encoded)

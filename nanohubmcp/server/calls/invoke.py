@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any, Final
 
-from ...errors import ToolBusy, ToolError
+from ...errors import ToolBusy, ToolError, ToolTimeout
 from ..wire.request import RequestContext
 from .progress import ran_here
 from .slow_calls import GC_SECONDS, INLINE_SECONDS, thread_usage
@@ -39,6 +39,7 @@ async def call_function(
     on_timeout: Callable[[], None] | None = None,
     on_submit: Callable[[Future[Any]], None] | None = None,
     may_run_inline: bool = True,
+    stops_when_cancelled: bool = False,
 ) -> Any:
     """Run ``fn(**kwargs)`` on the loop (coroutines) or the pool (the rest).
 
@@ -48,13 +49,15 @@ async def call_function(
     ``timeout`` counts from now: a sync call still queued for a worker when it runs out never
     starts. ``on_timeout`` is told when the limit passes (e.g. to mark the request cancelled, so
     a function that checks ``ctx.is_cancelled()`` stops and frees its worker). ``on_submit`` is
-    given the pool's future of a sync function once it is queued.
+    given the pool's future of a sync function once it is queued. ``stops_when_cancelled``: the
+    function ends its run when its call is cancelled (a Rappture or Sim2L tool: ``on_timeout`` cancels
+    it), so a timed-out call's answer says the run was stopped, not that it may still be running.
 
     Raises:
         ToolBusy: the call could not start within ``timeout`` seconds: every worker was busy
             (the function never ran); or, at once, the pool holds its most abandoned calls
             (``max_stuck_calls``, :attr:`WorkerPool.full_of_stuck`).
-        ToolError: the call took longer than ``timeout`` seconds.
+        ToolTimeout: the call took longer than ``timeout`` seconds.
         Exception: whatever ``fn`` raised.
     """
     if (not is_coroutine and may_run_inline and on_submit is None and isinstance(executor, WorkerPool)
@@ -97,15 +100,25 @@ async def call_function(
                 raise ToolBusy(f"{what} could not start within {timeout:g} s: every worker was busy with other "
                                "calls (raise workers=, or make long tools @async_tool)",
                                retry_after=max(1, math.ceil(timeout))) from None
-            if not is_coroutine and isinstance(executor, WorkerPool) and work is not None \
-                    and executor.abandon(work):
-                # Its worker goes back to the pool; the function runs on, alone, until it returns.
-                raise ToolError(f"{what} did not finish within {timeout:g} s; it was abandoned and may still be "
-                                "running (its worker now serves other calls)") from None
-            raise ToolError(f"{what} did not finish within {timeout:g} s; it may still be running") from None
+            abandoned = not is_coroutine and isinstance(executor, WorkerPool) and work is not None \
+                and executor.abandon(work)  # its worker goes back to the pool; the function runs on, alone
+            raise ToolTimeout(timeout_message(what, timeout, stops_when_cancelled=stops_when_cancelled,
+                                              abandoned=abandoned)) from None
         return value
     except (SystemExit, KeyboardInterrupt) as exc:
         raise _stopped(what, exc) from None
+
+
+def timeout_message(what: str, timeout: float, *, stops_when_cancelled: bool, abandoned: bool) -> str:
+    """The answer of a call past ``tool_timeout``, true for what became of its run: a run the
+    cancel stops (Rappture, Sim2L) was stopped; a sync function nothing can stop was abandoned to
+    its own thread (``abandoned``) or kept its worker (``max_stuck_calls`` reached), and may still run."""
+    head = f"{what} did not finish within {timeout:g} s (tool_timeout)"
+    if stops_when_cancelled:
+        return f"{head}; its run was stopped"
+    if abandoned:
+        return f"{head}; it was abandoned and may still be running (its worker now serves other calls)"
+    return f"{head}; it may still be running"
 
 
 def _stuck_refusal(what: str, pool: WorkerPool, timeout: float | None) -> ToolBusy:

@@ -28,13 +28,14 @@ from ...errors import (
     ServerStopping,
     ToolBusy,
     ToolError,
+    ToolTimeout,
     message_of,
 )
 from ...protocol.nesting import NestedTooDeep
 from ...protocol.result_types import ToolResult
 from ...state.errors import StateUnavailable
 from ..jobs.record import Job
-from ..registry.components import Tool
+from ..registry.components import STOPS_WHEN_CANCELLED, Tool
 from ..results import convert
 from ..results import shape as results
 from ..results.convert.mixed import places_of
@@ -43,7 +44,7 @@ from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.sink import ResultSink, call_sink
 from ..shutdown import STOPPED
 from ..wire import trace_context
-from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, RequestContext
+from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, TIMED_OUT, RequestContext
 from ..wire.trace_context import SPAN
 from . import progress
 from .context import Context
@@ -154,6 +155,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             if job is None:  # the function never started: no provenance record (nothing ran to name)
                 request.slots[ANSWERED_BY_LAYER] = True
             return error_result(text, retry_after=exc.retry_after)
+        if isinstance(exc, ToolTimeout):
+            request.slots[TIMED_OUT] = True
         return error_result(text)
     finally:
         progress.CURRENT.reset(current)
@@ -184,7 +187,8 @@ def _running(core: AskServices, request: RequestContext, tool: Tool, kwargs: dic
     return call_function(
         tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
         timeout=core.tool_timeout, what=tool.call_key, may_run_inline=context is None,
-        on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
+        on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"),
+        stops_when_cancelled=bool(tool.extra.get(STOPS_WHEN_CANCELLED)))
 
 
 def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,

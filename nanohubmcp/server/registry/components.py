@@ -158,6 +158,11 @@ def check_icons(label: str, icons: object) -> list[dict[str, Any]] | None:
     return icons
 
 
+STOPS_WHEN_CANCELLED = "stops_when_cancelled"
+"""``Tool.extra`` key: True for a tool whose function ends its run when its call is cancelled (a Rappture
+program's process group, a Sim2L kernel): a call past ``tool_timeout`` then says its run was stopped."""
+
+
 @dataclass(eq=False)
 class Tool:
     """A tool: a function the model can call (MCP Server § Tools).

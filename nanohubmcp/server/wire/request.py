@@ -118,6 +118,10 @@ the layers added with ``server.add_middleware`` (:mod:`~nanohubmcp.server.pipeli
 .. versionchanged:: 1.0
    Set for an answer framed as SSE too."""
 
+TIMED_OUT: Slot[bool] = Slot("a call answered at tool_timeout")
+"""Whether a ``tools/call``'s ``isError`` result answers a call past ``tool_timeout``
+(:class:`~nanohubmcp.errors.ToolTimeout`, set by the tool-call service): REST answers it 504, not 500."""
+
 RETURNED_ERROR: Slot[bool] = Slot("an error result the tool returned")
 """Whether a ``tools/call``'s ``isError`` result is one the tool returned itself,
 ``ToolResult(..., is_error=True)`` (set by the tool-call service), not one made from an exception it

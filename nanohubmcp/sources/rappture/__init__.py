@@ -38,6 +38,7 @@ from ...schema import CheckPending
 from ...server.calls.context import Context
 from ...server.provenance.code_files import WATCHED
 from ...server.provenance.tool_options import RUN_VALUES
+from ...server.registry.components import STOPS_WHEN_CANCELLED
 from ...server.wire.quick_exit import before_quick_exit
 from ...server.wire.worker_cleanups import after_worker_death
 from .code import watched_code
@@ -245,6 +246,7 @@ def add_rappture_tool(
         **options,
     )
     record.extra[RUN_VALUES] = call.run_values  # the cache's key: "300 K" and 300 are one run
+    record.extra[STOPS_WHEN_CANCELLED] = True  # a cancel (tool_timeout's too) stops the program's process group
     if watched is not None:  # stable across starts, and following an edit of tool.xml or a program
         record.extra[WATCHED] = watched
     return record

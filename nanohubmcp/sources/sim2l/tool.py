@@ -30,6 +30,7 @@ from ...server.calls.context import Context
 from ...server.jobs.record import PROVENANCE_META, PROVENANCE_URI_PREFIX
 from ...server.provenance.code_files import WATCHED, WatchedCode, bundle, entry, read_entry
 from ...server.provenance.handover import CACHE_META
+from ...server.registry.components import STOPS_WHEN_CANCELLED
 from .execute import read_outputs, run_notebook
 from .kernels import KernelStop
 from .notebook import Sim2LSpec, read_sim2l
@@ -377,6 +378,7 @@ def add_sim2l(
                      f"results), its input files, and the executed notebook {os.path.basename(spec.name)}.ipynb"),
     )
     record.extra["sim2l"] = runner
+    record.extra[STOPS_WHEN_CANCELLED] = True  # a cancel (tool_timeout's too) kills the run's kernel
     record.extra[WATCHED] = watched  # the code hash follows the notebook when it is edited
     return record
 
