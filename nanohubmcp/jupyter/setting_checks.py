@@ -140,15 +140,26 @@ def checked_limit_pair(name: str, value: int | None, limits: Mapping[str, int | 
     for other, bound in bounds.items():
         if bound is not None and request is not None and bound < request:
             if name == "max_request_bytes":
-                why = (f"max_request_bytes = {shown_value(value)} is above NanohubMCP.{other} "
-                       f"({shown_value(bound)})",
+                why = (f"max_request_bytes = {_as_set(value)} is above NanohubMCP.{other} "
+                       f"({_as_set(bound)})",
                        f"raise {other} first, then max_request_bytes")
             else:
-                why = (f"{other} = {shown_value(value)} is below NanohubMCP.max_request_bytes "
-                       f"({shown_value(request)})",
+                why = (f"{other} = {_as_set(value)} is below NanohubMCP.max_request_bytes "
+                       f"({_as_set(request)})",
                        f"lower max_request_bytes first, then {other}")
             raise TraitError(f"NanohubMCP.{why[0]}; {other} must be at least max_request_bytes: {why[1]}")
     return value
+
+
+def _as_set(limit: int) -> str:
+    """A limit as its ``%config`` line likely wrote it: the int a float holds as that float (``1e+31``, not
+    ``9999999999999999635896294965248``, the float's digits) when that is shorter, else its digits."""
+    try:
+        as_float = float(limit)
+    except OverflowError:
+        return shown_value(limit)
+    shorter = as_float == limit and len(repr(as_float)) < len(str(abs(limit)))
+    return repr(as_float) if shorter and abs(limit) >= 10**16 else shown_value(limit)
 
 
 def checked_url_part(name: str, value: str | None) -> str | None:

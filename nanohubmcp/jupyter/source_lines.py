@@ -11,6 +11,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.seconds import past_any_wait
 from ..protocol.whole_numbers import text_number
 
 __all__ = ["KINDS", "SourceLine", "parse_source_line"]
@@ -68,7 +69,8 @@ def parse_source_line(kind: str, rest: str) -> SourceLine:
         elif word == "--no-plot" and rappture:  # as `nanohubmcp rappture --no-plot`: curves as data only
             options["plot"] = False
         elif word == "--cell-timeout" and words and not rappture:
-            options["cell_timeout"] = _seconds(kind, "--cell-timeout", words.pop(0))
+            seconds = _seconds(kind, "--cell-timeout", words.pop(0))
+            options["cell_timeout"] = None if past_any_wait(seconds) else seconds  # inf, 1e308: no limit
         elif word.startswith("-"):
             raise ValueError(f"{usage(kind)}: unknown option {word}")
         else:

@@ -1,5 +1,6 @@
 """The server's counts (``max_jobs``, ``max_jobs_per_owner``, ``max_stuck_calls``, ``workers``, ``job_workers``,
-``list_page_size``, ``run(workers=)``): what each takes, as its refusals and ``%config NanohubMCP``'s say it.
+``list_page_size``, ``run(workers=)``, a Sim2L's ``max_stored_runs``): what each takes, as its refusals and
+``%config NanohubMCP``'s say it.
 
 Each takes any whole number as the int, by the rule of :mod:`.whole_numbers` (as the byte limits do); a refusal
 reads "max_jobs must be a number of jobs >= 1, not 5.5; write a whole number: 6". Pure: no I/O.
@@ -20,6 +21,7 @@ COUNTS: dict[str, tuple[int, str, str]] = {
     "max_jobs": (1, "jobs", ""),
     "max_jobs_per_owner": (1, "jobs", ""),
     "run_workers": (1, "processes", ""),
+    "max_stored_runs": (1, "runs", ", or None for the default (1,000)"),
 }
 """A count -> (its least value, what it counts, what None means: "" where None is refused); ``run_workers`` is
 ``run(workers=)`` (and ``nanohubmcp run --workers``)."""

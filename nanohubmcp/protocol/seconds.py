@@ -11,11 +11,22 @@ from __future__ import annotations
 
 import math
 import numbers
+import threading
 from typing import cast
 
+from .message_values import shown_value
 from .whole_numbers import is_a_bool
 
-__all__ = ["seconds_of", "written_as_a_number"]
+__all__ = ["MOST_WAIT_SECONDS", "NO_LIMIT_TAKES", "finite_seconds", "limit_seconds", "past_any_wait", "seconds_of",
+           "written_as_a_number"]
+
+MOST_WAIT_SECONDS: float = threading.TIMEOUT_MAX
+"""The longest wait the runtime takes (``threading.TIMEOUT_MAX``: 2**63 ns, about 292 years, on Linux; 49 days on
+Windows): a thread's wait (``Event.wait``, ``Future.result``) refuses a longer one with ``OverflowError``, nbclient
+counts a cell's limit in milliseconds, Redis an expiry in whole seconds. A time limit past it is no limit."""
+
+NO_LIMIT_TAKES = "a positive number of seconds, or None for no limit"
+"""What a time limit that may have none takes, as its refusals say it."""
 
 
 def seconds_of(value: object) -> float | None:
@@ -35,6 +46,58 @@ def seconds_of(value: object) -> float | None:
         return float(value)
     except OverflowError:  # (an int or Fraction past a float's range: finite, and long)
         return math.inf if cast(float, value) > 0 else -math.inf  # (every Real compares with 0)
+
+
+def past_any_wait(seconds: float) -> bool:
+    """Whether ``seconds`` (a float, inf too) is longer than any wait can be (:data:`MOST_WAIT_SECONDS`): no limit."""
+    return seconds > MOST_WAIT_SECONDS
+
+
+def limit_seconds(value: object, setting: str, error: type[Exception] = ValueError) -> float | None:
+    """``value`` as a time limit in seconds, None for no limit: the one rule of every duration that may have none
+    (``tool_timeout``, ``cache_ttl``, ``cell_timeout``, a Rappture tool's ``timeout``, an ask's ``timeout=``, the
+    test client's ``timeout=``).
+
+    Any real number above 0 (:func:`seconds_of`: an int, a float, a ``Fraction``, numpy's) is taken. None,
+    ``float("inf")`` and any number longer than a wait can be (:func:`past_any_wait`: ``1e308``, ``2**62``,
+    ``10**400``) are no limit.
+
+    Returns:
+        A float from above 0 to :data:`MOST_WAIT_SECONDS`, or None.
+
+    Raises:
+        error: ``value`` is no real number (a bool, a string, a ``Decimal``), 0 or less, or NaN, in one line
+            naming ``setting``: "timeout must be a positive number of seconds, or None for no limit, not '5';
+            write it as a number: 5.0".
+
+    Example:
+        >>> limit_seconds(2, "timeout"), limit_seconds(10**400, "timeout"), limit_seconds(1e308, "timeout")
+        (2.0, None, None)
+    """
+    if value is None:
+        return None
+    seconds = seconds_of(value)
+    if seconds is None or not seconds > 0:  # NaN is not > 0
+        raise error(f"{setting} must be {NO_LIMIT_TAKES}, not {shown_value(value)}{written_as_a_number(value)}")
+    return None if past_any_wait(seconds) else seconds
+
+
+def finite_seconds(value: object, setting: str, error: type[Exception] = ValueError) -> float:
+    """``value`` as a time limit that has no "no limit" (a Rappture tool's ``timeout``, whose default is the tool's
+    own limit): :func:`limit_seconds`'s rule, and what it reads as no limit (None, ``inf``, a number past any
+    wait: ``1e308``, ``10**400``) refused.
+
+    Raises:
+        error: "timeout must be a positive number of seconds, at most 9223372036 (the longest wait), not 1e+308".
+    """
+    takes = f"a positive number of seconds, at most {MOST_WAIT_SECONDS:.0f} (the longest wait)"
+    try:
+        seconds = limit_seconds(value, setting, error)
+    except Exception as exc:
+        raise error(str(exc).replace(NO_LIMIT_TAKES, takes)) from None
+    if seconds is None:
+        raise error(f"{setting} must be {takes}, not {shown_value(value)}")
+    return seconds
 
 
 def written_as_a_number(value: object) -> str:

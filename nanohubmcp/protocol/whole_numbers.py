@@ -85,6 +85,13 @@ def written_whole(value: object) -> str:
     """
     if is_a_bool(value) or value is None or whole_number(value) is not None:
         return ""  # (a whole number is refused for its size: what it takes says what to write)
+    if isinstance(value, str) and plain_number_text(value):
+        try:
+            exact = whole_text(value)
+        except OverflowError:
+            return ""
+        if exact is not None:  # as written: "1e31", not the float's 9999999999999999635896294965248
+            return f"; write it as a number: {exact if len(str(abs(exact))) < 17 else value.strip()}"
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):
@@ -178,9 +185,10 @@ def text_number_refusal(takes: str, text: str) -> str:
     return f"must be {takes}, not {shown_value(text)}{hint}"
 
 
-MOST_DIGITS = 31
-"""The most digits :func:`whole_text` makes an int of (``1e30``): past every setting (``1e999999999`` would take
-minutes)."""
+MOST_DIGITS = 4300
+"""The most digits :func:`whole_text` makes an int of: Python's own limit on an int written as text
+(``sys.int_info.default_max_str_digits``), so that the int can be written again (a child's command line); ``1e4299``
+takes half a millisecond, ``1e999999999`` would take minutes. ``1e31`` is that int, as its 32 digits are."""
 
 
 def whole_text(text: str) -> int | None:

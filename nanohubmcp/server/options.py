@@ -11,7 +11,6 @@ services'; the job executors' options are :mod:`.executors.runners`', the state 
 
 from __future__ import annotations
 
-import math
 import numbers
 import os
 from typing import Any
@@ -20,7 +19,7 @@ from ..errors import ConfigurationError
 from ..protocol.byte_limits import BYTE_LIMITS, refusal
 from ..protocol.counts import counted
 from ..protocol.message_values import shown_value
-from ..protocol.seconds import seconds_of, written_as_a_number
+from ..protocol.seconds import limit_seconds, seconds_of, written_as_a_number
 from ..protocol.versions import ProtocolVersion
 from ..protocol.whole_numbers import is_infinity, whole_number
 from ..state.url import file_on_the_way
@@ -154,26 +153,22 @@ written for milliseconds the other way round), refused rather than read as "time
 
 def checked_timeout(value: object, option: str = "tool_timeout") -> float | None:
     """``value`` as a call time limit in seconds, None for no limit: the one rule of ``MCPServer(tool_timeout=)``
-    and ``NanohubMCP.tool_timeout`` (``%config`` and the export). None and ``float("inf")`` (or a number past a
-    float's range, ``10**400``) mean no limit; any other value must be a real number
-    (:func:`~nanohubmcp.protocol.seconds.seconds_of`) of at least :data:`MIN_TOOL_TIMEOUT_SECONDS` (0, a negative
+    and ``NanohubMCP.tool_timeout`` (``%config`` and the export), by
+    :func:`~nanohubmcp.protocol.seconds.limit_seconds`: None, ``float("inf")`` and a number past any wait
+    (``1e308``, ``10**400``) mean no limit; any other value must be a real number
+    of at least :data:`MIN_TOOL_TIMEOUT_SECONDS` (0, a negative
     number, NaN, a bool or a string such as ``"5"`` is refused: 0 could be read as "time out at once" as well as
     "no limit"; so is ``1e-300``, below what the event loop can time).
 
     Raises:
         ConfigurationError: naming ``option`` and the value, and what it takes.
     """
-    if value is None:
-        return None
-    seconds = seconds_of(value)
-    if seconds is None or not seconds > 0:  # NaN is not > 0
-        raise ConfigurationError(f"{option} must be a positive number of seconds, or None for no limit, not "
-                                 f"{shown_value(value)}{written_as_a_number(value)}")
-    if seconds < MIN_TOOL_TIMEOUT_SECONDS:
+    seconds = limit_seconds(value, option, ConfigurationError)  # None, inf, past any wait (1e308): no limit
+    if seconds is not None and seconds < MIN_TOOL_TIMEOUT_SECONDS:
         raise ConfigurationError(
             f"{option} must be at least {MIN_TOOL_TIMEOUT_SECONDS:g} s (a millisecond: the event loop times no "
             f"shorter wait), or None for no limit, not {shown_value(value)}")
-    return None if seconds == math.inf else seconds
+    return seconds
 
 
 MIN_FIGURE_DPI = 1

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..protocol.seconds import limit_seconds
 from .client import MemoryClient
 
 if TYPE_CHECKING:
@@ -27,7 +28,9 @@ class SyncMemoryClient:
     """:class:`~nanohubmcp.testing.MemoryClient`'s verbs as plain calls (made by :func:`in_memory`).
 
     Each verb takes ``timeout`` (seconds; None: the ``timeout=`` given to :func:`in_memory`, 30 by
-    default) and raises ``TimeoutError`` ("tools/call 'slow' got no answer within 0.5 s") when no
+    default; ``inf`` or one past any wait, ``1e308``: no limit; 0, a negative number, NaN, a bool or a string
+    raise ``ValueError``, :func:`~nanohubmcp.protocol.seconds.limit_seconds`) and raises ``TimeoutError``
+    ("tools/call 'slow' got no answer within 0.5 s") when no
     answer came in that time, after cancelling the request at the server
     (``notifications/cancelled``); the client stays usable. Otherwise it answers and raises as the
     async verb of the same name. After the ``with`` block the verbs raise ``RuntimeError`` (the
@@ -35,13 +38,13 @@ class SyncMemoryClient:
     """
 
     def __init__(self, client: MemoryClient, loop: asyncio.AbstractEventLoop,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.client = client
         """The async client (run its coroutines on :attr:`loop`)."""
         self.loop = loop
         """The event loop the client and the server run on (a thread of its own)."""
-        self.timeout = timeout
-        """Seconds a verb waits when given no ``timeout``."""
+        self.timeout = limit_seconds(timeout, "timeout")
+        """Seconds a verb waits when given no ``timeout`` (None: no limit)."""
         self.closed = False
         """The ``with`` block ended: the verbs raise ``RuntimeError``."""
 
@@ -49,13 +52,13 @@ class SyncMemoryClient:
         if self.closed:
             coroutine.close()  # never started: no "never awaited" warning
             raise RuntimeError("the client is closed: its `with in_memory(server)` block ended; open a new one")
-        seconds = self.timeout if timeout is None else timeout
+        seconds = self.timeout if timeout is None else limit_seconds(timeout, "timeout")
         future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
         try:
             return future.result(seconds)
         except concurrent.futures.TimeoutError:  # the builtin TimeoutError from Python 3.11 on
             future.cancel()  # the request is withdrawn at the server (notifications/cancelled)
-            raise TimeoutError(f"{what} got no answer within {seconds:g} s (timeout=)") from None
+            raise TimeoutError(f"{what} got no answer within {seconds or 0:g} s (timeout=)") from None
 
     def list_tools(self, timeout: float | None = None) -> list[dict[str, Any]]:
         """`MemoryClient.list_tools`, waited for."""
@@ -111,7 +114,8 @@ async def _loop_ending(core: ServerCore) -> None:
 
 
 @contextlib.contextmanager
-def in_memory(server: MCPServer, *, timeout: float = DEFAULT_TIMEOUT, **options: Any) -> Iterator[SyncMemoryClient]:
+def in_memory(server: MCPServer, *, timeout: float | None = DEFAULT_TIMEOUT,
+              **options: Any) -> Iterator[SyncMemoryClient]:
     """A :class:`~nanohubmcp.testing.MemoryClient` of ``server`` for synchronous tests.
 
     The client and the server run on an event loop in a thread of its own (handlers are called
@@ -126,12 +130,14 @@ def in_memory(server: MCPServer, *, timeout: float = DEFAULT_TIMEOUT, **options:
     Args:
         server: the ``MCPServer`` (it need not be started).
         timeout: seconds each verb (and ``initialize``) waits for its answer unless the verb is
-            given its own ``timeout=`` (default 30); then ``TimeoutError``.
+            given its own ``timeout=`` (default 30); then ``TimeoutError``. None, ``inf`` or a number past any
+            wait (``1e308``): no limit.
         options: :class:`~nanohubmcp.testing.MemoryClient`'s keywords (``version``,
             ``elicitation``, ``sampling``, ``roots``, ``principal``, ``log_level``, ...).
 
     Raises:
-        ValueError: an unknown ``version``.
+        ValueError: an unknown ``version``; a ``timeout`` that is no time limit (0, a negative number, NaN, a
+            bool, a string): "timeout must be a positive number of seconds, or None for no limit, not 0".
         RpcError: ``initialize`` was refused.
 
     Example:
@@ -140,13 +146,14 @@ def in_memory(server: MCPServer, *, timeout: float = DEFAULT_TIMEOUT, **options:
             assert client.call_tool("add", {"a": 1, "b": 2})["structuredContent"] == {"result": 3}
         ```
     """
+    seconds = limit_seconds(timeout, "timeout")
     client = MemoryClient(server, **options)  # options checked here, before a thread starts
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="nanohubmcp-memory-client", daemon=True)
     thread.start()
     try:
-        asyncio.run_coroutine_threadsafe(client.__aenter__(), loop).result(timeout)
-        sync = SyncMemoryClient(client, loop, timeout)
+        asyncio.run_coroutine_threadsafe(client.__aenter__(), loop).result(seconds)
+        sync = SyncMemoryClient(client, loop, seconds)
         try:
             yield sync
         finally:

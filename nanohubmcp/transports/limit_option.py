@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from ..protocol.whole_numbers import text_refusal, text_whole
+from ..protocol.whole_numbers import MOST_DIGITS, text_refusal, text_whole
 
 __all__ = ["LIMIT_OPTIONS", "byte_count", "check_limit_options", "limit_arguments", "limit_argv", "limit_keywords",
            "most_workers", "worker_count", "workers_take"]
@@ -75,12 +75,14 @@ def worker_count(text: str) -> int:
 
 def byte_count(text: str) -> int:
     """A whole number of bytes (argparse type), also written as a number with a fraction or an exponent that is
-    whole (``16e6``, ``4096.0``: as ``run()`` takes the float); how few a limit may be is
+    whole (``16e6``, ``4096.0``: as ``run()`` takes the float; ``1e31``, a bound nothing reaches, as its digits;
+    at most :data:`~nanohubmcp.protocol.whole_numbers.MOST_DIGITS` digits); how few a limit may be is
     :func:`check_limit_options`'s, which knows the others given (``--max-buffered-bytes`` at least
     ``--max-request-bytes``)."""
-    number = text_whole(text)  # exact: 16e6 is 16000000, never a float's neighbour
+    number = text_whole(text)  # exact: 16e6 is 16000000, 1e31 10**31, never a float's neighbour
     if number == math.inf:  # 1e999999999 would take minutes to make an int of
-        raise argparse.ArgumentTypeError(f"more bytes than a server could hold: {text!r}")
+        raise argparse.ArgumentTypeError(text_refusal("", f"a whole number of bytes of at most {MOST_DIGITS} digits",
+                                                      text))
     if number is None:
         raise argparse.ArgumentTypeError(text_refusal("", "a whole number of bytes", text))
     return int(number)

@@ -69,19 +69,23 @@ def check_limits(limits: Mapping[str, object], name: Callable[[str], str] = str)
     unsent = _whole(name, "max_unsent_bytes", limits.get("max_unsent_bytes", DEFAULT_MAX_UNSENT_BYTES))
     buffered_share = _share(name, "max_buffered_bytes_per_principal", limits)
     unsent_share = _share(name, "max_unsent_bytes_per_principal", limits)
-    _at_least(name, "max_request_bytes", request, MIN_REQUEST_BYTES, str(MIN_REQUEST_BYTES))
+    def given(keyword: str, value: int | None) -> str:  # as written: 1e+30, not the float's 31 digits
+        return shown_value(limits.get(keyword, value))
+
+    _at_least(name, "max_request_bytes", request, MIN_REQUEST_BYTES, str(MIN_REQUEST_BYTES), given=given)
     if buffered == DEFAULT_MAX_BUFFERED_BYTES and request > buffered:  # the one set is max_request_bytes: name it
         raise ConfigurationError(
             f"{name('max_request_bytes')} must be at most {name('max_buffered_bytes')} ({buffered}), "
-            f"not {shown_value(request)}: "
+            f"not {given('max_request_bytes', request)}: "
             f"a body of the largest size must fit; to go higher, raise {name('max_buffered_bytes')} too")
-    fits = f"{name('max_request_bytes')} ({shown_value(request)})"
-    _at_least(name, "max_buffered_bytes", buffered, request, fits, ": a body of the largest size must fit")
+    fits = f"{name('max_request_bytes')} ({given('max_request_bytes', request)})"
+    _at_least(name, "max_buffered_bytes", buffered, request, fits, ": a body of the largest size must fit",
+              given=given)
     _at_least(name, "max_buffered_bytes_per_principal", buffered_share, request, fits,
-              ": a body of the largest size must fit in one principal's share")
+              ": a body of the largest size must fit in one principal's share", given=given)
     mib = f"1 MiB ({MIN_UNSENT_BYTES})"
-    _at_least(name, "max_unsent_bytes", unsent, MIN_UNSENT_BYTES, mib)
-    _at_least(name, "max_unsent_bytes_per_principal", unsent_share, MIN_UNSENT_BYTES, mib)
+    _at_least(name, "max_unsent_bytes", unsent, MIN_UNSENT_BYTES, mib, given=given)
+    _at_least(name, "max_unsent_bytes_per_principal", unsent_share, MIN_UNSENT_BYTES, mib, given=given)
     taken = {"max_request_bytes": request, "max_buffered_bytes": buffered, "max_unsent_bytes": unsent,
              "max_buffered_bytes_per_principal": buffered_share, "max_unsent_bytes_per_principal": unsent_share}
     return {keyword: value for keyword, value in taken.items() if keyword in limits}
@@ -107,6 +111,6 @@ def _share(name: Callable[[str], str], keyword: str, limits: Mapping[str, object
 
 
 def _at_least(name: Callable[[str], str], keyword: str, value: int | None, least: int, least_said: str,
-              why: str = "") -> None:
+              why: str = "", *, given: Callable[[str, int | None], str]) -> None:
     if value is not None and value < least:
-        raise ConfigurationError(f"{name(keyword)} must be at least {least_said}, not {shown_value(value)}{why}")
+        raise ConfigurationError(f"{name(keyword)} must be at least {least_said}, not {given(keyword, value)}{why}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from ..protocol.seconds import MOST_WAIT_SECONDS, past_any_wait
 from ..protocol.whole_numbers import text_number, text_number_refusal
 
 __all__ = ["positive_seconds", "seconds_or_no_limit"]
@@ -22,14 +23,18 @@ def positive_seconds(text: str) -> float:
     seconds = text_number(text)
     if seconds is None or not 0 < seconds < math.inf:
         raise argparse.ArgumentTypeError(text_number_refusal("a positive number of seconds", text))
+    if past_any_wait(seconds):
+        raise argparse.ArgumentTypeError(text_number_refusal(
+            f"a positive number of seconds, at most {MOST_WAIT_SECONDS:.0f} (the longest wait)", text))
     return seconds
 
 
 def seconds_or_no_limit(text: str) -> float | None:
     """A positive number of seconds, or ``inf`` for no limit, None (argparse type: ``--cell-timeout``, whose
-    default is no limit: inf means no limit where None does, as ``tool_timeout`` reads it)."""
+    default is no limit: inf, and a number past any wait (``1e308``), mean no limit where None does, as
+    ``tool_timeout`` reads it)."""
     seconds = text_number(text)
-    if seconds == math.inf:
+    if seconds is not None and past_any_wait(seconds):  # inf, 1e308: no limit (protocol.seconds.limit_seconds)
         return None
     if seconds is None or not seconds > 0:  # (NaN too)
         raise argparse.ArgumentTypeError(text_number_refusal("a positive number of seconds, or inf for no limit",

@@ -44,7 +44,7 @@ def test_slurm_and_submit_flags_become_executor_options() -> None:
         ("--slurm-time 5", "executor options are for job tools; add --async"),
         ("--async --executor dask --slurm-time 5", "--slurm-time is for --executor slurm, not dask"),
         ("--async --executor slurm --submit-venue workspace", "--submit-venue is for --executor submit, not slurm"),
-        ("--async --slurm-gpus many", "gpus must be a whole number of at most 31 digits, not 'many'"),
+        ("--async --slurm-gpus many", "gpus must be a whole number of at most 4300 digits, not 'many'"),
         ("--async --executor-option novalue", "--executor-option needs KEY=VALUE, not 'novalue'"),
     ],
 )

@@ -97,7 +97,7 @@ def _wire(request: RequestContext, body: dict[str, Any]) -> dict[str, Any]:
     return {"method": body["method"], "params": params}
 
 
-async def ask_many(core: AskServices, request: RequestContext, requests: Mapping[str, Any], timeout: float,
+async def ask_many(core: AskServices, request: RequestContext, requests: Mapping[str, Any], timeout: float | None,
                    *, in_job: bool) -> dict[str, Any]:
     """Ask the client everything in ``requests`` at once; returns ``{key: result}``.
 
@@ -141,7 +141,7 @@ async def ask_many(core: AskServices, request: RequestContext, requests: Mapping
 
 
 async def ask_one(core: AskServices, request: RequestContext, method: str, params: dict[str, Any] | None,
-                  key: str | None, timeout: float, *, in_job: bool) -> Any:
+                  key: str | None, timeout: float | None, *, in_job: bool) -> Any:
     """Ask one thing (``elicitation/create``, ``sampling/createMessage`` or ``roots/list``).
 
     In 2026-07-28 calls the request gets ``key`` (default ``elicitation_1``, ``sampling_1``, ...
@@ -160,7 +160,7 @@ async def ask_one(core: AskServices, request: RequestContext, method: str, param
 
 
 async def client_request(core: AskServices, request: RequestContext, method: str, params: dict[str, Any] | None,
-                          timeout: float) -> Any:
+                          timeout: float | None) -> Any:
     """The handshake era's server→client request (``ClientRequests.ask``); a 2025-11-25 task is
     ``input_required`` until it is answered."""
     asking = core.client_requests.ask(request, method, params, timeout)

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from ...protocol.seconds import MOST_WAIT_SECONDS, limit_seconds
 from ..registry import mcp_apps as apps
 from ..wire.request import Slot
 from .answer_check import AnswerCheck
@@ -69,33 +70,42 @@ class ClientAsks:
         """True when the client declared MCP Apps with HTML views (SEP-1865)."""
         return apps.client_shows_views(self.client_capabilities)
 
-    def _wait(self, coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
+    def _wait(self, coro: Coroutine[Any, Any, Any], timeout: float | None) -> Any:
         if on_loop(self._request):
             return coro
         if threading.current_thread() is threading.main_thread() and not self._request.loop.is_running():
             coro.close()
             raise RuntimeError("the server is not running")
         future = asyncio.run_coroutine_threadsafe(coro, self._request.loop)
-        return future.result(timeout + 5)
+        # (the ask ends itself at its timeout; these 5 s more only guard a loop that stopped answering)
+        return future.result(None if timeout is None or timeout + 5 > MOST_WAIT_SECONDS else timeout + 5)
 
     def input(
         self,
         method: str,
         params: dict[str, Any] | None,
-        timeout: float,
+        timeout: float | None,
         key: str | None,
         check: AnswerCheck | None = None,
     ) -> Any:
         """Send ``method`` to the client (or, in a 2026-07-28 call, ask for it as input ``key``);
         ``check`` (prepared on a worker thread while the client answers) then holds the answer to
-        what was asked."""
+        what was asked.
+
+        Raises:
+            ValueError: ``timeout`` is no time limit (:func:`~nanohubmcp.protocol.seconds.limit_seconds`: a
+                positive number of seconds, or None / ``inf`` / one past any wait for no limit), alike in a
+                sync and an ``async def`` tool, before anything is sent.
+        """
+        seconds = limit_seconds(timeout, "timeout")
         self._request.put(ASKED_CLIENT, True)
         from .by_era import ask_one  # server→client (a task's: input_required meanwhile), or 2026-07-28's input
 
-        asking = ask_one(self._core, self._request, method, params, key, timeout, in_job=self._in_job)
-        return self._wait(asking if check is None else _then(asking, check), timeout)
+        asking = ask_one(self._core, self._request, method, params, key, seconds, in_job=self._in_job)
+        return self._wait(asking if check is None else _then(asking, check), seconds)
 
-    def elicit(self, message: str, requested_schema: dict[str, Any] | None, timeout: float, key: str | None) -> Any:
+    def elicit(self, message: str, requested_schema: dict[str, Any] | None, timeout: float | None,
+               key: str | None) -> Any:
         """``elicitation/create`` in form mode; the accepted content is checked against the schema."""
         schema = requested_schema or {"type": "object", "properties": {"value": {"type": "string"}}}
         params: dict[str, Any] = {"message": message, "requestedSchema": schema}
@@ -103,7 +113,8 @@ class ClientAsks:
             params = {"mode": "form", **params}
         return self.input("elicitation/create", params, timeout, key, AnswerCheck(schema))
 
-    def elicit_url(self, message: str, url: str, elicitation_id: str | None, timeout: float, key: str | None) -> Any:
+    def elicit_url(self, message: str, url: str, elicitation_id: str | None, timeout: float | None,
+                   key: str | None) -> Any:
         """``elicitation/create`` in URL mode (an unguessable id unless one is given)."""
         import secrets
 
@@ -115,19 +126,20 @@ class ClientAsks:
         }
         return self.input("elicitation/create", params, timeout, key)
 
-    def sample(self, params: dict[str, Any] | str, timeout: float, key: str | None) -> Any:
+    def sample(self, params: dict[str, Any] | str, timeout: float | None, key: str | None) -> Any:
         """``sampling/createMessage``; a string becomes one user message (512 tokens at most)."""
         if isinstance(params, str):
             params = {"messages": [{"role": "user", "content": {"type": "text", "text": params}}], "maxTokens": 512}
         return self.input("sampling/createMessage", params, timeout, key)
 
-    def ask(self, requests: dict[str, dict[str, Any]], timeout: float) -> Any:
-        """Several requests at once; ``{key: result}``."""
+    def ask(self, requests: dict[str, dict[str, Any]], timeout: float | None) -> Any:
+        """Several requests at once; ``{key: result}`` (``timeout`` as :meth:`input` reads it)."""
+        seconds = limit_seconds(timeout, "timeout")
         self._request.put(ASKED_CLIENT, True)
         from .by_era import ask_many
 
-        asking = ask_many(self._core, self._request, requests, timeout, in_job=self._in_job)
-        return self._wait(asking, timeout)
+        asking = ask_many(self._core, self._request, requests, seconds, in_job=self._in_job)
+        return self._wait(asking, seconds)
 
     def start_task(self, message: str | None) -> bool:
         """Go on as a task when the call may (see ``Context.start_task``)."""

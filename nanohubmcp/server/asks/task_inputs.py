@@ -108,7 +108,7 @@ class TaskInputs:
 
     # -- asking (the task's function) ----------------------------------------------------
     async def ask(self, job: jobmod.Job, requests: dict[str, dict[str, Any]],
-                  timeout: float) -> dict[str, Any]:
+                  timeout: float | None) -> dict[str, Any]:
         """Park ``job`` in ``input_required`` until every request is answered; returns the answers.
 
         Args:

@@ -226,7 +226,7 @@ class Context(LevelMethods):
         self,
         message: str,
         requested_schema: dict[str, Any] | None = None,
-        timeout: float = DEFAULT_CLIENT_TIMEOUT,
+        timeout: float | None = DEFAULT_CLIENT_TIMEOUT,
         *,
         key: str | None = None,
     ) -> Any:
@@ -236,7 +236,8 @@ class Context(LevelMethods):
             message: what to ask.
             requested_schema: a flat object schema of string/number/integer/boolean/enum
                 properties; default: one string property ``value``.
-            timeout: seconds to wait (default 60). A sync tool holds its worker thread while it
+            timeout: seconds to wait (default 60); None, ``inf`` or a number past any wait (``1e308``) wait
+                for as long as the user takes. A sync tool holds its worker thread while it
                 waits, so a question left unanswered keeps that worker up to ``timeout``; an
                 ``async def`` tool (``await ctx.elicit(...)``) waits on the event loop and holds none.
             key: the input request's key in 2026-07-28 calls (default ``elicitation_1``, ...).
@@ -260,7 +261,10 @@ class Context(LevelMethods):
 
         .. versionchanged:: 1.0.0.dev0
            An answer without a valid ``action`` (or accepted with ``content`` of another shape) is a
-           ``ClientRequestError``; it reached the tool unchecked.
+           ``ClientRequestError``; it reached the tool unchecked. A ``timeout`` that is no time limit (0, a
+           negative number, NaN, a bool, a string) raises ``ValueError`` at the call, in every tool, as in
+           :func:`~nanohubmcp.protocol.seconds.limit_seconds`; ``None``, ``inf`` and one past any wait
+           (``1e308``, ``10**400``) are no limit in a sync tool too.
         """
         return self._asks.elicit(message, requested_schema, timeout, key)
 
@@ -269,7 +273,7 @@ class Context(LevelMethods):
         message: str,
         url: str,
         elicitation_id: str | None = None,
-        timeout: float = DEFAULT_CLIENT_TIMEOUT,
+        timeout: float | None = DEFAULT_CLIENT_TIMEOUT,
         *,
         key: str | None = None,
     ) -> Any:
@@ -283,7 +287,8 @@ class Context(LevelMethods):
             url: the page to open (``https://...``).
             elicitation_id: the id the client may be told is complete later (default: an
                 unguessable one, 16 random bytes URL-safe encoded).
-            timeout: seconds to wait for the client's answer (default 60).
+            timeout: seconds to wait for the client's answer (default 60; as in :meth:`elicit`: None or
+                ``inf``, no limit).
             key: the input request's key in 2026-07-28 calls (default ``elicitation_1``, ...).
         Returns:
             The client's result ``{"action": "accept"|"decline"|"cancel"}`` (accept: the user
@@ -299,7 +304,7 @@ class Context(LevelMethods):
         return self._asks.elicit_url(message, url, elicitation_id, timeout, key)
 
     def sample(
-        self, params: dict[str, Any] | str, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None
+        self, params: dict[str, Any] | str, timeout: float | None = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None
     ) -> Any:
         """Ask the client's LLM for a completion (``sampling/createMessage``).
 
@@ -317,11 +322,12 @@ class Context(LevelMethods):
         """
         return self._asks.sample(params, timeout, key)
 
-    def list_roots(self, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
+    def list_roots(self, timeout: float | None = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
         """Ask the client for its roots (``roots/list``): the directories or files it lets the server work in.
 
         Args:
-            timeout: seconds to wait for the client's answer (default 60).
+            timeout: seconds to wait for the client's answer (default 60; as in :meth:`elicit`: None or
+                ``inf``, no limit).
             key: the input request's key in 2026-07-28 calls (default ``roots_1``, ...).
         Returns:
             ``{"roots": [{"uri": "file:///...", "name"?: str}, ...]}``.
@@ -335,7 +341,7 @@ class Context(LevelMethods):
         """
         return self._asks.input("roots/list", None, timeout, key)
 
-    def ask(self, requests: dict[str, dict[str, Any]], timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+    def ask(self, requests: dict[str, dict[str, Any]], timeout: float | None = DEFAULT_CLIENT_TIMEOUT) -> Any:
         """Ask the client several things at once; returns ``{key: result}``.
 
         Args:

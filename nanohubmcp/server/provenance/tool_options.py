@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import RegistrationError
+from ...protocol.seconds import limit_seconds
 
 if TYPE_CHECKING:
     from ..registry.components import Tool
@@ -44,7 +45,8 @@ def apply(
         provenance: False: the tool's calls leave no provenance record (None/True: the server's setting).
         cache: True (or ``"private"``): cache results per caller; ``"shared"``: one entry for
             every caller (results that do not depend on who asks); False: no cache.
-        cache_ttl: seconds a cached result stays (None: until evicted).
+        cache_ttl: seconds a cached result stays (None, ``inf`` or a number past any wait, ``1e308``,
+            ``10**400``: until evicted; :func:`~nanohubmcp.protocol.seconds.limit_seconds`).
         source: the text the tool's code hash is taken of (a notebook tool's defining cell).
 
     Raises:
@@ -57,7 +59,7 @@ def apply(
     check_cache(tool.name, cache, cache_ttl, background=tool.background)
     if cache:
         tool.extra[CACHE] = SHARED if cache == SHARED else PRIVATE
-        tool.extra[CACHE_TTL] = float(cache_ttl) if isinstance(cache_ttl, (int, float)) else None  # checked above
+        tool.extra[CACHE_TTL] = limit_seconds(cache_ttl, "cache_ttl")  # checked above: a float, or None
     if source is not None:
         tool.extra[SOURCE] = source
 
@@ -71,10 +73,7 @@ def check_cache(name: str, cache: object, cache_ttl: object, *, background: bool
     """
     if not (cache is None or isinstance(cache, bool) or (isinstance(cache, str) and cache in (PRIVATE, SHARED))):
         raise RegistrationError(f"tool '{name}': cache must be True, False, 'private' or 'shared', not {cache!r}")
-    if cache_ttl is not None and (
-        isinstance(cache_ttl, bool) or not isinstance(cache_ttl, (int, float)) or not cache_ttl > 0
-    ):
-        raise RegistrationError(f"tool '{name}': cache_ttl must be a positive number of seconds, or None")
+    limit_seconds(cache_ttl, f"tool '{name}': cache_ttl", RegistrationError)
     if cache and background:
         raise RegistrationError(f"tool '{name}': cache= is for tools that answer in the call, not @async_tool jobs")
     if not cache and cache_ttl is not None:

@@ -59,7 +59,7 @@ class ClientRequests:
                 raise ClientRequestError("the client did not declare URL-mode elicitation (elicitation.url)")
 
     async def ask(self, request: RequestContext, method: str, params: dict[str, Any] | None,
-                  timeout: float) -> Any:
+                  timeout: float | None) -> Any:
         """Send ``method`` to the client and wait for its result.
 
         Raises:

@@ -35,6 +35,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
+from ...protocol.seconds import MOST_WAIT_SECONDS
 from ...protocol.uris import comparison_form
 from ...state.errors import StateBusy, StateUnavailable, spawn_cleanup, spawn_tolerant
 from .relay_streams import MirroredStream, RelayStream
@@ -278,9 +279,10 @@ class Replication:
                 del self._waiting[session_id]
 
     # -- server→client requests --------------------------------------------------------------
-    async def expect(self, session: Session, request_id: str, timeout: float) -> None:
-        """Note that this process waits for the answer to ``request_id`` (any process may get it)."""
-        await self.state.put_pending(session.id, request_id, timeout)
+    async def expect(self, session: Session, request_id: str, timeout: float | None) -> None:
+        """Note that this process waits for the answer to ``request_id`` (any process may get it) for ``timeout``
+        seconds (None: no limit, noted for the longest wait, :data:`~nanohubmcp.protocol.seconds.MOST_WAIT_SECONDS`)."""
+        await self.state.put_pending(session.id, request_id, MOST_WAIT_SECONDS if timeout is None else timeout)
 
     def forget(self, session: Session, request_id: str) -> None:
         spawn_cleanup(self._tasks, functools.partial(self.state.drop_pending, session.id, request_id))

@@ -26,6 +26,7 @@ from typing import Any
 
 from ...errors import RegistrationError, ToolError
 from ...protocol.result_types import ToolResult
+from ...protocol.seconds import finite_seconds
 from ...server.registry.components import name_like
 from . import plots
 from .driver import current_values, write_driver
@@ -297,9 +298,8 @@ def load_rappture_tool(
             units (the message names the file and the input); a ``rappture`` given that is no
             program.
     """
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                or not 0 < timeout < float("inf")):
-        raise RegistrationError(f"Rappture tool {path}: timeout must be a positive number of seconds, not {timeout!r}")
+    if timeout is not None:
+        timeout = finite_seconds(timeout, f"Rappture tool {path}: timeout", RegistrationError)
     file = Path(path)
     if file.is_dir():
         file = next((f for f in (file / "tool.xml", file / "rappture" / "tool.xml") if f.is_file()), file / "tool.xml")

@@ -24,8 +24,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import RegistrationError, ResourceNotFound
+from ...errors import ConfigurationError, RegistrationError, ResourceNotFound
 from ...protocol.blocks import ResourceContent
+from ...protocol.counts import counted
+from ...protocol.seconds import limit_seconds
 from ...server.calls.context import Context
 from ...server.jobs.record import PROVENANCE_META, PROVENANCE_URI_PREFIX
 from ...server.provenance.code_files import WATCHED, WatchedCode, bundle, entry, read_entry
@@ -291,7 +293,7 @@ def add_sim2l(
     kernel_name: str | None = None,
     cell_timeout: float | None = None,
     cache: bool = True,
-    max_stored_runs: int = DEFAULT_MAX_RUNS,
+    max_stored_runs: int | None = DEFAULT_MAX_RUNS,
 ) -> Tool:
     """Serve the Sim2L notebook at ``path`` as a tool of ``server``; returns the tool record.
 
@@ -308,22 +310,24 @@ def add_sim2l(
         results_dir: where runs are stored (default ``<state dir>/sim2l``, kept across restarts;
             a temporary directory with ``job_store="memory"``).
         kernel_name: the Jupyter kernel papermill runs the notebook in (default: the notebook's).
-        cell_timeout: seconds one cell may run (default None: no limit, as a Sim2L may compute for
-            hours; a cell over it ends the call with an error). A cancelled call's kernel is
-            killed whatever the limit.
+        cell_timeout: seconds one cell may run (default None, ``inf`` or one past any wait, ``1e308``: no
+            limit, as a Sim2L may compute for hours; a cell over it ends the call with an error). A cancelled
+            call's kernel is killed whatever the limit.
         cache: answer identical inputs from the stored run (default True); False runs every call.
-        max_stored_runs: stored runs kept (default 1,000); more removes the least recently used.
+        max_stored_runs: stored runs kept (default, or None, 1,000; any whole number, ``5.0`` too, as every
+            count); more removes the least recently used.
 
     Raises:
         RegistrationError: not a Sim2L (the message says what is missing), the ``sim2l``
-            libraries are not installed, a ``cell_timeout`` that is not a positive number, or
+            libraries are not installed, a ``cell_timeout`` or ``max_stored_runs`` it cannot take, or
             ``background=True`` on a server whose ``job_executor`` is ``"submit"`` (its tools
             return the command ``submit`` runs; a Sim2L runs its notebook itself).
     """
-    if cell_timeout is not None and (isinstance(cell_timeout, bool) or not isinstance(cell_timeout, (int, float))
-                                     or not 0 < cell_timeout < float("inf")):
-        raise RegistrationError(f"Sim2L {path}: cell_timeout must be a positive number of seconds, "
-                                f"not {cell_timeout!r}")
+    cell_timeout = limit_seconds(cell_timeout, f"Sim2L {path}: cell_timeout", RegistrationError)
+    try:
+        kept_runs = counted("max_stored_runs", max_stored_runs)
+    except ConfigurationError as exc:
+        raise RegistrationError(f"Sim2L {path}: {exc}") from None
     spec = read_sim2l(path)
     _load_libraries()
     tool_id = name or tool_name(spec)
@@ -334,7 +338,8 @@ def add_sim2l(
             "executor, whose tools return the command that submit runs; serve it with job_executor 'threads', "
             "'processes', 'dask' or 'slurm', or without background=True")
     try:
-        store = RunStore(_runs_root(server, results_dir), spec.name, spec.revision, max_runs=max_stored_runs)
+        store = RunStore(_runs_root(server, results_dir), spec.name, spec.revision,
+                         max_runs=kept_runs or DEFAULT_MAX_RUNS)
     except ValueError as exc:
         raise RegistrationError(f"Sim2L {spec.name}: {exc}") from None
     sweep_runs(store.root)  # the kernels killed servers (or workers) left running
