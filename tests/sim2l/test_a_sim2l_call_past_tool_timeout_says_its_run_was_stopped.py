@@ -1,0 +1,62 @@
+"""trial51 F15: a Sim2L call past ``MCPServer(tool_timeout=)`` was answered over REST with 500 and "it was
+abandoned and may still be running", though the cancel kills its kernel. It is answered 504 (a timeout, no
+server fault) saying its run was stopped, and the cell's process is gone."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sim2l.cooling_variant import cooling_variant
+from support import serve
+
+from nanohubmcp import MCPServer
+
+pytestmark = pytest.mark.slow
+
+
+def rest_call(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def gone(pid: int) -> bool:
+    """Whether ``pid`` ended (a zombie counts: this VM's pid 1 reaps slowly)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+def test_a_sim2l_call_past_tool_timeout_is_504_and_its_run_stopped(tmp_path: Path) -> None:
+    pytest.importorskip("papermill")
+    pytest.importorskip("simtool")
+    pids = tmp_path / "pids"
+    code = (  # for 17 points: a process of the cell's own, its pid written, then the cell waits for it
+        "import subprocess\n"
+        "if points == 17:\n"
+        "    child = subprocess.Popen(['sleep', '600'])\n"
+        f"    open({str(pids)!r}, 'w').write(str(child.pid))\n"
+        "    child.wait()\n"
+    )
+    server = MCPServer("sim2l-timeout", state_dir=str(tmp_path / "state"), tool_timeout=15)
+    server.add_sim2l(str(cooling_variant(tmp_path, code)), name="cool")
+    with serve(server) as base:
+        status, body = rest_call(base + "tools/cool", {"points": 17, "rate": 0.02})
+    assert status == 504, (status, body)  # was 500
+    assert body["error"].startswith("tool 'cool' did not finish within 15 s (tool_timeout); its run was stopped"), body
+    assert "abandoned" not in body["error"]
+    child = int(pids.read_text())
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not gone(child):
+        time.sleep(0.1)
+    assert gone(child), f"the cell's process {child} outlived the stopped run"
