@@ -23,6 +23,11 @@ owner: process A holding run 1 while another of its threads waits for run 2, hel
 thread waits for run 1, is such a cycle, though each holder will let go. A refused wait is tried again after
 a pause (:data:`CYCLE_PAUSE_SECONDS`, doubled up to :data:`CYCLE_PAUSE_MAX_SECONDS`).
 
+A claim file outlives its run only when its process ended inside the run (SIGKILL, the OOM killer, a stop
+that exits before the run's thread let go): :func:`sweep_claims` (a server's start, the ``--workers`` parent
+after a worker died) removes the claim files of a folder that no process holds, taking each one's lock without
+waiting as a holder would; it leaves a folder's files where no record lock can be taken (it cannot tell).
+
 This module does not name the claim files (:class:`~.store.RunStore` does) nor decide what a run is.
 """
 
@@ -30,8 +35,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import logging
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -43,12 +50,16 @@ try:
 except ImportError:  # (not on Windows: only the threads of one process wait for each other)
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["CYCLE_PAUSE_MAX_SECONDS", "CYCLE_PAUSE_SECONDS", "claimed", "in_use"]
+__all__ = ["CYCLE_PAUSE_MAX_SECONDS", "CYCLE_PAUSE_SECONDS", "SWEEP_LIMIT", "claimed", "in_use", "sweep_claims"]
 
 CYCLE_PAUSE_SECONDS = 0.01
 """The first pause before asking again for a claim whose wait the kernel refused as a cycle (seconds)."""
 CYCLE_PAUSE_MAX_SECONDS = 0.5
 """The longest such pause (seconds): how late at most a claim is taken once the cycle is gone."""
+
+SWEEP_LIMIT = 10_000
+"""The most claim files one :func:`sweep_claims` looks at (its work is bounded; the next sweep goes on)."""
+SUFFIX = ".claim"
 
 Lockf = Callable[[int, int], object]
 """How a record lock is taken: ``fcntl.lockf(fd, operation)``'s shape."""
@@ -63,6 +74,28 @@ class _Table:
     def __init__(self) -> None:
         self.guard = threading.Lock()
         self.locks: dict[str, tuple[threading.Lock, int]] = {}
+
+    @contextlib.contextmanager
+    def idle(self, key: str) -> Iterator[bool]:
+        """True while no thread of this process holds or waits for ``key``, which none takes meanwhile (they
+        wait); False (at once) when one does."""
+        with self.guard:
+            if key in self.locks:
+                yield False
+                return
+            lock = threading.Lock()
+            lock.acquire()
+            self.locks[key] = (lock, 1)
+        try:
+            yield True
+        finally:
+            with self.guard:
+                held, users = self.locks[key]
+                if users <= 1:
+                    del self.locks[key]
+                else:
+                    self.locks[key] = (held, users - 1)
+            lock.release()
 
     @contextlib.contextmanager
     def turn(self, key: str) -> Iterator[None]:
@@ -157,6 +190,51 @@ def _locked(path: str, lockf: Lockf) -> Iterator[None]:
             return
         finally:
             os.close(fd)  # (closing lets go of the lock)
+
+
+def sweep_claims(folder: str, *, limit: int = SWEEP_LIMIT) -> int:
+    """Remove the claim files (``*.claim``) in ``folder`` that no process holds: those whose run's process
+    ended inside it. Looks at ``limit`` files at most, and never waits: a claim held (by a thread of this
+    process or another process) is left, and so is every file where no record lock can be taken (or off POSIX).
+    Returns the number removed; a folder that cannot be read removes none."""
+    if fcntl is None:
+        return 0
+    try:
+        with os.scandir(folder) as entries:
+            names = [entry.name for entry in itertools.islice(entries, limit) if entry.name.endswith(SUFFIX)]
+    except OSError:
+        return 0
+    real = os.path.realpath(folder)
+    removed = 0
+    for name in names:
+        with _table.idle(os.path.join(real, name)) as idle:
+            if idle and _unheld_removed(os.path.join(folder, name)):
+                removed += 1
+    return removed
+
+
+def _unheld_removed(path: str) -> bool:
+    """Remove the claim file ``path`` if no process holds its lock (taken without waiting, as a holder
+    removes it: the path must still name the file locked); whether it was removed."""
+    try:
+        fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:  # gone meanwhile, a link, not ours
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_uid != os.getuid():
+            return False
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held (EAGAIN/EACCES), or no record lock here: cannot tell
+            return False
+        if not _names(path, fd):
+            return False
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+            return True
+        return False
+    finally:
+        os.close(fd)
 
 
 def _names(path: str, fd: int) -> bool:

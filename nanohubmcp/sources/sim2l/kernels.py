@@ -14,7 +14,10 @@ For the process that runs the call being killed itself (SIGKILL, the OOM killer)
 stop the kernel's group: the kernel is started with :data:`~.store.RUN_MARK` naming its run directory in its
 environment, and its group is noted beside that directory (:func:`~..run_folders.record_group`), where the
 sweep of a dead process's runs finds it (:mod:`..run_folders`: the ``--workers`` parent after a worker died,
-the next server at its start).
+the next server at its start). The kernel's connection file (its ports and the key that signs its messages)
+is written beside that directory too, ``<run directory>-kernel.json``, not in the system's temporary
+directory: jupyter_client removes it when the kernel is shut down, and the sweep (or this process's exit)
+removes it with the folder when the process was killed.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ class KernelStop:
             async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]  # async in the async manager
                 if stop._run is not None:  # (jupyter_client adds the kernel spec's variables to this environment)
                     kwargs["env"] = {**kwargs.get("env", os.environ), RUN_MARK: str(stop._run)}
+                    if not self.connection_file:  # (else a /tmp/tmpXXXX.json a killed server leaves behind)
+                        self.connection_file = str(connection_file(stop._run))
                 output = relay(tool)
                 try:
                     await super().start_kernel(**{"stdout": output, "stderr": output, **kwargs})
@@ -93,6 +98,12 @@ class KernelStop:
         """The run is over (its kernel shut down and waited for): its process id may be reused."""
         with self._lock:
             self._pid = None
+
+
+def connection_file(run: Path) -> Path:
+    """Where the kernel of the run whose directory is ``run`` has its connection file: beside that directory,
+    in its process's folder (never in it: the notebook's files are stored from there)."""
+    return run.parent / f"{run.name}-kernel.json"
 
 
 def _kill(pid: int) -> None:

@@ -31,14 +31,14 @@ import os
 import secrets
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ...server.wire.state_dir import owner_only_tree, private_folder, safe_name
 from ...server.wire.worker_cleanups import after_worker_death
 from ..run_folders import RunFolders
-from .claims import claimed
+from .claims import claimed, sweep_claims
 
 __all__ = ["DEFAULT_MAX_RUNS", "RUN_FILE", "RUN_MARK", "RunStore", "run_id", "sweep_runs"]
 
@@ -180,8 +180,19 @@ class RunStore:
 
 def sweep_runs(root: str) -> None:
     """Stop the kernels (and what their cells started) of the runs under ``root`` whose process was killed,
-    and remove their scratch folders (:mod:`..run_folders`: Linux finds the processes), now — the first time
-    this process asks, a server registering a Sim2L — and, in a ``--workers`` parent, each time a worker died."""
+    and remove their scratch folders (:mod:`..run_folders`: Linux finds the processes; the kernels' connection
+    files are there too) and the run claims no process holds (:func:`.claims.sweep_claims`), now — the first
+    time this process asks, a server registering a Sim2L — and, in a ``--workers`` parent, each time a worker
+    died."""
     running = os.path.join(root, ".running")
+    key = (os.getpid(), os.path.realpath(running))
+    if key not in _claims_swept:
+        _claims_swept.add(key)
+        sweep_claims(running)
     _FOLDERS.sweep_once(running)
     after_worker_death(_FOLDERS.cleanup(running))
+    after_worker_death(_claim_cleanups.setdefault(running, lambda: sweep_claims(running)))
+
+
+_claims_swept: set[tuple[int, str]] = set()
+_claim_cleanups: dict[str, Callable[[], object]] = {}  # one callable per folder: registered once
