@@ -103,19 +103,23 @@ async def call_function(
             abandoned = not is_coroutine and isinstance(executor, WorkerPool) and work is not None \
                 and executor.abandon(work)  # its worker goes back to the pool; the function runs on, alone
             raise ToolTimeout(timeout_message(what, timeout, stops_when_cancelled=stops_when_cancelled,
-                                              abandoned=abandoned)) from None
+                                              abandoned=abandoned, cancelled=is_coroutine)) from None
         return value
     except (SystemExit, KeyboardInterrupt) as exc:
         raise _stopped(what, exc) from None
 
 
-def timeout_message(what: str, timeout: float, *, stops_when_cancelled: bool, abandoned: bool) -> str:
+def timeout_message(what: str, timeout: float, *, stops_when_cancelled: bool, abandoned: bool,
+                    cancelled: bool = False) -> str:
     """The answer of a call past ``tool_timeout``, true for what became of its run: a run the
-    cancel stops (Rappture, Sim2L) was stopped; a sync function nothing can stop was abandoned to
+    cancel stops (Rappture, Sim2L) was stopped; a coroutine (``cancelled``) was cancelled, and
+    ``asyncio.wait_for`` waited for it to end; a sync function nothing can stop was abandoned to
     its own thread (``abandoned``) or kept its worker (``max_stuck_calls`` reached), and may still run."""
     head = f"{what} did not finish within {timeout:g} s (tool_timeout)"
     if stops_when_cancelled:
         return f"{head}; its run was stopped"
+    if cancelled:
+        return f"{head}; it was cancelled"
     if abandoned:
         return f"{head}; it was abandoned and may still be running (its worker now serves other calls)"
     return f"{head}; it may still be running"
