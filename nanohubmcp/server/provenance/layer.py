@@ -9,6 +9,8 @@ the job's end, where it ran and its result's digest, and names it in the finishe
 arguments the tool's input schema refused, that could not start (every worker busy, a notebook
 kernel running a cell) or whose job could not be made (the job store full)
 (:data:`~nanohubmcp.server.wire.request.ANSWERED_BY_LAYER`) leaves no record: no code of the tool ran.
+A call the server's stop cuts short (its client answered the stopping server's -32000, REST 503) ran: it
+is recorded, as failed (:data:`STOPPED_TEXT`), and a stop writes the records still pending at once.
 ``resources/read`` of a record's URI answers the record as JSON to its owner only
 (anyone else, and an expired or unknown record, gets the same "not found" as any unknown URI).
 
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..jobs.record import TERMINAL, Job
 from ..results.owners import owner_of
+from ..shutdown import STOPPED
 from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
 from ..wire.trace_context import SPAN
 from . import code_facts
@@ -42,10 +45,24 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp.provenance")
 
+STOPPED_TEXT = "the server stopped while this call ran: it did not complete; it may be sent again"
+"""The error of the record of a call the server's stop cut short (its client got the stopping server's
+-32000, or REST's 503)."""
+STOPPED_RESULT: dict[str, Any] = {"content": [{"type": "text", "text": STOPPED_TEXT}], "isError": True}
+
 MAX_OPEN_JOBS = 10_000
 """Jobs whose records wait for their end at most (the job store's own default bound)."""
 MAX_ENDED_JOBS = 256
 """Ended jobs whose records are not open yet, kept at most (the window is one call's answer)."""
+
+
+def _ran_here(here: threading.local) -> Any:
+    """Where a call ran that no executor placed: the thread serving it (made once per thread)."""
+    try:
+        return here.ran_on
+    except AttributeError:
+        here.ran_on = ("event-loop", threading.current_thread())
+        return here.ran_on
 
 
 class ToolLookup(Protocol):
@@ -118,7 +135,17 @@ class Recorder:
             watched = tool.extra.get(WATCHED)  # a tool whose code is files: the version this call runs
             ran = watched.current().hash if watched is not None else None
             started = now()
-            result = await call_next(request)
+            try:
+                result = await call_next(request)
+            except BaseException:
+                # The server's stop cut the call short (answered ServerStopping, or its task cancelled at the end
+                # of the grace): its code ran, so it is recorded, as failed (a call refused at arrival is never
+                # marked stopped; one its client cancelled ends in a result and is recorded below).
+                if context.slots.get(STOPPED) and context.job_id is None and not context.slots.get(answered_by_layer):
+                    submit((record_id, tool, context.principal, context.session, context.message.id, context.version,
+                            None, request.params.get("arguments"), dict(STOPPED_RESULT), started, now(),
+                            context.slots.get(RAN_ON) or _ran_here(here), context.slots.get(SPAN), None, ran))
+                raise
             try:
                 if result.get("resultType") == "input_required":
                     return result  # not done: the client's retry with the answers is the call recorded
@@ -141,10 +168,7 @@ class Recorder:
                     cached_from = named
             ran_on = slots.get(RAN_ON)
             if ran_on is None:  # ran on the thread serving the call
-                try:
-                    ran_on = here.ran_on
-                except AttributeError:
-                    ran_on = here.ran_on = ("event-loop", threading.current_thread())
+                ran_on = _ran_here(here)
             # References only (the record is made on the store's writer thread): see handover.PendingCall. Not the
             # request's context: what it holds (the message, the stream, the transport's callbacks) would outlive
             # the call until the record is made, and the garbage collector would walk it meanwhile.

@@ -7,17 +7,19 @@ log (a ``--access-log`` line glued to it; with ``--workers`` interleaved). :func
 pipe for the kernel's stdout and stderr instead; a thread reads it a line at a time into the
 ``nanohubmcp.sim2l`` logger:
 
-- ipykernel's own lines (``[IPKernelApp] ...``) below ERROR: at DEBUG (said at every start; nothing
-  the server's user can act on);
+- ipykernel's own lines (``[IPKernelApp] ...``) below ERROR, and its ``KeyboardInterrupt caught in
+  kernel`` (the interrupt jupyter_client sends a kernel it shuts down at the run's end): at DEBUG
+  (nothing the server's user can act on);
 - every other line (a kernel's traceback as it dies, a program a cell started that writes to the
   kernel's own stderr): at WARNING, naming the tool.
 
 A line redrawn in place (carriage returns) is logged as it was last drawn.
 
 nbclient, which papermill runs the notebook with, says on papermill's logger when the kernel is gone
-(``Kernel died while waiting for execute reply.``): with no handler of its own, Python printed it on
-the server's stderr whenever a run's kernel was killed (a call cancelled, the server stopped) or died,
-though the run's own error says so. :func:`quiet_kernel_end` moves that line of a run's thread to the
+(``Kernel died while waiting for execute reply.``) or a cell ran over its time (``Timeout waiting for
+execute reply (12s).``): with no handler of its own, Python printed it on the server's stderr whenever a
+run's kernel was killed (a call cancelled, the server stopped), died or timed out, though the run's own
+error says so. :func:`quiet_kernel_end` moves that line of a run's thread to the
 ``nanohubmcp.sim2l`` logger, at DEBUG.
 """
 
@@ -37,11 +39,13 @@ log = logging.getLogger("nanohubmcp.sim2l")
 _LONGEST = 4096
 """Bytes of one line read at once (a longer line is logged in parts)."""
 
-_KERNELS_OWN = re.compile(r"\[IPKernelApp\](?! (?:ERROR|CRITICAL) \|)")
-"""ipykernel's log line below ERROR (traitlets' format: ``[IPKernelApp] WARNING | text``)."""
+_KERNELS_OWN = re.compile(r"\[IPKernelApp\](?: (?!ERROR|CRITICAL)| ERROR \| KeyboardInterrupt caught in kernel)")
+"""ipykernel's log line below ERROR (traitlets' format: ``[IPKernelApp] WARNING | text``), and its note of the
+interrupt jupyter_client sends before it shuts a kernel down (at the end of every run: the server's own doing)."""
 
-_KERNEL_ENDED = ("Kernel died while waiting for execute reply",)
-"""The starts of nbclient's lines (on papermill's logger) that say what the run's own error says."""
+_KERNEL_ENDED = ("Kernel died while waiting for execute reply", "Timeout waiting for execute reply")
+"""The starts of nbclient's lines (on papermill's logger) that say what the run's own error says (the kernel
+stopped or died; a cell over ``cell_timeout``)."""
 
 
 def relay(tool: str) -> int:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import ConfigurationError, RegistrationError, ResourceNotFound
+from ...errors import ConfigurationError, RegistrationError, ResourceNotFound, ToolError
 from ...protocol.blocks import ResourceContent
 from ...protocol.counts import counted
 from ...protocol.seconds import limit_seconds
@@ -176,6 +176,8 @@ class Sim2LTool:
                 ctx.info(f"Sim2L {self.spec.name}: the stored run {run[:12]} has these inputs")
                 recorded = getattr(ctx, "provenance_id", None) is not None
                 return self._answer(run, found, cached=True, produced=self.store.record_of(found) if recorded else None)
+            if ctx.is_cancelled():  # while it waited for an identical call's run (stopped, not stored): none of its own
+                raise ToolError(f"the Sim2L tool '{self.name}' was cancelled before its run started")
             # papermill's cell-by-cell progress bar (tqdm) reaches the client as MCP progress
             ctx.info(f"Sim2L {self.spec.name}: running the notebook with papermill (run {run[:12]})")
             scratch, started = self.store.scratch(), time.time()
