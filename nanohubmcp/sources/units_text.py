@@ -5,8 +5,11 @@ pint reads unit text as arithmetic: ``"9**9**9 K"`` or ``"1 K**9**9**9"`` makes 
 whole server. Every number with units a client sends to a Sim2L or a Rappture tool is held to this shape
 first, and refused with a :class:`UnitTextError` saying what is accepted:
 
-- a finite number: ``300``, ``-1.5``, ``.5``, ``1e18`` (Rappture's ``1d18`` too); not ``nan`` or ``inf``,
-  and not one beyond a double's range (``1e999``);
+- a finite number in ASCII digits: ``300``, ``-1.5``, ``.5``, ``1e18`` (Rappture's ``1d18`` too); not
+  ``nan`` or ``inf``, not one beyond a double's range (``1e999``), not one in another script's digits
+  (``"\u0663"``, an Arabic-Indic 3, or a full-width ``"\uff13"``: "write it in ASCII digits: 3", the rule every
+  setting's number keeps, :func:`~nanohubmcp.protocol.whole_numbers.plain_number_text`), and not a hexadecimal
+  ``0x10``;
 - then, optionally after spaces, units: unit names (a letter of any alphabet or ``°``, then letters,
   ASCII digits and ``_``, ending in at most one digit: Rappture reads ``cm3`` as cm³; or ``%``, ``‰``
   alone), joined by ``*``, ``/`` or spaces, grouped by parentheses at most :data:`MAX_DEPTH` deep; the
@@ -35,6 +38,7 @@ __all__ = [
     "check_quantity",
     "check_units",
     "code_points",
+    "number_problem",
     "shown",
 ]
 
@@ -60,6 +64,7 @@ _ONE = re.compile(r"1(?![\d.])", re.ASCII)
 _DIGITS_POWER = re.compile(r"[^\W\d_]\d\d+$")
 """A name's trailing digits Rappture reads as a power (``cm3`` is cm³): one digit at most."""
 _EXPONENT = re.compile(r"\s*(?:[-+]?\d(?![\d.])|\(\s*[-+]?\d\s*\))", re.ASCII)
+_HEXADECIMAL = re.compile(r"\s*[-+]?0[xX][0-9a-fA-F]", re.ASCII)
 _SPACES = " \t\n\r\f\v"
 """What separates tokens (ASCII whitespace, as the patterns' ``\\s``)."""
 _SHOWN = 40
@@ -72,12 +77,15 @@ class UnitTextError(ValueError):
     Attributes:
         text: the text refused.
         problem: what is wrong with it (``"has a power of a power"``), without the text.
+        advice: what to write instead: :data:`ACCEPTED`, or for a number in another script's digits
+            ``"write it in ASCII digits: 3g"`` (:func:`number_problem`).
     """
 
-    def __init__(self, text: str, problem: str) -> None:
+    def __init__(self, text: str, problem: str, advice: str = ACCEPTED) -> None:
         self.text = text
         self.problem = problem
-        super().__init__(f"{shown(text)} {problem}; {ACCEPTED}")
+        self.advice = advice
+        super().__init__(f"{shown(text)} {problem}; {advice}")
 
 
 def shown(text: str) -> str:
@@ -105,6 +113,30 @@ def code_points(text: str) -> str:
     return "; ".join(named)
 
 
+def number_problem(text: str) -> tuple[str, str] | None:
+    """What makes ``text`` (a number, with units or not) no number of the accepted writing before its shape is
+    looked at, and what to write instead; None when nothing does.
+
+    - digits of another script (``"\u0663g"``, ``"\uff11\uff10 g"``, ``"1\u0663"``), which Python's ``float()``
+      reads: ``("is written with digits that are not ASCII", "write it in ASCII digits: 3g")``;
+    - a hexadecimal number (``"0x10 g"``, which would read as 0 in the units ``x10``):
+      ``("is not a number: 0x10 is hexadecimal, which is not read", "write the number in decimal digits")``.
+
+    Example:
+        >>> number_problem("\u0663g")
+        ('is written with digits that are not ASCII', 'write it in ASCII digits: 3g')
+    """
+    if any(char.isdecimal() and not char.isascii() for char in text):
+        written = "".join(str(int(char)) if char.isdecimal() else char for char in text.strip())
+        return "is written with digits that are not ASCII", f"write it in ASCII digits: {written}"
+    hexadecimal = _HEXADECIMAL.match(text)
+    if hexadecimal is not None:
+        number = re.match(r"[-+]?0[xX][0-9a-fA-F]*", text.strip(), re.ASCII)
+        written = number.group() if number is not None else "0x"
+        return f"is not a number: {written} is hexadecimal, which is not read", "write the number in decimal digits"
+    return None
+
+
 def check_quantity(text: str) -> tuple[float, str]:
     """Check that ``text`` is a finite number then units of the accepted shape (see the module).
 
@@ -119,6 +151,9 @@ def check_quantity(text: str) -> tuple[float, str]:
         raise UnitTextError(
             text, f"is {len(text)} characters long; a number with units is at most {MAX_CHARS} characters"
         )
+    problem = number_problem(text)
+    if problem is not None:
+        raise UnitTextError(text, *problem)
     match = _NUMBER.match(text)
     if match is None:
         not_finite = _NOT_FINITE.match(text) is not None

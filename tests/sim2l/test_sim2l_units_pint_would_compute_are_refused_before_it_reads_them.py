@@ -84,6 +84,15 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         "KELVIN SIGN, not the letter K: write K)",
     ),
     ("cooling", {"initial_temperature": "1 K^0"}, "it has a power 0 (which leaves no unit: leave the unit out)"),
+    # ASCII digits only, as every number setting (trial51 F10 f: "does not start with a number"; "1\u0663 K" read as 13)
+    (
+        "cooling",
+        {"initial_temperature": "1\u0663 K"},
+        "input 'initial_temperature': cannot read \"1\u0663 K\" as a number with units: it is written with digits "
+        "that are not ASCII; write it in ASCII digits: 13 K (the input is in K)",
+    ),
+    ("cooling", {"initial_temperature": "0x10 K"}, "it is not a number: 0x10 is hexadecimal, which is not read; "
+                                                    "write the number in decimal digits"),
 ]
 
 

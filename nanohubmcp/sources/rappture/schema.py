@@ -85,12 +85,18 @@ def _check_order(item: Input, low: float | None, high: float | None, default: fl
     if low is not None and high is not None and low > high:
         raise ValueError(f"its minimum {item.minimum!r} is above its maximum {item.maximum!r}, so no value fits; "
                          "swap them")
-    if default is not None and low is not None and default < low:
-        raise ValueError(f"its default {item.default!r} is below its minimum {item.minimum!r}, so a client could "
-                         "not send it; change the default or the minimum")
-    if default is not None and high is not None and default > high:
-        raise ValueError(f"its default {item.default!r} is above its maximum {item.maximum!r}, so a client could "
-                         "not send it; change the default or the maximum")
+    _check_within(item, "default", item.default, default, low, high)
+
+
+def _check_within(item: Input, what: str, text: str, value: float | None, low: float | None,
+                  high: float | None) -> None:
+    """Refuse a default or a preset (``what``, written ``text``, read as ``value``) outside the limits."""
+    if value is not None and low is not None and value < low:
+        raise ValueError(f"its {what} {text!r} is below its minimum {item.minimum!r}, so a client could "
+                         f"not send it; change the {what} or the minimum")
+    if value is not None and high is not None and value > high:
+        raise ValueError(f"its {what} {text!r} is above its maximum {item.maximum!r}, so a client could "
+                         f"not send it; change the {what} or the maximum")
 
 
 def _plain(value: float) -> float | int:
@@ -130,7 +136,7 @@ def property_schema(item: Input) -> dict[str, Any]:
 
     Raises:
         ValueError: a limit, default or preset that is not a number in units that fit; a
-            minimum above the maximum, or a default outside them.
+            minimum above the maximum, or a default or preset outside them.
     """
     schema: dict[str, Any] = {"title": item.label or item.name}
     notes = [item.description] if item.description else []
@@ -145,6 +151,8 @@ def property_schema(item: Input) -> dict[str, Any]:
             if value is not None:
                 schema[key] = _plain(value)
         presets = [(p, _number(p, units, "preset")) for p, _ in item.presets if p]
+        for text, value in presets:
+            _check_within(item, "preset", text, value, low, high)
         if presets:
             schema["examples"] = [_plain(v) for _, v in presets if v is not None]
             notes.append(
@@ -226,7 +234,7 @@ def input_schema(arguments: list[Input], tool_name: str) -> GeneratedSchema:
 
     Raises:
         ValueError: an input whose limits or default are not numbers in units that fit, whose
-            minimum is above its maximum, or whose default is outside them (the message names the input).
+            minimum is above its maximum, or whose default or a preset is outside them (the message names the input).
     """
     properties: dict[str, Any] = {}
     for item in arguments:

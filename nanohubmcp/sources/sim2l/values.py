@@ -153,7 +153,7 @@ def _check_texts(item: Declaration, value: Any, where: str) -> None:
 
 def _unit_text(item: Declaration, where: str, exc: UnitTextError) -> InvalidArguments:
     return _refuse(where, f"cannot read {shown(exc.text)} as a number with units: it {exc.problem}; "
-                          f"{ACCEPTED} (the input is in {item.units})")
+                          f"{exc.advice} (the input is in {item.units})")
 
 
 def _array(item: Declaration, holder: Any, value: list[Any]) -> list[Any]:

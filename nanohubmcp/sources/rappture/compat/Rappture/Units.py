@@ -32,7 +32,8 @@ from typing import Any
 __all__ = ["UnitError", "UnitsUnavailable", "convert", "fitting_units", "load_registry", "number_in",
            "registry_ready", "split_number", "to_units"]
 
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?)\s*(.*?)\s*$")
+_NUMBER = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eEdD][-+]?[0-9]+)?)\s*(.*?)\s*$")
+"""A number in ASCII digits (Rappture reads no other), then its units."""
 _FACTOR = re.compile(r"^([A-Za-z]+)(\d*)$")
 _TEMPERATURE = {"C": "degC", "F": "degF", "R": "degR"}
 _COMMON = (
@@ -208,6 +209,17 @@ def _shape_refused(units: str) -> str:
     return ""
 
 
+def _number_problem(text: str) -> str:
+    """Why ``text`` is no number as written (``"\u0663"``: not ASCII digits; ``"0x10"``: hexadecimal), with what to
+    write; ``""`` when nothing is wrong with it, or without nanohubmcp (as above)."""
+    try:
+        from nanohubmcp.sources.units_text import number_problem
+    except ImportError:  # pragma: no cover - the tests' programs run with nanohubmcp importable
+        return ""
+    problem = number_problem(text)
+    return f"{text!r} {problem[0]}; {problem[1]}" if problem else ""
+
+
 def _code_points(units: str) -> str:
     """Non-ASCII characters of ``units`` named by code point (``""`` without nanohubmcp, as above)."""
     try:
@@ -270,6 +282,9 @@ def number_in(text: str, declared: str) -> float:
     Raises:
         UnitError: not a number, or units that do not fit (the message says which do).
     """
+    problem = _number_problem(text)
+    if problem:
+        raise UnitError(problem)
     parsed = split_number(text)
     if parsed is None:
         raise UnitError(f"{text!r} is not a number (write it like 300K or 1.5e-6)")
