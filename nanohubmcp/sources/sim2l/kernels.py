@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +117,26 @@ def _kill(pid: int) -> None:
         os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
     except (ProcessLookupError, PermissionError):
         pass  # already gone
+
+
+def stop_on_cancel(ctx: Any, stop: KernelStop) -> Callable[[], None]:
+    """Have ``stop`` kill the run's kernel when the call is cancelled; returns what ends the watch.
+
+    In the server ``ctx.on_cancel`` says so at once. A job run in another process or on another
+    machine has a ``ctx`` without it, whose ``is_cancelled()`` asks the server: a thread asks it
+    every quarter second while the notebook runs (the executor ends the job's own process, not the
+    kernel: it runs in a session of its own)."""
+    on_cancel = getattr(ctx, "on_cancel", None)
+    if on_cancel is not None:
+        on_cancel(stop.stop)
+        return lambda: None
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.25):
+            if ctx.is_cancelled():
+                stop.stop()
+                return
+
+    threading.Thread(target=watch, daemon=True, name="nanohubmcp-sim2l-cancel").start()
+    return done.set

@@ -19,7 +19,6 @@ import mimetypes
 import os
 import re
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -34,7 +33,7 @@ from ...server.provenance.code_files import WATCHED, WatchedCode, bundle, entry,
 from ...server.provenance.handover import CACHE_META
 from ...server.registry.components import STOPS_WHEN_CANCELLED
 from .execute import read_outputs, run_notebook
-from .kernels import KernelStop
+from .kernels import KernelStop, stop_on_cancel
 from .notebook import Sim2LSpec, read_sim2l
 from .results import shape_result
 from .schema import input_schema, outputs_text
@@ -182,7 +181,7 @@ class Sim2LTool:
             ctx.info(f"Sim2L {self.spec.name}: running the notebook with papermill (run {run[:12]})")
             scratch, started = self.store.scratch(), time.time()
             stop = KernelStop(scratch)
-            unwatch = _stop_on_cancel(ctx, stop)  # a cancelled call's kernel is killed, not left computing its cell
+            unwatch = stop_on_cancel(ctx, stop)  # a cancelled call's kernel is killed, not left computing its cell
             try:
                 run_notebook(self.spec, prepared, scratch, kernel_name=self.kernel_name, cell_timeout=self.cell_timeout,
                              stop=stop, tool=self.name)
@@ -250,29 +249,6 @@ class Sim2LTool:
             except UnicodeDecodeError:
                 pass
         return ResourceContent(blob=data, mime_type=mime)
-
-
-def _stop_on_cancel(ctx: Any, stop: KernelStop) -> Callable[[], None]:
-    """Have ``stop`` kill the run's kernel when the call is cancelled; returns what ends the watch.
-
-    In the server ``ctx.on_cancel`` says so at once. A job run in another process or on another
-    machine has a ``ctx`` without it, whose ``is_cancelled()`` asks the server: a thread asks it
-    every quarter second while the notebook runs (the executor ends the job's own process, not the
-    kernel: it runs in a session of its own)."""
-    on_cancel = getattr(ctx, "on_cancel", None)
-    if on_cancel is not None:
-        on_cancel(stop.stop)
-        return lambda: None
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.wait(0.25):
-            if ctx.is_cancelled():
-                stop.stop()
-                return
-
-    threading.Thread(target=watch, daemon=True, name="nanohubmcp-sim2l-cancel").start()
-    return done.set
 
 
 def _runs_root(server: Sim2LHost, results_dir: str | os.PathLike[str] | None) -> str:
