@@ -56,6 +56,25 @@ if TYPE_CHECKING:
 log = logging.getLogger("nanohubmcp")
 
 SWEEP_SECONDS = 60.0
+LEFT_TASKS_SECONDS = 1.0
+"""How long a server thread's loop, its stop drained, waits for the tasks still running (cancelled) before it
+closes."""
+
+
+def finish_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """End what still runs on ``loop`` (a server thread's, its stop drained) before it is closed, as
+    ``asyncio.run`` does for a blocking serve: every task left is cancelled and waited for, at most
+    :data:`LEFT_TASKS_SECONDS` (one that swallows its cancellation is left), then the async generators are closed.
+
+    Before, the loop closed one turn after the drain: a GET stream's reader cancelled at the stop (its read of
+    the session's log in Redis takes a few turns to end) was destroyed later by the collector, "Task was
+    destroyed but it is pending!" and "RuntimeError: Event loop is closed" on the script's stderr."""
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.wait(pending, timeout=LEFT_TASKS_SECONDS))
+    loop.run_until_complete(loop.shutdown_asyncgens())
 
 
 class Runner:
@@ -304,7 +323,7 @@ class Runner:
 
             try:
                 loop.run_until_complete(main())
-                loop.run_until_complete(asyncio.sleep(0))
+                finish_loop(loop)
             finally:
                 loop.close()
 
