@@ -12,6 +12,12 @@ program and noting its group) takes the group of the session leader working in i
 the run: a program is started leading a new session of its own with that variable set — a user's shell that
 went into the folder is neither.
 
+A helper a program starts in a session of its own (``setsid``, ``start_new_session=True``) belongs to no
+recorded group, but it inherits the mark: :func:`stop_marked` kills the processes of this user whose
+environment names a run (or any run of a folder), so a run's end (:meth:`.run_folders.RunFolders.remove`: its
+time limit, a cancel, a stop), a process's exit and the sweep end such helpers too. The scan reads
+``/proc/<pid>/environ`` of this user's processes only, at most :data:`SCAN_LIMIT` of them.
+
 This module does not decide which folders are a dead process's (:mod:`.run_folders` does). Off Linux (no
 ``/proc/<pid>/cwd``) nothing is found: such programs run until they end by themselves.
 """
@@ -24,10 +30,13 @@ import signal
 import time
 from pathlib import Path
 
-__all__ = ["GROUP_SUFFIX", "record_group", "stop_orphans"]
+__all__ = ["GROUP_SUFFIX", "SCAN_LIMIT", "record_group", "stop_marked", "stop_orphans"]
 
 GROUP_SUFFIX = ".group"
 """The file beside a run directory holding its program's process group id (decimal text)."""
+
+SCAN_LIMIT = 100_000
+"""The most processes :func:`stop_marked` looks at in one scan of ``/proc``."""
 
 _PROC = Path("/proc")
 _WAIT = 2.0  # seconds to let the killed processes go before their folder is removed
@@ -52,26 +61,61 @@ def stop_orphans(parent: Path, mark: str) -> list[int]:
         with contextlib.suppress(OSError, ValueError):
             if run.is_dir():
                 groups[int(note.read_text(encoding="ascii"))] = run.resolve()
+    killed = stop_marked(mark, parent, wait=False)  # (helpers in sessions of their own: in no noted group)
     noted = set(groups.values())
     try:
         unnoted = [run.resolve() for run in parent.iterdir() if run.is_dir() and run.resolve() not in noted]
     except OSError:
         unnoted = []
     if not (groups or unnoted) or not _PROC.is_dir():
-        return []
+        _wait_gone(killed)
+        return killed
     pids = _pids()
     if unnoted:
         groups.update(_leaders(pids, unnoted, mark))
-    killed = []
     for pid in pids:
         if _belongs(pid, groups, mark):  # checked just before the kill: a pid is reused only once it is free
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
-    deadline = time.monotonic() + _WAIT
-    while any(map(_running, killed)) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _wait_gone(killed)
     return killed
+
+
+def stop_marked(mark: str, within: Path, *, wait: bool = True) -> list[int]:
+    """SIGKILL every process of this user (never this process) whose environment variable ``mark`` names
+    the run directory ``within`` or one inside it (``within`` a process's folder of runs: any of its runs);
+    returns their pids, once gone (at most 2 s) when ``wait``. Linux only (``/proc``); elsewhere none.
+    Looks at no more than :data:`SCAN_LIMIT` processes; another user's are skipped unread."""
+    if not _PROC.is_dir():
+        return []
+    root = str(within.resolve())
+    prefix, exact = f"{mark}={root}/".encode(), f"{mark}={root}".encode()
+    me, uid = os.getpid(), os.getuid()
+    killed = []
+    for pid in _pids()[:SCAN_LIMIT]:
+        if pid == me:
+            continue
+        entry = _PROC / str(pid)
+        try:
+            if entry.stat().st_uid != uid:
+                continue
+            names = entry.joinpath("environ").read_bytes().split(b"\0")
+        except OSError:  # gone, or not readable
+            continue
+        if any(name == exact or name.startswith(prefix) for name in names):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+    if wait:
+        _wait_gone(killed)
+    return killed
+
+
+def _wait_gone(pids: list[int]) -> None:
+    deadline = time.monotonic() + _WAIT
+    while any(map(_running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def _leaders(pids: list[int], runs: list[Path], mark: str) -> dict[int, Path]:

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from .orphans import GROUP_SUFFIX, record_group, stop_orphans
+from .orphans import GROUP_SUFFIX, record_group, stop_marked, stop_orphans
 
 __all__ = ["GROUP_SUFFIX", "RunFolders", "host_name", "record_group"]
 
@@ -100,13 +100,15 @@ class RunFolders:
         return Path(tempfile.mkdtemp(prefix=name, dir=self._parent(Path(base))))
 
     def remove(self, run: Path) -> None:
-        """Remove the working directory ``run`` of an ended run, and the note of its process group."""
-        shutil.rmtree(run, ignore_errors=True)
+        """Remove the working directory ``run`` of an ended run, and the note of its process group; first
+        kill what still carries the run's mark (a helper its program started in a session of its own)."""
         self.forget(run)
+        shutil.rmtree(run, ignore_errors=True)
 
-    @staticmethod
-    def forget(run: Path) -> None:
-        """Remove the note of the process group of the ended run whose directory was ``run`` (moved away)."""
+    def forget(self, run: Path) -> None:
+        """Remove the note of the process group of the ended run whose directory was ``run`` (moved away),
+        killing first what still carries the run's mark (:func:`.orphans.stop_marked`)."""
+        stop_marked(self.mark, run)
         (run.parent / (run.name + GROUP_SUFFIX)).unlink(missing_ok=True)
 
     def _parent(self, base: Path) -> Path:
@@ -120,7 +122,7 @@ class RunFolders:
             lock = open(os.open(parent / _LOCK, os.O_WRONLY | os.O_CREAT, 0o600), "wb")  # noqa: SIM115 (held for life)
             self._try_lock(lock, base)
             self._made[base] = (pid, parent, lock)
-            atexit.register(_remove, pid, parent, lock, self._at_exit)
+            atexit.register(_remove, pid, parent, lock, self._at_exit, self.mark)
             return parent
 
     def sweep(self, base: str | os.PathLike[str]) -> list[Path]:
@@ -208,10 +210,11 @@ def host_name() -> str:
     return name or "localhost"
 
 
-def _remove(pid: int, parent: Path, lock: IO[bytes], first: Callable[[], object] | None) -> None:
+def _remove(pid: int, parent: Path, lock: IO[bytes], first: Callable[[], object] | None, mark: str) -> None:
     if os.getpid() == pid:  # not in a forked child that runs the handlers it inherited
         if first is not None:
             first()
+        stop_marked(mark, parent)  # the next sweep could no longer find them by this folder
         shutil.rmtree(parent, ignore_errors=True)
         lock.close()
 
