@@ -48,6 +48,7 @@ from .config import TransportConfig
 from .gate import EARLY, NO_TOKEN, edge_refusal
 from .headers import ALLOW_HEADERS, EXPOSE_HEADERS, JSON_TYPE
 from .origin import is_ip_host
+from .reached_host import reached_host
 from .served import ServedServer
 
 if TYPE_CHECKING:
@@ -377,35 +378,3 @@ class BaseHandler(tornado.web.RequestHandler):
         if self.config.public_url or self.config.loopback_bound or is_ip_host(reached_host(self.request)):
             return self.public_base()
         return f"{self.config.path_prefix}/"
-
-
-def reached_host(request: httputil.HTTPServerRequest) -> str:
-    """The host and port ``request`` reached: its ``Host``, or for an HTTP/1.0 request without one
-    (HTTP/1.1 requires it: Tornado answers 400), the address and port of the connection's local end.
-    Tornado puts ``127.0.0.1`` in its place, which has no port: a URL built on it names port 80."""
-    if "Host" in request.headers:
-        return request.host
-    connection = request.connection
-    stream = connection.stream if isinstance(connection, HTTP1Connection) else None
-    try:
-        address = stream.socket.getsockname() if stream is not None and stream.socket is not None else None
-    except OSError:  # the connection closed meanwhile
-        address = None
-    if not isinstance(address, tuple):
-        return request.host
-    host, port = address[0], address[1]
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
-class PlainErrors:
-    """Error bodies ``{"error": message}``, for the routes that are no JSON-RPC endpoint (the documents,
-    the RFC 9728 metadata, unknown paths): each of their refusals — 401, 403, 421, 503 — has the shape
-    of their 404 and 405 (``write_error``). Listed before :class:`BaseHandler` among the bases."""
-
-    def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
-        return plain_error(exc)
-
-
-def plain_error(exc: NanohubMCPError) -> dict[str, str]:
-    """The body ``{"error": message}`` of a refusal on a route that is no JSON-RPC endpoint."""
-    return {"error": str(exc)}

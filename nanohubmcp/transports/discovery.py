@@ -29,7 +29,8 @@ from .._version import __version__
 from ..auth.verifiers import MCP_TOKEN_ENV
 from ..errors import ConfigurationError
 from ..protocol import jsonenc, versions
-from .base import BaseHandler, PlainErrors
+from .base import BaseHandler
+from .plain_errors import PlainErrors
 from .registry_name import registry_name
 
 if TYPE_CHECKING:

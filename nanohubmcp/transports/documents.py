@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NanohubMCPError, RouteNotFound
 from ..protocol import versions
 from . import auth
-from .base import BaseHandler, PlainErrors, plain_error
+from .base import BaseHandler
+from .plain_errors import PlainErrors, plain_error
 from .streamable_http import StreamableHTTPHandler
 
 if TYPE_CHECKING:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from ..errors import RouteNotFound, ServerBusy
-from .base import BaseHandler, PlainErrors
+from .base import BaseHandler
+from .plain_errors import PlainErrors
 from .url_path import spellings
 
 _SHOWN_PATH = 200
