@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import itertools
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ProtocolError
-from ..errors.codes import INTERNAL_ERROR, METHOD_NOT_FOUND
+from ..errors.codes import INTERNAL_ERROR
 from ..protocol import jsondec, jsonenc, versions
 from ..transports.memory import MemoryPeer
+from .answers import Handler, answer, handlers_of, implied_capabilities, response
 from .scratch import scratch_state
 
 if TYPE_CHECKING:
@@ -19,10 +18,6 @@ if TYPE_CHECKING:
     from ..server.wire.principal import Principal
 
 __all__ = ["CLIENT_INFO", "MAX_INPUT_ROUNDS", "Handler", "MemoryClient", "RpcError"]
-
-Handler = Callable[[dict[str, Any]], "dict[str, Any] | Awaitable[dict[str, Any]]"]
-"""Answers one request of the server: called with its ``params`` (a dict), returns its result
-(a dict), or an awaitable of it. An exception it raises is the client's error answer."""
 
 CLIENT_INFO = {"name": "nanohubmcp-memory-client", "version": "1"}
 """The ``clientInfo`` the client sends."""
@@ -137,19 +132,9 @@ class MemoryClient:
         self.version = version
         self.modern = version in versions.MODERN_VERSIONS
         """The client speaks the stateless era (2026-07-28)."""
-        self.handlers: dict[str, Handler] = {}
-        """The server's request methods this client answers, with their handlers."""
-        if elicitation is not None:
-            self.handlers["elicitation/create"] = elicitation
-        if sampling is not None:
-            self.handlers["sampling/createMessage"] = sampling
-        if roots is not None:
-            listed = list(roots)
-            self.handlers["roots/list"] = lambda params: {"roots": listed}
-        if capabilities is None:
-            implied = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
-            capabilities = {implied[method]: {} for method in self.handlers}
-        self.capabilities = capabilities
+        self.handlers = handlers_of(elicitation, sampling, roots)
+        """The server's request methods this client answers, with their handlers (:mod:`.answers`)."""
+        self.capabilities = implied_capabilities(self.handlers) if capabilities is None else capabilities
         self.log_level = log_level
         self.opens_session = session and not self.modern
         self.messages: list[dict[str, Any]] = []
@@ -269,7 +254,7 @@ class MemoryClient:
             asked: dict[str, Any] = result.get("inputRequests") or {}
             if any(body.get("method") not in self.handlers for body in asked.values()):
                 break
-            responses = {key: await self._answer(body["method"], body.get("params") or {})
+            responses = {key: await answer(self.handlers, body["method"], body.get("params") or {})
                          for key, body in asked.items()}
             params["inputResponses"] = responses
             if "requestState" in result:
@@ -390,20 +375,4 @@ class MemoryClient:
             self._track(asyncio.ensure_future(self._respond(message)))
 
     async def _respond(self, message: dict[str, Any]) -> None:
-        method = message["method"]
-        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
-        if method not in self.handlers:
-            answer["error"] = {"code": METHOD_NOT_FOUND, "message": f"this client has no handler for {method}"}
-        else:
-            try:
-                answer["result"] = await self._answer(method, message.get("params") or {})
-            except Exception as exc:  # the handler's failure is the client's error answer
-                answer["error"] = {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}
-        await self.send(answer)
-
-    async def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        result = self.handlers[method](params)
-        if inspect.isawaitable(result):
-            result = await result
-        return result
-
+        await self.send(await response(self.handlers, message))
