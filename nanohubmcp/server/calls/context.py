@@ -25,15 +25,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..asks.context_asks import DEFAULT_CLIENT_TIMEOUT, ClientAsks, on_loop
 from ..wire.request import RequestContext
+from .call_facts import CallFacts
 from .call_log import CallLog, LevelMethods
 from .progress import for_request as progress_of
 
 if TYPE_CHECKING:
     from ..asks.by_era import AskServices
-    from ..wire.principal import Principal
 
-class Context(LevelMethods):
+
+class Context(CallFacts, LevelMethods):
     """Per-call handle for logging, progress, cancellation and client requests.
+
+    What the call is (its ids, caller, ``_meta``, task metadata, cancellation flag) it reads from its
+    request (:class:`~.call_facts.CallFacts`).
 
     Attributes:
         request_id: the JSON-RPC id of the call.
@@ -50,96 +54,10 @@ class Context(LevelMethods):
         self._progress: float | None = None
         """The last progress this run reported (a middleware may run a call again: each run may count from 0)."""
 
-    # -- identity ---------------------------------------------------------------------------
-    @property
-    def job_id(self) -> str | None:
-        """The job (task) id when running as an ``@async_tool`` job, else None."""
-        return self._job_id
-
-    @property
-    def cancel_event(self) -> Any:
-        """The cancellation flag: ``is_set()``, and ``wait(timeout)`` from a worker thread."""
-        return self._request.cancelled
-
-    @property
-    def task_metadata(self) -> dict[str, Any]:
-        """Metadata published with this call's task (``_meta`` of the Task); a copy."""
-        return dict(self._request.task_metadata)
-
-    def set_task_metadata(self, values: dict[str, Any] | None = None, **more: Any) -> None:
-        """Publish metadata with this call's task (seen by ``tasks/get``).
-
-        Bare keys get the prefix ``org.nanohub/``; keys already carrying a prefix keep it.
-
-        Raises:
-            ValueError: a key in a reserved namespace (second label ``modelcontextprotocol``
-                or ``mcp``, MCP 2026-07-28 Basic § _meta).
-        """
-        merged = {**(values or {}), **more}
-        target = self._request.task_metadata
-        for key, value in merged.items():
-            if "/" not in key:
-                key = f"org.nanohub/{key}"
-            labels = key.split("/", 1)[0].split(".")
-            if len(labels) > 1 and labels[1] in ("modelcontextprotocol", "mcp"):
-                raise ValueError(f"task metadata key {key!r} is in a namespace reserved for MCP itself")
-            target[key] = value
-
     def get_log_messages(self) -> list[dict[str, Any]]:
         """The messages this call logged (newest last, at most the last 1,000): ``{"level", "message",
         "data"?}`` each."""
         return self._log.messages()
-
-    @property
-    def server(self) -> Any:
-        """The ``MCPServer`` serving this call."""
-        return self._request.server
-
-    @property
-    def request_id(self) -> str | int | None:
-        """The JSON-RPC id of the request being served."""
-        return self._request.request_id
-
-    @property
-    def session_id(self) -> str | None:
-        """The session id, or None when the request has no session."""
-        session = self._request.session
-        return session.id if session is not None else None
-
-    @property
-    def principal(self) -> Principal | None:
-        """The authenticated caller (``subject``, ``scopes``, ``claims``), or None when the
-        server has no authorization configured."""
-        return self._request.principal
-
-    @property
-    def meta(self) -> dict[str, Any]:
-        """The request's ``_meta`` object."""
-        return self._request.meta
-
-    @property
-    def progress_token(self) -> str | int | None:
-        """The client's progress token, or None when it asked for no progress."""
-        return self._request.progress_token
-
-    @property
-    def provenance_id(self) -> str | None:
-        """The id of the provenance record this call leaves (its URI is ``nanohubmcp://provenance/<id>``),
-        or None when the server keeps none of it (provenance off, the tool left out of it)."""
-        return self._request.provenance_id
-
-    @property
-    def protocol_version(self) -> str:
-        """The protocol version in force for this request."""
-        return self._request.version
-
-    @property
-    def inline_limit(self) -> int | None:
-        """Bytes of JSON over which a part of this call's result is better kept as a resource (named
-        in the result) than put in it: the server's ``max_inline_bytes`` as it is now, or None when the
-        answer carries all of its data — a REST call (``POST /tools/<name>``), whose caller has no
-        ``resources/read`` (and a job such a call started)."""
-        return None if self._request.data_only else self._core.result_options.max_inline_bytes
 
     # -- plumbing ---------------------------------------------------------------------------
     def _on_loop_thread(self, fn: Callable[..., object], *args: Any) -> None:
