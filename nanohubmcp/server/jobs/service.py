@@ -16,8 +16,9 @@ stored once, whichever process ends it first, :mod:`.ends`.
 This module holds the jobs themselves: :class:`JobStore` creates, finds, lists, cancels and sweeps them, with the
 live jobs of this process in memory over their records in the back end. It composes the records as this process
 holds them (:mod:`.stored`: the back end opened at first use, recovered, purged, closed; the operator's listing),
-the writes that running jobs make to their records (:mod:`.writes`), what it does about the jobs other processes
-run (:mod:`.elsewhere`) and what it knows of the sessions that started them (:mod:`.job_sessions`).
+the writes that running jobs make to their records (:mod:`.writes`, through the keeper's methods of
+:mod:`.keeping`), what it does about the jobs other processes run (:mod:`.elsewhere`) and what it knows of the
+sessions that started them (:mod:`.job_sessions`).
 
 Bounds: at most ``max_jobs`` records in the store and ``max_jobs_per_owner`` per owner (the
 principal, else the session, else all sessionless callers together); a result larger than
@@ -41,6 +42,7 @@ from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_B
 from .backend import JobBackend
 from .elsewhere import Elsewhere
 from .job_sessions import JobSessions, keyed
+from .keeping import JobKeeping
 from .leftovers import Leftovers, Tidy
 from .pages import Position, page
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
@@ -93,7 +95,7 @@ log = logging.getLogger("nanohubmcp.jobs")
 PURGE_EVERY_SECONDS = 10.0
 
 
-class JobStore:
+class JobStore(JobKeeping):
     """The server's jobs: records in a back end, live jobs of this process in memory.
 
     Args:
@@ -328,39 +330,6 @@ class JobStore:
     def count_elsewhere(self, processes: Collection[str]) -> int:
         """How many stored jobs were run by job stores other than ``processes`` (see :meth:`listing`)."""
         return self._stored.count_elsewhere(processes)
-
-    # -- updates from running jobs: this store is their keeper (record.JobKeeper); .writes writes them ---
-    def set_executor_ref(self, job: Job, ref: str) -> None:
-        """Record what ``job``'s executor needs to find it again after a restart, once it knows (any
-        thread; :meth:`.writes.JobWrites.set_executor_ref`)."""
-        self._writes.set_executor_ref(job, ref)
-
-    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
-        """Record a job's progress, best effort (any thread; :meth:`.writes.JobWrites.progress`)."""
-        self._writes.progress(job_id, progress, total, message)
-        self._elsewhere.changed(job_id)  # (its followers in this process; nothing while none follows)
-
-    def changed(self, job: Job) -> None:
-        """Store a running job's ``status`` and ``input_requests`` (``input_required`` while its task
-        asks its client), unless its record holds an end, and tell its followers (:meth:`follow`) here
-        and, through the store, elsewhere (:meth:`.writes.JobWrites.changed`)."""
-        self._writes.changed(job)
-        self._elsewhere.changed(job.id)
-
-    def note(self, job: Job) -> None:
-        """Store a job's ``status_message`` and task metadata as they are now (:meth:`.writes.JobWrites.note`)."""
-        self._writes.note(job)
-
-    def on_finish(self, callback: Callable[[Job], None]) -> None:
-        """Call ``callback(job)`` when a job reaches its terminal state, before its end is stored
-        (:meth:`.writes.JobWrites.on_finish`)."""
-        self._writes.on_finish(callback)
-
-    def finished(self, job: Job) -> None:
-        """Store a job that reached its terminal state (called by :meth:`Job.finish`); a result over
-        ``max_result_bytes`` fails the job instead (:meth:`.writes.JobWrites.finished`)."""
-        self._writes.finished(job)
-        self._elsewhere.told(job.id)  # (its followers in this process read it once this call returns)
 
     # -- upkeep -----------------------------------------------------------------------------
     def sweep(self, *, force: bool = True) -> None:
