@@ -50,7 +50,8 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    registered with its session (so a ``notifications/cancelled`` from the same session reaches
    it), the session's idle clock restarts when it ends, and a server shutting down under it
    is answered :class:`~nanohubmcp.errors.ServerStopping` instead of a dropped connection (and a request
-   arriving while it stops is refused so; :mod:`.shutdown`). On a connection with one client
+   arriving while it stops is refused so, but a listing or a ping on a session that exists:
+   :meth:`.shutdown.Shutdown.refuses`). On a connection with one client
    (``one_peer``: stdio, an in-memory client) a ``notifications/cancelled`` naming one of its
    requests in no session (any 2026-07-28 request; a handshake-era one sent without
    ``initialize``) withdraws it too. ``serve_batch`` does the same for a JSON-RPC batch
@@ -248,7 +249,7 @@ class Connection:
                     log.warning("a change to a session could not be stored now: the shared state store is unreachable")
             return Reply(None)
         shutdown = self.core.shutdown
-        if shutdown.begun:  # the server is stopping: nothing new starts
+        if shutdown.refuses(request):  # the server is stopping: nothing new starts
             return Reply(error_response(ServerStopping(), message.id))
         session = request.session
         if session is not None:
@@ -284,6 +285,8 @@ class Connection:
         if request.withdrawn:
             return Reply(None)
         assert response is not None
+        if shutdown.begun and "result" in response:  # its client may follow the result up (Shutdown.settling)
+            shutdown.answered(request)
         opened = request.opened_session if "result" in response else None
         replication = self.core.replication
         if replication is None or (opened is None and (session is None or not replication.changed(session))):

@@ -2,9 +2,11 @@
 
 A stop has two moments. When it **begins** (:meth:`Shutdown.begin`: SIGTERM, Ctrl-C,
 ``server.stop()``, stdin at its end) every running call is told to cancel (``ctx.is_cancelled()``)
-and a request arriving from then on is refused at once with
-:class:`~nanohubmcp.errors.ServerStopping`. When its grace is **over** (:meth:`Shutdown.cut_off`)
-each request still being served has the task serving it cancelled, and is answered with the same
+and a request arriving from then on that would start work is refused at once with
+:class:`~nanohubmcp.errors.ServerStopping` (:meth:`Shutdown.refuses`; a listing or a ping on a
+session that exists is still answered, from memory: :data:`ANSWERED_WHILE_STOPPING`). When its
+grace is **over** (:meth:`Shutdown.cut_off`) each request still being served has the task serving
+it cancelled, and is answered with the same
 error — a final JSON-RPC error (REST: 503 with ``Retry-After``) the client can act on, written
 before its connection closes, instead of a connection dropped without a word. The function of a
 sync tool may still run on its worker thread; its result is no longer awaited.
@@ -22,7 +24,21 @@ import time
 
 from .wire.request import RequestContext, Slot
 
-__all__ = ["STOPPED", "Shutdown", "stop_request"]
+__all__ = ["ANSWERED_WHILE_STOPPING", "SETTLE_SECONDS", "STOPPED", "Shutdown", "stop_request"]
+
+ANSWERED_WHILE_STOPPING: frozenset[str] = frozenset({
+    "tools/list", "resources/list", "resources/templates/list", "prompts/list", "ping"})
+"""The requests a stopping server still answers on a session that exists: they start no work and answer
+from memory. A client may send one after a call's answer, as part of taking it in: the official ``mcp``
+client lists the tools after a ``tools/call`` result to check it against the tool's output schema, and a
+refusal there made it raise "not completed; it may be retried" for a call that completed (trial52 N1).
+Everything else (``tools/call``, ``resources/read``, ``prompts/get``, tasks, ``initialize``, a request in
+no session) is refused while the server stops."""
+
+SETTLE_SECONDS = 0.5
+"""How long a stop that answered requests keeps its sessions after the last answer (within its drain's bound):
+the client's follow-up (the official client's ``tools/list`` after a call's result) reaches a session that
+still exists, not one the stop just closed (:meth:`Shutdown.settling`)."""
 
 STOPPED: Slot[bool] = Slot("cancelled by the server's stop")
 """True on a request the stopping server cancelled (:func:`stop_request`). A call that then ends in an
@@ -56,11 +72,35 @@ class Shutdown:
         self.cut: set[RequestContext] = set()
         """The requests :meth:`cut_off` cancelled: whoever removes one from :attr:`running` and finds it
         here answers the stopping server's error, and discards it."""
+        self.answered_at: float | None = None
+        """``time.monotonic()`` when a request doing work last answered a result during this stop
+        (:meth:`answered`); None before one did."""
+
+    def refuses(self, request: RequestContext) -> bool:
+        """Whether ``request``, arriving now, is refused with :class:`~nanohubmcp.errors.ServerStopping`:
+        while the server stops, every request but those of :data:`ANSWERED_WHILE_STOPPING` on a session
+        that exists (the one rule of what a stop refuses; :meth:`Connection.serve
+        <nanohubmcp.server.connection.Connection.serve>` asks it of each request)."""
+        return self.begun and not (request.session is not None
+                                   and request.message.method in ANSWERED_WHILE_STOPPING)
+
+    def answered(self, request: RequestContext) -> None:
+        """``request`` answered a result during the stop: work (a call) starts :meth:`settling` again; a
+        listing or a ping (:data:`ANSWERED_WHILE_STOPPING`) does not, so a client polling cannot hold the
+        stop open."""
+        if request.message.method not in ANSWERED_WHILE_STOPPING:
+            self.answered_at = time.monotonic()
+
+    def settling(self) -> bool:
+        """Whether a call answered a result during this stop less than :data:`SETTLE_SECONDS` ago: its
+        client may still be taking the answer in (a drain waits, within its bound, before it closes sessions)."""
+        return self.answered_at is not None and time.monotonic() - self.answered_at < SETTLE_SECONDS
 
     def begin(self) -> None:
-        """The server stops: requests arriving from now on are refused."""
+        """The server stops: requests arriving from now on are refused (:meth:`refuses`)."""
         if not self.begun:
             self.began_at = time.monotonic()
+            self.answered_at = None
         self.begun = True
 
     def cut_off(self) -> set[asyncio.Task[object]]:
@@ -79,4 +119,5 @@ class Shutdown:
     def reset(self) -> None:
         """The stop is over (its connections are closed), or the server serves again."""
         self.begun = False
+        self.answered_at = None
         self.cut.clear()

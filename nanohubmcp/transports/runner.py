@@ -158,7 +158,9 @@ class Runner:
             self._stopped.set()
 
     async def _drain(self, until: float | None = None, notice: StopNotice | None = None) -> None:
-        """Give running calls a moment to answer (they were told to cancel); answer those still
+        """Give running calls a moment to answer (they were told to cancel; once the last answered, its
+        client a moment to follow it up: :meth:`Shutdown.settling <nanohubmcp.server.shutdown.Shutdown.settling>`);
+        answer those still
         running then with the stopping server's error (:meth:`Shutdown.cut_off
         <nanohubmcp.server.shutdown.Shutdown.cut_off>`), then end the sessions' streams and close
         every connection, so no client is left waiting on a server that is gone.
@@ -176,7 +178,7 @@ class Runner:
         if notice is not None and until is not None:
             notice.draining(core, until)
         deadline = time.monotonic() + drain_step(until, first=True)
-        while core.in_flight and time.monotonic() < deadline:
+        while (core.in_flight or core.shutdown.settling()) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         answering = core.shutdown.cut_off()
         if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends

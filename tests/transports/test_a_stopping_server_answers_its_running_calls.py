@@ -47,6 +47,9 @@ def blocking() -> str:
 """
 
 STOPPING = -32000
+INITIALIZE = {"jsonrpc": "2.0", "id": 9, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "stop-test", "version": "0"}}}
 GRACE = ["--exit-grace", "4"]
 """The running calls' time to answer is the exit grace less 2 s (process_exit.drain_step): 2 s here, not 8."""
 
@@ -240,6 +243,12 @@ def test_server_stop_cancels_first_then_answers_and_refuses_new_calls() -> None:
     idle.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
                  {"Content-Type": "application/json"})
     assert idle.getresponse().read()
+    idle.request("POST", "/mcp", json.dumps(INITIALIZE), {"Content-Type": "application/json"})
+    opened = idle.getresponse()
+    assert opened.status == 200, opened.read()
+    version = json.loads(opened.read())["result"]["protocolVersion"]
+    in_session = {"Content-Type": "application/json", "Mcp-Session-Id": opened.headers["Mcp-Session-Id"],
+                  "MCP-Protocol-Version": version}
     polite_call, polite_out = in_thread(lambda: post(port, "/mcp", call("polite", 2)))
     wait_until(running.is_set, "polite to run")
     running.clear()
@@ -254,6 +263,20 @@ def test_server_stop_cancels_first_then_answers_and_refuses_new_calls() -> None:
     refused = idle.getresponse()
     assert refused.status == 503
     assert_stopping_error(json.loads(refused.read()), 4)
+    # trial52 N1: on a session that exists, a listing or a ping is still answered (from memory); work is not.
+    for method in ("tools/list", "ping"):
+        idle.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 10, "method": method}), in_session)
+        listed = idle.getresponse()
+        assert listed.status == 200, (method, listed.read())
+        assert "result" in json.loads(listed.read())
+    idle.request("POST", "/mcp", json.dumps(call("polite", 11)), in_session)
+    refused = idle.getresponse()
+    assert refused.status == 503
+    assert_stopping_error(json.loads(refused.read()), 11)
+    idle.request("POST", "/mcp", json.dumps({**INITIALIZE, "id": 12}), {"Content-Type": "application/json"})
+    refused = idle.getresponse()
+    assert refused.status == 503
+    assert_stopping_error(json.loads(refused.read()), 12)
     stubborn_call.join(30)
     assert stubborn_out[0].status == 503
     assert_stopping_error(json.loads(stubborn_out[0].read()), 3)
