@@ -82,8 +82,8 @@ past every limit and every float (``10**10**10``, or ``((10**1000)**1000)**1000`
 def constant_value(node: ast.expr) -> Any:
     """The value of a ``%config`` right-hand side: a literal (:func:`ast.literal_eval`), or arithmetic of
     numbers (``+ - * / // % **`` and unary ``+``/``-``: ``40 * 2**20``, ``64*1024*1024``, ``1.5e9``), which
-    the kernel's traitlets config evaluates too, and an infinity (``float("inf")``, ``math.inf``, ``np.inf``);
-    nothing else runs.
+    the kernel's traitlets config evaluates too, and an infinity (``float("inf")``, ``math.inf``, ``np.inf``) or a
+    NaN (``float("nan")``, ``math.nan``, ``np.nan``); nothing else runs.
 
     Raises:
         ValueError: anything else (a name, a call, ``True + 1``).
@@ -123,14 +123,15 @@ _INFINITY_MODULES = ("math", "np", "numpy")
 
 def _infinity(node: ast.expr) -> float | None:
     """``float("inf")`` (``"infinity"``, ``"-inf"``, any case), ``math.inf``, ``np.inf`` and ``numpy.inf`` as the
-    float, which the kernel evaluates to (the setting then takes it as no limit, or refuses it); else None."""
-    if isinstance(node, ast.Attribute) and node.attr == "inf" and isinstance(node.value, ast.Name) and (
+    float, which the kernel evaluates to (the setting then takes it as no limit, or refuses it); ``float("nan")``,
+    ``math.nan``, ``np.nan`` alike (the setting refuses it in its own words, as the kernel does); else None."""
+    if isinstance(node, ast.Attribute) and node.attr in ("inf", "nan") and isinstance(node.value, ast.Name) and (
             node.value.id in _INFINITY_MODULES):
-        return math.inf
+        return math.inf if node.attr == "inf" else math.nan
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float"
             and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
-            and node.args[0].value.strip().lstrip("+-").lower() in ("inf", "infinity")):
+            and node.args[0].value.strip().lstrip("+-").lower() in ("inf", "infinity", "nan")):
         return float(node.args[0].value)
     return None
 

@@ -15,7 +15,7 @@ import threading
 from typing import cast
 
 from .message_values import shown_value
-from .whole_numbers import is_a_bool
+from .whole_numbers import is_a_bool, plain_number_text, plain_spelling
 
 __all__ = ["MOST_WAIT_SECONDS", "NO_LIMIT_TAKES", "finite_seconds", "limit_seconds", "past_any_wait", "seconds_of",
            "written_as_a_number"]
@@ -102,8 +102,9 @@ def finite_seconds(value: object, setting: str, error: type[Exception] = ValueEr
 
 def written_as_a_number(value: object) -> str:
     """For the refusal of ``value``, no real number (a ``Decimal``, a string such as ``"0.0005"``), that reads as
-    one: ``"; write it as a number: 0.0005"``; else ``""`` (a bool, Python's or numpy's, None, text that is no
-    number).
+    one: ``"; write it as a number: 0.0005"``, or for text the numbers rule refuses (:func:`.plain_number_text`)
+    ``"; write it in ASCII digits: 3"`` (an Arabic-Indic three) or ``"; write it without '_'"``; else ``""`` (a bool,
+    Python's or numpy's, None, text that is no number).
 
     Example:
         >>> written_as_a_number("0.0005"), written_as_a_number(True)
@@ -115,4 +116,6 @@ def written_as_a_number(value: object) -> str:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):
         return ""
+    if isinstance(value, str) and not plain_number_text(value):
+        return plain_spelling(value)  # as the command line says it
     return f"; write it as a number: {number!r}" if math.isfinite(number) else ""

@@ -2,7 +2,7 @@
 ``tool_timeout=None``, as it does for ``1e400`` (it refused the first, "too large to evaluate safely", and wrote
 ``tool_timeout=inf``, a NameError, for the second). ``-10**400`` and a bool are refused as the kernel refuses them
 (fresh-user trial 45); ``float('inf')`` and ``math.inf`` are no limit as the kernel takes them (trial 50 F6), and
-what the export cannot evaluate (``float('nan')``) says to write None."""
+``float('nan')`` is refused in the kernel's words (trial51 F10 i)."""
 
 from __future__ import annotations
 
@@ -35,8 +35,7 @@ def test_a_timeout_past_a_floats_range_is_exported_as_no_limit(value: str) -> No
     ("True", "NanohubMCP.tool_timeout must be a positive number of seconds, or None for no limit, not the bool True"),
     ("1e-300", "NanohubMCP.tool_timeout must be at least 0.001 s (a millisecond: the event loop times no shorter "
                "wait), or None for no limit, not 1e-300"),
-    ("float('nan')", "the value must be a literal (a number, string, list or None) or arithmetic of numbers "
-                     "(40 * 2**20) to be exported; for no limit, write None"),
+    ("float('nan')", "NanohubMCP.tool_timeout must be a positive number of seconds, or None for no limit, not nan"),
 ])
 def test_a_timeout_the_kernel_refuses_is_refused_by_the_export(value: str, why: str) -> None:
     with pytest.raises(NanohubMCPError) as refused:

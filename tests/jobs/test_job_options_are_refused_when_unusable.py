@@ -29,7 +29,7 @@ def test_a_job_ttl_that_is_not_a_positive_number_is_refused(tmp_path: Path, ttl:
 @pytest.mark.parametrize("value", [0, -2, 1.5, True])
 def test_a_pool_of_no_workers_is_refused(tmp_path: Path, option: str, value: object) -> None:
     with pytest.raises(ConfigurationError, match=rf"^{option} must be a number of (threads|jobs run at once) >= 1, "
-                       r"or None for (the default|workers'), not "):
+                       r"or None for (the default|as many as workers), not "):
         MCPServer("pool", state_dir=str(tmp_path), **{option: value})  # type: ignore[arg-type]
 
 
