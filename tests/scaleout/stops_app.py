@@ -10,7 +10,9 @@ import time
 
 from nanohubmcp import Context, MCPServer
 
-server = MCPServer("stops")
+# Threads for every call calls_on_every_worker may start on one process (40): with the default pool (cpu + 4) the
+# calls a skewed accept put on one worker took all its threads, and the next one there waited 15 s for its headers.
+server = MCPServer("stops", workers=48)
 
 
 @server.tool()

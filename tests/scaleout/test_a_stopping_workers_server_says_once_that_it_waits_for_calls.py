@@ -29,7 +29,7 @@ import time
 
 from nanohubmcp import Context, MCPServer
 
-server = MCPServer("hints")
+server = MCPServer("hints", workers=48)  # a thread for each call calls_on_every_worker may start on one process
 
 
 @server.tool()
