@@ -189,7 +189,11 @@ def test_sigterm_after_hostile_input_ends_every_stream_and_logs_nothing(
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=60)
         assert process.returncode == 0
-        assert stderr == ""
+        # Only the stop's own line on the call it waits for (said as the stop begins, docs/api/summary.md): no
+        # Tornado error, no 500 for a client long gone.
+        said = [line for line in stderr.splitlines()
+                if not line.startswith("nanohubmcp: stopped; waiting for 1 running tool call(s) to return")]
+        assert said == [], stderr
 
         for sock in [*streams, call, *opened, half_header]:
             rest = b""
