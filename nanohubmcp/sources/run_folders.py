@@ -9,20 +9,26 @@ its parent at exit. What a killed
 process left (or a job's process of the ``processes`` executor, which runs no exit handler: its server sweeps
 once that process ended, :mod:`nanohubmcp.server.executors.processes`), :meth:`RunFolders.sweep` removes —
 after stopping the programs its runs left running there
-(:mod:`.orphans`, Linux): a parent of this user whose lock no process holds and whose pid is not running
-(either alone could mislead: a lock file not yet locked, a pid seen from another pid namespace or reused).
+(:mod:`.orphans`, Linux): a parent of this user and this host whose lock no process holds and whose pid is not
+running (either alone could mislead: a lock file not yet locked, a pid seen from another pid namespace or reused).
 Nothing else in the base directory is touched.
 
-A sweep judges only the parents of its own host. A Sim2L's base is in the results directory, on a hub the
-user's NFS home, which processes on other hosts share (a Sim2L job on a Slurm node): a pid means nothing on
-another host, and on a mount whose locks are each client's own (``nolock``) another host's lock cannot be seen
-either. So a parent whose host name is not this host's is left alone (a server whose host name changes from one
-start to the next, a container's, leaves its killed predecessors' parents there).
+A base may be shared between hosts: a Sim2L's is in the results directory, on a hub the user's NFS home,
+which processes on other hosts share (a Sim2L job on a Slurm node). A pid means nothing on another host, so a
+parent whose host name is not this host's is judged by its lock alone, and only where that lock is seen by every
+host that sees the base (:func:`.lock_reach.locks_reach_hosts`: a file system of one kernel, whoever sees it —
+a container whose host name changes from one start to the next sweeps its killed predecessors' parents — or NFS
+with its lock manager), and only once its lock file is older than :data:`MADE_GRACE_SECONDS` (a process on
+another host makes its folder, then takes the lock). On a mount whose locks are each client's own (NFS
+``nolock``) another host's held lock looks free here: its parents are not judged by their lock.
 
 Where ``flock`` fails with an error other than "held" (``ENOLCK``, ``EOPNOTSUPP``: NFSv3 without ``lockd``,
 some FUSE file systems), the process makes its parent without the lock, says so once per base directory
-(a warning of this module's logger), and a sweep cannot tell whether such a parent's process still runs: it
-leaves the parent (only its process's exit removes it).
+(a warning of this module's logger, :class:`.unlockable.Unlockable`), and a sweep cannot tell whether such a
+parent's process still runs. A parent the sweep cannot judge — there, or another host's whose lock it cannot
+trust — is removed once abandoned: nothing in it, down to its runs' own entries, modified for
+:data:`ABANDONED_AFTER_DAYS` days (its process's exit removes it before that; a run of another host that
+changes nothing there for that long loses its folder). A parent of this host whose pid is running is left.
 
 Off POSIX (Windows) nothing is swept.
 """
@@ -38,16 +44,35 @@ import socket
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from .lock_reach import locks_reach_hosts
 from .orphans import GROUP_SUFFIX, record_group, stop_marked, stop_orphans
+from .unlockable import Unlockable
 
-__all__ = ["GROUP_SUFFIX", "RunFolders", "host_name", "record_group"]
+__all__ = ["ABANDONED_AFTER_DAYS", "GROUP_SUFFIX", "MADE_GRACE_SECONDS", "RunFolders", "host_name", "record_group"]
+
+ABANDONED_AFTER_DAYS = 7
+"""A parent the sweep cannot judge by its lock (another host's where locks are not seen across hosts, any where
+files cannot be locked) is removed once nothing in it, down to its runs' own entries, was modified for this
+many days."""
+MADE_GRACE_SECONDS = 600
+"""Another host's parent is judged by its lock only once its lock file is this old (seconds): its process takes
+the lock just after making the file, and the hosts' clocks may differ a little."""
+AGE_SCAN_LIMIT = 10_000
+"""The most entries of one parent looked at to tell whether it is abandoned (more: it is not judged so)."""
 
 _LOCK = "owner.lock"
 _log = logging.getLogger(__name__)
+_UNLOCKABLE = Unlockable(
+    _log,
+    "flock",
+    "run folders there are made without a lock, and a sweep cannot tell whether their process still runs: it "
+    f"leaves a killed server's folders there until nothing in them changed for {ABANDONED_AFTER_DAYS} days",
+)
 
 Flock = Callable[[int, int], object]
 """How a lock is taken: ``fcntl.flock(fd, operation)``'s shape (raises ``BlockingIOError`` when it is held)."""
@@ -75,16 +100,25 @@ class RunFolders:
             still running there, which the next sweep could no longer find).
         flock: takes the lock (``fcntl.flock``, the default; off POSIX none is taken). Given by the tests
             only: no file system of theirs makes ``flock`` fail as an NFS mount without ``lockd`` does.
+        locks_reach_hosts: whether a lock taken in a base directory is seen by every host that sees it
+            (:func:`.lock_reach.locks_reach_hosts`, the default). Given by the tests only: no file system of
+            theirs keeps each client's locks its own as an NFS mount ``nolock`` does.
     """
 
     def __init__(
-        self, prefix: str, mark: str, *, at_exit: Callable[[], object] | None = None, flock: Flock | None = None
+        self,
+        prefix: str,
+        mark: str,
+        *,
+        at_exit: Callable[[], object] | None = None,
+        flock: Flock | None = None,
+        locks_reach_hosts: Callable[[Path], bool] = locks_reach_hosts,
     ) -> None:
         self.prefix = prefix
         self.mark = mark
         self._at_exit = at_exit
         self._flock = flock if flock is not None else _SYSTEM_FLOCK
-        self._unlockable: set[Path] = set()  # the bases where flock failed, said once
+        self._locks_reach_hosts = locks_reach_hosts
         self._made: dict[Path, tuple[int, Path, IO[bytes]]] = {}  # base -> this process's pid, parent, held lock
         self._swept: set[tuple[int, Path]] = set()  # (process, base) swept (a forked child sweeps again: harmless)
         self._cleanups: dict[Path, Callable[[], object]] = {}
@@ -128,20 +162,23 @@ class RunFolders:
     def sweep(self, base: str | os.PathLike[str]) -> list[Path]:
         """Remove the run directories in ``base`` of processes that ended without removing them (killed),
         first killing the programs still running in them (:func:`.orphans.stop_orphans`); returns the
-        parents removed."""
+        parents removed. Another host's parents are judged by their lock where locks are seen across hosts,
+        else (as any parent where files cannot be locked) removed once abandoned (:data:`ABANDONED_AFTER_DAYS`)."""
         if os.name != "posix":
             return []
         base = Path(base)
-        # this host's only (tempfile.mkdtemp's random part has no "-": no other host's name matches)
-        pattern = re.compile(re.escape(f"{self.prefix}{host_name()}-") + r"(\d+)-[a-z0-9_]{8}")
+        # <host>-<pid>-<random>: mkdtemp's random part and the pid have no "-", so the host is what is before them
+        pattern = re.compile(re.escape(self.prefix) + r"([a-z0-9._-]{1,64})-(\d+)-[a-z0-9_]{8}")
         try:
             with os.scandir(base) as entries:
-                found = [(base / m[0], int(m[1])) for e in entries if (m := pattern.fullmatch(e.name))]
+                found = [(base / m[0], m[1], int(m[2])) for e in entries if (m := pattern.fullmatch(e.name))]
         except OSError:
             return []
+        here = host_name()
+        shared = any(host != here for _, host, _ in found) and self._locks_reach_hosts(base)
         removed = []
-        for parent, pid in found:
-            if self._stale(base, parent, pid):
+        for parent, host, pid in found:
+            if self._stale(base, parent, pid, mine=host == here, shared=shared):
                 stop_orphans(parent, self.mark)
                 shutil.rmtree(parent, ignore_errors=True)
                 removed.append(parent)
@@ -160,7 +197,9 @@ class RunFolders:
         that it is registered once."""
         return self._cleanups.setdefault(Path(base), lambda: self.sweep(base))
 
-    def _stale(self, base: Path, parent: Path, pid: int) -> bool:
+    def _stale(self, base: Path, parent: Path, pid: int, *, mine: bool, shared: bool) -> bool:
+        """Whether ``parent`` is a dead process's: ``mine``, of this host; ``shared``, locks in ``base`` are seen
+        by every host."""
         try:
             facts = parent.lstat()
         except OSError:
@@ -169,16 +208,25 @@ class RunFolders:
             return False
         if any(made[1] == parent for made in self._made.values()):
             return False
-        if pid != os.getpid() and _running(pid):  # this pid's: an earlier process's that had it (the lock decides)
+        if mine and pid != os.getpid() and _running(pid):  # this pid's: an earlier process's (the lock decides)
             return False
+        now = time.time()
         try:  # for writing: NFS takes a flock as a whole-file record lock, which an exclusive one needs
             handle = os.open(parent / _LOCK, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
-            return True  # killed before it made its lock (and its pid is not running)
+            if mine:
+                return True  # killed before it made its lock (and its pid is not running)
+            return _abandoned(parent, now)  # or being made, on another host
         except OSError:
             return False
-        with open(handle, "wb") as lock:
-            return self._try_lock(lock, base) is True  # released when closed; None: cannot tell, not stale
+        with open(handle, "wb") as lock:  # released when closed
+            free = self._try_lock(lock, base)  # None: cannot tell
+            made = os.fstat(lock.fileno()).st_mtime
+        if free is False:
+            return False
+        if free and (mine or (shared and made < now - MADE_GRACE_SECONDS)):
+            return True
+        return _abandoned(parent, now)
 
     def _try_lock(self, handle: IO[bytes], base: Path) -> bool | None:
         """True: the lock of ``handle`` taken; False: another process holds it; None: no lock can be taken in
@@ -190,15 +238,7 @@ class RunFolders:
         except BlockingIOError:
             return False
         except OSError as error:
-            if base not in self._unlockable:
-                self._unlockable.add(base)
-                _log.warning(
-                    "nanohubmcp: files cannot be locked in %s (%s): run folders there are made without a lock, and "
-                    "a sweep leaves them (it cannot tell whether their process still runs); a killed server's "
-                    "folders there are to be removed by hand",
-                    base,
-                    error.strerror or error,
-                )
+            _UNLOCKABLE.say(base, error)
             return None
         return True
 
@@ -217,6 +257,32 @@ def _remove(pid: int, parent: Path, lock: IO[bytes], first: Callable[[], object]
         stop_marked(mark, parent)  # the next sweep could no longer find them by this folder
         shutil.rmtree(parent, ignore_errors=True)
         lock.close()
+
+
+def _abandoned(parent: Path, now: float) -> bool:
+    """Whether nothing in ``parent`` — it, its entries and its directories' entries — was modified in the last
+    :data:`ABANDONED_AFTER_DAYS` days (not when more than :data:`AGE_SCAN_LIMIT` entries, or one cannot be read)."""
+    since = now - ABANDONED_AFTER_DAYS * 86_400
+    seen = 0
+    try:
+        if parent.lstat().st_mtime > since:
+            return False
+        level = [parent]
+        for depth in range(2):
+            below = []
+            for folder in level:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        seen += 1
+                        facts = entry.stat(follow_symlinks=False)
+                        if seen > AGE_SCAN_LIMIT or facts.st_mtime > since:
+                            return False
+                        if depth == 0 and stat.S_ISDIR(facts.st_mode):
+                            below.append(Path(entry.path))
+            level = below
+    except OSError:
+        return False
+    return True
 
 
 def _running(pid: int) -> bool:

@@ -4,7 +4,9 @@ A Sim2L's run folders are in its results directory, on a hub the user's NFS home
 its jobs may run on. A folder's pid means nothing on another host, and on a mount whose locks are each
 client's own (``nolock``) the other host's lock is not seen here either: the server's sweep judged such a
 folder stale and removed a running job's scratch. A folder's name now holds its host
-(``<prefix><host>-<pid>-<random>``); a sweep judges this host's folders only.
+(``<prefix><host>-<pid>-<random>``); a sweep judges another host's folder by its lock only where locks are seen
+across hosts (``locks_reach_hosts``: here told no, as for a ``nolock`` mount; the other cases are in
+``test_a_sweep_judges_another_hosts_run_folders.py``), else leaves it until it is abandoned (days untouched).
 
 Real folders, real programs: two folders named after the same dead pid, with an unlocked ``owner.lock``
 (what a ``nolock`` mount shows of another host's lock) and a program noted as running in each, one named for
@@ -59,7 +61,7 @@ def test_a_sweep_removes_this_hosts_stale_folder_and_leaves_another_hosts(tmp_pa
     try:
         other = folder("node17.cluster-a")
         mine = folder(HOST)
-        folders = RunFolders("hosttest-", MARK)
+        folders = RunFolders("hosttest-", MARK, locks_reach_hosts=lambda base: False)  # a nolock mount's
 
         assert folders.sweep(tmp_path) == [mine]
 

@@ -32,6 +32,7 @@ from support import wait_until
 from nanohubmcp.sources.run_folders import RunFolders, host_name
 from nanohubmcp.sources.sim2l import claims
 from nanohubmcp.sources.sim2l.claims import claimed, in_use
+from nanohubmcp.sources.unlockable import Unlockable
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="flock (POSIX)")
 
@@ -58,6 +59,8 @@ def test_runs_get_their_folders_and_the_user_is_told_once(tmp_path: Path, caplog
     assert len(said) == 1, said
     assert str(tmp_path / "results") in said[0]
     assert os.strerror(errno.ENOLCK) in said[0]
+    assert "(flock: " in said[0]  # which lock; and what follows:
+    assert "run folders there are made without a lock" in said[0]
 
 
 def test_a_sweep_leaves_a_folder_whose_lock_it_cannot_take(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -65,6 +68,7 @@ def test_a_sweep_leaves_a_folder_whose_lock_it_cannot_take(tmp_path: Path, caplo
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait(30)
     parent = tmp_path / f"nolocktest-{host_name()}-{gone.pid}-abcd1234"  # a killed process's, or a running one's
+    # (recent: one abandoned for days goes, test_a_sweep_judges_another_hosts_run_folders.py)
     (parent / "run-efgh5678").mkdir(parents=True)
     (parent / "owner.lock").touch()
     folders = RunFolders("nolocktest-", "NOLOCKTEST_RUN", flock=_no_locks)
@@ -106,3 +110,26 @@ def test_a_run_is_claimed_by_one_thread_at_a_time(tmp_path: Path, caplog: pytest
     assert not os.path.exists(path)
     said = [r.getMessage() for r in caplog.records if "cannot be locked" in r.getMessage()]
     assert len(said) == 1, said
+    assert "(lockf: " in said[0]
+    assert "may each run the notebook" in said[0]
+
+
+def test_the_directories_said_are_remembered_up_to_a_limit(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="unlockabletest")
+    said = Unlockable(logging.getLogger("unlockabletest"), "flock", "what follows", limit=3)
+    error = OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+    threads = [threading.Thread(target=said.say, args=("/first", error)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"nanohubmcp: files cannot be locked in /first (flock: {os.strerror(errno.ENOLCK)}): what follows"
+    ]
+
+    assert [said.say(f"/folder{n}", error) for n in range(5)] == [True] * 5
+    assert said.remembered() == 3  # bounded: /first and /folder0, /folder1 forgotten
+    assert said.say("/folder4", error) is False
+    assert said.say("/first", error) is True  # forgotten, so said again
+    with pytest.raises(ValueError, match="at least 1"):
+        Unlockable(logging.getLogger("unlockabletest"), "flock", "what follows", limit=0)

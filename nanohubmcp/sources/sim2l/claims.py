@@ -12,7 +12,7 @@ lets go, and the forked child may claim the same run itself (it starts with an e
 it was copied with belong to threads it does not have). Off POSIX (no ``fcntl``) only the threads of one
 process wait for each other; so it is, too, where no record lock can be taken (``lockf`` fails with an error
 other than ``EDEADLK``: ``ENOLCK`` on an NFSv3 home without ``lockd``, ``EOPNOTSUPP`` on some FUSE file
-systems), said once per folder by a warning of this module's logger.
+systems), said once per folder by a warning of this module's logger (:class:`..unlockable.Unlockable`).
 
 Two rules of record locks shape the code. Closing any descriptor of the file lets go of the process's lock:
 only this module opens claim files, and the thread lock lets one thread of a process have a given one open.
@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from ...server.wire.state_dir import private_folder
+from ..unlockable import Unlockable
 
 try:
     import fcntl
@@ -65,7 +66,12 @@ Lockf = Callable[[int, int], object]
 """How a record lock is taken: ``fcntl.lockf(fd, operation)``'s shape."""
 
 _log = logging.getLogger(__name__)
-_unlockable: set[str] = set()  # the folders where no record lock can be taken, said once
+_UNLOCKABLE = Unlockable(
+    _log,
+    "lockf",
+    "identical Sim2L calls of different processes (the workers of --workers, processes jobs) may each run the "
+    "notebook, rather than one waiting for the other",
+)
 
 
 class _Table:
@@ -170,7 +176,7 @@ def _locked(path: str, lockf: Lockf) -> Iterator[None]:
         try:
             refused = _wait_for(fd, lockf)
             if refused is not None:  # no record lock here: this process's threads wait for each other only
-                _say_unlockable(os.path.dirname(path) or ".", refused)
+                _UNLOCKABLE.say(os.path.dirname(path) or ".", refused)
                 try:
                     yield
                 finally:
@@ -260,14 +266,3 @@ def _wait_for(fd: int, lockf: Lockf) -> OSError | None:
         # another process waits for a claim this one holds: its holder will let go; ask again later
         time.sleep(pause)
         pause = min(pause * 2, CYCLE_PAUSE_MAX_SECONDS)
-
-
-def _say_unlockable(folder: str, error: OSError) -> None:
-    if folder not in _unlockable:
-        _unlockable.add(folder)
-        _log.warning(
-            "nanohubmcp: files cannot be locked in %s (%s): identical Sim2L calls of different processes (the "
-            "workers of --workers, processes jobs) may each run the notebook, rather than one waiting for the other",
-            folder,
-            error.strerror or error,
-        )
