@@ -50,8 +50,8 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    registered with its session (so a ``notifications/cancelled`` from the same session reaches
    it), the session's idle clock restarts when it ends, and a server shutting down under it
    is answered :class:`~nanohubmcp.errors.ServerStopping` instead of a dropped connection (and a request
-   arriving while it stops is refused so, but a listing or a ping on a session that exists:
-   :meth:`.shutdown.Shutdown.refuses`). On a connection with one client
+   arriving while it stops is refused so, but a listing or a ping on a session that exists, or a listing of
+   the stateless era: :meth:`.shutdown.Shutdown.refuses`). On a connection with one client
    (``one_peer``: stdio, an in-memory client) a ``notifications/cancelled`` naming one of its
    requests in no session (any 2026-07-28 request; a handshake-era one sent without
    ``initialize``) withdraws it too. ``serve_batch`` does the same for a JSON-RPC batch

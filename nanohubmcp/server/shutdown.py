@@ -4,7 +4,8 @@ A stop has two moments. When it **begins** (:meth:`Shutdown.begin`: SIGTERM, Ctr
 ``server.stop()``, stdin at its end) every running call is told to cancel (``ctx.is_cancelled()``)
 and a request arriving from then on that would start work is refused at once with
 :class:`~nanohubmcp.errors.ServerStopping` (:meth:`Shutdown.refuses`; a listing or a ping on a
-session that exists is still answered, from memory: :data:`ANSWERED_WHILE_STOPPING`). When its
+session that exists, or in the stateless 2026-07-28 era, is still answered, from memory:
+:data:`ANSWERED_WHILE_STOPPING`). When its
 grace is **over** (:meth:`Shutdown.cut_off`) each request still being served has the task serving
 it cancelled, and is answered with the same
 error — a final JSON-RPC error (REST: 503 with ``Retry-After``) the client can act on, written
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 from .wire.request import RequestContext, Slot
 
@@ -28,12 +30,13 @@ __all__ = ["ANSWERED_WHILE_STOPPING", "SETTLE_SECONDS", "STOPPED", "Shutdown", "
 
 ANSWERED_WHILE_STOPPING: frozenset[str] = frozenset({
     "tools/list", "resources/list", "resources/templates/list", "prompts/list", "ping"})
-"""The requests a stopping server still answers on a session that exists: they start no work and answer
-from memory. A client may send one after a call's answer, as part of taking it in: the official ``mcp``
-client lists the tools after a ``tools/call`` result to check it against the tool's output schema, and a
-refusal there made it raise "not completed; it may be retried" for a call that completed (trial52 N1).
-Everything else (``tools/call``, ``resources/read``, ``prompts/get``, tasks, ``initialize``, a request in
-no session) is refused while the server stops."""
+"""The requests a stopping server still answers on a session that exists, and in the stateless 2026-07-28 era
+(which has no sessions: every request of it is in none; ``ping`` is no method there): they start no work and
+answer from memory. A client may send one after a call's answer, as part of taking it in: the official ``mcp``
+client lists the tools after a ``tools/call`` result to check it against the tool's output schema (in either
+era), and a refusal there made it raise "not completed; it may be retried" for a call that completed (trial52
+N1). Everything else (``tools/call``, ``resources/read``, ``prompts/get``, tasks, ``initialize``,
+``server/discover``, a handshake-era request in no session) is refused while the server stops."""
 
 SETTLE_SECONDS = 0.5
 """How long a stop that answered requests keeps its sessions after the last answer (within its drain's bound):
@@ -79,10 +82,10 @@ class Shutdown:
     def refuses(self, request: RequestContext) -> bool:
         """Whether ``request``, arriving now, is refused with :class:`~nanohubmcp.errors.ServerStopping`:
         while the server stops, every request but those of :data:`ANSWERED_WHILE_STOPPING` on a session
-        that exists (the one rule of what a stop refuses; :meth:`Connection.serve
+        that exists or of the stateless era (the one rule of what a stop refuses; :meth:`Connection.serve
         <nanohubmcp.server.connection.Connection.serve>` asks it of each request)."""
-        return self.begun and not (request.session is not None
-                                   and request.message.method in ANSWERED_WHILE_STOPPING)
+        return self.begun and not (request.message.method in ANSWERED_WHILE_STOPPING
+                                   and (request.session is not None or request.modern))
 
     def answered(self, request: RequestContext) -> None:
         """``request`` answered a result during the stop: work (a call) starts :meth:`settling` again; a
@@ -95,6 +98,15 @@ class Shutdown:
         """Whether a call answered a result during this stop less than :data:`SETTLE_SECONDS` ago: its
         client may still be taking the answer in (a drain waits, within its bound, before it closes sessions)."""
         return self.answered_at is not None and time.monotonic() - self.answered_at < SETTLE_SECONDS
+
+    async def quiet(self, busy: Callable[[], bool], seconds: float, *, settle: bool = True) -> None:
+        """Wait, at most ``seconds``, until ``busy()`` (the transport's requests still being served) is false and,
+        with ``settle``, the stop is no longer :meth:`settling`: a drain's first step, the running calls' moment to
+        answer and their clients' to follow the answers up (every transport's drain, one rule). ``settle`` False:
+        no client can follow up any more (stdio's input ended)."""
+        deadline = time.monotonic() + seconds
+        while (busy() or (settle and self.settling())) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
 
     def begin(self) -> None:
         """The server stops: requests arriving from now on are refused (:meth:`refuses`)."""

@@ -29,7 +29,6 @@ import logging
 import os
 import socket
 import threading
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -177,9 +176,7 @@ class Runner:
         core = self.server.core
         if notice is not None and until is not None:
             notice.draining(core, until)
-        deadline = time.monotonic() + drain_step(until, first=True)
-        while (core.in_flight or core.shutdown.settling()) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
+        await core.shutdown.quiet(lambda: bool(core.in_flight), drain_step(until, first=True))
         answering = core.shutdown.cut_off()
         if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends
             await asyncio.wait(answering, timeout=drain_step(until))

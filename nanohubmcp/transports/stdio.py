@@ -24,7 +24,9 @@ requests carry no principal.
 End of input ends the server: running calls are cancelled and given the exit grace to answer, less 2 s
 (:func:`~.process_exit.drain_step`); a request still running then is answered with
 :class:`~nanohubmcp.errors.ServerStopping` (-32000, "The server is stopping ..."), then the server
-closes. SIGINT/SIGTERM do the same, and a request read while it stops is refused with that error.
+closes. SIGINT/SIGTERM do the same, and a request read while it stops is refused with that error, but a listing
+(``tools/list``, ...) or a ``ping`` (:data:`~nanohubmcp.server.shutdown.ANSWERED_WHILE_STOPPING`): after a signal
+the server keeps reading a moment after a call's answer, so the client's follow-up listing is answered.
 
 Source: MCP 2025-11-25, Basic § Transports § stdio; MCP 2026-07-28, Basic § Transports § stdio.
 """
@@ -220,7 +222,9 @@ class StdioTransport:
     # -- the end -----------------------------------------------------------------------------
     async def _shutdown(self) -> None:
         """Refuse new requests, cancel what runs and settle the jobs (as the HTTP runner's stop does: a job's
-        waiter hears its end within the drain), give it a moment to answer, answer what still runs then with
+        waiter hears its end within the drain), give it a moment to answer (and, the input still open, its client
+        a moment to follow the answer up: :meth:`Shutdown.quiet <nanohubmcp.server.shutdown.Shutdown.quiet>`),
+        answer what still runs then with
         the stopping server's error (:class:`~nanohubmcp.errors.ServerStopping`), then close the server."""
         core, shutdown = self.core, self.core.shutdown
         until = self._drain_until() if self._drain_until is not None else None
@@ -231,8 +235,11 @@ class StdioTransport:
         self.connection.close("the server is stopping")
         if self._notice is not None and until is not None:
             self._notice.draining(core, until)
-        if self.tasks:
-            await asyncio.wait(set(self.tasks), timeout=drain_step(until, first=True))
+        ended = self._ended
+        # The running calls' moment to answer; a stop by a signal (the input still open) then keeps the session a
+        # moment after the last answer, for its client's follow-up (the official client's tools/list), as HTTP's.
+        await shutdown.quiet(lambda: bool(self.tasks), drain_step(until, first=True),
+                             settle=ended is not None and not ended.done())
         answering = shutdown.cut_off()
         if answering:  # each writes its error line as it ends
             await asyncio.wait(answering, timeout=drain_step(until))

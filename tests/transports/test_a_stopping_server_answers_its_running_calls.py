@@ -50,6 +50,10 @@ STOPPING = -32000
 INITIALIZE = {"jsonrpc": "2.0", "id": 9, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                          "clientInfo": {"name": "stop-test", "version": "0"}}}
+MODERN = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+          "MCP-Protocol-Version": "2026-07-28"}
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {}}
 GRACE = ["--exit-grace", "4"]
 """The running calls' time to answer is the exit grace less 2 s (process_exit.drain_step): 2 s here, not 8."""
 
@@ -277,6 +281,22 @@ def test_server_stop_cancels_first_then_answers_and_refuses_new_calls() -> None:
     refused = idle.getresponse()
     assert refused.status == 503
     assert_stopping_error(json.loads(refused.read()), 12)
+    # stdiostop: the stateless 2026-07-28 era has no sessions; its listings are answered too, its work is not.
+    for method in ("tools/list", "resources/list", "resources/templates/list", "prompts/list"):
+        idle.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 13, "method": method,
+                                                 "params": {"_meta": MODERN_META}}), {**MODERN, "Mcp-Method": method})
+        listed = idle.getresponse()
+        assert listed.status == 200, (method, listed.read())
+        assert json.loads(listed.read())["result"]["resultType"] == "complete", method
+    for request_id, method, params in ((14, "tools/call", {"name": "polite", "arguments": {}}),
+                                       (15, "server/discover", {})):
+        name = {"Mcp-Name": "polite"} if method == "tools/call" else {}
+        idle.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
+                                                 "params": {**params, "_meta": MODERN_META}}),
+                     {**MODERN, "Mcp-Method": method, **name})
+        refused = idle.getresponse()
+        assert refused.status == 503, (method, refused.read())
+        assert_stopping_error(json.loads(refused.read()), request_id)
     stubborn_call.join(30)
     assert stubborn_out[0].status == 503
     assert_stopping_error(json.loads(stubborn_out[0].read()), 3)
