@@ -442,7 +442,8 @@ class MCPServer:
             name: the tool name (default: ``<tool><id>``, else the tool's directory name).
             background: run calls as jobs (``@async_tool``; ``async_`` is the same); default when
                 ``<limits>`` allows runs longer than a proxy waits (30 s).
-            timeout: seconds a run may take (default from ``<limits><cputime>``).
+            timeout: seconds a run may take (left out: the tool's ``<limits><cputime>``; ``inf``: no limit of
+                ours); a run past it is stopped, answered ``ToolTimeout`` (REST 504).
             rappture: the ``rappture`` program (default ``rappture`` on PATH; ``""``: never use it).
             options: ``plot=False`` (curves as data, without PNG plots), and options of :meth:`tool`
                 (``title``, ``annotations``, ``scopes``, ``executor``...).

@@ -20,7 +20,7 @@ from ..auth.token_option import add_token_options
 from ..protocol.whole_numbers import text_refusal, text_whole
 from ..server.provenance.record_ids import id_words_last
 from ..transports.proxy_option import http_url, proxy_arguments
-from ..transports.seconds_option import positive_seconds, seconds_or_no_limit
+from ..transports.seconds_option import seconds_or_inf, seconds_or_no_limit
 from . import documents, serve
 from .serving_options import serving_arguments
 from .unread_defaults import hold_environment_defaults, read_environment_defaults
@@ -101,8 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     rappture.add_argument("--instructions", default=None, metavar="TEXT", help=INSTRUCTIONS_HELP)
     rappture.add_argument("--async", dest="background", action="store_true",
                           help="run each call as a durable job (default: when <limits> allows runs over 30 s)")
-    rappture.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
-                          help="seconds a run may take (default: the tool's <limits><cputime>)")
+    rappture.add_argument("--timeout", type=seconds_or_inf, default=None, metavar="SECONDS",
+                          help="seconds a run may take (default: the tool's <limits><cputime>; inf: no limit)")
     rappture.add_argument("--no-plot", dest="plot", action="store_false",
                           help="return curves and histograms as data only, without PNG plots")
     serving_arguments(rappture)

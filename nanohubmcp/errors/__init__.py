@@ -10,7 +10,7 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    ├── InvalidArguments      arguments broke the tool's input schema (SEP-1303)
      │    ├── JobLimitReached       the job store is full; no new job
      │    ├── ToolBusy              the tool could not start (a notebook kernel runs a cell); REST 503
-     │    ├── ToolTimeout           the call ran past tool_timeout; REST 504
+     │    ├── ToolTimeout           the call ran past a time limit (tool_timeout, a tool's own); REST 504
      │    └── ResultTooLarge        the result is over the server's max_result_bytes; not sent
      ├── ProtocolError              a JSON-RPC error object ``{code, message, data?}``; -32004 without ``code=``
      │    ├── ParseError            -32700

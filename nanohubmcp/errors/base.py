@@ -121,13 +121,15 @@ class ToolBusy(ToolError):
 
 
 class ToolTimeout(ToolError):
-    """The call ran past the server's ``tool_timeout`` (``MCPServer(tool_timeout=)``, in a notebook
-    ``%config NanohubMCP.tool_timeout``): it was answered at the limit, and marked cancelled.
+    """The call ran past a time limit: the server's ``tool_timeout`` (``MCPServer(tool_timeout=)``, in a
+    notebook ``%config NanohubMCP.tool_timeout``), answered at the limit and marked cancelled; or a tool's
+    own, which stopped its run: a Rappture tool's ``timeout=`` (``--timeout``; else its ``<limits><cputime>``),
+    a Sim2L cell past ``cell_timeout=`` (``--cell-timeout``).
 
     An ``isError`` result on every MCP route; REST answers HTTP 504 (RFC 9110 § 15.6.5: the tool, which the
-    server waited on, did not answer in time), never 500: nothing failed in the server. The message says
-    what became of the run: a Rappture or Sim2L run is stopped; a sync function, which nothing can stop,
-    was abandoned and may still be running.
+    server waited on, did not answer in time), never 500: nothing failed in the server. The message names the
+    limit and the option raising it, and says what became of the run: a Rappture or Sim2L run is stopped
+    ("its run was stopped"); a sync function, which nothing can stop, was abandoned and may still be running.
     """
 
 

@@ -7,6 +7,7 @@ the same Rappture tools and Sim2Ls as the live one.
 
 from __future__ import annotations
 
+import math
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,8 +35,9 @@ class SourceLine:
         return KINDS[self.kind]
 
     def code(self, server: str = "server") -> str:
-        """The registration as Python source, e.g. ``server.add_rappture_tool('t.xml', name='x')``."""
-        options = "".join(f", {key}={value!r}" for key, value in self.options.items())
+        """The registration as Python source, e.g. ``server.add_rappture_tool('t.xml', name='x')``; a number that is
+        no finite one as Python reads it back (``timeout=float('inf')``: no limit)."""
+        options = "".join(f", {key}={_source(value)}" for key, value in self.options.items())
         return f"{server}.{self.method}({self.path!r}{options})"
 
 
@@ -78,6 +80,11 @@ def parse_source_line(kind: str, rest: str) -> SourceLine:
     if len(paths) != 1:
         raise ValueError(f"{usage(kind)}: give one {'tool.xml' if rappture else 'notebook'}")
     return SourceLine(kind, paths[0], options)
+
+
+def _source(value: Any) -> str:
+    """``value`` as Python source: its ``repr``, or ``float('inf')`` for a float whose ``repr`` is no literal."""
+    return f"float({str(value)!r})" if isinstance(value, float) and not math.isfinite(value) else repr(value)
 
 
 def _seconds(kind: str, option: str, text: str) -> float:

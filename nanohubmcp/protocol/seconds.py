@@ -17,7 +17,7 @@ from typing import cast
 from .message_values import shown_value
 from .whole_numbers import is_a_bool, plain_number_text, plain_spelling
 
-__all__ = ["MOST_WAIT_SECONDS", "NO_LIMIT_TAKES", "finite_seconds", "limit_seconds", "past_any_wait", "seconds_of",
+__all__ = ["MOST_WAIT_SECONDS", "NO_LIMIT_TAKES", "limit_or_default", "limit_seconds", "past_any_wait", "seconds_of",
            "written_as_a_number"]
 
 MOST_WAIT_SECONDS: float = threading.TIMEOUT_MAX
@@ -55,8 +55,8 @@ def past_any_wait(seconds: float) -> bool:
 
 def limit_seconds(value: object, setting: str, error: type[Exception] = ValueError) -> float | None:
     """``value`` as a time limit in seconds, None for no limit: the one rule of every duration that may have none
-    (``tool_timeout``, ``cache_ttl``, ``cell_timeout``, a Rappture tool's ``timeout``, an ask's ``timeout=``, the
-    test client's ``timeout=``).
+    (``tool_timeout``, ``cache_ttl``, ``cell_timeout``, an ask's ``timeout=``, the test client's ``timeout=``; a
+    Rappture tool's ``timeout``, whose None is its tool's own limit, by :func:`limit_or_default`).
 
     Any real number above 0 (:func:`seconds_of`: an int, a float, a ``Fraction``, numpy's) is taken. None,
     ``float("inf")`` and any number longer than a wait can be (:func:`past_any_wait`: ``1e308``, ``2**62``,
@@ -82,22 +82,26 @@ def limit_seconds(value: object, setting: str, error: type[Exception] = ValueErr
     return None if past_any_wait(seconds) else seconds
 
 
-def finite_seconds(value: object, setting: str, error: type[Exception] = ValueError) -> float:
-    """``value`` as a time limit that has no "no limit" (a Rappture tool's ``timeout``, whose default is the tool's
-    own limit): :func:`limit_seconds`'s rule, and what it reads as no limit (None, ``inf``, a number past any
-    wait: ``1e308``, ``10**400``) refused.
+def limit_or_default(value: object, setting: str, error: type[Exception] = ValueError) -> float | None:
+    """``value`` as a time limit whose leaving out is a default limit, not none (a Rappture tool's ``timeout``,
+    whose default is the tool's own ``<limits><cputime>``): :func:`limit_seconds`'s rule, with what it reads as
+    no limit (``inf``, a number past any wait: ``1e308``, ``10**400``) said as ``math.inf``.
+
+    Returns:
+        None when ``value`` is None (the default limit stands); ``math.inf`` for no limit; else a float from
+        above 0 to :data:`MOST_WAIT_SECONDS`.
 
     Raises:
-        error: "timeout must be a positive number of seconds, at most 9223372036 (the longest wait), not 1e+308".
+        error: ``value`` is no real number, 0 or less, or NaN: "timeout must be a positive number of seconds,
+            or inf for no limit, not 0".
     """
-    takes = f"a positive number of seconds, at most {MOST_WAIT_SECONDS:.0f} (the longest wait)"
+    if value is None:
+        return None
     try:
         seconds = limit_seconds(value, setting, error)
     except Exception as exc:
-        raise error(str(exc).replace(NO_LIMIT_TAKES, takes)) from None
-    if seconds is None:
-        raise error(f"{setting} must be {takes}, not {shown_value(value)}")
-    return seconds
+        raise error(str(exc).replace(NO_LIMIT_TAKES, "a positive number of seconds, or inf for no limit")) from None
+    return math.inf if seconds is None else seconds
 
 
 def written_as_a_number(value: object) -> str:

@@ -190,7 +190,8 @@ def job_not_found(name: str, result: dict[str, Any]) -> dict[str, Any] | None:
 def rest_answer(result: dict[str, Any], *, returned: bool = False, timed_out: bool = False) -> tuple[int, Any]:
     """Map a CallToolResult to the REST status and body: 500 for a tool error (it raised, or its result
     broke its output schema), 422 for an error result the tool returned (``returned``:
-    ``ToolResult(..., is_error=True)``), 504 for a call past ``tool_timeout`` (``timed_out``), 503 for a
+    ``ToolResult(..., is_error=True)``), 504 for a call past a time limit (``timed_out``: ``tool_timeout``, a
+    Rappture tool's ``timeout``, a Sim2L's ``cell_timeout``; :class:`~nanohubmcp.errors.ToolTimeout`), 503 for a
     tool that could not start (its ``_meta`` names when
     to retry: the handler sends ``Retry-After``). A 200 body is the result's data: its structured
     content (a dict as itself), one text block as ``{"result": text}``, else its blocks named, never

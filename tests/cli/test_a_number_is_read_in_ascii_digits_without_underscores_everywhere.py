@@ -39,10 +39,10 @@ def nanohubmcp(*arguments: str, **environ: str) -> subprocess.CompletedProcess[s
     (["--workers", "1_0"], {}, "(8 per CPU, never fewer than 64), not '1_0'; write it without '_'"),
     (["--max-request-bytes", "1_000_000"], {},
      "argument --max-request-bytes: must be a whole number of bytes, not '1_000_000'; write it without '_'"),
-    (["--timeout", "1_0"], {}, "argument --timeout: must be a positive number of seconds, not '1_0'; write it "
-                               "without '_'"),
-    (["--timeout", "\uff15"], {}, "argument --timeout: must be a positive number of seconds, not '\uff15'; write "
-                                  "it in ASCII digits: 5"),
+    (["--timeout", "1_0"], {}, "argument --timeout: must be a positive number of seconds, or inf for no limit, not "
+                               "'1_0'; write it without '_'"),
+    (["--timeout", "\uff15"], {}, "argument --timeout: must be a positive number of seconds, or inf for no limit, "
+                                  "not '\uff15'; write it in ASCII digits: 5"),
 ], ids=["grace-full-width", "grace-underscore", "grace-hint", "port", "port-variable", "workers", "bytes",
         "timeout-underscore", "timeout-full-width"])
 def test_a_number_in_other_digits_or_with_underscores_is_a_usage_error(arguments: list[str],

@@ -66,6 +66,7 @@ def test_a_port_written_as_a_whole_float_is_served_on(arguments: list[str], envi
 
 
 TAKES = "must be a whole number between 0 and 65535 (0: any free port)"
+SECONDS = "argument --timeout: must be a positive number of seconds, or inf for no limit"
 
 
 @pytest.mark.parametrize(("arguments", "environ", "message"), [
@@ -78,9 +79,9 @@ TAKES = "must be a whole number between 0 and 65535 (0: any free port)"
     ([], {"NANOHUBMCP_STATE_URL": "nonsense"}, "error: $NANOHUBMCP_STATE_URL: state_url 'nonsense': unknown scheme"),
     (["--workers", "2.5"], {}, "argument --workers: must be a number of processes from 1 to"),
     (["--workers", "1e31"], {}, "(8 per CPU, never fewer than 64), not '1e31'"),
-    (["--timeout", "0"], {}, "argument --timeout: must be a positive number of seconds, not '0'"),
-    (["--timeout", "nan"], {}, "argument --timeout: must be a positive number of seconds, not 'nan'"),
-    (["--timeout", "-1"], {}, "argument --timeout: must be a positive number of seconds, not '-1'"),
+    (["--timeout", "0"], {}, f"{SECONDS}, not '0'"),
+    (["--timeout", "nan"], {}, f"{SECONDS}, not 'nan'"),
+    (["--timeout", "-1"], {}, f"{SECONDS}, not '-1'"),
 ], ids=["full-width-flag", "full-width-variable", "half-port", "port-variable", "state-url-variable", "workers-half",
         "workers-huge", "timeout-0", "timeout-nan", "timeout-negative"])
 def test_a_bad_number_is_a_usage_error_before_the_tool_is_read(arguments: list[str], environ: dict[str, str],

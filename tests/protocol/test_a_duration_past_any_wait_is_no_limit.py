@@ -5,7 +5,8 @@ limit; anything else is refused at once, in one line naming the setting (trial51
 Before: in a sync tool ``ctx.elicit/sample/list_roots(timeout=None|inf|1e308|2**62|10**400)`` failed the call with
 OverflowError/TypeError (an ``async def`` tool took them); ``in_memory(timeout=inf)`` raised OverflowError;
 ``nanohubmcp sim2l --cell-timeout 1e308`` started, then every call failed with OverflowError; a Rappture
-``timeout=10**400`` and ``cache_ttl=10**400`` raised a bare OverflowError.
+``timeout=10**400`` and ``cache_ttl=10**400`` raised a bare OverflowError. A Rappture ``timeout=inf`` (whose
+None is the tool's own limit) was refused; it is no limit too.
 """
 
 from __future__ import annotations
@@ -130,12 +131,21 @@ def test_a_cache_ttl_refusal_names_the_value() -> None:
 
 @pytest.mark.skipif(FERMI is None, reason="no Rappture example")
 @pytest.mark.parametrize("timeout", [10**400, 1e308, math.inf], ids=repr)
-def test_a_rappture_timeout_past_any_wait_is_refused_naming_it(timeout: Any) -> None:
+def test_a_rappture_timeout_past_any_wait_is_no_limit(timeout: Any) -> None:
+    # (it was refused, "at most 9223372036 (the longest wait)"; left out, None, is the tool's own <limits>)
+    server = MCPServer("r", job_store="memory")
+    assert "a run has no time limit" in server.add_rappture_tool(str(FERMI), rappture="", timeout=timeout).description
+    other = MCPServer("r", job_store="memory")
+    assert "up to 1.07374e+09 s" in other.add_rappture_tool(str(FERMI), rappture="", timeout=2**30).description
+
+
+@pytest.mark.skipif(FERMI is None, reason="no Rappture example")
+def test_a_rappture_timeout_refusal_names_the_value() -> None:
     server = MCPServer("r", job_store="memory")
     with pytest.raises(RegistrationError) as refused:
-        server.add_rappture_tool(str(FERMI), rappture="", timeout=timeout)
-    assert "timeout must be a positive number of seconds, at most 9223372036 (the longest wait)" in str(refused.value)
-    assert "up to 1.07374e+09 s" in server.add_rappture_tool(str(FERMI), rappture="", timeout=2**30).description
+        server.add_rappture_tool(str(FERMI), rappture="", timeout="5")
+    assert str(refused.value) == (f"Rappture tool {FERMI}: timeout must be a positive number of seconds, or inf for "
+                                  "no limit, not '5'; write it as a number: 5.0")
 
 
 @pytest.mark.slow

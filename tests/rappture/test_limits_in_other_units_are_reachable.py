@@ -67,7 +67,7 @@ def test_a_value_at_a_limit_given_in_other_units_passes_and_reaches_the_program_
         assert (outputs["L"]["value"], outputs["T"]["value"]) == (written, "-26.85K"), given
 
 
-@pytest.mark.parametrize("timeout", [-5, 0, float("nan"), float("inf"), "10", True])
+@pytest.mark.parametrize("timeout", [-5, 0, float("nan"), float("-inf"), "10", True])
 def test_a_timeout_that_is_not_a_positive_number_of_seconds_is_refused(tool: Any, tmp_path: Path, timeout: Any) -> None:
     # A trial finding: `nanohubmcp rappture --timeout -5` served a tool whose every call failed.
     from nanohubmcp.errors import RegistrationError

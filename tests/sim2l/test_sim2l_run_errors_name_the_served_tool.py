@@ -1,6 +1,6 @@
 """A Sim2L run that fails names the tool as it is served (``name=``, ``--name``), as its argument
-errors do, not the notebook's Sim2L name; a cell stopped by ``cell_timeout`` says that it timed out,
-after how many seconds and in which cell.
+errors do, not the notebook's Sim2L name; a cell stopped by ``cell_timeout`` says that it did not finish,
+within how many seconds, in which cell, and what raises the limit.
 
 Found by a fresh-user trial (trial 28, T8): ``nanohubmcp sim2l cool2.ipynb --cell-timeout 3 --name
 cool_to`` answered ``the Sim2L 'cooling' did not run: CellTimeoutError: ...`` for a run stopped in its
@@ -56,9 +56,9 @@ async def test_a_timed_out_or_failed_run_names_the_served_tool(tmp_path: Path) -
                 both.start_soon(call, 3)
     slow, failed = answers[17], answers[3]
     assert slow.is_error
-    assert slow.content[0].text == (
-        "the Sim2L tool 'cool_to' timed out after 15 s in cell 8: the cell ran longer than its cell_timeout "
-        "allows and was stopped"
+    assert slow.content[0].text == (  # shaped as a call past tool_timeout is answered
+        "the Sim2L tool 'cool_to' did not finish within 15 s in cell 8 (its cell_timeout, a cell's limit; raise it "
+        "with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped"
     )
     assert failed.is_error
     assert failed.content[0].text == "the Sim2L tool 'cool_to' failed in cell 8: ValueError: three points are too few"

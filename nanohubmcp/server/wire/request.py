@@ -118,9 +118,10 @@ the layers added with ``server.add_middleware`` (:mod:`~nanohubmcp.server.pipeli
 .. versionchanged:: 1.0
    Set for an answer framed as SSE too."""
 
-TIMED_OUT: Slot[bool] = Slot("a call answered at tool_timeout")
-"""Whether a ``tools/call``'s ``isError`` result answers a call past ``tool_timeout``
-(:class:`~nanohubmcp.errors.ToolTimeout`, set by the tool-call service): REST answers it 504, not 500."""
+TIMED_OUT: Slot[bool] = Slot("a call answered at a time limit")
+"""Whether a ``tools/call``'s ``isError`` result answers a call past a time limit
+(:class:`~nanohubmcp.errors.ToolTimeout`, set by the tool-call service: ``tool_timeout``, a Rappture tool's
+``timeout``, a Sim2L's ``cell_timeout``): REST answers it 504, not 500."""
 
 RETURNED_ERROR: Slot[bool] = Slot("an error result the tool returned")
 """Whether a ``tools/call``'s ``isError`` result is one the tool returned itself,

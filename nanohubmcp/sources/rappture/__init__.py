@@ -194,7 +194,10 @@ def add_rappture_tool(
         name: the tool name (default from the tool, see :func:`load_rappture_tool`).
         async_: run calls as jobs (``@async_tool``); default when ``<limits>`` allows runs longer
             than :data:`PROXY_TIMEOUT`.
-        timeout: seconds a run may take (default from ``<limits>``).
+        timeout: seconds a run may take; left out (None), the tool's ``<limits><cputime>``; ``inf`` (or a number
+            past any wait, ``1e308``): no limit of ours, the run ends when its program does or its call is
+            cancelled (a ``tool_timeout`` too). A run past it is stopped and its call answered
+            :class:`~nanohubmcp.errors.ToolTimeout` (REST 504).
         rappture: the ``rappture`` program (default ``rappture`` on ``PATH``; ``""``: never).
         plot: draw curves, histograms and tables as PNG plots (matplotlib; the figures are made
             while the program runs and drawn as it exits, see :mod:`.plots`); False returns the
@@ -202,7 +205,8 @@ def add_rappture_tool(
         options: more options of ``MCPServer.tool`` (``title``, ``annotations``, ``scopes``,
             ``executor`` for a job tool, …).
     Raises:
-        RegistrationError: the file cannot be read as a Rappture tool (the message says why); ``cache=``
+        RegistrationError: the file cannot be read as a Rappture tool (the message says why), a ``timeout``
+            that is no positive number of seconds (0, negative, NaN, a bool, a string); ``cache=``
             asked of a tool its ``<limits>`` make a job tool (give ``background=False`` to cache it).
     Warns:
         RegistrationWarning: inputs take numbers with units and pint is not installed (a call
@@ -259,7 +263,7 @@ def _cputime_as_read(tool: RapptureTool) -> str:
     try:
         seconds = time_limit(written)
     except ValueError:  # (unreadable: the timeout= given stands in for it)
-        return f"{written!r}, read as the timeout {tool.limit:g} s"
+        return f"{written!r}, read as the timeout given: {tool.limit_text}"
     if not written.isdigit():
         return f"{written} ({seconds:g} s)"
     if int(written) != seconds:  # over 12 hours (or under the least, 10 s)

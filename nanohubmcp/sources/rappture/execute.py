@@ -192,7 +192,8 @@ def run_program(
     on_run_file: Callable[[Path], None] | None = None,
     on_start: Callable[[int], None] | None = None,
 ) -> Outcome:
-    """Run ``argv`` in ``cwd`` until it ends, ``timeout`` seconds pass, or ``cancelled()`` is true.
+    """Run ``argv`` in ``cwd`` until it ends, ``timeout`` seconds pass (``math.inf``: never), or ``cancelled()``
+    is true.
 
     ``on_progress(percent, message)`` is called on this thread for each progress line, and
     ``on_run_file(path)`` for each ``=RAPPTURE-RUN=>`` line, as the program prints it (it is still

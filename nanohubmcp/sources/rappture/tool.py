@@ -8,14 +8,16 @@ soon as the program names it (``=RAPPTURE-RUN=>``, printed once the file is writ
 program's process ends; that result is returned when the program then exits with status 0 and
 leaves the file as it was, else the file is read again.
 
-Time limit of a run: ``timeout=`` when given, else the tool's ``<limits><cputime>`` read as
-Rappture's runner reads it (whole seconds, at least 10 s, at most 12 hours; ``unlimited``: 12 hours;
+Time limit of a run: ``timeout=`` when given (``inf``: none of ours), else the tool's ``<limits><cputime>``
+read as Rappture's runner reads it (whole seconds, at least 10 s, at most 12 hours; ``unlimited``: 12 hours;
 absent or empty: 4 hours; anything else is refused at load: Rappture would read ``1e3`` as 1 s and ``2h``
-as 2 s) — here as wall-clock time.
+as 2 s) — here as wall-clock time. A run past it is stopped and raises
+:class:`~nanohubmcp.errors.ToolTimeout` (REST 504), as a call past the server's ``tool_timeout`` does.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -24,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import RegistrationError, ToolError
+from ...errors import RegistrationError, ToolError, ToolTimeout
 from ...protocol.result_types import ToolResult
-from ...protocol.seconds import finite_seconds
+from ...protocol.seconds import limit_or_default
 from ...server.registry.components import name_like
 from . import plots
 from .driver import current_values, write_driver
@@ -102,7 +104,8 @@ class RapptureTool:
         path: the tool.xml file; ``directory`` is what ``@tool`` stands for.
         name / title / about: the MCP tool's name, title and the start of its description.
         command: the ``<command>`` text.
-        limit: seconds a run may take (see :func:`time_limit`).
+        limit: seconds a run may take (see :func:`time_limit`); ``math.inf``: no limit of ours (``timeout=inf``).
+        limit_given: ``limit`` is the ``timeout=`` given, not tool.xml's ``<limits><cputime>``.
         long: runs longer than :data:`PROXY_TIMEOUT` are possible (``<limits>`` says so).
         inputs: the arguments and the skipped inputs.
         schema: the input JSON Schema.
@@ -120,6 +123,12 @@ class RapptureTool:
     inputs: Inputs = field(repr=False)
     schema: dict[str, Any] = field(repr=False)
     rappture: str | None = None
+    limit_given: bool = False
+
+    @property
+    def limit_text(self) -> str:
+        """:attr:`limit` as a text says it: ``"600 s"``, or ``"no time limit"``."""
+        return f"{self.limit:g} s" if math.isfinite(self.limit) else "no time limit"
 
     @property
     def directory(self) -> Path:
@@ -149,7 +158,8 @@ class RapptureTool:
                 parts.append("Outputs: " + "; ".join(outputs) + ".")
         for skipped in self.inputs.skipped:
             parts.append(f"Not an argument: {skipped.label or skipped.path} ({skipped.kind}): {skipped.reason}.")
-        parts.append(f"A Rappture tool; a run may take up to {self.limit:g} s.")
+        parts.append(f"A Rappture tool; a run may take up to {self.limit:g} s." if math.isfinite(self.limit)
+                     else "A Rappture tool; a run has no time limit.")
         return "\n\n".join(parts)
 
     def run(
@@ -166,8 +176,10 @@ class RapptureTool:
 
         Raises:
             InvalidArguments: a value that does not fit its input (units, limits, options).
-            ToolError: the program could not start, failed, ran out of time or wrote no run
-                file; the message carries the end of its log.
+            ToolTimeout: the program ran past :attr:`limit` and was stopped (the message names the limit, the
+                options raising it and the end of its log).
+            ToolError: the program could not start, failed, was cancelled or wrote no run file; the message
+                carries the end of its log.
         """
         currents = current_values(self.name, self.inputs.arguments, arguments)
         workdir = run_directory(self.name)
@@ -224,10 +236,7 @@ class RapptureTool:
         ToolError saying why there is none (with the log tail)."""
         tail = outcome.log_tail()
         if outcome.timed_out:
-            raise ToolError(
-                f"Rappture tool '{self.name}' did not finish within {self.limit:g} s and was stopped."
-                + (f"\nThe end of its log:\n{tail}" if tail else "")
-            )
+            raise ToolTimeout(self.timeout_message() + (f"\nThe end of its log:\n{tail}" if tail else ""))
         if outcome.cancelled:
             raise ToolError(f"Rappture tool '{self.name}' was cancelled and stopped")
         source = self._read_run(outcome, workdir)
@@ -254,6 +263,13 @@ class RapptureTool:
                 + (f"\nThe end of its log:\n{tail}" if tail else "")
             )
         return source, root
+
+    def timeout_message(self) -> str:
+        """The answer of a run past :attr:`limit`, shaped as a call past ``tool_timeout`` is answered: which limit
+        ran out, what raises it, and that the run was stopped."""
+        which = "its timeout" if self.limit_given else "its tool.xml's <limits><cputime>"
+        return (f"Rappture tool '{self.name}' did not finish within {self.limit:g} s ({which}; raise it with "
+                "timeout= or --timeout, inf for no limit); its run was stopped")
 
     def _read_run(self, outcome: Outcome, workdir: Path) -> str:
         if self.rappture:  # rappture -execute prints the run file itself
@@ -286,20 +302,23 @@ def load_rappture_tool(
         path: the tool.xml file, or a directory holding ``tool.xml`` or ``rappture/tool.xml``.
         name: the MCP tool name (default: ``<tool><id>``, else the tool's directory name, skipping
             ``rappture``, ``current``, ``dev`` and ``rNN`` as in ``/apps/<tool>/current/rappture``).
-        timeout: seconds a run may take (default from ``<limits>``, see :func:`time_limit`).
+        timeout: seconds a run may take. Left out (None), the tool's ``<limits><cputime>`` (see
+            :func:`time_limit`); ``inf`` (or a number past any wait, ``1e308``: the one rule,
+            :func:`~nanohubmcp.protocol.seconds.limit_seconds`): no limit of ours, the run ends when its program
+            does, or when its call is cancelled (a ``tool_timeout`` too).
         rappture: the ``rappture`` program, a path or a name on ``PATH`` (default: ``rappture`` on
             ``PATH``, i.e. on a hub, else run ``<command>`` directly; ``""``: always run ``<command>``
             directly).
         long: run as a job; default when the time limit is over :data:`PROXY_TIMEOUT`.
     Raises:
-        RegistrationError: a timeout that is not a positive number of seconds, no such file, not
+        RegistrationError: a timeout that is not a positive number of seconds (0, negative, NaN, a bool,
+            a string), no such file, not
             XML, not a Rappture tool (no ``<tool>``), no ``<command>``, a ``<limits><cputime>`` that
             is not a time limit (without ``timeout``), or an input whose limits/default do not fit its
             units (the message names the file and the input); a ``rappture`` given that is no
             program.
     """
-    if timeout is not None:
-        timeout = finite_seconds(timeout, f"Rappture tool {path}: timeout", RegistrationError)
+    given = limit_or_default(timeout, f"Rappture tool {path}: timeout", RegistrationError)  # inf: no limit
     file = Path(path)
     if file.is_dir():
         file = next((f for f in (file / "tool.xml", file / "rappture" / "tool.xml") if f.is_file()), file / "tool.xml")
@@ -324,10 +343,10 @@ def load_rappture_tool(
     try:
         declared_limit = time_limit(declared)
     except ValueError as exc:
-        if timeout is None:
+        if given is None:
             raise RegistrationError(f"Rappture tool {tool_name!r}: {exc}, or give timeout= (in {file})") from None
-        declared_limit = float(timeout)  # (the limit given replaces the one tool.xml cannot say)
-    limit = float(timeout) if timeout is not None else declared_limit
+        declared_limit = given  # (the limit given replaces the one tool.xml cannot say)
+    limit = given if given is not None else declared_limit
     is_long = long if long is not None else bool(declared) and declared_limit > PROXY_TIMEOUT
     if rappture is not None and not isinstance(rappture, (str, os.PathLike)):
         raise RegistrationError(
@@ -350,4 +369,5 @@ def load_rappture_tool(
         inputs=inputs,
         schema=schema,
         rappture=program,
+        limit_given=given is not None,
     )

@@ -18,13 +18,13 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import ToolError
+from ...errors import ToolError, ToolTimeout
 from .kernel_output import quiet_kernel_end
 from .kernels import KernelStop
 from .notebook import Sim2LSpec
 from .values import INPUT_FILES_DIR, Prepared
 
-__all__ = ["Output", "executed_notebook", "read_outputs", "run_notebook"]
+__all__ = ["Output", "cell_timeout_message", "executed_notebook", "read_outputs", "run_notebook"]
 
 
 @dataclass
@@ -104,9 +104,11 @@ def run_notebook(
     (:mod:`.kernel_output`).
 
     Raises:
-        ToolError: the notebook raised (the message names the cell and the exception), a cell ran
-            longer than ``cell_timeout`` seconds (the message says so, and which cell), the kernel
-            was stopped or died, or there is no such kernel.
+        ToolTimeout: a cell ran longer than ``cell_timeout`` seconds and the run was stopped (the message says
+            which cell, the limit and the options raising it), shaped as a call past ``tool_timeout`` is
+            answered (REST 504).
+        ToolError: the notebook raised (the message names the cell and the exception), the kernel was stopped
+            or died, or there is no such kernel.
     """
     import papermill
     from nbclient.exceptions import CellTimeoutError
@@ -139,11 +141,7 @@ def run_notebook(
     except papermill.PapermillExecutionError as exc:
         raise ToolError(f"the Sim2L tool '{tool}' failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
     except CellTimeoutError:
-        cell = _last_cell_run(output)
-        after = f" after {cell_timeout:g} s" if cell_timeout is not None else ""
-        where = f" in cell {cell}" if cell is not None else ""
-        raise ToolError(f"the Sim2L tool '{tool}' timed out{after}{where}: the cell ran longer than its "
-                        "cell_timeout allows and was stopped") from None
+        raise ToolTimeout(cell_timeout_message(tool, cell_timeout, _last_cell_run(output))) from None
     except Exception as exc:  # a kernel that died or was killed (a cancelled call), a missing kernel
         if stop is not None and stop.stopped:
             raise ToolError(f"the Sim2L tool '{tool}' was cancelled: its kernel was stopped") from None
@@ -153,6 +151,18 @@ def run_notebook(
         if stop is not None:
             stop.finished()
     return output
+
+
+def cell_timeout_message(tool: str, cell_timeout: float | None, cell: int | None) -> str:
+    """The answer of a run whose ``cell`` (its execution count; None: unknown) ran past ``cell_timeout`` seconds,
+    shaped as a call past ``tool_timeout`` is answered: which limit ran out, what raises it, that the run was
+    stopped: "the Sim2L tool 'cool' did not finish within 3 s in cell 8 (its cell_timeout, a cell's limit; raise
+    it with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped".
+    """
+    within = f" within {cell_timeout:g} s" if cell_timeout is not None else ""
+    where = f" in cell {cell}" if cell is not None else ""
+    return (f"the Sim2L tool '{tool}' did not finish{within}{where} (its cell_timeout, a cell's limit; raise it "
+            "with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped")
 
 
 class _Unshown(io.TextIOBase):

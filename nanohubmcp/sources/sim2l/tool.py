@@ -289,8 +289,9 @@ def add_sim2l(
             a temporary directory with ``job_store="memory"``).
         kernel_name: the Jupyter kernel papermill runs the notebook in (default: the notebook's).
         cell_timeout: seconds one cell may run (default None, ``inf`` or one past any wait, ``1e308``: no
-            limit, as a Sim2L may compute for hours; a cell over it ends the call with an error). A cancelled
-            call's kernel is killed whatever the limit.
+            limit, as a Sim2L may compute for hours). A cell over it stops the run (its kernel) and ends the call
+            with :class:`~nanohubmcp.errors.ToolTimeout` (REST 504), naming the cell, the limit and the options
+            raising it. A cancelled call's kernel is killed whatever the limit.
         cache: answer identical inputs from the stored run (default True); False runs every call.
         max_stored_runs: stored runs kept (default, or None, 1,000; any whole number, ``5.0`` too, as every
             count); more removes the least recently used.

@@ -1,0 +1,59 @@
+"""A Sim2L run whose cell runs past ``cell_timeout`` is a timeout, answered as a call past the server's
+``tool_timeout`` is: ``ToolTimeout``, REST 504 (it was 500, a plain tool error), over MCP an error result saying
+which limit ran out (the cell's), what raises it and that the run was stopped."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from sim2l.cooling_variant import cooling_variant
+from support import mcp_client, serve
+
+from nanohubmcp import MCPServer
+
+pytestmark = pytest.mark.slow
+
+TEXT = ("the Sim2L tool 'cool' did not finish within 15 s in cell 8 (its cell_timeout, a cell's limit; raise it "
+        "with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped")
+
+
+def rest_call(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=180) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.mark.timeout(300)
+def test_a_cell_past_cell_timeout_is_504_over_rest_and_says_so_over_mcp(tmp_path: Path) -> None:
+    pytest.importorskip("papermill")
+    pytest.importorskip("simtool")
+    # 15 s: simtool's import, in cell 3, may take seconds on a busy machine; cell 8 sleeps for 17 points
+    notebook = cooling_variant(tmp_path, "import time\nif points == 17:\n    time.sleep(600)\n")
+    server = MCPServer("sim2l-cell-timeout", state_dir=str(tmp_path / "state"))
+    server.add_sim2l(str(notebook), name="cool", cell_timeout=15)
+    with serve(server) as url, concurrent.futures.ThreadPoolExecutor(1) as pool:
+        # The two runs at once (each in a kernel of its own): one over REST, one over MCP.
+        rest = pool.submit(rest_call, url + "tools/cool", {"points": 17, "rate": 0.02})
+
+        async def mcp_call() -> Any:
+            with anyio.fail_after(180):
+                async with mcp_client(url + "mcp") as client:
+                    return await client.call_tool("cool", {"points": 17, "rate": 0.01})
+
+        with anyio.from_thread.start_blocking_portal() as portal:
+            result = portal.call(mcp_call)
+        status, body = rest.result(timeout=180)
+    assert status == 504, (status, body)  # was 500
+    assert body["error"] == TEXT, body
+    assert result.is_error
+    assert result.content[0].text == TEXT, result.content
