@@ -157,8 +157,7 @@ class ServerCore:
         self.sessions = SessionStore(session_idle_seconds)
         self.sessions.add_close_callback(self._session_closed)
         self.state_link = StateLink(name, self.state_url, state_dir, self.sessions, state_secret)
-        """Where the state lives: the state directory, and with a shared state store (Redis) this process's
-        link to it."""
+        """Where the state lives: the state directory, and with a shared store (Redis) this process's link to it."""
         self.job_runners = JobRunners(job_executor, workers=self.job_workers, dask_address=dask_address,
                                       executor_options=executor_options, state_dir=self.state_link.directory)
         """The job executors: the server's, and those its tools name (made at their first use)."""
@@ -187,8 +186,6 @@ class ServerCore:
         """Whether the server is stopping; the requests it serves, answered when a stop's grace runs out."""
         self.replication: Replication | None = None
         """While linked to a shared state store: keeps sessions in step across processes."""
-        self.state_closing: asyncio.Task[None] | None = None
-        """Disconnecting from the shared state store (the runner waits for it when it stops)."""
         self.dispatcher = Dispatcher(self, TABLES)
         """The way in for every message: the pipeline of layers, then the method handlers."""
         self.tracing = trace_context.resolve(tracing)
@@ -322,16 +319,19 @@ class ServerCore:
         consume = self.replication.state.consume_nonce  # the used nonces: in the store, for every process
         self.first_use.use_request_codec(self.first_use.codec(key, shared_consume=consume))
 
-    def detach(self) -> None:
-        """Stop delivering change notifications (the server stopped)."""
+    def detach(self, *, keep_store: bool = False) -> None:
+        """Stop delivering change notifications and keeping sessions in step with a shared store (the server
+        stopped); disconnect from it now, or with ``keep_store`` at :meth:`close_store` (after a stop's drain)."""
         if self.notifier is not None:
             self.notifier.close()
         self.notifier = None
         replication, self.replication = self.replication, None
         if replication is not None:
-            closing = self.state_link.disconnect(replication, self.loop)
-            if closing is not None:
-                self.state_closing = closing
+            self.state_link.disconnect(replication, self.loop, keep=keep_store)
+
+    def close_store(self, flush: float) -> asyncio.Task[None] | None:
+        """:meth:`StateLink.close_store <.wire.state_dir.StateLink.close_store>` on the serving loop."""
+        return self.state_link.close_store(self.loop, flush)
 
     # -- executors (importing or constructing starts no threads) ------------------------------
     def _worker_pool(self) -> WorkerPool:

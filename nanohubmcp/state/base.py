@@ -27,6 +27,10 @@ def session_key(session_id: str) -> str:
     return hashlib.sha256(session_id.encode()).hexdigest()
 
 
+CLOSE_FLUSH_SECONDS = 1.0
+"""How long closing a store waits, by default, for the entries queued for its event logs to be written (a
+stopping server's last answers: :meth:`SharedState.close`)."""
+
 Fields = dict[str, str]
 """One event log entry: ``m`` the message (JSON), ``f`` ``"1"`` when it is the stream's last,
 ``e`` the event id the producer gave it, ``o`` the producing process, ``r`` the request id
@@ -63,8 +67,9 @@ class SharedState(Protocol):
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Connect on ``loop`` (the serving loop of this process) and start the background work."""
 
-    async def close(self) -> None:
-        """Stop the background work and disconnect."""
+    async def close(self, flush: float = CLOSE_FLUSH_SECONDS) -> None:
+        """Write what is queued for the event logs (waiting ``flush`` seconds at most: a store that does not
+        answer keeps the process no longer), then stop the background work and disconnect."""
 
     # -- sessions ----------------------------------------------------------------------------
     def held_session(self, session_id: str) -> dict[str, Any] | None:

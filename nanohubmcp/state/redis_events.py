@@ -99,6 +99,10 @@ class RedisEventLogs:
         """Bytes of messages so far of each unfinished POST response log (by key)."""
         self._wake: asyncio.Event | None = None
         self._written: asyncio.Event | None = None
+        self._writing = False
+        """True while the writer works through the queue (a batch taken from it is not yet written)."""
+        self._batch = 0
+        """Entries of the batch being written."""
 
     def key(self, session_id: str, stream_id: str) -> str:
         """The Redis key of a stream's log."""
@@ -125,15 +129,23 @@ class RedisEventLogs:
         if self._wake is not None:
             self._wake.set()
 
+    @property
+    def queued(self) -> int:
+        """Entries not yet written (those of a batch being written included)."""
+        return len(self._queue) + (self._batch if self._writing else 0)
+
     async def flush(self) -> None:
-        """Return once every entry queued so far is written."""
-        while self._queue and self._written is not None:
+        """Return once every entry queued so far is written (the writer's batch in flight too: a flush that
+        returned with the queue empty but its last batch not yet written let the store's close cancel that
+        write, and a stopping server's last answer never reached the log)."""
+        while (self._queue or self._writing) and self._written is not None:
             await self._written.wait()
 
     def start(self, loop: asyncio.AbstractEventLoop) -> asyncio.Task[None]:
         """Start the process's one writer task on ``loop`` (the caller cancels it to stop)."""
         self._wake = asyncio.Event()
         self._written = asyncio.Event()
+        self._writing = False  # (a writer cancelled before: its batch was not written)
         if self._queue:
             self._wake.set()
         return loop.create_task(self._write())
@@ -145,8 +157,10 @@ class RedisEventLogs:
         while True:
             await self._wake.wait()
             self._wake.clear()
+            self._writing = True
             while self._queue:
                 batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
+                self._batch = len(batch)
                 try:
                     async with self._guard() as client:
                         pipe = client.pipeline(transaction=False)
@@ -168,7 +182,9 @@ class RedisEventLogs:
                             raise failed[0]
                 except StateUnavailable:
                     self._queue.extendleft(reversed(batch))
+                    self._batch = 0
                     await asyncio.sleep(RETRY_SECONDS)
+            self._writing = False
             self._written.set()
             self._written = asyncio.Event()
 

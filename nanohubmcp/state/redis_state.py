@@ -55,7 +55,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..protocol.uris import comparison_form
-from .base import Fields, Opened
+from .base import CLOSE_FLUSH_SECONDS, Fields, Opened
 from .errors import StateBusy, StateUnavailable
 from .redis_channels import ProcessChannels
 from .redis_events import EVENT_KEEP, RedisEventLogs
@@ -142,11 +142,15 @@ class RedisState:
         for work in (self.channels.heartbeat, self.channels.listen, self.sessions.keep_clocks):
             self._tasks.append(loop.create_task(work()))
 
-    async def close(self) -> None:
-        self._closing = True
-        self.reads.stop()
-        for task in self._tasks:
-            task.cancel()
+    async def close(self, flush: float = CLOSE_FLUSH_SECONDS) -> None:
+        try:
+            if self._tasks and flush > 0:  # (started: its writer runs) the last answers reach the logs first
+                await self._flush_before_close(flush)
+        finally:  # (a close cancelled meanwhile still ends the background work)
+            self._closing = True
+            self.reads.stop()
+            for task in self._tasks:
+                task.cancel()
         if self._reader is not None:  # its blocking read ends now, not when it times out
             with contextlib.suppress(Exception):
                 await self._reader.connection_pool.disconnect()
@@ -168,6 +172,16 @@ class RedisState:
             with contextlib.suppress(Exception):
                 await self._reader.aclose()
             self._reader = None
+
+    async def _flush_before_close(self, seconds: float) -> None:
+        """Wait, ``seconds`` at most, for the entries queued for the event logs to be written; say how many
+        were not (a Redis that does not answer)."""
+        try:
+            await asyncio.wait_for(self.events.flush(), seconds)
+        except asyncio.TimeoutError:
+            log.warning("shared state store %s: %d message(s) for the event logs not written within %.2g s of "
+                        "closing; a client resuming a stream will not get them", self.shown, self.events.queued,
+                        seconds)
 
     def _key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)

@@ -55,6 +55,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("nanohubmcp")
 
 SWEEP_SECONDS = 60.0
+STORE_CLOSE_LEAST_SECONDS = 0.1
+"""The least a stop's drain waits for the shared state store to close, even with nothing left before its deadline:
+the close begins, and ends the store's background work (its reads of event logs, its heartbeat), before the loop's
+end cancels what is left."""
 LEFT_TASKS_SECONDS = 1.0
 """How long a server thread's loop, its stop drained, waits for the tasks still running (cancelled) before it
 closes."""
@@ -147,7 +151,7 @@ class Runner:
         self._http.stop()
         if self._sweeper is not None:
             self._sweeper.cancel()
-        self.server.core.detach()
+        self.server.core.detach(keep_store=True)  # (connected until the streams ended: _drain closes it)
         core = self.server.core
         core.close(streams_later=True)  # the streams end in _drain, once the last answers went on them
         core.bus.emit("server_stopped", url=self.server.url, port=self.port)
@@ -162,7 +166,9 @@ class Runner:
         answer those still
         running then with the stopping server's error (:meth:`Shutdown.cut_off
         <nanohubmcp.server.shutdown.Shutdown.cut_off>`), then end the sessions' streams and close
-        every connection, so no client is left waiting on a server that is gone.
+        every connection, so no client is left waiting on a server that is gone. The shared state store (Redis)
+        stays connected until the streams ended, so the answers written meanwhile reach its event logs (a client
+        resuming with ``Last-Event-ID`` on another process gets them), then closes within the next step's bound.
 
         Without ``until`` each step takes :data:`~.process_exit.DRAIN_SECONDS` at the most. ``until`` (a
         ``time.monotonic()``, a blocking serve's :func:`.process_exit.exit_deadline` less its margin) bounds them
@@ -181,10 +187,13 @@ class Runner:
         if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends
             await asyncio.wait(answering, timeout=drain_step(until))
         core.close_streams()
-        closing, core.state_closing = core.state_closing, None
+        # The shared store closes now, not as the stop began: what the drain answered is queued for its event logs
+        # (written first, in half of the step at most), for a client resuming on another process.
+        step = drain_step(until)
+        closing = core.close_store(flush=step / 2)
         if closing is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(closing, drain_step(until))
+                await asyncio.wait_for(closing, max(step, STORE_CLOSE_LEAST_SECONDS))
         http, self._closing = self._closing, None
         left = drain_step(until)
         if http is not None and left > 0:  # (none left: they close as the process exits, nothing to wait for)

@@ -20,7 +20,8 @@ are made in — the one named, else a testing client's temporary one until servi
 default — and, with a shared state store (a Redis state URL), this process's link to that store
 (:class:`~.store_link.StoreLink`, made with such a URL only, its module imported then): the key signing
 ``requestState`` read before the port is bound (:meth:`StateLink.prepare`), the store connected on the
-serving loop (:meth:`StateLink.connect`) and disconnected at the stop (:meth:`StateLink.disconnect`). It
+serving loop (:meth:`StateLink.connect`) and disconnected at the stop (:meth:`StateLink.disconnect`, then
+:meth:`StateLink.close_store` once a stopping server's streams ended). It
 owns neither the services kept there nor what is kept in step across processes (:mod:`.replication`).
 """
 
@@ -225,8 +226,15 @@ class StateLink:
         keeping this process's sessions in step, and the ``requestState`` key; None for memory and SQLite."""
         return self.store_link.connect(loop) if self.store_link is not None else None
 
-    def disconnect(self, replication: Replication,
-                   loop: asyncio.AbstractEventLoop | None) -> asyncio.Task[None] | None:
-        """Stop keeping sessions in step and disconnect on ``loop``; returns the disconnecting task (the runner
-        waits for it when it stops), or None when there is nothing to wait for."""
-        return self.store_link.disconnect(replication, loop) if self.store_link is not None else None
+    def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None, *,
+                   keep: bool = False) -> None:
+        """Stop keeping sessions in step; disconnect on ``loop`` now, or with ``keep`` at :meth:`close_store`
+        (:meth:`StoreLink.disconnect <.store_link.StoreLink.disconnect>`)."""
+        if self.store_link is not None:
+            self.store_link.disconnect(replication, loop, keep=keep)
+
+    def close_store(self, loop: asyncio.AbstractEventLoop | None, flush: float) -> asyncio.Task[None] | None:
+        """The disconnecting task of the shared store (its queued log entries written first, ``flush`` seconds
+        at most: :meth:`StoreLink.close <.store_link.StoreLink.close>`), for the caller to wait for; None when
+        nothing is disconnecting (memory, SQLite)."""
+        return self.store_link.close(loop, flush) if self.store_link is not None else None

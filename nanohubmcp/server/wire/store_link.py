@@ -3,7 +3,9 @@
 Owns when a process talks to the store as serving starts and stops: the key signing the 2026-07-28
 ``requestState`` read before the port is bound (:meth:`StoreLink.prepare`), the store connected on
 the serving loop with this process's sessions kept in step (:meth:`StoreLink.connect`, which makes
-the :class:`~.replication.Replication`), and disconnected at the stop (:meth:`StoreLink.disconnect`).
+the :class:`~.replication.Replication`), and disconnected at the stop (:meth:`StoreLink.disconnect`): a stopping
+server's runner keeps it connected through its drain and closes it once the streams ended (:meth:`StoreLink.close`),
+so the answers written meanwhile reach the event logs.
 Does not own what is kept in step (:mod:`.replication`), the store's implementation
 (:mod:`nanohubmcp.state`), nor the ``requestState`` codec (the core makes it from the key
 :meth:`StoreLink.connect` returns). Memory and SQLite share nothing: the core makes no link for them.
@@ -15,6 +17,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from ...state import StateURL, open_shared
+from ...state.base import CLOSE_FLUSH_SECONDS
 
 if TYPE_CHECKING:
     from ...state.base import SharedState
@@ -40,6 +43,10 @@ class StoreLink:
         self._key: bytes | None = None
         """The store's ``requestState`` key, read by :meth:`prepare` before the port was bound; taken
         by the next :meth:`connect`."""
+        self._left: SharedState | None = None
+        """The store :meth:`disconnect` stopped keeping sessions in step with, until :meth:`close`."""
+        self._closing: asyncio.Task[None] | None = None
+        """Disconnecting from it, until :meth:`close` hands the task over."""
 
     def _open(self) -> SharedState:
         state = open_shared(self._url, self._name, idle_seconds=self._sessions.idle_seconds)
@@ -77,10 +84,26 @@ class StoreLink:
         state.start(loop)
         return Replication(self._sessions, state), key
 
-    def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None) -> asyncio.Task[None] | None:
-        """Stop keeping sessions in step and disconnect on ``loop``; returns the disconnecting task
-        (the runner waits for it when it stops), or None when ``loop`` is gone."""
+    def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None, *,
+                   keep: bool = False) -> None:
+        """Stop keeping sessions in step; disconnect from the store on ``loop`` now (:meth:`close`), or with
+        ``keep`` leave it connected until :meth:`close`: its writer of event logs, its reads of them, its answers
+        from other processes and its heartbeat go on, so the answers a stopping server still writes during its
+        drain reach the logs (a client resuming on another process gets them)."""
         self._sessions.use_relay(None)
-        if loop is None or loop.is_closed():
-            return None
-        return loop.create_task(replication.state.close())
+        self._left = replication.state
+        if not keep:
+            self.close(loop)
+
+    def close(self, loop: asyncio.AbstractEventLoop | None,
+              flush: float = CLOSE_FLUSH_SECONDS) -> asyncio.Task[None] | None:
+        """Disconnect on ``loop`` from the store :meth:`disconnect` left connected, first writing what is queued
+        for its event logs (``flush`` seconds at most: :meth:`SharedState.close
+        <nanohubmcp.state.base.SharedState.close>`); returns the disconnecting task, this one or the one
+        :meth:`disconnect` started (the runner waits for it, bounded, as it stops), or None when nothing is
+        disconnecting (or ``loop`` is gone)."""
+        state, self._left = self._left, None
+        if state is not None and loop is not None and not loop.is_closed():
+            self._closing = loop.create_task(state.close(flush))
+        closing, self._closing = self._closing, None
+        return closing
