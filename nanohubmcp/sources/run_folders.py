@@ -22,6 +22,15 @@ with its lock manager), and only once its lock file is older than :data:`MADE_GR
 another host makes its folder, then takes the lock). On a mount whose locks are each client's own (NFS
 ``nolock``) another host's held lock looks free here: its parents are not judged by their lock.
 
+A parent named as earlier versions named them, ``<prefix><pid>-<random>`` (no host: a server killed before
+an upgrade left it, and its programs may still run there), is judged as another host's. It cannot be proven
+this host's: the Sim2L base is shared with other hosts (a Slurm node's job), and a temporary directory may be
+shared by containers of other pid namespaces, so its pid may be another host's process (or nothing of this
+host's) and, on a ``nolock`` mount, another host's held lock looks free here — judging it as this host's (pid
+not running, lock free) would remove a running job's folder. As another host's, it is swept (its programs
+stopped) at the next start where locks reach every host (a local temporary directory: as the old sweep did),
+else once abandoned.
+
 Where ``flock`` fails with an error other than "held" (``ENOLCK``, ``EOPNOTSUPP``: NFSv3 without ``lockd``,
 some FUSE file systems), the process makes its parent without the lock, says so once per base directory
 (a warning of this module's logger, :class:`.unlockable.Unlockable`), and a sweep cannot tell whether such a
@@ -93,7 +102,8 @@ class RunFolders:
     """The run directories of one source, in this process's parent of each base directory it is asked for.
 
     Args:
-        prefix: how a process's parent is named, ``<prefix><pid>-<random>`` (e.g. ``nanohubmcp-rappture-``).
+        prefix: how a process's parent is named, ``<prefix><host>-<pid>-<random>`` (e.g.
+            ``nanohubmcp-rappture-``).
         mark: the environment variable a run's program is started with, naming its run directory
             (resolved): how :meth:`sweep` tells a program whose group was never noted (:mod:`.orphans`).
         at_exit: called at this process's exit before its parents are removed (stopping the programs
@@ -122,6 +132,9 @@ class RunFolders:
         self._made: dict[Path, tuple[int, Path, IO[bytes]]] = {}  # base -> this process's pid, parent, held lock
         self._swept: set[tuple[int, Path]] = set()  # (process, base) swept (a forked child sweeps again: harmless)
         self._cleanups: dict[Path, Callable[[], object]] = {}
+        # <host>-<pid>-<random>: mkdtemp's random part and the pid have no "-", so the host is what is before them;
+        # <pid>-<random> (no host, one "-"): the naming of the versions before, which no name with a host matches
+        self._named = re.compile(re.escape(prefix) + r"(?:([a-z0-9._-]{1,64})-)?(\d+)-[a-z0-9_]{8}")
 
     def make(self, base: str | os.PathLike[str], name: str = "") -> Path:
         """A new, empty working directory (mode ``0o700``, named ``<name><random>``) for one run, in this
@@ -162,19 +175,18 @@ class RunFolders:
     def sweep(self, base: str | os.PathLike[str]) -> list[Path]:
         """Remove the run directories in ``base`` of processes that ended without removing them (killed),
         first killing the programs still running in them (:func:`.orphans.stop_orphans`); returns the
-        parents removed. Another host's parents are judged by their lock where locks are seen across hosts,
-        else (as any parent where files cannot be locked) removed once abandoned (:data:`ABANDONED_AFTER_DAYS`)."""
+        parents removed. Another host's parents, and those of the old naming without a host, are judged by their
+        lock where locks are seen across hosts, else (as any parent where files cannot be locked) removed once
+        abandoned (:data:`ABANDONED_AFTER_DAYS`)."""
         if os.name != "posix":
             return []
         base = Path(base)
-        # <host>-<pid>-<random>: mkdtemp's random part and the pid have no "-", so the host is what is before them
-        pattern = re.compile(re.escape(self.prefix) + r"([a-z0-9._-]{1,64})-(\d+)-[a-z0-9_]{8}")
         try:
             with os.scandir(base) as entries:
-                found = [(base / m[0], m[1], int(m[2])) for e in entries if (m := pattern.fullmatch(e.name))]
+                found = [(base / m[0], m[1], int(m[2])) for e in entries if (m := self._named.fullmatch(e.name))]
         except OSError:
             return []
-        here = host_name()
+        here = host_name()  # an old name's host (None) is not this host's
         shared = any(host != here for _, host, _ in found) and self._locks_reach_hosts(base)
         removed = []
         for parent, host, pid in found:

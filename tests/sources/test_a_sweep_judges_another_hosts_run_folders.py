@@ -22,13 +22,11 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support import wait_until
+from swept_folders import DAY, age, dead_pid, hold_lock, program_in
 
 from nanohubmcp.sources.lock_reach import locks_reach_hosts
 from nanohubmcp.sources.run_folders import ABANDONED_AFTER_DAYS, MADE_GRACE_SECONDS, RunFolders, host_name
@@ -37,25 +35,10 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="pro
 
 MARK = "OTHERHOSTTEST_RUN"
 OTHER = "node17.cluster-a"
-SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)"]
-HOLDER = (
-    "import fcntl, sys, time\n"
-    "lock = open(sys.argv[1], 'wb')\n"
-    "fcntl.flock(lock, fcntl.LOCK_EX)\n"
-    "print('held', flush=True)\n"
-    "time.sleep(600)\n"
-)
-DAY = 86_400
 
 
 def _no_locks(fd: int, operation: int) -> None:
     raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
-
-
-def _dead_pid() -> int:
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait(30)
-    return gone.pid
 
 
 def _folder(base: Path, host: str, pid: int, tag: str = "abcd1234") -> Path:
@@ -66,57 +49,19 @@ def _folder(base: Path, host: str, pid: int, tag: str = "abcd1234") -> Path:
     return parent
 
 
-def _age(parent: Path, seconds: float) -> None:
-    """Make everything in ``parent`` (and it, last) last modified ``seconds`` ago."""
-    then = time.time() - seconds
-    for folder, dirs, files in os.walk(parent, topdown=False):
-        for name in files + dirs:
-            os.utime(os.path.join(folder, name), (then, then), follow_symlinks=False)
-    os.utime(parent, (then, then))
-
-
-def _running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
-
-
-@pytest.fixture
-def programs() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for program in started:
-        program.kill()
-        program.wait(30)
-
-
-def _program_in(parent: Path, programs: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
-    run = parent / "run-efgh5678"
-    env = {**os.environ, MARK: str(run.resolve())}
-    program = subprocess.Popen(SLEEPER, cwd=run, start_new_session=True, env=env)
-    programs.append(program)
-    (parent / "run-efgh5678.group").write_text(str(program.pid))
-    return program
-
-
 @pytest.mark.timeout(120)
 def test_a_free_lock_of_another_host_is_nobodys_where_locks_reach_every_host(
     tmp_path: Path, programs: list[subprocess.Popen[bytes]]
 ) -> None:
     if not locks_reach_hosts(tmp_path):
         pytest.skip(f"{tmp_path} is not on a file system whose locks one kernel keeps")
-    pid = _dead_pid()
+    pid = dead_pid()
     predecessor = _folder(tmp_path, OTHER, pid, "abcd1234")  # a killed container's, under its own host name
-    program = _program_in(predecessor, programs)
-    _age(predecessor, 3600)
+    program = program_in(predecessor, "run-efgh5678", MARK, programs)
+    age(predecessor, 3600)
     alive = _folder(tmp_path, OTHER, pid, "ijkl9012")  # a running one's, whose lock is held
-    _age(alive, 30 * DAY)
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(alive / "owner.lock")], stdout=subprocess.PIPE)
-    programs.append(holder)
-    assert holder.stdout is not None
-    assert holder.stdout.readline() == b"held\n"
+    age(alive, 30 * DAY)
+    hold_lock(alive / "owner.lock", programs)
     young = _folder(tmp_path, OTHER, pid, "mnop3456")  # just made: its process takes the lock next
 
     removed = RunFolders("otherhosttest-", MARK).sweep(tmp_path)
@@ -126,7 +71,7 @@ def test_a_free_lock_of_another_host_is_nobodys_where_locks_reach_every_host(
     wait_until(lambda: program.poll() is not None, "the predecessor's orphan program to be killed")
     assert (alive / "run-efgh5678").is_dir()
     assert (young / "run-efgh5678").is_dir()
-    _age(young, MADE_GRACE_SECONDS + 60)
+    age(young, MADE_GRACE_SECONDS + 60)
     assert RunFolders("otherhosttest-", MARK).sweep(tmp_path) == [young]
 
 
@@ -137,21 +82,21 @@ def test_a_folder_that_cannot_be_judged_by_its_lock_goes_once_abandoned(tmp_path
         if setting == "nolock"
         else RunFolders("otherhosttest-", MARK, flock=_no_locks)
     )
-    pid = _dead_pid()
+    pid = dead_pid()
     old = _folder(tmp_path, OTHER, pid, "abcd1234")
-    _age(old, (ABANDONED_AFTER_DAYS + 1) * DAY)
+    age(old, (ABANDONED_AFTER_DAYS + 1) * DAY)
     recent = _folder(tmp_path, OTHER, pid, "ijkl9012")
-    _age(recent, (ABANDONED_AFTER_DAYS - 1) * DAY)
+    age(recent, (ABANDONED_AFTER_DAYS - 1) * DAY)
     busy = _folder(tmp_path, OTHER, pid, "mnop3456")  # old but for one file its run wrote today
-    _age(busy, (ABANDONED_AFTER_DAYS + 30) * DAY)
+    age(busy, (ABANDONED_AFTER_DAYS + 30) * DAY)
     os.utime(busy / "run-efgh5678" / "driver.xml")
     unlocked = _folder(tmp_path, OTHER, pid, "qrst7890")  # killed between making its folder and its lock
     (unlocked / "owner.lock").unlink()
-    _age(unlocked, (ABANDONED_AFTER_DAYS + 1) * DAY)
+    age(unlocked, (ABANDONED_AFTER_DAYS + 1) * DAY)
     survivors = [recent, busy]
     if setting == "flock fails":  # this host's too: a sweep cannot lock them either
         mine_old = _folder(tmp_path, host_name(), pid, "uvwx1234")
-        _age(mine_old, (ABANDONED_AFTER_DAYS + 1) * DAY)
+        age(mine_old, (ABANDONED_AFTER_DAYS + 1) * DAY)
         mine_recent = _folder(tmp_path, host_name(), pid, "yzab5678")
         survivors.append(mine_recent)
 
