@@ -10,11 +10,16 @@ their bytes (:data:`TRIM`, run with the write of each one's last entry). A log d
 empty, as one that expired.
 
 Writes are queued and pipelined in order by one task per process, so messages of one process
-reach the log in the order they were sent; while Redis is away they wait (at most
-:data:`MAX_QUEUED`; past it the oldest are dropped, with a warning) and are written once it is
-back. Reads (a client's stream, a resume) go to Redis directly. What this module does not own:
-the connection and its outage handling (:class:`~nanohubmcp.state.redis_state.RedisState`, whose
-guard every command here goes through).
+reach the log in the order they were sent; while Redis is away (or answers nothing, or this process's
+pool is full) they wait (at most :data:`MAX_QUEUED`; past it the oldest are dropped, said once per
+burst) and are written once it is back, tried again after a bounded backoff. Entries Redis answers
+with an error reply that would come again (``OOM`` under ``maxmemory-policy noeviction``, a replica's
+``READONLY``, a value it refuses) are dropped with one warning per burst naming how many and why, and
+the writer goes on: later entries are written as soon as Redis takes them
+(:mod:`~nanohubmcp.state.redis_write_trouble`). The writer never ends while the store is open: a
+failure of its own is logged and it starts again. Reads (a client's stream, a resume) go to Redis
+directly. What this module does not own: the connection and its outage handling
+(:class:`~nanohubmcp.state.redis_state.RedisState`, whose guard every command here goes through).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import Any
 
 from .base import Fields
 from .errors import StateUnavailable
+from .redis_write_trouble import Backoff, LossReport
 
 log = logging.getLogger("nanohubmcp.state")
 
@@ -37,7 +43,7 @@ EVENT_KEEP = 256
 FINISHED_KEEP = 300
 """Seconds the log of a POST response stream is kept after its response (for a late resume)."""
 MAX_QUEUED = 10_000
-"""Entries waiting for Redis at most; past it the oldest are dropped, with a warning."""
+"""Entries waiting for Redis at most; past it the oldest are dropped, said once per burst."""
 KEEP_STREAMS = 64
 """Finished POST response logs kept per session (as many streams as a session holds in one process)."""
 KEEP_BYTES = 8 * 1024 * 1024
@@ -48,7 +54,7 @@ forgotten (a stream that never finishes: its log expires with its session)."""
 BATCH = 256
 """Entries written per pipeline, and read per ``XREAD``."""
 RETRY_SECONDS = 0.5
-"""Pause before queued entries are tried again while Redis is away."""
+"""Pause before the writer starts again after a failure of its own (and the channels' first pause)."""
 
 TRIM = """
 local n = redis.call('RPUSH', KEYS[1], ARGV[1])
@@ -76,6 +82,8 @@ TRIM_SHA = hashlib.sha1(TRIM.encode()).hexdigest()  # Redis names a script by it
 Listed = tuple[str, str, int, str]
 """A finished POST response log for :data:`TRIM`: the session's ``ek`` and ``eb`` keys, the log's bytes and key."""
 Guard = Callable[[], contextlib.AbstractAsyncContextManager[Any]]
+Entry = tuple[str, Fields, Listed | None]
+"""A queued entry: its log's key, its fields, and the session's bounds to apply when it finishes a log."""
 
 
 class RedisEventLogs:
@@ -94,7 +102,7 @@ class RedisEventLogs:
         self._key = key
         self.ttl = ttl
         self.shown = shown
-        self._queue: deque[tuple[str, Fields, Listed | None]] = deque()
+        self._queue: deque[Entry] = deque()
         self._sized: dict[str, int] = {}
         """Bytes of messages so far of each unfinished POST response log (by key)."""
         self._wake: asyncio.Event | None = None
@@ -103,6 +111,11 @@ class RedisEventLogs:
         """True while the writer works through the queue (a batch taken from it is not yet written)."""
         self._batch = 0
         """Entries of the batch being written."""
+        self._backoff = Backoff()
+        self.refused = LossReport(shown, "refused by it and not tried again (an error reply that would come again)")
+        """Entries Redis answered with an error reply."""
+        self.overflowed = LossReport(shown, f"dropped, the oldest of more than {MAX_QUEUED} waiting for it")
+        """Entries dropped from a full queue."""
 
     def key(self, session_id: str, stream_id: str) -> str:
         """The Redis key of a stream's log."""
@@ -112,9 +125,7 @@ class RedisEventLogs:
         """Queue an entry for a stream's log (written in the order queued; never raises)."""
         if len(self._queue) >= MAX_QUEUED:
             self._queue.popleft()
-            log.warning(
-                "shared state store %s: more than %d messages wait for it; dropping the oldest", self.shown, MAX_QUEUED
-            )
+            self.overflowed.lost(1, "it does not take them as fast as they come")
         key = self.key(session_id, stream_id)
         listed: Listed | None = None
         if stream_id != "g":  # a POST response stream's log: its size counts towards the session's bound
@@ -151,42 +162,126 @@ class RedisEventLogs:
         return loop.create_task(self._write())
 
     async def _write(self) -> None:
-        """Write the queued entries, in order, for ever."""
+        """Write the queued entries, in order, until cancelled: a failure of the writer itself is logged and it
+        starts again (a writer that ended left every later entry of every session unwritten, and a stop's flush
+        waited out its whole bound)."""
         assert self._wake is not None
-        assert self._written is not None
+        while True:
+            try:
+                await self._write_queued()
+            except Exception:  # (not a cancellation: that ends it)
+                log.exception("shared state store %s: the event log writer failed; it starts again in %.2g s",
+                              self.shown, RETRY_SECONDS)
+                await asyncio.sleep(RETRY_SECONDS)
+                self._wake.set()
+
+    async def _write_queued(self) -> None:
+        assert self._wake is not None
         while True:
             await self._wake.wait()
             self._wake.clear()
             self._writing = True
-            while self._queue:
-                batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
-                self._batch = len(batch)
-                try:
-                    async with self._guard() as client:
-                        pipe = client.pipeline(transaction=False)
-                        trims = []
-                        for key, fields, listed in batch:
-                            pipe.xadd(key, fields, maxlen=EVENT_KEEP, approximate=True)
-                            # A finished response stream is kept only for a client resuming soon after.
-                            pipe.expire(key, min(self.ttl, FINISHED_KEEP) if fields.get("f") == "1" else self.ttl)
-                            if listed is not None:
-                                trims.append(self._trim_args(*listed))
-                                pipe.evalsha(TRIM_SHA, 2, *trims[-1])
-                        results = await pipe.execute(raise_on_error=False)
-                        failed = [r for r in results if isinstance(r, Exception)]
-                        if failed and all(_no_script(r) for r in failed):  # a new or flushed Redis
-                            await client.script_load(TRIM)
-                            for args in trims:
-                                await client.evalsha(TRIM_SHA, 2, *args)
-                        elif failed:
-                            raise failed[0]
-                except StateUnavailable:
-                    self._queue.extendleft(reversed(batch))
+            try:
+                while self._queue:
+                    batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
+                    self._batch = len(batch)
+                    await self._write_batch(batch)
                     self._batch = 0
-                    await asyncio.sleep(RETRY_SECONDS)
-            self._writing = False
-            self._written.set()
-            self._written = asyncio.Event()
+                self.overflowed.ended()  # (the writer kept up: what overflows later is a new burst)
+            finally:
+                self._writing = False
+                self._batch = 0
+                assert self._written is not None
+                self._written.set()
+                self._written = asyncio.Event()
+
+    async def _write_batch(self, batch: list[Entry]) -> None:
+        """Write ``batch``; what Redis cannot take now goes back to the queue's head, after a pause (:class:`Backoff`);
+        what it refuses is dropped and reported (:attr:`refused`)."""
+        try:
+            failures = await self._send(batch)
+        except StateUnavailable:  # unreachable, frozen past the socket timeout, the pool full (StateBusy): later
+            self._requeue(batch)
+            await asyncio.sleep(self._backoff.next())
+            return
+        except Exception as exc:  # an error raised whole: a value redis-py will not send (DataError), a reply
+            failures = dict.fromkeys(range(len(batch)), exc)
+        again = [batch[index] for index, error in failures.items() if _retryable(error)]
+        refused = [error for error in failures.values() if not _retryable(error)]
+        if refused:
+            self.refused.lost(len(refused), f"{type(refused[0]).__name__}: {refused[0]}")
+        elif not again:
+            self.refused.ended()
+        if again:  # a reply saying "later" (LOADING): those entries only, the others are written
+            self._requeue(again)
+            await asyncio.sleep(self._backoff.next())
+        else:
+            self._backoff.reset()
+
+    async def _send(self, batch: list[Entry]) -> dict[int, Exception]:
+        """Pipeline ``batch``; the error of each entry Redis refused (by its index in ``batch``) with an error reply.
+
+        Raises:
+            StateUnavailable: Redis cannot be reached, or this process's pool has no free connection.
+        """
+        failures: dict[int, Exception] = {}
+        async with self._guard() as client:
+            pipe = client.pipeline(transaction=False)
+            owners: list[int] = []  # the entry of each command
+            starts: dict[int, int] = {}  # the number of each entry's XADD among the commands
+            trims: list[tuple[int, list[str | int]]] = []
+            for index, (key, fields, listed) in enumerate(batch):
+                starts[index] = len(owners)
+                pipe.xadd(key, fields, maxlen=EVENT_KEEP, approximate=True)
+                # A finished response stream is kept only for a client resuming soon after.
+                pipe.expire(key, min(self.ttl, FINISHED_KEEP) if fields.get("f") == "1" else self.ttl)
+                owners += [index, index]
+                if listed is not None:
+                    trims.append((index, self._trim_args(*listed)))
+                    pipe.evalsha(TRIM_SHA, 2, *trims[-1][1])
+                    owners.append(index)
+            results = await pipe.execute(raise_on_error=False)
+            unscripted = False
+            for number, (index, result) in enumerate(zip(owners, results, strict=True)):
+                if not isinstance(result, Exception):
+                    continue
+                if _no_script(result):  # a new or flushed Redis
+                    unscripted = True
+                elif starts[index] == number or not _retryable(result):  # its XADD failed, or a reply that repeats
+                    failures.setdefault(index, result)
+            if unscripted:
+                await self._trim_again(client, [(index, args) for index, args in trims if index not in failures],
+                                       failures)
+        return failures
+
+    @staticmethod
+    async def _trim_again(
+        client: Any, trims: list[tuple[int, list[str | int]]], failures: dict[int, Exception]
+    ) -> None:
+        """Load :data:`TRIM` and run it for ``trims`` (a Redis that had not the script). Their entries are written:
+        a reply that repeats is noted in ``failures``; a Redis gone meanwhile leaves their bounds to the next ones
+        (trying the batch again would write its entries twice)."""
+        try:
+            await client.script_load(TRIM)
+            for index, args in trims:
+                try:
+                    await client.evalsha(TRIM_SHA, 2, *args)
+                except Exception as exc:
+                    if _retryable(exc):
+                        raise
+                    failures[index] = exc
+        except Exception as exc:
+            if not _retryable(exc):
+                failures.update((index, exc) for index, _ in trims if index not in failures)
+
+    def _requeue(self, entries: list[Entry]) -> None:
+        """Put ``entries`` back at the queue's head, in order (the oldest beyond :data:`MAX_QUEUED` dropped)."""
+        self._queue.extendleft(reversed(entries))
+        over = len(self._queue) - MAX_QUEUED
+        if over > 0:
+            for _ in range(over):
+                self._queue.popleft()
+            self.overflowed.lost(over, "it does not take them as fast as they come")
 
     def _trim_args(self, index: str, counter: str, size: int, key: str) -> list[str | int]:
         return [index, counter, f"{size} {key}", size, KEEP_STREAMS, KEEP_BYTES, self.ttl]
@@ -208,6 +303,15 @@ class RedisEventLogs:
         async with self._guard() as client:
             last = await client.xrevrange(self.key(session_id, stream_id), count=1)
         return str(last[0][0]) if last else "0-0"
+
+
+def _retryable(error: BaseException) -> bool:
+    """Whether a write that failed with ``error`` may go through later: Redis unreachable or slow (a connection
+    error, a timeout, ``LOADING``), not an error reply that would come again (``OOM``, ``READONLY``, a value
+    refused)."""
+    from redis.exceptions import ConnectionError, TimeoutError
+
+    return isinstance(error, (ConnectionError, TimeoutError, OSError, StateUnavailable))
 
 
 def _no_script(error: Exception) -> bool:
