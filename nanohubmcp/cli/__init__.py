@@ -92,11 +92,26 @@ __all__ = ["add_port_option", "add_script_token_options", "add_transport_option"
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``nanohubmcp`` command (what the console script and ``python -m nanohubmcp`` run); returns the exit
     status. A Ctrl-C (KeyboardInterrupt) before the command served or finished — importing what it needs, or
-    the app of ``run`` — ends it with status 130, saying nothing; one while serving stops the server (status 0)."""
+    the app of ``run`` — ends it with status 130, saying nothing; one while serving stops the server (status 0).
+    Output whose reader went first (``nanohubmcp provenance list | head``) ends it quietly with status 141."""
     try:
         return _command(argv)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # its output's reader went first (``... | head``): end quietly, as ``ls`` does
+        _quiet_stdout()
+        return 141  # 128 + SIGPIPE (13): the status a shell gives a program its pipe's reader ended
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at the null device, so the interpreter's last flush of what is still buffered
+    for a reader that has gone does not print a second traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # (no file descriptor behind it: nothing is flushed there)
+        pass
 
 
 def _command(argv: Sequence[str] | None) -> int:

@@ -22,6 +22,19 @@ def show(value: object) -> str:
         return repr(value)
 
 
+def header_as_sent(value: str) -> str:
+    """A header's value as its client wrote it, for error texts: an HTTP server reads a header's bytes
+    one character per byte (ISO-8859-1, RFC 9110 § 5.5), so UTF-8 text a client sent (``"\u0662\u0660"``)
+    arrives as other characters (``"\xd9\xa2\xd9\xa0"``); bytes that are valid UTF-8 are shown as the
+    characters they encode, anything else as read."""
+    if value.isascii():
+        return value
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
+
+
 MAX_NOTED = 10_000
 """Values (with their items and keys) :func:`json_message` looks at, at most."""
 

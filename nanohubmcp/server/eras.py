@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import InvalidRequest
 from ..protocol import versions
-from ..protocol.message_values import show
+from ..protocol.message_values import header_as_sent, show
+from ..protocol.whole_numbers import plain_spelling
 from .wire.request import META_PROTOCOL_VERSION
 
 if TYPE_CHECKING:
@@ -42,15 +43,18 @@ def spoken_version(value: str | None) -> str | None:
     this server speaks (:func:`handshake_version` makes it the version in force).
 
     Raises:
-        InvalidRequest: not a version this server speaks (``data: {supported, requested}``).
+        InvalidRequest: not a version this server speaks (``data: {supported, requested}``; the value
+            named as the client wrote it, and a date in other digits told to be written in ASCII digits).
     """
     if value is None:
         return None
     value = value.strip()
     if value not in versions.SUPPORTED_VERSIONS:
+        sent = header_as_sent(value)
+        digits = not sent.isascii() and any(char.isdecimal() and not char.isascii() for char in sent)
         raise InvalidRequest(
-            f"Unsupported MCP-Protocol-Version: {show(value)}",
-            {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value},
+            f"Unsupported MCP-Protocol-Version: {show(sent)}{plain_spelling(sent) if digits else ''}",
+            {"supported": list(versions.SUPPORTED_VERSIONS), "requested": sent},
         )
     return value
 

@@ -1,9 +1,10 @@
 """The table of provenance records that ``%mcp history`` and ``nanohubmcp provenance list`` print.
 
-One row per record, newest first: its id, tool, status, when it started (seconds ago in a notebook,
-the UTC time from a shell), how long it took, whether the result cache answered it, the start of its
-code hash, and a failed record's error (its first line, cut). The rows are the records as
-:meth:`.records.ProvenanceStore.recent` and :func:`.record_db.read_recent` give them.
+One row per record, newest first (by when its call ended, the order records are written in): its id,
+tool, status, when it started (seconds ago in a notebook, the UTC time from a shell), how long it took,
+whether the result cache answered it, the start of its code hash, and a failed record's error (its first
+line, cut). The rows are the records as :meth:`.records.ProvenanceStore.recent` and
+:func:`.record_db.read_recent` give them.
 """
 
 from __future__ import annotations
