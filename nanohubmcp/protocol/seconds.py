@@ -22,8 +22,9 @@ __all__ = ["MOST_WAIT_SECONDS", "NO_LIMIT_TAKES", "limit_or_default", "limit_sec
 
 MOST_WAIT_SECONDS: float = threading.TIMEOUT_MAX
 """The longest wait the runtime takes (``threading.TIMEOUT_MAX``: 2**63 ns, about 292 years, on Linux; 49 days on
-Windows): a thread's wait (``Event.wait``, ``Future.result``) refuses a longer one with ``OverflowError``, nbclient
-counts a cell's limit in milliseconds, Redis an expiry in whole seconds. A time limit past it is no limit."""
+Windows): a thread's wait (``Event.wait``, ``Future.result``) refuses a longer one with ``OverflowError``,
+jupyter_client polls a kernel's reply (a Sim2L cell's limit) in milliseconds, Redis an expiry in whole seconds. A
+time limit past it is no limit."""
 
 NO_LIMIT_TAKES = "a positive number of seconds, or None for no limit"
 """What a time limit that may have none takes, as its refusals say it."""

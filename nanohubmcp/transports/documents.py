@@ -99,7 +99,7 @@ class OpenAPIHandler(PlainErrors, BaseHandler):
         if not self._finished:
             from .openapi import build_openapi  # (loaded with the first /openapi.json asked for)
 
-            self.send_json(200, build_openapi(self.core, self.checked_base()))
+            self.send_json(200, build_openapi(self.core, self.checked_base(), auth=self.config.auth))
 
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 

@@ -1,13 +1,16 @@
 """``GET /openapi.json``: a valid OpenAPI 3.1 document whose operations are what
 ``POST /tools/<name>`` really does — request body = input schema, 200 (or 202 for async tools)
-with the real result shape, 400/404/500 error bodies — and whose ``servers`` entry carries the
-path prefix, so clients resolve the paths through a proxy.
+with the real result shape, and every error status the route answers with its body (400, 404, 413, 415, 422,
+500, 503, and 504 for a call past a time limit, 429 for an async tool's job that could not start, 401 and 403
+with authorization) — and whose ``servers`` entry carries the path prefix, so clients resolve the paths through a
+proxy.
 
 Source: OpenAPI Specification 3.1.0; the REST answers ``transports/rest.py`` documents.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -104,16 +107,20 @@ def test_the_request_body_is_the_tools_input_schema(document: dict[str, Any], ur
     assert add["properties"]["a"]["description"] == "the first addend"
 
 
-@pytest.mark.parametrize("name", ["add", "typed_sum", "stats", "fail"])
-def test_sync_tools_document_200_400_404_and_500_with_schemas(document: dict[str, Any], name: str) -> None:
+ERRORS = ("400", "404", "413", "415", "422", "500", "503")
+"""The error statuses of every tool's REST route (the 504 of a time limit is a sync tool's, the 429 an async one's)."""
+
+
+@pytest.mark.parametrize("name", ["add", "typed_sum", "stats", "fail", "get_job_result"])
+def test_sync_tools_document_200_and_every_error_status_with_schemas(document: dict[str, Any], name: str) -> None:
     responses = document["paths"][f"/tools/{name}"]["post"]["responses"]
-    assert {"200", "400", "404", "500"} <= set(responses)
-    assert "202" not in responses
-    for status in ("200", "400", "404", "500"):
+    assert set(responses) == {"200", *ERRORS, "504"}  # was without 413, 415, 503 and 504 (the time limits')
+    for status in responses:
         assert responses[status]["description"], status
         schema = responses[status]["content"]["application/json"]["schema"]
         jsonschema.Draft202012Validator.check_schema(schema)
-    for status in ("400", "404", "500"):
+    assert responses["503"]["headers"]["Retry-After"]["schema"] == {"type": "integer", "minimum": 0}
+    for status in (*ERRORS, "504"):
         error = responses[status]["content"]["application/json"]["schema"]
         jsonschema.validate({"error": "something went wrong"}, error)
         with pytest.raises(jsonschema.ValidationError):
@@ -127,8 +134,7 @@ def test_a_declared_output_schema_is_the_200_schema(document: dict[str, Any]) ->
 
 def test_async_tools_document_202_with_the_job_handle(document: dict[str, Any]) -> None:
     responses = document["paths"]["/tools/slow_square"]["post"]["responses"]
-    assert "202" in responses
-    assert "200" not in responses
+    assert set(responses) == {"202", *ERRORS, "429"}  # it answers at once: no 504 (its job's limit is its own)
     job = responses["202"]["content"]["application/json"]["schema"]
     jsonschema.validate({"status": "running", "job_id": "abc", "message": "poll"}, job)
     with pytest.raises(jsonschema.ValidationError):
@@ -160,6 +166,57 @@ def test_real_rest_answers_match_the_documented_schemas(document: dict[str, Any]
         reply = http.post(f"/tools/{name}", body)
     assert reply.status == status, reply.raw
     jsonschema.validate(reply.json, response_schema(document, name, status))
+
+
+def test_a_body_that_is_not_json_answers_the_documented_415_body(document: dict[str, Any], url: str) -> None:
+    with Http(url) as http:
+        reply = http.post("/tools/add", b"a=1&b=2", {"Content-Type": "application/x-www-form-urlencoded"})
+    assert reply.status == 415, reply.raw
+    jsonschema.validate(reply.json, response_schema(document, "add", 415))
+
+
+def test_time_limits_busy_workers_large_bodies_and_tokens_answer_as_documented() -> None:
+    """A server with ``tool_timeout``, ``max_stuck_calls``, ``max_request_bytes`` and a token: its document lists
+    401, and 403 for a tool with scopes only (no middleware); the real 504, 503, 413, 401 and 403 answers are its
+    schemas'."""
+    release = threading.Event()
+    server = MCPServer("openapi-limits", tool_timeout=0.5, max_stuck_calls=1)
+
+    @server.tool()
+    def hang(wait: bool = True) -> str:
+        """Block until the test releases it, unless told not to."""
+        if wait:
+            release.wait(60)
+        return "returned"
+
+    @server.tool(scopes=["lab:write"])
+    def write() -> str:
+        """Needs a scope the token lacks."""
+        return "written"
+
+    token = {"Authorization": "Bearer openapi-token"}
+    with serve(server, token="openapi-token", max_request_bytes=4096) as base, Http(base, headers=token) as http:
+        try:
+            document = http.get("/openapi.json").json
+            validate(document, cls=OpenAPIV31SpecValidator)
+            responses = document["paths"]["/tools/hang"]["post"]["responses"]
+            assert set(responses) == {"200", *ERRORS, "504", "401"}
+            assert "WWW-Authenticate" in responses["401"]["headers"]
+            assert set(document["paths"]["/tools/write"]["post"]["responses"]) == {"200", *ERRORS, "504", "401", "403"}
+            answers = [http.post("/tools/hang", {}),  # past tool_timeout: abandoned, running on
+                       http.post("/tools/hang", {"wait": False}),  # max_stuck_calls=1 reached: not run
+                       http.post("/tools/hang", {"pad": "x" * 8192})]
+            with Http(base) as bare:
+                answers.append(bare.post("/tools/hang", {}))
+            with Http(base, headers=token) as other:
+                answers.append(other.post("/tools/write", {}))
+            assert [reply.status for reply in answers] == [504, 503, 413, 401, 403], [r.raw for r in answers]
+            for reply, tool in zip(answers, ["hang"] * 4 + ["write"], strict=True):
+                jsonschema.validate(reply.json, response_schema(document, tool, reply.status))
+            assert int(answers[1].header("Retry-After")) >= 1
+            assert answers[3].header("WWW-Authenticate").startswith("Bearer")
+        finally:
+            release.set()
 
 
 def test_an_unknown_tool_answers_the_documented_404_body(document: dict[str, Any], url: str) -> None:

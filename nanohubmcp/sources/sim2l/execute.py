@@ -11,8 +11,10 @@ resolved against the run directory).
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import json
+import math
 import os
 import warnings
 from dataclasses import dataclass
@@ -101,7 +103,9 @@ def run_notebook(
     the Sim2L's name), which messages name. ``progress``: papermill keeps its cell-by-cell tqdm bar,
     which the call's progress reports follow (:mod:`nanohubmcp.server.calls.tqdm_progress`); the bar is
     drawn nowhere (the server's stderr is its log). What the kernel prints goes to the log
-    (:mod:`.kernel_output`).
+    (:mod:`.kernel_output`). ``cell_timeout``: seconds any one cell may run, fractions kept (``0.5``, ``2.5``:
+    nbclient stops waiting for the cell that long after sending it, to jupyter_client's poll, a millisecond);
+    the answer follows once the run's kernel is stopped. None: no limit.
 
     Raises:
         ToolTimeout: a cell ran longer than ``cell_timeout`` seconds and the run was stopped (the message says
@@ -131,7 +135,11 @@ def run_notebook(
     if kernel_name:
         options["kernel_name"] = kernel_name
     if cell_timeout is not None:
-        options["execution_timeout"] = cell_timeout
+        # nbclient's `timeout` takes whole seconds (a traitlets Integer: 2.5 or Fraction(5, 2) was a TraitError at
+        # every call); its `timeout_func`, asked each cell's limit, takes any number and keeps the limit as given.
+        # `timeout`, rounded up (never 0, never shorter), is left for the waits of no cell (the kernel's info reply).
+        options["execution_timeout"] = math.ceil(cell_timeout)
+        options["timeout_func"] = functools.partial(_cell_limit, cell_timeout)
     # nbclient's trait, passed on by papermill
     options["kernel_manager_class"] = (stop or KernelStop(directory)).manager_class(tool)
     try:
@@ -163,6 +171,11 @@ def cell_timeout_message(tool: str, cell_timeout: float | None, cell: int | None
     where = f" in cell {cell}" if cell is not None else ""
     return (f"the Sim2L tool '{tool}' did not finish{within}{where} (its cell_timeout, a cell's limit; raise it "
             "with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped")
+
+
+def _cell_limit(seconds: float, cell: object) -> float:
+    """nbclient's ``timeout_func``: every cell's limit is ``seconds``, fractions kept."""
+    return seconds
 
 
 class _Unshown(io.TextIOBase):

@@ -289,7 +289,9 @@ def add_sim2l(
             a temporary directory with ``job_store="memory"``).
         kernel_name: the Jupyter kernel papermill runs the notebook in (default: the notebook's).
         cell_timeout: seconds one cell may run (default None, ``inf`` or one past any wait, ``1e308``: no
-            limit, as a Sim2L may compute for hours). A cell over it stops the run (its kernel) and ends the call
+            limit, as a Sim2L may compute for hours); any real number above 0, fractions kept (``2.5``,
+            ``Fraction(5, 2)``, ``0.5``: the cell is stopped once it has run that long, not a whole second later).
+            A cell over it stops the run (its kernel) and ends the call
             with :class:`~nanohubmcp.errors.ToolTimeout` (REST 504), naming the cell, the limit and the options
             raising it. A cancelled call's kernel is killed whatever the limit.
         cache: answer identical inputs from the stored run (default True); False runs every call.
