@@ -367,8 +367,15 @@ class ServerCore:
 
     def close_streams(self) -> None:
         """End the sessions :meth:`close` left open (``streams_later``): their streams close. The
-        caller says when the stop is over (``shutdown.reset()``, once its connections are closed)."""
+        caller says when the stop is over (``shutdown.reset()``, once its connections are closed).
+
+        The stop's calls are answered by now: the records of those it cut short, and of those that ended
+        during its grace, are written here, on this thread, before the process may end (a kernel's exit ran
+        the writer's own last write before its extension stopped the server: trial53 F5)."""
         self.sessions.close_all()
+        records = self.first_use.provenance_made
+        if records is not None:
+            records.stopping()
 
     def close(self, *, streams_later: bool = False) -> None:
         """Close sessions, cancel jobs and stop the worker pools (no new work is accepted).

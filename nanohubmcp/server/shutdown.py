@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from .wire.request import RequestContext, Slot
 
-__all__ = ["ANSWERED_WHILE_STOPPING", "SETTLE_SECONDS", "STOPPED", "Shutdown", "stop_request"]
+__all__ = ["ANSWERED_WHILE_STOPPING", "CUT_OFF", "SETTLE_SECONDS", "STOPPED", "Shutdown", "stop_request"]
 
 ANSWERED_WHILE_STOPPING: frozenset[str] = frozenset({
     "tools/list", "resources/list", "resources/templates/list", "prompts/list", "ping"})
@@ -48,6 +48,12 @@ STOPPED: Slot[bool] = Slot("cancelled by the server's stop")
 error (a Rappture program or a Sim2L kernel killed at the cancel, a tool raising once told) did not
 complete: its answer is :class:`~nanohubmcp.errors.ServerStopping`, as for a call the grace cut off, never
 the tool's failure (the client did not cancel; it may send the call again)."""
+
+CUT_OFF: Slot[bool] = Slot("cut off by the server's stop")
+"""True on a request still running when the stop's grace ran out (:meth:`Shutdown.cut_off`), whoever had
+cancelled it before (its client, ``tool_timeout``): the stop ended its serving, so a call it cuts off is
+recorded as one the stop cut short (:data:`~nanohubmcp.server.provenance.layer.STOPPED_TEXT`), with a
+record written before the process exits, whatever its client had asked."""
 
 
 def stop_request(request: RequestContext, reason: str) -> None:
@@ -122,6 +128,7 @@ class Shutdown:
         tasks: set[asyncio.Task[object]] = set()
         for request, task in list(self.running.items()):
             self.cut.add(request)
+            request.slots[CUT_OFF] = True
             stop_request(request, "the server is stopping")
             if task is not None and not task.done():
                 task.cancel()

@@ -61,11 +61,13 @@ class JobProcess:
     """
 
     def __init__(self, context: Any, name: str, on_done: Callable[[JobProcess], None],
-                 after_exit: Callable[[], object] | None = None) -> None:
+                 after_exit: Callable[[], object] | None = None,
+                 on_forked: Callable[[int], None] | None = None) -> None:
         self._context = context
         self._name = name
         self._on_done = on_done
         self._after_exit = after_exit
+        self._on_forked = on_forked
         self._told = False
         self.future: Future[Any] = Future()
         self.ended = threading.Event()
@@ -154,6 +156,8 @@ class JobProcess:
             self.gone.set_result(None)
             return
         self.pid = process.pid
+        if self._on_forked is not None:  # (before the function can answer: a cancel may end the job first)
+            self._on_forked(process.pid)
         # Its own process group (set here and in the child, whichever runs first), so that a
         # stop also ends what the function started: a simulator run with ``subprocess``.
         with contextlib.suppress(OSError):

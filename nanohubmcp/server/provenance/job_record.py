@@ -21,6 +21,9 @@ from .rows import CallRow, column_json
 if TYPE_CHECKING:
     from .handover import Earlier, JobEnd, Made
 
+NOWHERE = {"host": None, "pid": None, "thread": None}
+"""The ``where`` of a job whose executor said none: not known, so not named (as for a Dask job that sent none)."""
+
 SLURM_META = "org.nanohub/slurm"
 """The task metadata key where the Slurm executor says where a job is (``job_id``, ``node``...)."""
 
@@ -35,7 +38,9 @@ def completed(end: JobEnd, earlier: Earlier, created: float, expires: float) -> 
         row = made_from_job(end)
     extra = json.loads(row.extra) if row.extra else {}
     where = dict(extra.get("where") or {})
-    where.update(end.where)
+    # Where the job's function ran, as its executor said; none said (a job cancelled before it started, or before
+    # its executor could tell): none is named, never the thread that served the call (the record's start).
+    where.update(end.where or NOWHERE)
     slurm = end.task.get(SLURM_META) if isinstance(end.task.get(SLURM_META), dict) else None
     if slurm is not None:
         where.update(slurm_job_id=slurm.get("job_id"), node=slurm.get("node"))

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..jobs.record import TERMINAL, Job
 from ..results.owners import owner_of
-from ..shutdown import STOPPED
+from ..shutdown import CUT_OFF, STOPPED
 from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
 from ..wire.trace_context import SPAN
 from . import code_facts
@@ -139,9 +139,12 @@ class Recorder:
                 result = await call_next(request)
             except BaseException:
                 # The server's stop cut the call short (answered ServerStopping, or its task cancelled at the end
-                # of the grace): its code ran, so it is recorded, as failed (a call refused at arrival is never
-                # marked stopped; one its client cancelled ends in a result and is recorded below).
-                if context.slots.get(STOPPED) and context.job_id is None and not context.slots.get(answered_by_layer):
+                # of the grace, its client's cancel or not): its code ran, so it is recorded, as failed (a call
+                # refused at arrival is never marked stopped; one its client cancelled that ends before the stop's
+                # grace does ends in a result and is recorded below).
+                slots = context.slots
+                if (slots.get(STOPPED) or slots.get(CUT_OFF)) and context.job_id is None \
+                        and not slots.get(answered_by_layer):
                     submit((record_id, tool, context.principal, context.session, context.message.id, context.version,
                             None, request.params.get("arguments"), dict(STOPPED_RESULT), started, now(),
                             context.slots.get(RAN_ON) or _ran_here(here), context.slots.get(SPAN), None, ran))
