@@ -1099,9 +1099,15 @@ class MCPServer:
         )
         return self
 
-    def stop(self) -> None:
-        """Stop serving (if serving) and free the port. Safe to call twice and from any thread."""
-        self._serving.stop()
+    def stop(self, *, within: float | None = None) -> None:
+        """Stop serving (if serving) and free the port. Safe to call twice and from any thread.
+
+        Args:
+            within: seconds the stop takes at most (the running calls' moment to answer, the stopping server's
+                error to those still running then, the connections' closing), e.g. when the process ends next;
+                None: 2 s for each of those steps.
+        """
+        self._serving.stop(within=within)
 
     def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
         """Call tool ``name`` through the running server, as a client would, and wait.

@@ -327,11 +327,12 @@ class Serving:
         if not quiet:
             print(banner(server, host, runner.config.auth), flush=True)
 
-    def stop(self) -> None:
-        """Stop serving (if serving) and free the port; safe to call twice and from any thread."""
+    def stop(self, *, within: float | None = None) -> None:
+        """Stop serving (if serving) and free the port; safe to call twice and from any thread (``within``: as
+        ``MCPServer.stop``)."""
         runner, self._runner = self._runner, None
         if runner is not None:
-            runner.stop()
+            runner.stop(within=within)
 
     def call(self, core: ServerCore, name: str, arguments: dict[str, Any] | None, *,
              server: object = None) -> CallResult:

@@ -29,6 +29,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -105,6 +106,7 @@ class Runner:
         self._closing: tornado.httpserver.HTTPServer | None = None
         self._found = FoundHandlers()  # (read again by serve_forever, when it begins)
         self._stopped_by: int | None = None
+        self._drain_until: float | None = None  # a background serve's drain deadline (stop(within=)), if any
 
     @property
     def running(self) -> bool:
@@ -327,7 +329,7 @@ class Runner:
                 ready.set()
                 assert self._stopped is not None
                 await self._stopped.wait()
-                await self._drain()
+                await self._drain(self._drain_until)
 
             try:
                 loop.run_until_complete(main())
@@ -350,11 +352,14 @@ class Runner:
         self.server.core.prepare_state()
         self._serve(bind(self.host, self.requested_port))
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop serving and free the port; safe to call from any thread, twice."""
+    def stop(self, timeout: float = 10.0, *, within: float | None = None) -> None:
+        """Stop serving and free the port; safe to call from any thread, twice. ``within``: the drain (the running
+        calls' moment to answer, the answers of those cut off, the connections' closing) ends within that many
+        seconds (:func:`.process_exit.drain_step`), not each step's :data:`~.process_exit.DRAIN_SECONDS`."""
         loop = self.loop
         if loop is None or loop.is_closed():
             return
+        self._drain_until = time.monotonic() + within if within is not None else None
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -363,7 +368,7 @@ class Runner:
             self._shutdown()
             if not self._own_loop:
                 # Serving on a loop we do not own (a kernel's): finish the drain there.
-                loop.create_task(self._drain())
+                loop.create_task(self._drain(self._drain_until))
         else:
             done = threading.Event()
 
@@ -371,7 +376,7 @@ class Runner:
                 try:
                     self._shutdown()
                     if not self._own_loop:  # a kernel's loop: the drain runs there (as above)
-                        loop.create_task(self._drain())
+                        loop.create_task(self._drain(self._drain_until))
                 finally:
                     done.set()
 
