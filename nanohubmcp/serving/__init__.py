@@ -246,6 +246,9 @@ class Serving:
             from ..transports.supervisor import hold_stop_signals
 
             hold_stop_signals()
+        from ..transports.frozen_heap import pause_collection, resume_collection
+
+        pause_collection()  # until serving freezes the start-up (frozen_heap): a pass now walks what it freezes
         try:
             try:
                 workers = check_workers(server, workers)
@@ -278,6 +281,7 @@ class Serving:
         except KeyboardInterrupt:  # Ctrl-C while starting: returns, as one while serving
             return
         finally:
+            resume_collection()  # (a serve that ended before its freeze: by an error, say)
             if forks:
                 from ..transports.supervisor import release_stop_signals
 

@@ -23,6 +23,11 @@ freezes (:func:`frozen_files`, weakly: one freed is forgotten): the exit of a se
 open (:mod:`.process_end`) without walking the frozen heap, whose ~320k objects (a Sim2L server's) took 0.25-0.5 s
 to walk in a forked worker, each page it touched copied.
 
+Nor does the collector run between ``run()``'s call and that freeze (:func:`pause_collection`): what it would walk
+there is what the freeze is about to move out of its reach (~8.6 M instructions of a cold start's ~515 M: the
+passes that walked Tornado's, asyncio's and our modules as they were imported, bench/startup.md). A cycle of
+garbage made there is kept, as one made before the freeze is anyway.
+
 Not done for a server on a loop it does not own (a notebook's thread or kernel mode): that process's
 objects are its user's.
 """
@@ -37,6 +42,26 @@ _FILES: weakref.WeakSet[_io._IOBase] = weakref.WeakSet()
 """The file objects among what :func:`freeze_start_up` froze for good, while they live."""
 _KEPT: list[bool] = []
 """Whether this process, or the parent it was forked from, froze for good (``kept``)."""
+_PAUSED: list[bool] = []
+"""Whether :func:`pause_collection` turned the collector off (it was on), until :func:`resume_collection`."""
+
+
+def pause_collection() -> None:
+    """A blocking serve starts (``run()`` owns the process): no collection until its start-up is frozen
+    (:func:`freeze_start_up` resumes it) or the serve ends without serving (:func:`resume_collection`). A
+    collector the process turned off itself stays off; a second pause before the resume does nothing. On the
+    serving thread only."""
+    if gc.isenabled() and not _PAUSED:
+        gc.disable()
+        _PAUSED.append(True)
+
+
+def resume_collection() -> None:
+    """The collector back on if :func:`pause_collection` turned it off (else nothing): once frozen, or when
+    the serve that paused it ended, by an error too."""
+    if _PAUSED:
+        _PAUSED.clear()
+        gc.enable()
 
 
 def freeze_start_up(*, kept: bool = False) -> bool:
@@ -53,6 +78,7 @@ def freeze_start_up(*, kept: bool = False) -> bool:
         _FILES.update(files_among(gc.get_objects()))
         _KEPT[:] = [True]
     gc.freeze()
+    resume_collection()  # (what it would have walked since the pause is frozen now)
     return ours
 
 

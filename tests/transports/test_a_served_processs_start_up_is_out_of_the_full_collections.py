@@ -88,3 +88,76 @@ def test_what_serving_froze_is_the_collectors_again_once_run_returns(tmp_path: P
         line = wait_until(lambda: next((each for each in served.log.read_text().splitlines()
                                         if each.startswith("frozen after run():")), None), "the after-work's line")
     assert line == "frozen after run(): 0"
+
+
+PAUSED = '''
+import gc
+
+from nanohubmcp import MCPServer
+
+server = MCPServer("paused")
+passes = []  # (generation) of each collection that began after run() was called and before the freeze
+in_run = []
+
+
+def note(phase, info):
+    if phase == "start" and in_run and gc.get_freeze_count() == 0:
+        passes.append(info["generation"])
+
+
+gc.callbacks.append(note)
+
+
+@server.tool()
+def collector() -> dict:
+    """The collections between run()'s call and the freeze, and whether the collector is on while serving."""
+    return {"passes before the freeze": passes, "on": gc.isenabled()}
+
+
+in_run.append(True)
+server.run(host="127.0.0.1", port=0)
+'''
+
+
+def test_the_collector_does_not_run_between_runs_call_and_the_freeze(tmp_path: Path) -> None:
+    """Issue 28: importing the transports (Tornado, asyncio), building the application and binding ran ~8.6 M
+    instructions of collector passes over objects the freeze then moved out of its reach; the collector is off from
+    ``run()``'s call to the freeze, and on again while serving."""
+    with script_server(PAUSED, directory=tmp_path) as served:
+        result = json.loads(call_tool_http(served.url, "collector")["content"][0]["text"])
+    assert result == {"passes before the freeze": [], "on": True}
+
+
+def test_a_serve_that_fails_at_start_leaves_the_collector_on() -> None:
+    import socket
+
+    from nanohubmcp.errors import ConfigurationError
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        assert gc.isenabled()
+        with pytest.raises(ConfigurationError):  # the port is busy
+            MCPServer("busy").run(host="127.0.0.1", port=taken.getsockname()[1], quiet=True)
+        assert gc.isenabled()
+    finally:
+        taken.close()
+
+
+def test_a_collector_the_process_turned_off_stays_off_after_a_failed_serve() -> None:
+    import socket
+
+    from nanohubmcp.errors import ConfigurationError
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    gc.disable()
+    try:
+        with pytest.raises(ConfigurationError):
+            MCPServer("busy").run(host="127.0.0.1", port=taken.getsockname()[1], quiet=True)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+        taken.close()
