@@ -1,7 +1,8 @@
 """nanohubmcp: turn plain Python functions into MCP servers — in scripts, nanoHUB tools and notebooks.
 
 Importing the package configures no logging, changes no warning filters and starts no threads
-or loops: it lives inside users' Jupyter kernels. Names are resolved lazily on first use.
+or loops: it lives inside users' Jupyter kernels. Names are resolved lazily on first use, with the cyclic
+garbage collector off while their modules import (as it was found once they have).
 
 Example:
     ```python
@@ -20,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import gc
 import importlib
 from typing import TYPE_CHECKING, Any
 
@@ -120,7 +122,17 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'nanohubmcp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
+    # No cyclic collection while the name's modules import (``MCPServer``'s: ~60 of ours): a pass then walks
+    # modules, classes and functions that live as long as the process (~3 M instructions of a cold start's
+    # ~507 M, bench/startup.md). A collector found off (the process's choice, or another thread's import
+    # under way, which turns it back on as it ends) is left off.
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        value = getattr(importlib.import_module(module, __name__), name)
+    finally:
+        if was_on:
+            gc.enable()
     globals()[name] = value
     return value
 
