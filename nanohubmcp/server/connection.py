@@ -74,8 +74,9 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import ServerBusy, ServerStopping, error_response
+from ..errors import InvalidRequest, ServerBusy, ServerStopping, error_response
 from ..protocol import jsonrpc, sendable
+from ..protocol.message_values import show
 from ..protocol.sendable import Parts
 from ..protocol.tuple_records import TupleRecord
 from ..state.errors import StateUnavailable
@@ -253,8 +254,12 @@ class Connection:
             return Reply(error_response(ServerStopping(), message.id))
         session = request.session
         if session is not None:
+            if message.id in session.in_flight:  # its answer and a cancel naming it would be ambiguous
+                return Reply(error_response(_id_in_use(message.id), message.id))
             session.in_flight[message.id] = request  # type: ignore[index]
         elif self.one_peer:  # either era: its one client may name it in notifications/cancelled
+            if message.id in self._sessionless:
+                return Reply(error_response(_id_in_use(message.id), message.id))
             if len(self._sessionless) >= MAX_IN_FLIGHT_PER_SESSION:  # the same bound a session has
                 return Reply(error_response(ServerBusy(
                     f"Too many requests in flight (at most {MAX_IN_FLIGHT_PER_SESSION}); wait for answers "
@@ -361,3 +366,9 @@ class Connection:
             request.cancel(reason)
 
 
+def _id_in_use(request_id: object) -> InvalidRequest:
+    """The refusal of a request whose id a request of the same session (or of a stdio peer) still in progress
+    has: its answer would carry the same id, and a ``notifications/cancelled`` naming it could not say which
+    (MCP Basic: a request's id MUST NOT have been used before by its sender in the same session)."""
+    return InvalidRequest(f"Request id {show(request_id)} is already in use by a request in progress; "
+                          "give each request an id of its own")
