@@ -1105,7 +1105,11 @@ class MCPServer:
         Args:
             within: seconds the stop takes at most (the running calls' moment to answer, the stopping server's
                 error to those still running then, the connections' closing), e.g. when the process ends next;
-                None: 2 s for each of those steps.
+                None (or ``inf``): 2 s for each of those steps.
+
+        Raises:
+            ValueError: ``within`` is no number of seconds above 0 ("within must be a positive number of
+                seconds, ..., not 0"); nothing is stopped.
         """
         self._serving.stop(within=within)
 
