@@ -52,14 +52,14 @@ import shutil
 import socket
 import stat
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from ..server.wire.fork_safe import ForkSafeLock
 from .lock_reach import locks_reach_hosts
-from .orphans import GROUP_SUFFIX, record_group, stop_marked, stop_orphans
+from .orphans import GROUP_SUFFIX, clock_ticks, record_group, stop_marked, stop_orphans
 from .unlockable import Unlockable
 
 __all__ = ["ABANDONED_AFTER_DAYS", "GROUP_SUFFIX", "MADE_GRACE_SECONDS", "RunFolders", "host_name", "record_group"]
@@ -86,16 +86,7 @@ _UNLOCKABLE = Unlockable(
 Flock = Callable[[int, int], object]
 """How a lock is taken: ``fcntl.flock(fd, operation)``'s shape (raises ``BlockingIOError`` when it is held)."""
 
-_making = threading.Lock()  # held while a parent is looked up or made (every source's: they are made rarely)
-
-
-def _forked() -> None:  # a child forked while another thread held it (a processes job's) would wait for ever
-    global _making
-    _making = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forked)
+_making = ForkSafeLock()  # held while a parent is looked up or made (every source's: they are made rarely)
 
 
 class RunFolders:
@@ -135,6 +126,7 @@ class RunFolders:
         # <host>-<pid>-<random>: mkdtemp's random part and the pid have no "-", so the host is what is before them;
         # <pid>-<random> (no host, one "-"): the naming of the versions before, which no name with a host matches
         self._named = re.compile(re.escape(prefix) + r"(?:([a-z0-9._-]{1,64})-)?(\d+)-[a-z0-9_]{8}")
+        self._begun: dict[Path, int | None] = {}  # a run made and not yet removed -> when (orphans.clock_ticks)
 
     def make(self, base: str | os.PathLike[str], name: str = "") -> Path:
         """A new, empty working directory (mode ``0o700``, named ``<name><random>``) for one run, in this
@@ -144,7 +136,10 @@ class RunFolders:
         Raises:
             OSError: it cannot be made.
         """
-        return Path(tempfile.mkdtemp(prefix=name, dir=self._parent(Path(base))))
+        begun = clock_ticks()  # (before the run's folder exists: nothing started earlier can carry its mark)
+        run = Path(tempfile.mkdtemp(prefix=name, dir=self._parent(Path(base))))
+        self._begun[run] = begun
+        return run
 
     def remove(self, run: Path) -> None:
         """Remove the working directory ``run`` of an ended run, and the note of its process group; first
@@ -154,8 +149,9 @@ class RunFolders:
 
     def forget(self, run: Path) -> None:
         """Remove the note of the process group of the ended run whose directory was ``run`` (moved away),
-        killing first what still carries the run's mark (:func:`.orphans.stop_marked`)."""
-        stop_marked(self.mark, run)
+        killing first what still carries the run's mark (:func:`.orphans.stop_marked`: of the processes started
+        since :meth:`make` made ``run``, the only ones that can carry it)."""
+        stop_marked(self.mark, run, since=self._begun.pop(run, None))
         (run.parent / (run.name + GROUP_SUFFIX)).unlink(missing_ok=True)
 
     def _parent(self, base: Path) -> Path:
@@ -164,12 +160,13 @@ class RunFolders:
             if made is not None and made[0] == os.getpid() and made[1].is_dir():
                 return made[1]
             pid = os.getpid()  # a forked child makes its own: its parent's is removed at the parent's exit
+            begun = clock_ticks()
             base.mkdir(parents=True, exist_ok=True, mode=0o700)
             parent = Path(tempfile.mkdtemp(prefix=f"{self.prefix}{host_name()}-{pid}-", dir=base))
             lock = open(os.open(parent / _LOCK, os.O_WRONLY | os.O_CREAT, 0o600), "wb")  # noqa: SIM115 (held for life)
             self._try_lock(lock, base)
             self._made[base] = (pid, parent, lock)
-            atexit.register(_remove, pid, parent, lock, self._at_exit, self.mark)
+            atexit.register(_remove, pid, parent, lock, self._at_exit, self.mark, begun)
             return parent
 
     def sweep(self, base: str | os.PathLike[str]) -> list[Path]:
@@ -262,11 +259,12 @@ def host_name() -> str:
     return name or "localhost"
 
 
-def _remove(pid: int, parent: Path, lock: IO[bytes], first: Callable[[], object] | None, mark: str) -> None:
+def _remove(pid: int, parent: Path, lock: IO[bytes], first: Callable[[], object] | None, mark: str,
+            begun: int | None) -> None:
     if os.getpid() == pid:  # not in a forked child that runs the handlers it inherited
         if first is not None:
             first()
-        stop_marked(mark, parent)  # the next sweep could no longer find them by this folder
+        stop_marked(mark, parent, since=begun)  # the next sweep could no longer find them by this folder
         shutil.rmtree(parent, ignore_errors=True)
         lock.close()
 

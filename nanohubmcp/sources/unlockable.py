@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from collections import OrderedDict
+
+from ..server.wire.fork_safe import ForkSafeLock
 
 __all__ = ["REMEMBERED_FOLDERS", "Unlockable"]
 
@@ -21,16 +22,7 @@ REMEMBERED_FOLDERS = 256
 """The most directories one :class:`Unlockable` remembers having said (a process has a handful: the temporary
 directory, a results directory and its ``.running``)."""
 
-_guard = threading.Lock()  # held while a remembered set is read and changed (briefly; never while logging)
-
-
-def _forked() -> None:  # a child forked while another thread held it would wait for ever
-    global _guard
-    _guard = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forked)
+_guard = ForkSafeLock()  # held while a remembered set is read and changed (briefly; never while logging)
 
 
 class Unlockable:

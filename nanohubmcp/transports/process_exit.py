@@ -175,7 +175,8 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
         WORKER_DEATHS.calls_left(len(running))
     elif round(wait, 1) > 0 and not said:  # (the drain took the whole wait, at a short grace: no wait to promise)
-        say(_waiting_line(_what_runs(running, jobs), wait, grace, stopped_by))
+        calls = sum(1 for work in running if work not in jobs)
+        say(_waiting_line(_what_runs(calls, len(running) - calls), wait, grace, stopped_by))
     _, left = concurrent.futures.wait([*running, *settling], timeout=wait)
     left = {work for work in left if work in running}
     if left and worker_task() is None:
@@ -210,7 +211,9 @@ class StopNotice:
         """The drain of ``core``'s stop begins, to end by ``until`` (a ``time.monotonic()``): with tool calls
         running, a single process says what it waits for, at most until then, and how to quit at once
         (``nanohubmcp: stopped; waiting for 1 running tool call(s) to return (...) - send SIGTERM again to quit
-        now``); a forked worker of ``--workers`` says nothing but tells its parent how many
+        now``), the functions of the jobs handed over at the stop that still run in this process named too
+        (``1 running tool call(s) and 2 running job(s)``: the process waits for them as well, review r28 #8); a
+        forked worker of ``--workers`` says nothing but tells its parent how many calls
         (:meth:`.workers.WorkerDeaths.calls_left`), which says it once for all at Ctrl-C."""
         calls = sum(1 for request in core.in_flight if request.message.method == "tools/call")
         if not calls:
@@ -220,14 +223,14 @@ class StopNotice:
             return
         wait = max(0.0, until - time.monotonic())
         if round(wait, 1) > 0:  # (none left, the loop having taken the stop late: said after, if at all)
-            say(_waiting_line(f"{calls} running tool call(s)", wait, self.grace, self._stopped_by()))
+            jobs = sum(1 for work in core.core_jobs.work() if not work.done())
+            say(_waiting_line(_what_runs(calls, jobs), wait, self.grace, self._stopped_by()))
             self.said = True
 
 
-def _what_runs(running: list[Any], jobs: set[Any]) -> str:
-    """``N running tool call(s)``, ``and M job(s)`` of them the functions of jobs (``@async_tool``, tasks)."""
-    calls = sum(1 for work in running if work not in jobs)
+def _what_runs(calls: int, jobs: int) -> str:
+    """``N running tool call(s)``, ``and M running job(s)`` (the functions of jobs: ``@async_tool``, tasks)."""
     parts = [f"{calls} running tool call(s)"] if calls else []
-    if len(running) > calls:
-        parts.append(f"{len(running) - calls} running job(s)")
+    if jobs:
+        parts.append(f"{jobs} running job(s)")
     return " and ".join(parts)

@@ -16,11 +16,11 @@ Elicitation), answered by the client.
 from __future__ import annotations
 
 import builtins
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from ...errors import ToolError
+from ..wire.fork_safe import ForkSafeLock
 from .progress import CURRENT
 
 __all__ = ["MESSAGE", "guard"]
@@ -31,7 +31,7 @@ MESSAGE = (
     "ctx.elicit(...)"
 )
 
-_lock = threading.Lock()
+_lock = ForkSafeLock()
 
 
 class _GuardedInput:

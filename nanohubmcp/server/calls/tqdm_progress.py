@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import threading
 import weakref
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..wire.fork_safe import ForkSafeLock
 from .progress import CallProgress, current
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["watch"]
 
-_install_lock = threading.Lock()
+_install_lock = ForkSafeLock()
 _installed: list[Any] = []  # the tqdm base class, once hooked
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..results.owners import owner_for
-from .code_facts import CODE, code_of
+from .code_facts import CODE, TableWait, code_of
 from .code_files import WATCHED
 from .handover import CACHE_META, JobEnd
 from .job_record import completed
@@ -35,9 +35,11 @@ _row = tuple.__new__
 the class's own constructor, a Python function with defaults."""
 
 
-def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires: float) -> Made | None:
+def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires: float,
+          waits: TableWait | None = None) -> Made | None:
     """The record of a call (or the completed record of a job), from what was handed over, as a
-    row written at ``created`` that expires at ``expires``."""
+    row written at ``created`` that expires at ``expires``; ``waits``: whether the store's server waits for
+    the installed distributions' table (:class:`.code_facts.TableWait`; None: it does)."""
     if isinstance(item, JobEnd):
         return completed(item, earlier, created, expires)
     (record_id, tool, principal, session, request_id, version, job_id,
@@ -55,7 +57,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     # code_of's answer without its call when it is the one the facts were made of (a tool whose code is files
     # asks its version each time): code_of would give extra[CODE], and known_facts the same facts
     if known is None or known[1] != process_id() or WATCHED in options or options.get(CODE) is not known[0]:
-        known = known_facts(tool, code_of(tool, ran))
+        known = known_facts(tool, code_of(tool, ran, waits))
     facts = known[2]
     meta = result.pop("_meta", None)
     hit = False

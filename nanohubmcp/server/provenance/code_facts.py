@@ -17,9 +17,10 @@ second part (``opentelemetry.trace`` is opentelemetry-api), read from those dist
 files. Reading the table takes over a second on a busy machine: it is read once per process on a
 thread of its own (:func:`warm`, started when the provenance layer is made, at the first call),
 and :func:`code_of` — called on the record writer's thread, never on a call's path — waits for
-it (:data:`WAIT_SECONDS` at most). A server's stop ends that wait (:func:`stop_waiting`): the records
-it writes are on disk when it returns, and it runs on the event loop, so it cannot wait seconds for the
-table (a worker of ``--workers`` reads it again after its fork; a hub's NFS home reads it slowly). Only
+it (:data:`WAIT_SECONDS` at most). A server's stop ends that wait for its own records (:class:`TableWait`, one
+per record store: another server of the process, still serving, waits on): the records it writes are on disk
+when it returns, and it runs on the event loop, so it cannot wait seconds for the table (a worker of
+``--workers`` reads it again after its fork; a hub's NFS home reads it slowly). Only
 if the table is not read in time, or the server stopped first, are the packages looked up by import
 name; the record then says ``packages_complete: false`` (and the answer is not kept: the next record
 asks again). The call path needs only the code's hash
@@ -34,7 +35,6 @@ import functools
 import hashlib
 import inspect
 import logging
-import os
 import platform
 import sys
 import threading
@@ -42,6 +42,7 @@ import time
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
 
+from ..wire.fork_safe import ForkSafeLock, after_fork_in_child
 from .code_files import WATCHED
 from .reached_bytes import code_text
 from .tool_options import SOURCE
@@ -73,7 +74,7 @@ def code_hash(tool: Any) -> str:
     return hash_
 
 
-def code_of(tool: Any, ran: str | None = None) -> dict[str, Any]:
+def code_of(tool: Any, ran: str | None = None, waits: TableWait | None = None) -> dict[str, Any]:
     """``{hash, source, version, module, qualname, packages, packages_complete, python,
     implementation}`` of ``tool`` (computed once per tool, and for a tool whose code is files once
     per version of them).
@@ -82,9 +83,10 @@ def code_of(tool: Any, ran: str | None = None) -> dict[str, Any]:
     files: the answer is of that version while it is remembered, so a record made after a later edit
     still names the code that ran.
 
-    Waits for the distributions table (:func:`warm`, :data:`WAIT_SECONDS` at most): call it off a
-    call's path (the record writer's thread). An answer made without the table (not read in time,
-    or unreadable) has ``packages_complete`` False and is not kept."""
+    Waits for the distributions table (:func:`warm`, :data:`WAIT_SECONDS` at most; ``waits``: the record
+    store's, whose server's stop ends the wait, :class:`TableWait`): call it off a call's path (the record
+    writer's thread). An answer made without the table (not read in time, or unreadable, or the server
+    stopping) has ``packages_complete`` False and is not kept."""
     known = tool.extra.get(CODE)
     watched = tool.extra.get(WATCHED)
     if watched is not None:
@@ -97,7 +99,7 @@ def code_of(tool: Any, ran: str | None = None) -> dict[str, Any]:
     else:
         base = _base(tool)
     fn = _code_owner(tool.fn)
-    table = distributions(wait=True)
+    table = distributions(wait=waits or True)
     module = sys.modules.get(getattr(fn, "__module__", "") or "")
     known = {
         **base,
@@ -196,14 +198,34 @@ def _module_version(module: ModuleType | None, table: dict[str, list[str]] | Non
 
 
 _table: dict[str, list[str]] | None = None
-_table_lock = threading.Lock()
+_table_lock = ForkSafeLock()
 _table_reader: threading.Thread | None = None
 _table_started = 0.0
-_read_or_stopping = threading.Event()
-"""Set once the reading thread ended (the table read, or not readable), and by :func:`stop_waiting`: wakes
-the waits for the table (:func:`distributions`)."""
-_stopping = False
-"""A server stops (:func:`stop_waiting`, until :func:`wait_again`): nothing waits for the table."""
+_read = threading.Event()
+"""Set once the reading thread ended (the table read, or not readable)."""
+_woken = threading.Condition()
+"""Notified when the read ends and at a server's stop (:meth:`TableWait.stop`): the waits for the table look
+again whether they are to go on (:func:`distributions`)."""
+
+
+class TableWait:
+    """Whether the records of one store (one server) wait for the distributions table: they do while it is
+    being read, until the server stops (:meth:`stop`: a wait going on then ends at once; the records written
+    meanwhile without the table say ``packages_complete: false``), and again once it serves (:meth:`serve`).
+    Another server of the process has its own: one's stop is not another's (review r28 #6)."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+
+    def stop(self) -> None:
+        """The server stops: none of its records waits for the table, until :meth:`serve`."""
+        self.stopped = True
+        with _woken:
+            _woken.notify_all()
+
+    def serve(self) -> None:
+        """The server serves (again): its records wait for the table again while it is being read."""
+        self.stopped = False
 
 
 def _read_table() -> None:
@@ -221,7 +243,9 @@ def _read_table() -> None:
         with _table_lock:
             _table = table
     finally:
-        _read_or_stopping.set()
+        _read.set()
+        with _woken:
+            _woken.notify_all()
 
 
 def _namespaces(metadata: Any, shared: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -256,54 +280,37 @@ def warm() -> None:
         # Not a daemon: a daemon thread still reading package metadata while the interpreter finalizes can crash
         # it (SIGSEGV at exit); exit waits for the read instead (a second at most, once per process).
         _table_started = time.monotonic()
-        _read_or_stopping.clear()  # (a wait reads the stop's flag, then waits: set again at a stop)
         _table_reader = threading.Thread(target=_read_table, name="nanohubmcp-distributions", daemon=False)
         _table_reader.start()
 
 
-def distributions(*, wait: bool = False) -> dict[str, list[str]] | None:
+def distributions(*, wait: bool | TableWait = False) -> dict[str, list[str]] | None:
     """The import name -> distributions table, once read (see :func:`warm`), else None; ``wait``:
-    wait for it until :data:`WAIT_SECONDS` after the read started, unless a server is stopping
-    (:func:`stop_waiting`: a wait going on then ends at once)."""
+    wait for it until :data:`WAIT_SECONDS` after the read started (a :class:`TableWait`: unless, or until,
+    its server stops)."""
     if _table is None:
         warm()
-        if wait and _table_reader is not None and not _stopping:
-            _read_or_stopping.wait(max(0.0, _table_started + WAIT_SECONDS - time.monotonic()))
+        if wait and _table_reader is not None:
+            stop = wait if isinstance(wait, TableWait) else None
+            deadline = _table_started + WAIT_SECONDS
+            with _woken:
+                while not _read.is_set() and not (stop is not None and stop.stopped):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    _woken.wait(left)
     return _table
 
 
-def stop_waiting() -> None:
-    """A server stops: every wait for the table (:func:`distributions`, :func:`code_of`) ends now, and none
-    waits until :func:`wait_again`. The records written meanwhile without the table say
-    ``packages_complete: false``; the read goes on, and the records made after it are complete."""
-    global _stopping
-    _stopping = True
-    _read_or_stopping.set()
-
-
-def wait_again() -> None:
-    """A server serves (again): records wait for the table again while it is being read."""
-    global _stopping
-    if not _stopping:
-        return
-    _stopping = False
-    _read_or_stopping.clear()
-    reader = _table_reader
-    if reader is None or not reader.is_alive():  # (nothing reading: nothing would wake a wait)
-        _read_or_stopping.set()
-
-
-def _after_fork() -> None:  # a forked child has no reading thread: it reads again if it must
-    global _table_reader, _table_lock, _read_or_stopping, _stopping
-    _table_lock = threading.Lock()
-    _stopping = False
+def _after_fork() -> None:  # a forked child has no reading thread (it reads again if it must), nor waiting ones
+    global _table_reader, _read, _woken
+    _woken = threading.Condition()
     if _table is None:
         _table_reader = None
-        _read_or_stopping = threading.Event()
+        _read = threading.Event()
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork)
+after_fork_in_child(_after_fork)
 
 
 def _distributions_of(module: str, table: dict[str, list[str]] | None) -> list[str]:

@@ -99,10 +99,10 @@ class Recorder:
 
         Made at the first call: the distributions table the records' package lists need starts
         being read then, in the background (:func:`.code_facts.warm`), so the writer seldom waits (again, after
-        another server of the process stopped: :func:`.code_facts.wait_again`)."""
+        this store's server stopped: :meth:`.records.ProvenanceStore.serving`)."""
         if self.enabled:
             code_facts.warm()
-            code_facts.wait_again()
+            self.store.serving()
         submit = self.store.pending.add  # the store's queue itself: one call on the call's path
         ids = self._ids
         # Locals of the layer, made once (a global's or an attribute's look-up less each, on every call): the

@@ -111,6 +111,8 @@ class ProvenanceStore:
         self._facts_kept: set[str] = set()
         self._purges = 0
         self._awaited: AwaitedRecords | None = None
+        self.table_wait = code_facts.TableWait()
+        """Whether this store's records wait for the installed distributions' table (:meth:`stopping`)."""
         self.pending: BatchWriter[PendingCall | JobEnd] = BatchWriter(self._write, name="nanohubmcp-provenance")
         """Records waiting to be made and written (:meth:`submit`)."""
 
@@ -158,7 +160,7 @@ class ProvenanceStore:
             if index and not index % MAKE_AT_ONCE:
                 time.sleep(0)  # let the serving loop run
             try:
-                record = build(item, earlier, now, expires)
+                record = build(item, earlier, now, expires, self.table_wait)
             except Exception:  # one record that cannot be made must not cost the others
                 log.exception("could not make a provenance record")
                 continue
@@ -351,16 +353,16 @@ class ProvenanceStore:
 
     def stopping(self) -> None:
         """The server stops: write what is pending now, on this thread (the event loop's), without waiting for
-        the installed distributions' table (:func:`.code_facts.stop_waiting`: seconds in a worker of
-        ``--workers``, which reads it again after its fork, or on a slow disk; records made before it is read
-        say ``packages_complete: false``), until the server serves again (:meth:`serving`)."""
-        code_facts.stop_waiting()
+        the installed distributions' table (:meth:`.code_facts.TableWait.stop`: seconds in a worker of
+        ``--workers``, which reads it again after its fork, or on a slow disk; this store's records made before
+        it is read say ``packages_complete: false``, another server's of the process wait on), until the server
+        serves again (:meth:`serving`)."""
+        self.table_wait.stop()
         self.pending.drain()
 
-    @staticmethod
-    def serving() -> None:
+    def serving(self) -> None:
         """The server serves (again): records wait for the distributions' table again (:meth:`stopping`)."""
-        code_facts.wait_again()
+        self.table_wait.serve()
 
     def close(self) -> None:
         self.pending.close()

@@ -13,6 +13,7 @@ import os
 import socket
 from typing import TYPE_CHECKING, Any
 
+from ..wire.fork_safe import after_fork_in_child
 from .rows import facts_of
 
 if TYPE_CHECKING:
@@ -30,8 +31,7 @@ def _forked() -> None:
     _pid = os.getpid()
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forked)
+after_fork_in_child(_forked)
 
 FACTS = "provenance_facts"
 """``Tool.extra`` key: :data:`KnownFacts` (made again after a fork or a change)."""

@@ -35,6 +35,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from ..wire.fork_safe import after_fork_in_child
+
 log = logging.getLogger("nanohubmcp.provenance")
 
 T = TypeVar("T")
@@ -153,8 +155,7 @@ def _lower_priority() -> None:
 
 
 _THREAD = _Thread()
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_THREAD.after_fork)
+after_fork_in_child(_THREAD.after_fork)
 
 
 class BatchWriter(Generic[T]):

@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import io
 import logging
-import os
 import threading
 import zlib
 from typing import Any
 
+from ...server.wire.fork_safe import ForkSafeLock, after_fork_in_child
 from . import glyphs
 
 __all__ = ["MAX_PLOTS", "PNG_LEVEL", "pictures", "prepare"]
@@ -55,23 +55,20 @@ _SIZE = (6.4, 4.0)  # inches: 640 x 400 pixels at 100 dpi
 _TICKS = 7  # tick marks made ahead per axis (5 intervals: at most 6 ticks, and one spare)
 _log = logging.getLogger(__name__)
 
-_lock = threading.Lock()
-_importing = threading.Lock()  # matplotlib imported by one thread at a time (see _library)
+_lock = ForkSafeLock()  # (a child forked while another thread held one, a processes job's, has it free)
+_importing = ForkSafeLock()  # matplotlib imported by one thread at a time (see _library)
 _spares: list[tuple[float, Any, Any]] = []  # (dpi, figure, axes), blank; at most MAX_PLOTS
 _used: list[Any] = []  # figures drawn on, to be cleared and used again; with _spares at most _wanted
 _wanted = 1  # how many to keep ready: the number of plots in the last result
 _filling = False  # a background thread is making spares
 
 
-def _forked() -> None:
-    # A child forked (a processes job's) while another thread held a lock, importing matplotlib or making
-    # spares, would wait for ever; and that thread, gone in the child, is no longer making spares.
-    global _lock, _importing, _filling
-    _lock, _importing, _filling = threading.Lock(), threading.Lock(), False
+def _forked() -> None:  # the thread making spares, gone in a forked child, is no longer making them
+    global _filling
+    _filling = False
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forked)
+after_fork_in_child(_forked)
 
 
 def _library() -> tuple[Any, Any]:

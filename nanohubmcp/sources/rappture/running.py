@@ -21,8 +21,9 @@ import contextlib
 import os
 import signal
 import subprocess
-import threading
 import time
+
+from ...server.wire.fork_safe import ForkSafeLock, after_fork_in_child
 
 __all__ = ["STOP_WAIT_SECONDS", "ended", "started", "stop_all"]
 
@@ -30,21 +31,12 @@ STOP_WAIT_SECONDS = 0.5
 """The longest :func:`stop_all` waits for the programs it killed to be gone (a SIGKILL takes milliseconds): a
 small part of the second a process has for its exit handlers."""
 
-_lock = threading.Lock()
+_lock = ForkSafeLock()  # (a child forked while a run noted its program, a processes job's, has it free)
 _running: dict[subprocess.Popen[str], int] = {}  # a program -> the pid of the process that started it
 _stopped_at_exit: set[int] = set()  # the processes that ran stop_all (a forked child has its own pid)
 
 
-def _forked() -> None:
-    # The child has none of the threads that held the lock (a processes job's forked while a run noted its
-    # program would wait for ever), nor the programs its parent runs.
-    global _lock
-    _lock = threading.Lock()
-    _running.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forked)
+after_fork_in_child(_running.clear)  # a forked child runs none of its parent's programs
 
 
 def started(program: subprocess.Popen[str]) -> None:

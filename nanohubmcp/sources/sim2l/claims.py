@@ -43,6 +43,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from ...server.wire.fork_safe import after_fork_in_child
 from ...server.wire.state_dir import private_folder
 from ..unlockable import Unlockable
 
@@ -128,8 +129,7 @@ def _forked() -> None:  # the child has none of the threads that held or waited 
     _table = _Table()
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forked)
+after_fork_in_child(_forked)
 
 
 def in_use() -> int:
