@@ -20,6 +20,7 @@ from typing import Any
 from ...protocol import jsonenc, jsonrpc
 from ...protocol.nesting import MAX_JSON_DEPTH, nested_deeper_than
 from ..wire.request import LOG_LEVELS
+from .notified_text import notified_text
 
 __all__ = ["LOG_KEPT", "PY_LEVELS", "CallLog", "LevelMethods", "sendable"]
 
@@ -83,7 +84,8 @@ class CallLog:
         self._kept.append({"level": level, "message": message, **({"data": data} if data else {})})
         if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
             return None
-        payload: Any = {"message": message, **sendable(data)} if data else message
+        sent = notified_text(message)  # (one SSE event stays within a client's cap: notified_text)
+        payload: Any = {"message": sent, **sendable(data)} if data else sent
         params = {"level": level, "logger": logger or self._logger, "data": payload}
         return jsonrpc.notification("notifications/message", params)
 

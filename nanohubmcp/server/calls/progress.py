@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
 from ..wire.request import RAN_ON, RequestContext, Slot
+from .notified_text import notified_text
 
 if TYPE_CHECKING:
     from ..jobs.record import JobKeeper
@@ -109,7 +110,7 @@ class CallProgress:
                 if total is not None:
                     params["total"] = total
                 if message is not None and request.version.progress_messages:
-                    params["message"] = message
+                    params["message"] = notified_text(message)  # (one SSE event stays within a client's cap)
                 _emit(request, jsonrpc.notification("notifications/progress", params))
         bus = self._bus
         if bus.active:

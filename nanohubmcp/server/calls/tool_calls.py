@@ -39,7 +39,9 @@ from ..registry.components import STOPS_WHEN_CANCELLED, Tool
 from ..results import convert
 from ..results import shape as results
 from ..results.convert.mixed import places_of
+from ..results.event_bound import answer_options
 from ..results.meta_values import MetaNotSendable
+from ..results.options import ResultOptions
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.sink import ResultSink, call_sink
 from ..shutdown import STOPPED
@@ -198,13 +200,14 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
     :func:`~nanohubmcp.server.results.convert.costly`; not on the event loop) the future of its shaping on
     the worker pool. A ``job``'s :attr:`~nanohubmcp.server.jobs.record.Job.json_text` and ``item_places``
     are found where the value is shaped (they walk the value as the shaping does): :func:`note_value`."""
-    # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
+    # A plain str/number/bool is never offloaded nor converted: no sink, no detour. An answer going as one SSE
+    # event links its data over the event's share (answer_options: the client's 1 MiB cap on an event).
+    options = core.result_options if job is not None else answer_options(core.result_options, request)
     kind = type(value)
-    plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
+    plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(options, value))
     # REST (data_only) has no resources/read: its answers carry all of the data, never a link; its job keeps
     # pictures and files as an MCP-started job does (call_sink).
-    sink = None if plain else call_sink(core.result_options, core.result_store, request,
-                                         job=job.id if job is not None else None)
+    sink = None if plain else call_sink(options, core.result_store, request, job=job.id if job is not None else None)
     loop = asyncio.get_running_loop()
     # A long text is encoded and written to its file, which may wait for the results folder's lock; a list
     # or dict holding a figure draws it ([fig, {"n": 1}]), a large one is walked and encoded at length.
@@ -251,10 +254,9 @@ def _finished(sink: ResultSink, result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _kept_aside(core: AskServices, text: str) -> bool:
+def _kept_aside(options: ResultOptions, text: str) -> bool:
     """Whether a text result is longer than ``max_inline_bytes`` (so it may be kept as a resource)
     or ``max_result_bytes`` (so it may be refused)."""
-    options = core.result_options
     limits = (options.max_inline_bytes, options.max_result_bytes)
     return any(limit is not None and len(text) > limit for limit in limits)
 

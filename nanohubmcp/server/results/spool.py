@@ -4,13 +4,19 @@ while it is written, nor at all when it is refused: into the ``.part`` file that
 (:func:`to_part_file`, :func:`read_part` when it must be held in memory after all), or, without a results
 folder, into an unnamed temporary file read back once complete (:func:`to_memory`: the text's one copy).
 Which entry it becomes, and under which lock, is :mod:`.store`'s.
+
+A ``.part`` file still being written when the process exits (a server's stop cut the call keeping it: its
+client was told the call did not complete) is removed at the exit (an ``atexit`` handler, which a served
+process's end runs too), not left in the results folder until the folder's stale-part sweep.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import os
+import threading
 from collections.abc import Callable, Iterable
 
 from ..wire.state_dir import private_opener
@@ -18,6 +24,10 @@ from .folder import KEPT_ERRORS, PART_SUFFIX
 from .kept_size import TooLargeToKeep
 
 __all__ = ["read_part", "spool", "to_memory", "to_part_file"]
+
+_WRITING: set[str] = set()
+"""The ``.part`` files being written now (:func:`to_part_file`), removed if the process exits first."""
+_WRITING_LOCK = threading.Lock()
 
 
 def spool(write: Callable[[bytes], object], parts: Iterable[str], limit: int) -> int:
@@ -44,13 +54,31 @@ def to_part_file(path: str, parts: Callable[[], Iterable[str]], limit: int) -> i
         TooLargeToKeep: as :func:`spool`.
         OSError: it cannot be written (a full disk).
     """
+    part = path + PART_SUFFIX
+    with _WRITING_LOCK:
+        _WRITING.add(part)
     try:
-        with open(path + PART_SUFFIX, "wb", opener=private_opener) as f:
+        with open(part, "wb", opener=private_opener) as f:
             return spool(f.write, parts(), limit)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.remove(path + PART_SUFFIX)
+            os.remove(part)
         raise
+    finally:
+        with _WRITING_LOCK:
+            _WRITING.discard(part)
+
+
+@atexit.register
+def _remove_unfinished() -> None:
+    """At the process's exit: remove each ``.part`` file still being written (its call was cut off by the stop;
+    the thread writing it is not waited for), so no partial result stays in the results folder."""
+    with _WRITING_LOCK:
+        parts = list(_WRITING)
+        _WRITING.clear()
+    for part in parts:
+        with contextlib.suppress(OSError):
+            os.remove(part)
 
 
 def to_memory(parts: Callable[[], Iterable[str]], limit: int) -> tuple[bytearray, int]:

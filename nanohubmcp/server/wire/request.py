@@ -265,6 +265,12 @@ class RequestContext:
         self._stream = stream
         self._open_stream = None
 
+    @property
+    def stream_opened(self) -> bool:
+        """Whether the request has its stream now (a deferred one only once made: a related message went out),
+        without making one."""
+        return self._stream is not None
+
     def defer_stream(self, opener: Callable[[], OutboundStream]) -> None:
         """Give the request a stream made by ``opener()`` when first asked for (:attr:`stream`):
         most requests send nothing before their response, and a JSON reply needs no stream."""

@@ -1,0 +1,18 @@
+"""The most bytes of one SSE event the official ``mcp`` client reads: :data:`CLIENT_EVENT_BYTES`.
+
+The official Python SDK (``mcp`` 2.3.0) reads a Streamable HTTP answer's SSE stream with httpx2's ``EventSource``
+capped at ``mcp.client.streamable_http.DEFAULT_MAX_SSE_EVENT_SIZE`` = 1 MiB (the UTF-8 of an event's lines,
+``data: `` included), as its legacy ``sse_client`` does: an event past it fails the whole call ("Server-sent event
+exceeded the 1048576 byte limit"). What the server sends as one event is kept within it: a call's progress and log
+messages (:mod:`nanohubmcp.server.calls.notified_text`) and a result answered as an event
+(:mod:`nanohubmcp.server.results.event_bound`). Nothing is imported here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["CLIENT_EVENT_BYTES"]
+
+CLIENT_EVENT_BYTES: Final = 1 << 20
+"""The most bytes of one SSE event the official ``mcp`` client reads (1 MiB)."""
