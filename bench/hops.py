@@ -27,15 +27,23 @@ thread blocks in ``select`` with no callback ready), not when the client has rea
 the request's finish runs on the loop after the bytes left, and the client's thread used to stop
 the recorder before or after it, at random (35 or 39 hops a call on the same commit).
 
+A garbage collection that falls inside the window runs Python functions that are not the call's:
+the collector's callbacks (``calls/slow_calls``' timing of collections) and any finalizer of ours.
+The recorder brackets every collection with callbacks of its own (first and last in
+``gc.callbacks``) and keeps what is entered in between apart: the call's figures leave it out, and
+the hops it added to the sequence are reported on their own (**of a garbage collection in the
+window**, with the number of measured calls that had one). ``--gc-threshold N`` sets the
+collector's first threshold to N for the run, to have collections fall inside the window.
+
 The figures count structure, not time: they do not depend on the machine's load. They depend a
-little on thread interleaving (the worker thread running the tool and the loop thread; a garbage
-collection inside the window runs ``calls/slow_calls``' callback), so the median of ``--rounds``
-measured calls is reported. Not a test: nothing asserts a figure.
+little on thread interleaving (the worker thread running the tool and the loop thread), so the
+median of ``--rounds`` measured calls is reported. Not a test: nothing asserts a figure.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import http.client
 import itertools
 import json
@@ -70,15 +78,23 @@ class Recorder:
     """Records the ``nanohubmcp`` module of each Python function entered, in every thread, while on.
 
     Over HTTP it also notes where in the sequence the answer was written (:data:`ANSWER_WRITTEN`,
-    ``answered``) and sets ``settled`` when that thread's event loop is idle afterwards."""
+    ``answered``) and sets ``settled`` when that thread's event loop is idle afterwards. An entry
+    made while a garbage collection runs (between the recorder's own ``gc.callbacks``, first and
+    last in the list), and any entry of a function in ``gc.callbacks``, is marked as the
+    collection's, not the call's."""
 
     def __init__(self) -> None:
         self.on = False
         self.modules: list[str] = []
         self.functions: list[str] = []
+        self.collected: list[bool] = []
         self.answered: int | None = None
         self.settled = threading.Event()
         self._loop_thread: int | None = None
+        self._collecting: int | None = None
+        """The thread a running garbage collection was started in (None: none runs)."""
+        self._callbacks: set[Any] = set()
+        """The code of the collector's callbacks: always the collection's, wherever entered."""
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
         if not self.on or event != "call":
@@ -90,6 +106,7 @@ class Recorder:
         if name == "nanohubmcp" or name.startswith("nanohubmcp."):
             self.modules.append(name)
             self.functions.append(f"{name}:{frame.f_code.co_name}")
+            self.collected.append(thread.ident == self._collecting or frame.f_code in self._callbacks)
         elif (name, frame.f_code.co_name) == ANSWER_WRITTEN and self.answered is None:
             self.answered = len(self.modules)
             self._loop_thread = thread.ident
@@ -99,6 +116,14 @@ class Recorder:
             if timeout is None or timeout > 0:
                 self.settled.set()
 
+    def _collection_starts(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._collecting = threading.get_ident()
+
+    def _collection_ends(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "stop":
+            self._collecting = None
+
     def install(self) -> None:
         threading.setprofile(self)
         sys.setprofile(self)
@@ -106,20 +131,39 @@ class Recorder:
     def start(self) -> None:
         self.modules = []
         self.functions = []
+        self.collected = []
         self.answered = None
         self._loop_thread = None
         self.settled.clear()
+        # Every other callback (the server's, added when its worker pool was made) runs between these two.
+        self._forget_collections()
+        gc.callbacks.insert(0, self._collection_starts)
+        gc.callbacks.append(self._collection_ends)
+        self._callbacks = {getattr(callback, "__code__", None) for callback in gc.callbacks}
         self.on = True
+
+    def _forget_collections(self) -> None:
+        for callback in (self._collection_starts, self._collection_ends):
+            while callback in gc.callbacks:
+                gc.callbacks.remove(callback)
+        self._collecting = None
 
     def stop(self) -> dict[str, Any]:
         self.on = False
-        seq = self.modules
+        self._forget_collections()
+        everything = self.modules
+        seq = [m for m, gc_entry in zip(everything, self.collected, strict=True) if not gc_entry]
+        entries = [f for f, gc_entry in zip(self.functions, self.collected, strict=True) if not gc_entry]
         hops = sum(1 for a, b in itertools.pairwise(seq) if a != b)
+        # The hops the collections added: those of the whole sequence less those of the call's alone.
+        gc_hops = sum(1 for a, b in itertools.pairwise(everything) if a != b) - hops
+        answered = None if self.answered is None else self.answered - sum(self.collected[:self.answered])
         # A hop whose second function was entered after the answer was written is one of the finish's.
-        after = None if self.answered is None else sum(
-            1 for k in range(max(self.answered, 1), len(seq)) if seq[k - 1] != seq[k])
+        after = None if answered is None else sum(
+            1 for k in range(max(answered, 1), len(seq)) if seq[k - 1] != seq[k])
         return {"modules": len(set(seq)), "hops": hops, "functions": len(seq), "after_answer": after,
-                "answered": self.answered, "sequence": list(seq), "entries": list(self.functions)}
+                "answered": answered, "sequence": seq, "entries": entries,
+                "gc_hops": gc_hops, "gc_functions": sum(self.collected)}
 
 
 PROVENANCE = {"on": True}
@@ -219,6 +263,9 @@ def summary(figures: list[dict[str, Any]]) -> dict[str, Any]:
         "hops": int(statistics.median(f["hops"] for f in figures)),
         "functions": int(statistics.median(f["functions"] for f in figures)),
         "after_answer": int(statistics.median(after)) if after else None,
+        "gc_calls": sum(1 for f in figures if f["gc_functions"]),
+        "gc_hops": [f["gc_hops"] for f in figures if f["gc_functions"]],
+        "calls": len(figures),
         "answered": best["answered"],
         "module_list": sorted(set(best["sequence"])),
         "sequence": best["sequence"],
@@ -237,12 +284,17 @@ def main() -> None:
                     help="provenance records (on by default; off: the call path without the record)")
     ap.add_argument("--trace", choices=["http", "stdio"], help="print the module sequence of one transport")
     ap.add_argument("--modules", action="store_true", help="list the modules entered")
+    ap.add_argument("--gc-threshold", type=int, metavar="N",
+                    help="the collector's first threshold for the run (small: collections fall "
+                         "inside the window; their hops are counted apart from the call's)")
     ap.add_argument("--functions", action="store_true",
                     help="with --trace: print every function entered (module:function), a '>' marking each hop")
     args = ap.parse_args()
     PROVENANCE["on"] = args.provenance == "on"
     rec = Recorder()
     rec.install()
+    if args.gc_threshold is not None:
+        gc.set_threshold(args.gc_threshold, *gc.get_threshold()[1:])
     results = {"streamable-http": summary(over_http(rec, args.rounds, args.warm)),
                "stdio": summary(over_stdio(rec, args.rounds, args.warm))}
     sys.setprofile(None)
@@ -250,7 +302,8 @@ def main() -> None:
     if args.json:
         print(
             json.dumps(
-                {k: {x: v[x] for x in ("modules", "hops", "functions", "after_answer", "module_list")}
+                {k: {x: v[x] for x in ("modules", "hops", "functions", "after_answer", "gc_calls", "gc_hops",
+                                       "calls", "module_list")}
                  for k, v in results.items()},
                 indent=2,
             )
@@ -260,6 +313,11 @@ def main() -> None:
         for name, r in results.items():
             after = "-" if r["after_answer"] is None else r["after_answer"]
             print(f"{name:<16} {r['modules']:>8} {r['hops']:>6} {r['functions']:>10} {after:>17}")
+        for name, r in results.items():
+            if r["gc_calls"]:
+                print(f"{name}: a garbage collection fell in {r['gc_calls']} of the {r['calls']} measured calls; "
+                      f"hops of a garbage collection in the window (not counted above): "
+                      f"{', '.join(map(str, r['gc_hops']))}")
         if args.modules:
             for name, r in results.items():
                 print(f"\n{name}:\n  " + "\n  ".join(r["module_list"]))

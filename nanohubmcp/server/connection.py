@@ -191,7 +191,7 @@ class Connection:
     def find_session(self, session_id: str | None, principal: Principal | None = None) -> Session | None:
         """The live session ``session_id`` names, touched; None when unknown, expired, or
         opened by another principal (a session is its opener's alone)."""
-        session = self.intake.local_session(session_id, principal)
+        session = self.core.sessions.owned(session_id, principal)
         if session is not None:
             session.touch()
         return session
@@ -250,7 +250,7 @@ class Connection:
                     log.warning("a change to a session could not be stored now: the shared state store is unreachable")
             return Reply(None)
         shutdown = self.core.shutdown
-        if shutdown.refuses(request):  # the server is stopping: nothing new starts
+        if shutdown.begun and shutdown.refuses(request):  # the server is stopping: nothing new starts
             return Reply(error_response(ServerStopping(), message.id))
         session = request.session
         if session is not None:

@@ -216,7 +216,7 @@ class Intake:
         if session_id and not opens:
             try:
                 replication = self.core.replication  # with one: held here in step, the common case
-                session = (self.local_session(session_id, principal)
+                session = (self.core.sessions.owned(session_id, principal)
                            if replication is None or replication.held(session_id) is not None
                            else await self.named_session(session_id, principal))
             except StateUnavailable as exc:  # the refusal names the request it refuses
@@ -310,7 +310,7 @@ class Intake:
         replication = self.core.replication
         if replication is not None and replication.held(session_id) is None:
             await replication.lookup(session_id)  # not held here in step: ask the store
-        return self.local_session(session_id, principal)
+        return self.core.sessions.owned(session_id, principal)
 
     def missing_session(self, text: str, request_id: str | int | None = None) -> ProtocolError:
         """The refusal of a session id that names no session here: :class:`SessionNotFound` with
@@ -321,13 +321,6 @@ class Intake:
         if self.core.shutdown.begun:
             return ServerStopping(request_id)
         return SessionNotFound(text, request_id=request_id)
-
-    def local_session(self, session_id: str | None, principal: Principal | None) -> Session | None:
-        """:meth:`named_session` as this process knows it (no coroutine: the common case)."""
-        session = self.core.sessions.get(session_id)
-        if session is None or session.principal != (principal.subject if principal is not None else None):
-            return None
-        return session
 
     def request(
         self,

@@ -89,7 +89,7 @@ class Shutdown:
         """Whether ``request``, arriving now, is refused with :class:`~nanohubmcp.errors.ServerStopping`:
         while the server stops, every request but those of :data:`ANSWERED_WHILE_STOPPING` on a session
         that exists or of the stateless era (the one rule of what a stop refuses; :meth:`Connection.serve
-        <nanohubmcp.server.connection.Connection.serve>` asks it of each request)."""
+        <nanohubmcp.server.connection.Connection.serve>` asks it of each request once :attr:`begun`)."""
         return self.begun and not (request.message.method in ANSWERED_WHILE_STOPPING
                                    and (request.session is not None or request.modern))
 

@@ -53,11 +53,25 @@ class BodyReadingHandler(BaseHandler):
     ``Content-Length`` is within the limit to this class, with the body buffered by Tornado
     (:meth:`body` is ``request.body``), and any other request to the class's streamed twin
     (:func:`~nanohubmcp.transports.bodies.streamed_twin`), which refuses a body over the limit
-    with 413 before it is buffered. Handlers call :meth:`body` from ``post``.
+    with 413 before it is buffered. Handlers call :meth:`received` from ``post``, once.
     """
 
+    def received(self) -> bytes | None:
+        """The whole body, for ``post`` to read (the body is complete by then); or None when there is
+        nothing left to do: the request was answered as its body arrived (a 413: :class:`StreamedBody`),
+        its client is gone, or its body was sent compressed (answered 415 here: :meth:`refuse_coding`).
+
+        The route's own checks run before (``prepare``: Tornado calls no ``post`` after a refusal).
+        """
+        connection = self.request.connection
+        if self._answered_early or (isinstance(connection, HTTP1Connection) and connection.stream.closed()):
+            return None
+        if self.refuse_coding():
+            return None
+        return self.body()
+
     def body(self) -> bytes:
-        """The whole body (call once the body is complete, i.e. from ``post``)."""
+        """The whole body as it was received (:meth:`received` reads it)."""
         return self.request.body
 
     def refuse_coding(self) -> bool:

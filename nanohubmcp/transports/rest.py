@@ -91,12 +91,12 @@ class RestToolHandler(BodyReadingHandler):
             self.fail(UnknownTool(f"Tool {name!r} is for its view only (view_visibility=['app']): not served "
                                   "over REST; an MCP host calls it for its view"))
             return
-        if self.refuse_coding():
+        body = self.received()
+        if body is None:  # answered already (or the client is gone)
             return
         if not json_body_type(self.request.headers.get("Content-Type")):
             self.fail(UnsupportedMediaType("Send the arguments as JSON with 'Content-Type: application/json'"))
             return
-        body = self.body()
         large = len(body) >= LARGE_MESSAGE_BYTES  # parsed, and its arguments checked, on a worker thread
         try:
             if not large:

@@ -94,19 +94,18 @@ class LegacyMessagesHandler(BodyReadingHandler):
     """``POST /messages/?session_id=<id>``."""
 
     async def post(self) -> None:
-        if self.finished:
+        body = self.received()
+        if body is None:  # answered already (or the client is gone)
             return
-        await post_legacy_message(self, session_query(self.request.query_arguments))
+        await post_legacy_message(self, session_query(self.request.query_arguments), body)
 
 
-async def post_legacy_message(handler: Any, session_id: str | None) -> None:
-    """Accept one message for a legacy SSE session: 202 now, the reply on its stream.
+async def post_legacy_message(handler: Any, session_id: str | None, body: bytes) -> None:
+    """Accept one message (``body``) for a legacy SSE session: 202 now, the reply on its stream.
 
-    ``handler`` is a body-reading handler (a ``BodyReadingHandler``).
+    ``handler`` is a body-reading handler (a ``BodyReadingHandler``); ``body`` is what its ``received()`` gave.
     """
     connection = handler.connection
-    if handler.refuse_coding():
-        return
     if not json_body_type(handler.request.headers.get("Content-Type")):
         handler.fail(UnsupportedMediaType(
             "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'"))
@@ -120,7 +119,6 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
         unknown = "Unknown session_id: open GET /sse first and POST to the endpoint it announces"
         handler.fail(connection.missing_session(unknown) if session is None else SessionNotFound(unknown))
         return
-    body = handler.body()
     large = len(body) >= LARGE_MESSAGE_BYTES  # parsed, and a call's arguments checked, on a worker thread
     parsed: Any = None
     try:

@@ -93,10 +93,9 @@ class StreamableHTTPHandler(BodyReadingHandler):
     # -- POST ----------------------------------------------------------------------------
     async def post(self) -> None:
         headers = self.request.headers
-        # Judged before `finished` is asked (a verdict for a request already answered costs nothing):
-        # a call then passes from this module to base's and on, as when the verdicts lived there.
         json_body, acceptable, sse = post_headers(headers.get("Content-Type"), headers.get("Accept"))
-        if self.finished or self.refuse_coding():
+        body = self.received()
+        if body is None:  # answered already (or the client is gone)
             return
         try:  # a refusal before the core: its status from the one map
             if not json_body:
@@ -109,11 +108,11 @@ class StreamableHTTPHandler(BodyReadingHandler):
             if legacy:
                 from .sse import post_legacy_message
 
-                await post_legacy_message(self, legacy)
+                await post_legacy_message(self, legacy, body)
                 return
             # ParseError / InvalidRequest: 400; SessionNotFound: 404; the era's checks: 400
             incoming = await self.connection.receive(
-                self.body(), session_id=headers.get(MCP_SESSION_ID_HEADER),
+                body, session_id=headers.get(MCP_SESSION_ID_HEADER),
                 header_version=headers.get(MCP_PROTOCOL_VERSION_HEADER), principal=self.principal,
                 wants_stream=sse, trace_headers=headers)
         except ProtocolError as refused:
