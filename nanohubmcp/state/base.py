@@ -34,7 +34,13 @@ stopping server's last answers: :meth:`SharedState.close`)."""
 Fields = dict[str, str]
 """One event log entry: ``m`` the message (JSON), ``f`` ``"1"`` when it is the stream's last,
 ``e`` the event id the producer gave it, ``o`` the producing process, ``r`` the request id
-(JSON) the stream answers, ``x`` ``"1"`` for the marker that closes a stream."""
+(JSON) the stream answers, ``x`` ``"1"`` for the marker that closes a stream, ``n`` (:data:`NUMBER`) the
+writing process's number of an entry of a session's stream of unrelated messages."""
+NUMBER = "n"
+"""The field numbering a process's entries of sessions' streams of unrelated messages (``g``), from 1, in the order
+queued (the store adds it): with the writer's ``o`` it names an entry, so a reader skips a copy (a batch retried after
+a timeout may have reached Redis: its entries are then in the log twice). A POST response stream's entries are
+numbered by their producer's event id (``e``)."""
 Opened = tuple[str, int, list[str]]
 """A session just opened, for :meth:`SharedState.save_session`: its principal, that principal's cap of
 sessions, and the ids of the principal's sessions this process ended just before."""

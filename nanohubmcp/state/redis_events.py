@@ -12,7 +12,8 @@ empty, as one that expired.
 Writes are queued and pipelined in order by one task per process, so messages of one process
 reach the log in the order they were sent; while Redis is away (or answers nothing, or this process's
 pool is full) they wait (at most :data:`MAX_QUEUED`; past it the oldest are dropped, said once per
-burst) and are written once it is back, tried again after a bounded backoff. Entries Redis answers
+burst) and are written once it is back, tried again after a bounded backoff (a batch that timed out may have
+reached Redis, which then holds its entries twice: each is numbered, so readers skip the copy). Entries Redis answers
 with an error reply that would come again (``OOM`` under ``maxmemory-policy noeviction``, a replica's
 ``READONLY``, a value it refuses) are dropped with one warning per burst naming how many and why, and
 the writer goes on: later entries are written as soon as Redis takes them
@@ -32,7 +33,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .base import Fields
+from .base import NUMBER, Fields
 from .errors import StateUnavailable
 from .redis_write_trouble import Backoff, LossReport
 
@@ -103,6 +104,8 @@ class RedisEventLogs:
         self.ttl = ttl
         self.shown = shown
         self._queue: deque[Entry] = deque()
+        self._numbered = 0
+        """Entries of sessions' streams of unrelated messages queued so far (:data:`NUMBER`)."""
         self._sized: dict[str, int] = {}
         """Bytes of messages so far of each unfinished POST response log (by key)."""
         self._wake: asyncio.Event | None = None
@@ -128,7 +131,10 @@ class RedisEventLogs:
             self.overflowed.lost(1, "it does not take them as fast as they come")
         key = self.key(session_id, stream_id)
         listed: Listed | None = None
-        if stream_id != "g":  # a POST response stream's log: its size counts towards the session's bound
+        if stream_id == "g":  # numbered per process, so a reader skips a copy a retried batch wrote (NUMBER)
+            self._numbered += 1
+            fields = {**fields, NUMBER: str(self._numbered)}
+        else:  # a POST response stream's log: its size counts towards the session's bound
             size = self._sized.pop(key, 0) + len(fields.get("m", ""))
             if fields.get("f") == "1":
                 listed = (self._key("ek", session_id), self._key("eb", session_id), size, key)

@@ -15,6 +15,11 @@ logs, so any process can serve them:
   process that produced a resumed POST stream died before its response, the reader answers
   the request with an error saying so, so the client is never left waiting.
 
+A log may hold an entry twice (a write that timed out against a frozen Redis reached it, and the
+writer tried it again): a reader delivers an entry only when its number is above the last it delivered
+(a POST stream's: at first, the client's ``Last-Event-ID``), so a copy never reaches the client
+(:mod:`~nanohubmcp.server.wire.delivered`).
+
 A reader reads the log after a position (an entry id), never "whatever comes next" (``XREAD $``),
 which would skip what other processes wrote while it was not waiting in a read: before its first
 read (a legacy SSE stream learns the position before its ``endpoint`` event), and between reads.
@@ -35,6 +40,7 @@ from ...protocol import jsonenc, jsonrpc
 from ...protocol.lone_surrogates import utf8_storable
 from ...protocol.long_ints import bounded_int
 from ...state.errors import StateUnavailable
+from .delivered import Delivered
 from .streams import OutboundStream, Sink
 
 if TYPE_CHECKING:
@@ -196,7 +202,7 @@ class RelayStream(OutboundStream):
         next_check = loop.time() + every
         owner: str | None = None
         request_id: str | int | None = None
-        last_seq = after_seq
+        delivered = Delivered(after_seq)
         while not self.closed:
             if self.standalone and loop.time() >= next_check:  # by the clock: a busy stream is checked too
                 next_check = loop.time() + every
@@ -217,7 +223,7 @@ class RelayStream(OutboundStream):
                 if quiet >= DEAD_OWNER_CHECKS and await self._producer_died(owner):
                     dead += 1
                     if dead >= DEAD_OWNER_CHECKS:  # seen gone twice in a row, a read apart
-                        self._end_for_dead_producer(sink, request_id, last_seq, owner)
+                        self._end_for_dead_producer(sink, request_id, delivered.seq, owner)
                         return
                 else:
                     dead = 0
@@ -232,11 +238,8 @@ class RelayStream(OutboundStream):
                 if "r" in fields:
                     request_id = json.loads(fields["r"])
                 event_id = fields.get("e") or f"{self.stream_id}.{entry_id}"
-                if not self.standalone:
-                    seq = int(event_id.rsplit(".", 1)[1])
-                    if seq <= after_seq:
-                        continue
-                    last_seq = seq
+                if not delivered.new(fields, None if self.standalone else int(event_id.rsplit(".", 1)[1])):
+                    continue  # before the client's Last-Event-ID, or a copy of one delivered (delivered.py)
                 final = fields.get("f") == "1"
                 if final:
                     self.done = True
