@@ -64,6 +64,8 @@ def test_a_runs_end_kills_its_helper_reading_no_earlier_processs_environment(
         helper = subprocess.Popen(SLEEPER, cwd="/", start_new_session=True, env=marked)
         other = subprocess.Popen(SLEEPER, cwd="/", start_new_session=True)  # started during the run, unmarked
         started += [helper, other]
+        # (Popen returns once the exec began; /proc shows the environment once the program is loaded, a moment on)
+        wait_until(lambda: MARK.encode() in Path(f"/proc/{helper.pid}/environ").read_bytes(), "the helper loaded")
         read: list[int] = []
         real = Path.read_bytes
 
@@ -82,8 +84,8 @@ def test_a_runs_end_kills_its_helper_reading_no_earlier_processs_environment(
         earlier_read = sorted(set(read) & {process.pid for process in earlier})
         assert not earlier_read, f"the environment of {len(earlier_read)} processes started before the run was read"
         assert {helper.pid, other.pid} <= set(read)  # (those started during it were looked at)
-        # what else was read: processes started meanwhile (the test's own, the host's), a handful at most
-        assert len(set(read)) < EARLIER, read
+        # (what else was read: the processes the host started meanwhile, as many as a busy shared host starts:
+        # no count of them is asserted)
     finally:
         for process in earlier + started:
             process.kill()
