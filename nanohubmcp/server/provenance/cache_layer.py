@@ -47,7 +47,7 @@ from ...schema import CheckPending
 from ..asks.context_asks import ASKED_CLIENT
 from ..jobs.record import PROVENANCE_META as META_KEY
 from ..results import RESULT_URI_PREFIX
-from ..results.owners import owner_of
+from ..results.owners import owner_for, owner_of
 from ..wire.request import ANSWERED_BY_LAYER
 from ..wire.trace_context import SPAN
 from . import code_facts, code_reach
@@ -293,8 +293,9 @@ def _received(request: Request, tool: Tool, code: str, reached: str) -> tuple[An
     arguments = arguments_key(request.params.get("arguments"))
     if arguments is None:
         return None
-    who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
-    return tool.name, who, request.protocol_version, request.context.data_only, reached, code, arguments
+    context = request.context  # (its fields read directly: a hit's path, no property or getattr on the way)
+    who = "" if tool.extra.get(CACHE) == SHARED else (owner_for(context.principal, context.session) or "")
+    return tool.name, who, context.version, context.data_only, reached, code, arguments
 
 
 def _keepable(result: dict[str, Any], request: Request) -> bool:
