@@ -170,8 +170,11 @@ class Recorder:
                 if cached_from is None and isinstance(named, str) and isinstance(hit, dict) and hit.get("hit"):
                     cached_from = named
             ran_on = slots.get(RAN_ON)
-            if ran_on is None:  # ran on the thread serving the call
-                ran_on = _ran_here(here)
+            if ran_on is None:  # ran on the thread serving the call (its tuple read inline: a call fewer)
+                try:
+                    ran_on = here.ran_on
+                except AttributeError:
+                    ran_on = _ran_here(here)
             # References only (the record is made on the store's writer thread): see handover.PendingCall. Not the
             # request's context: what it holds (the message, the stream, the transport's callbacks) would outlive
             # the call until the record is made, and the garbage collector would walk it meanwhile.
