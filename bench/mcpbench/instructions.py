@@ -51,8 +51,10 @@ HOST = "127.0.0.1"
 WARMUP = 20
 NATIVE_PATH = "BENCH_NATIVE_PATH=1"
 """Our server decides by the clock as a native run does (servers/ours.py): its worker pool keeps a quick
-sync function on the event loop once it qualified (the lane a native run keeps ``add`` on), and its
-provenance writer writes full batches (natively a batch fills in ~0.1 s at any rate the rows stand for).
+sync function on the event loop once it qualified (the lane a native run keeps ``add`` on), its
+provenance writer writes full batches (natively a batch fills in ~0.1 s at any rate the rows stand for),
+and its result cache's front reads the store again no more often than natively (once a second: natively
+once per ~1,500 hits at c=16, under valgrind once per ~20; counted, ~5.8k a hit, more than a hit saves).
 Under valgrind (calls ~50x slower; a switch between threads, valgrind's one lock, reads as a wait) both
 followed the clock: unscaled, the lane read ~1.15 M or ~1.33 M instructions a call in runs minutes
 apart; with the pool's bounds scaled by 50 (``BENCH_SLOWDOWN``, 27dcdb0) still ~1 run in 8 at ~1.29 M;
