@@ -1,18 +1,16 @@
 """``ServerCore``: one MCP server, independent of any transport, composed by one constructor.
 
-The constructor makes what every request passes — the event bus, the registry, the sessions, the
-pending client requests, the job executors (:class:`~.executors.runners.JobRunners`), the dispatcher
-over the method tables with its pipeline — and checks every option (:mod:`.options`). The services a
-first answer does not use (the job store, the result store, the provenance records and their layer,
-the result cache and its layer, the stateless era's state) are made at their first use by the core's
-:class:`~.first_use.FirstUse`, whose typed properties the core's pass on; the job store is opened
-when serving starts if an earlier process left one on disk, so its jobs are settled then; what the job store
-asks of the server and the server's sweeps and stops tell its jobs is :class:`~.core_jobs.CoreJobs`'s. Where the
-state lives (the state directory; with a shared state store, the process's link to it, which reads its key before
-the port is bound and connects when serving starts, :meth:`ServerCore.attach`) is :class:`~.wire.state_dir.StateLink`'s.
-Nothing is assigned to it from outside afterwards. It is the top of ``server/``: its parts are typed against
-:class:`~nanohubmcp.server.services.Services`, never against this class, so none imports it. The
-``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports Tornado or IPython.
+The constructor makes what every request passes — the event bus, the registry, the sessions, the pending client
+requests, the job executors (:class:`~.executors.runners.JobRunners`), the dispatcher over the method tables with its
+pipeline — and checks every option (:mod:`.options`). What a first answer does not use (the job, result and
+provenance stores, the result cache, the stateless era's state) is made at its first use by
+:class:`~.first_use.FirstUse`, whose typed properties the core's pass on; a job store an earlier process left on disk
+is opened when serving starts, so its jobs are settled then (:class:`~.core_jobs.CoreJobs`: what the job store asks
+of the server). Where the state lives — the state directory; with a shared store, the link that reads its key before
+the port is bound and connects when serving starts (:meth:`ServerCore.attach`) — is
+:class:`~.wire.state_dir.StateLink`'s. Nothing is assigned to it from outside afterwards. It is the top of
+``server/``: its parts are typed against :class:`~nanohubmcp.server.services.Services`, never against this class.
+The ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports Tornado or IPython.
 """
 
 from __future__ import annotations
@@ -199,8 +197,7 @@ class ServerCore:
 
     # -- services made at their first use (first_use.FirstUse) ---------------------------------
     def use_state_dir(self, directory: str) -> bool:
-        """Keep the state in ``directory`` when none is named and nothing is kept yet (the testing
-        clients' temporary directory; see :meth:`FirstUse.use_state_dir <.first_use.FirstUse.use_state_dir>`)."""
+        """:meth:`FirstUse.use_state_dir <.first_use.FirstUse.use_state_dir>` (the testing clients' directory)."""
         return self.first_use.use_state_dir(directory)
 
     @property
@@ -322,9 +319,9 @@ class ServerCore:
     def detach(self, *, keep_store: bool = False) -> None:
         """Stop delivering change notifications and keeping sessions in step with a shared store (the server
         stopped); disconnect from it now, or with ``keep_store`` at :meth:`close_store` (after a stop's drain)."""
-        if self.notifier is not None:
-            self.notifier.close()
-        self.notifier = None
+        notifier, self.notifier = self.notifier, None
+        if notifier is not None:
+            notifier.close()
         replication, self.replication = self.replication, None
         if replication is not None:
             self.state_link.disconnect(replication, self.loop, keep=keep_store)
@@ -354,11 +351,8 @@ class ServerCore:
         return argument_errors_are_protocol_errors(override or self.argument_errors, version)
 
     def capabilities(self, version: str) -> dict[str, Any]:
-        """Server capabilities for ``version`` (MCP § Lifecycle § Capability negotiation).
-
-        Every feature is advertised even while empty: a notebook adds tools after clients
-        connected, and ``listChanged`` tells them to look again.
-        """
+        """Server capabilities for ``version`` (MCP § Lifecycle § Capability negotiation): every feature even
+        while empty (a notebook adds tools after clients connected; ``listChanged`` tells them to look again)."""
         return capabilities_for(version, list_changed=self.list_changed)
 
     def server_info(self) -> dict[str, Any]:
@@ -366,12 +360,9 @@ class ServerCore:
         return {"name": self.name, "version": self.version}
 
     def close_streams(self) -> None:
-        """End the sessions :meth:`close` left open (``streams_later``): their streams close. The
-        caller says when the stop is over (``shutdown.reset()``, once its connections are closed).
-
-        The stop's calls are answered by now: the records of those it cut short, and of those that ended
-        during its grace, are written here, on this thread, before the process may end (a kernel's exit ran
-        the writer's own last write before its extension stopped the server: trial53 F5)."""
+        """End the sessions :meth:`close` left open (``streams_later``): their streams close, and the records
+        of the stop's calls are written now, before the process may end. The caller says when the stop is over
+        (``shutdown.reset()``, once its connections are closed)."""
         self.sessions.close_all()
         records = self.first_use.provenance_made
         if records is not None:
