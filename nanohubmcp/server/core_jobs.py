@@ -97,13 +97,12 @@ class CoreJobs:
         return [*(jobs.settling() if jobs is not None else []), *self._host.job_runners.ending()]
 
     def work(self) -> set[Future[Any]]:
-        """The running functions of the jobs handed over at the stop: what of a stopped server's pool work is a
-        job's, not a tool call's."""
-        jobs = self._made()
-        if jobs is None:
+        """The running functions of jobs in this process: those handed over at the stop and those whose client
+        cancelled them but which run on (a function that does not look), what of a stopped server's pool work is a
+        job's, not a tool call's (trial53 F1: a cancelled job was named a "tool call")."""
+        if self._made() is None:
             return set()
-        outliving = self._host.job_runners.outliving
-        return {work for job in jobs.handed_over() if (work := outliving(job)) is not None}
+        return self._host.job_runners.running_here()
 
     def carry_over(self, job: Job) -> bool:
         """Follow ``job`` on the server's loop from now on when its executor can

@@ -17,7 +17,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ..server.wire.quick_exit import quick_exit
@@ -175,13 +176,37 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
         WORKER_DEATHS.calls_left(len(running))
     elif round(wait, 1) > 0 and not said:  # (the drain took the whole wait, at a short grace: no wait to promise)
-        calls = sum(1 for work in running if work not in jobs)
-        say(_waiting_line(_what_runs(calls, len(running) - calls), wait, grace, stopped_by))
+        say(_waiting_line(_what_runs(*count_running(running, jobs)), wait, grace, stopped_by))
     _, left = concurrent.futures.wait([*running, *settling], timeout=wait)
     left = {work for work in left if work in running}
     if left and worker_task() is None:
-        say(f"{len(left)} tool call(s) still running; exiting without them (within {grace:g} s "
+        calls, jobs_left = count_running(left, jobs)
+        say(f"{_what_runs(calls, jobs_left, running=False)} still running; exiting without them (within {grace:g} s "
             "of the stop)")
+
+
+def count_running(work: Iterable[Future[Any]], jobs: Collection[Future[Any]]) -> tuple[int, int]:
+    """Of the pool work ``work`` (:data:`~nanohubmcp.server.calls.invoke.RUNNING`'s futures), how many not done are
+    tool calls and how many jobs, as ``(calls, jobs)``: a job is one of ``jobs``, the functions of jobs running in
+    this process (:meth:`CoreJobs.work <nanohubmcp.server.core_jobs.CoreJobs.work>`: handed over at the stop, or
+    cancelled by their client and running on), anything else a call. The one rule of a stop's lines, the first
+    one and the closing one (trial53 F1: a cancelled job was counted a call).
+
+    Example:
+        >>> done, running = Future(), Future()
+        >>> done.set_result(None)
+        >>> count_running([done, running, Future()], {running})
+        (1, 1)
+    """
+    calls = jobs_running = 0
+    for future in work:
+        if future.done():
+            continue
+        if future in jobs:
+            jobs_running += 1
+        else:
+            calls += 1
+    return calls, jobs_running
 
 
 def _waiting_line(what: str, wait: float, grace: float, stopped_by: int | None) -> str:
@@ -223,14 +248,18 @@ class StopNotice:
             return
         wait = max(0.0, until - time.monotonic())
         if round(wait, 1) > 0:  # (none left, the loop having taken the stop late: said after, if at all)
-            jobs = sum(1 for work in core.core_jobs.work() if not work.done())
+            from ..server.calls.invoke import RUNNING
+
+            _, jobs = count_running(list(RUNNING), core.core_jobs.work())  # (the calls: those in flight, above)
             say(_waiting_line(_what_runs(calls, jobs), wait, self.grace, self._stopped_by()))
             self.said = True
 
 
-def _what_runs(calls: int, jobs: int) -> str:
-    """``N running tool call(s)``, ``and M running job(s)`` (the functions of jobs: ``@async_tool``, tasks)."""
-    parts = [f"{calls} running tool call(s)"] if calls else []
+def _what_runs(calls: int, jobs: int, *, running: bool = True) -> str:
+    """``N running tool call(s)``, ``and M running job(s)`` (the functions of jobs: ``@async_tool``, tasks);
+    without ``running``: ``N tool call(s) and M job(s)`` (the closing line's)."""
+    adjective = "running " if running else ""
+    parts = [f"{calls} {adjective}tool call(s)"] if calls else []
     if jobs:
-        parts.append(f"{jobs} running job(s)")
+        parts.append(f"{jobs} {adjective}job(s)")
     return " and ".join(parts)

@@ -151,6 +151,10 @@ class ThreadJobExecutor(JobExecutor):
         work = self._running.get(job.id)
         return work if work is not None and work.running() else None
 
+    def running_here(self) -> set[Future[Any]]:
+        """The sync functions running on a worker now, their jobs cancelled or not."""
+        return {work for work in list(self._running.values()) if work.running()}
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)

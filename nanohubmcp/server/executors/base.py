@@ -107,6 +107,12 @@ class JobExecutor:
         to it instead of failing it."""
         return None
 
+    def running_here(self) -> set[Future[Any]]:
+        """The futures of the job functions running in this process now (a thread pool's workers), whether or not
+        their client cancelled the job (a function that does not look runs on): what of the process's pool work is
+        a job's, not a tool call's. Empty by default."""
+        return set()
+
     def ending(self) -> list[Future[None]]:
         """What of this executor's work still ends in this process after :meth:`close` (a job's process and
         the clean-ups after it): a process that exits waits for these, within its exit grace. None by default."""

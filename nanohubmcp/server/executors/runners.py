@@ -111,6 +111,10 @@ class JobRunners:
         runner = self._job_runners.get(job.executor)
         return runner.outliving(job) if runner is not None else None
 
+    def running_here(self) -> set[Future[Any]]:
+        """The futures of every job function running in this process now (:meth:`JobExecutor.running_here`)."""
+        return {work for runner in self.made() for work in runner.running_here()}
+
     def carry_on(self, job: Job) -> Awaitable[Any] | None:
         """An awaitable of ``job``'s value to await on another event loop (:meth:`JobExecutor.carry_on`), else None."""
         runner = self._job_runners.get(job.executor)
