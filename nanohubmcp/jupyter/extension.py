@@ -12,11 +12,10 @@ the kernel loop runs) is safe.
 
 from __future__ import annotations
 
-import atexit
 import logging
 from typing import TYPE_CHECKING, cast
 
-from . import comm
+from . import comm, kernel_exit
 from .config import NanohubMCP
 from .refused_config import refusals
 from .session import KernelSession
@@ -53,7 +52,7 @@ class Attachment:
         self.session = KernelSession(self.config)
         self.magics = MCPMagics(shell, self.session)
         shell.register_magics(self.magics)
-        atexit.register(self.session.close_at_exit)
+        kernel_exit.stop_at_exit(self.session, self.session.close_at_exit)  # within the kernel exit's bound
         # A failing tool's traceback goes to the "nanohubmcp.tool" logger for a script's operator; in a
         # kernel, %mcp log and the panel show failures, and Python's last-resort handler would print the
         # traceback into whichever cell runs. A NullHandler keeps it out (routed logging still gets it).
@@ -63,7 +62,7 @@ class Attachment:
         """Stop the server, then remove the hooks, magics and configurable this load added."""
         self.session.close()
         logging.getLogger("nanohubmcp.tool").removeHandler(QUIET)
-        atexit.unregister(self.session.close_at_exit)
+        kernel_exit.forget(self.session)
         manager = self.shell.magics_manager
         for kind, names in self.magics.magics.items():
             for name in names:

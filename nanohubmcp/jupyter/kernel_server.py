@@ -18,6 +18,10 @@ started through :func:`run_in_kernel` are replaced; the ``%%mcp_tool`` session's
 servers started with ``server.start()`` are never stopped behind the user's back (a port one of
 them holds is reported as busy).
 
+The kernel's exit (JupyterLab's "Shut Down Kernel") stops them as it stops the ``%%mcp_tool`` server, by
+the same hook and within the same bound (:mod:`.kernel_exit`): a call still running is answered that the
+server is stopping (REST: 503) and its provenance record is written.
+
 The JupyterLab panel shows the latest server started here when the notebook has no
 ``%load_ext nanohubmcp`` session (:func:`nanohubmcp.jupyter.comm.follow`, which subscribes to
 nothing until a panel listens).
@@ -30,7 +34,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..transports.ports import resolve_port
-from . import routes
+from . import kernel_exit, routes
 from .display import StatusView, first_line
 from .hub import HubView, detect_hub
 from .tokens import notebook_token
@@ -73,7 +77,7 @@ class Servable(Protocol):
     def start(self, host: str = ..., port: int | None = ..., path_prefix: str = ..., *, quiet: bool = ...,
               loop: str = ..., **options: Any) -> object: ...
 
-    def stop(self) -> None: ...
+    def stop(self, *, within: float | None = ...) -> None: ...
 
 __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
 
@@ -192,6 +196,7 @@ def run_in_kernel(
                     host=host, port=port, quiet=True, loop="thread", **{**options, "public_url": hub.public_url}
                 )
         _SERVED.append(server)
+        kernel_exit.stop_at_exit(server, lambda within: server.stop(within=within))
     routes.follow(server)
     served = Served(server, host, hub)
     _tell_the_panel(served)
@@ -201,12 +206,15 @@ def run_in_kernel(
 
 
 def _replaced_by(server: Servable, port: int) -> list[Servable]:
-    """The earlier ``run()`` servers ``server`` replaces (same name, or holding ``port``); forgets them.
+    """The earlier ``run()`` servers ``server`` replaces (same name, or holding ``port``); forgets them, and
+    the stopped ones (the kernel's exit no longer stops them either).
 
     Port 0 never collides: "any free port" cannot be held by anyone. Call with the lock held.
     """
     running = [s for s in _SERVED if s is not server and s.running]
     gone = [s for s in running if s.name == server.name or (port and s.port == port)]
+    for forgotten in (s for s in _SERVED if s not in running or s in gone):
+        kernel_exit.forget(forgotten)
     _SERVED[:] = [s for s in running if s not in gone]
     return gone
 

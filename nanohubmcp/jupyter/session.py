@@ -39,6 +39,7 @@ from .cell_components import CellRegistry, Entry
 from .config import LIMIT_TRAITS, REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, SERVE_LIMIT_TRAITS, NanohubMCP
 from .display import first_line
 from .hub import HubView, detect_hub
+from .kernel_exit import EXIT_STOP_SECONDS
 from .progress_bar import CellProgressBars
 from .tokens import notebook_token
 
@@ -49,11 +50,6 @@ __all__ = ["Entry", "KernelSession"]
 
 LOG_LINES = 500
 """Events kept for ``%mcp log`` (a ring buffer; older lines are dropped)."""
-EXIT_STOP_SECONDS = 1.5
-"""How long the server's stop takes at most when the kernel's process exits (JupyterLab's "Shut Down Kernel"):
-a Jupyter server's kernel manager sends the kernel SIGTERM ``shutdown_wait_time / 2`` (2.5 s by default) after
-its shutdown request, and a kernel ended by it writes nothing more: the calls still running must be answered,
-and their records written, before then (trial53 F5)."""
 
 
 class KernelSession:
@@ -266,12 +262,12 @@ class KernelSession:
             self._unsubscribe()
             self._unsubscribe = None
 
-    def close_at_exit(self) -> None:
-        """Interpreter exit: stop a thread-mode server (a kernel-mode one dies with its loop), within
-        :data:`EXIT_STOP_SECONDS`: calls still running get the stopping server's error, and their provenance
+    def close_at_exit(self, within: float = EXIT_STOP_SECONDS) -> None:
+        """Interpreter exit (:mod:`.kernel_exit`'s hook): stop a thread-mode server (a kernel-mode one dies with its
+        loop) within ``within`` seconds: calls still running get the stopping server's error, and their provenance
         records are written, before a Jupyter server's kernel manager sends the kernel SIGTERM."""
         if self._mode == "thread":
-            self.server.stop(within=EXIT_STOP_SECONDS)
+            self.server.stop(within=within)
 
     # -- where clients connect -----------------------------------------------------------
     @property

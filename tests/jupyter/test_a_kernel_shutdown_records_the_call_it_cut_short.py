@@ -1,12 +1,15 @@
 """A notebook kernel shut down during a call (JupyterLab's "Shut Down Kernel": a ``shutdown_request``) answers
 the call that the server is stopping (REST: 503) and writes its provenance record, ``failed`` with "the
-server stopped while this call ran", before the kernel's process ends, as ``%mcp stop`` does. Real kernel
-(jupyter_client: the shutdown_request alone, and a kernel manager's shutdown, which sends SIGTERM 2.5 s after
-it), a real REST call over HTTP, the records read back with ``nanohubmcp provenance list``.
+server stopped while this call ran", before the kernel's process ends, as ``%mcp stop`` does: the ``%%mcp_tool``
+server's, a plain ``server.run()`` server's, and both when the kernel serves both. Real kernel (jupyter_client:
+the shutdown_request alone, and a kernel manager's shutdown, which sends SIGTERM 2.5 s after it), real REST
+calls over HTTP, the records read back with ``nanohubmcp provenance list``.
 
 Found by a fresh-user trial (trial53 F5): the call was answered 503, but its record was never written (the
 writer's own exit write ran before the extension stopped the server); under a kernel manager the stop (about
 2 s of drain, then the connections' closing) outlasted the 2.5 s before its SIGTERM: no answer, no record.
+Then (trial54 N1): a plain ``server.run()`` server in a cell had no exit hook at all: its serving thread died
+with the process, the client got "Server disconnected without sending a response" and no record was written.
 """
 
 from __future__ import annotations
@@ -38,9 +41,30 @@ def nap(seconds: float) -> str:
 '''
 
 
-def _post(url: str, answers: list[Any]) -> None:
-    request = urllib.request.Request(url, data=json.dumps({"seconds": 30}).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
+TOKEN = "tok-n1"
+
+
+def _plain(marker: Path) -> str:
+    """A plain script in a cell (notebook.md, "A plain script in a cell"), its ``nap`` as the cell's."""
+    return f'''import pathlib, time
+from nanohubmcp import MCPServer
+
+server = MCPServer("nbplain")
+
+@server.tool()
+def nap(seconds: float) -> str:
+    """Sleeps."""
+    pathlib.Path({str(marker)!r}).write_text("running")
+    time.sleep(seconds)
+    return "rested"
+
+server.run(port=0, token={TOKEN!r}, quiet=True)
+'''
+
+
+def _post(url: str, answers: list[Any], token: str | None = None) -> None:
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    request = urllib.request.Request(url, data=json.dumps({"seconds": 30}).encode(), headers=headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             answers.append((response.status, response.read().decode()))
@@ -50,32 +74,50 @@ def _post(url: str, answers: list[Any]) -> None:
         answers.append((None, repr(exc)))
 
 
+def _serve(live: LiveKernel, kind: str, tmp_path: Path) -> list[tuple[str, str | None, Path]]:
+    """Start the server(s) of ``kind`` in ``live``: their ``/tools/nap`` URLs, tokens and "running" markers."""
+    served = []
+    if kind in ("%%mcp_tool", "both"):
+        marker = tmp_path / "cells-nap-running"
+        live.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
+        live.run_ok(_nap(marker))
+        served.append((server_url(live).removesuffix("mcp") + "tools/nap", None, marker))
+    if kind in ("server.run()", "both"):
+        marker = tmp_path / "plain-nap-running"
+        live.run_ok(_plain(marker))
+        base = live.run_ok("print(server.url)").stdout.strip()
+        served.append((f"{base}tools/nap", TOKEN, marker))
+    return served
+
+
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("how", ["shutdown_request", "kernel manager"])
-def test_a_call_the_kernels_shutdown_cuts_short_is_recorded(start_kernel: Any, tmp_path: Path, how: str) -> None:
+@pytest.mark.parametrize(("kind", "how"), [("%%mcp_tool", "shutdown_request"), ("%%mcp_tool", "kernel manager"),
+                                           ("server.run()", "shutdown_request"), ("server.run()", "kernel manager"),
+                                           ("both", "kernel manager")])
+def test_a_call_the_kernels_shutdown_cuts_short_is_recorded(start_kernel: Any, tmp_path: Path, kind: str,
+                                                            how: str) -> None:
     state = tmp_path / "state"
-    marker = tmp_path / "nap-running"
     live: LiveKernel = start_kernel(NANOHUBMCP_STATE_DIR=str(state), MCP_TOKEN="")
-    live.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
-    live.run_ok(_nap(marker))
-    base = server_url(live).removesuffix("mcp")
+    served = _serve(live, kind, tmp_path)
     answers: list[Any] = []
-    caller = threading.Thread(target=_post, args=(f"{base}tools/nap", answers), daemon=True)
-    caller.start()
-    wait_until(marker.exists, "the call running", 60)
+    for url, token, _ in served:
+        threading.Thread(target=_post, args=(url, answers, token), daemon=True).start()
+    for _, _, marker in served:
+        wait_until(marker.exists, "the call running", 60)
     if how == "shutdown_request":  # the message alone, on the control channel (what the trial sent)
         live.client.shutdown()
         wait_until(lambda: not live.manager.is_alive(), "the kernel's process ended", 60)
     else:  # a Jupyter server's way (JupyterLab's "Shut Down Kernel"): the request, SIGTERM 2.5 s later
         live.shutdown()
-    caller.join(60)
-    assert len(answers) == 1, answers
-    assert answers[0][0] == 503, answers
-    assert "The server is stopping" in answers[0][1], answers
+    wait_until(lambda: len(answers) == len(served), "every call answered", 60)
+    for status, body in answers:
+        assert status == 503, answers
+        assert "The server is stopping" in body, answers
     listed = subprocess.run([sys.executable, "-m", "nanohubmcp", "provenance", "list", "--state-dir", str(state)],
                             capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0, listed.stderr
     lines = [line for line in listed.stdout.splitlines() if " nap " in line]
-    assert len(lines) == 1, listed.stdout
-    assert "failed" in lines[0], listed.stdout
-    assert "the server stopped while this call ran" in lines[0], listed.stdout
+    assert len(lines) == len(served), listed.stdout
+    for line in lines:
+        assert "failed" in line, listed.stdout
+        assert "the server stopped while this call ran" in line, listed.stdout

@@ -1,0 +1,91 @@
+"""A kernel's exit stops the servers it serves: one hook, one bound, for every server a notebook started.
+
+JupyterLab's "Shut Down Kernel" sends the kernel a shutdown request, and the Jupyter server's kernel manager
+sends SIGTERM ``shutdown_wait_time / 2`` (2.5 s by default) later; a kernel ended by it writes nothing more.
+The interpreter's exit (its ``atexit`` handlers) comes between the two, so that is where the servers stop,
+within :data:`EXIT_STOP_SECONDS` all together: a call still running is answered that the server is stopping
+(REST: 503) and its provenance record (``failed``) is written, as at ``%mcp stop``.
+
+Both kinds of notebook server register here: the ``%%mcp_tool`` session's (``%load_ext nanohubmcp``) and each
+plain ``server.run()`` server (:mod:`.kernel_server`). With several, the bound is shared: each stop takes at
+most its share of the time left (the time left over the stops still to come), so the last one still answers its
+calls before the SIGTERM.
+
+Example:
+    ```python
+    kernel_exit.stop_at_exit(server, lambda within: server.stop(within=within))
+    kernel_exit.forget(server)   # stopped by the user (or replaced): the exit leaves it alone
+    ```
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import time
+from collections.abc import Callable
+
+__all__ = ["EXIT_STOP_SECONDS", "forget", "stop_all", "stop_at_exit", "stop_within"]
+
+EXIT_STOP_SECONDS = 1.5
+"""How long the servers' stops take at most, together, when the kernel's process exits (JupyterLab's "Shut Down
+Kernel"): a Jupyter server's kernel manager sends the kernel SIGTERM ``shutdown_wait_time / 2`` (2.5 s by default)
+after its shutdown request, and a kernel ended by it writes nothing more: the calls still running must be answered,
+and their records written, before then (trial53 F5)."""
+
+SMALLEST_SHARE = 0.001
+"""A stop's least bound in seconds (``stop(within=)`` takes only a positive number): the time was spent by the
+stops before it, and its running calls are answered at once."""
+
+Stop = Callable[[float], None]
+"""Stops one server within the given seconds (``lambda within: server.stop(within=within)``)."""
+
+_STOPS: list[tuple[object, Stop]] = []
+_LOCK = threading.Lock()
+_HOOKED: list[bool] = []  # the one atexit hook is registered (at the first server)
+
+
+def stop_at_exit(owner: object, stop: Stop) -> None:
+    """At the kernel's exit, call ``stop(within)`` for ``owner`` (a server, a session); again replaces it.
+
+    Args:
+        owner: what is stopped (compared by identity; :func:`forget` takes it).
+        stop: called once at the exit with the seconds it may take (> 0), from the exiting thread.
+    """
+    with _LOCK:
+        _STOPS[:] = [(o, s) for o, s in _STOPS if o is not owner]
+        _STOPS.append((owner, stop))
+        if not _HOOKED:
+            atexit.register(stop_all)
+            _HOOKED.append(True)
+
+
+def forget(owner: object) -> None:
+    """The exit no longer stops ``owner`` (it was stopped, replaced or unloaded); unknown owners are ignored."""
+    with _LOCK:
+        _STOPS[:] = [(o, s) for o, s in _STOPS if o is not owner]
+
+
+def stop_all() -> None:
+    """The ``atexit`` hook: stop every registered server, in the order they registered, within
+    :data:`EXIT_STOP_SECONDS` in all (:func:`stop_within`)."""
+    with _LOCK:
+        stops = [stop for _, stop in _STOPS]
+        _STOPS.clear()
+    stop_within(stops, EXIT_STOP_SECONDS)
+
+
+def stop_within(stops: list[Stop], within: float) -> None:
+    """Call each of ``stops`` in turn with its share of the ``within`` seconds left (the time left over the stops
+    still to come, at least :data:`SMALLEST_SHARE`). A stop that raises does not keep the others from stopping;
+    the first error is raised after them (``atexit`` prints it)."""
+    deadline = time.monotonic() + within
+    failure: Exception | None = None
+    for index, stop in enumerate(stops):
+        share = (deadline - time.monotonic()) / (len(stops) - index)
+        try:
+            stop(max(share, SMALLEST_SHARE))
+        except Exception as exc:  # the next servers still stop
+            failure = failure or exc
+    if failure is not None:
+        raise failure
