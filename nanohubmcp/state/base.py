@@ -56,6 +56,12 @@ class SharedState(Protocol):
     down: bool
     """True while the store is unreachable (from the first failed command until one succeeds again)."""
 
+    @property
+    def refusing(self) -> str | None:
+        """While the store refuses writes (``OOM``, ``READONLY``), its last refusal (``"OOM command not allowed
+        ..."``); None while it takes them."""
+        ...
+
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(session id, request id, response)`` when another process relays an
         answer (None: stop)."""

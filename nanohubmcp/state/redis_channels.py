@@ -26,6 +26,7 @@ from typing import Any
 from ..protocol import jsonenc
 from .errors import StateUnavailable
 from .redis_events import RETRY_SECONDS, Guard
+from .redis_refusals import refusal
 from .redis_sessions import RedisSessions
 
 log = logging.getLogger("nanohubmcp.state")
@@ -44,20 +45,24 @@ class ProcessChannels:
         process: this process's id.
         subscriber: makes the subscription's own client (no quiet retry).
         sessions: the session records, told of invalidations and of the subscription's state.
-        went_down: called with the error when the subscription's connection is lost.
+        went_down: called with the error when the subscription's connection is lost, or its
+            heartbeat refused (an error reply refusing writes, :mod:`.redis_refusals`).
         closing: true once the state is closing: the subscription ends.
         spawn: runs a coroutine as a task the state cancels when it closes.
         shown: the state URL as logged.
+        wrote: called each time a heartbeat is written (the store takes writes).
     """
 
     def __init__(self, guard: Guard, key: Callable[..., str], process: str, subscriber: Callable[[], Any],
                  sessions: RedisSessions, went_down: Callable[[BaseException], None], closing: Callable[[], bool],
-                 spawn: Callable[[Coroutine[Any, Any, None]], None], shown: str) -> None:
+                 spawn: Callable[[Coroutine[Any, Any, None]], None], shown: str,
+                 wrote: Callable[[], None] = lambda: None) -> None:
         self._guard = guard
         self._key = key
         self.process = process
         self._subscriber = subscriber
         self._sessions = sessions
+        self._wrote = wrote
         self._went_down = went_down
         self._closing = closing
         self._spawn = spawn
@@ -80,11 +85,13 @@ class ProcessChannels:
 
     # -- background work -------------------------------------------------------------------
     async def heartbeat(self) -> None:
-        """Refresh this process's heartbeat every :data:`HEARTBEAT_SECONDS`, until cancelled."""
+        """Refresh this process's heartbeat every :data:`HEARTBEAT_SECONDS`, until cancelled. A store
+        unreachable or refusing writes is said by the guard, once; a heartbeat taken tells ``wrote``."""
         while True:
             try:
                 async with self._guard() as client:
                     await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+                self._wrote()
             except asyncio.CancelledError:
                 raise
             except StateUnavailable:
@@ -106,7 +113,7 @@ class ProcessChannels:
             try:
                 # The heartbeat is written before anything is cached: a writer takes a holder
                 # without one for gone (redis_sessions).
-                await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+                await self._first_beat(client)
                 pubsub = client.pubsub()
                 await pubsub.subscribe(*channels)
                 while not self._closing():  # (also if a cancellation was swallowed in the read)
@@ -134,6 +141,17 @@ class ProcessChannels:
                         await pubsub.aclose()
         with contextlib.suppress(Exception):  # closing ended the loop (a cancellation may not have reached it)
             await client.aclose()
+
+    async def _first_beat(self, client: Any) -> None:
+        """Write the heartbeat on the subscription's ``client``. A store refusing writes (``OOM``) is told
+        ``went_down`` (nothing is cached until a heartbeat is taken) and the subscription is made all the
+        same: answers and cancels from other processes still arrive."""
+        try:
+            await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+        except Exception as exc:
+            if refusal(exc) is None:
+                raise
+            self._went_down(exc)
 
     def _deliver(self, channel: str, data: str) -> None:
         try:

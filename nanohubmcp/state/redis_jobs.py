@@ -42,6 +42,7 @@ from ..errors import JobLimitReached
 from ..schema.secret import stored_form
 from . import redis_job_scripts as scripts
 from .errors import StateBusy, StateUnavailable
+from .redis_refusals import Refusals, refusal
 from .url import REDIS_ENCODING_ERRORS, StateURL
 
 log = logging.getLogger("nanohubmcp.state")
@@ -74,14 +75,18 @@ class Outage:
     """The outages of one Redis client of the job store, each logged once as it starts (a warning)
     and once as it ends (the next command that succeeds), however many commands fail meanwhile.
     ``with outage():`` around each command: Redis busy (every pooled connection in use) raises
-    :class:`~.errors.StateBusy`, Redis unreachable :class:`~.errors.StateUnavailable` (503 either way)."""
+    :class:`~.errors.StateBusy`, Redis unreachable or refusing writes (``OOM``, ``READONLY``:
+    :mod:`.redis_refusals`) :class:`~.errors.StateUnavailable` (503 either way). A refusal ends at the
+    next write taken: ``with outage(reading=True):`` around commands Redis takes while it refuses
+    writes (reads, deletes under ``OOM``)."""
 
     def __init__(self, shown: str) -> None:
         self.shown = shown
         self.down = False
+        self.refusals = Refusals(f"job store in {shown}")
 
     @contextlib.contextmanager
-    def __call__(self) -> Any:
+    def __call__(self, *, reading: bool = False) -> Any:
         import redis.exceptions as errors
 
         try:
@@ -94,9 +99,16 @@ class Outage:
                 log.warning("job store in %s unreachable (%s); answering 503 until it is back", self.shown,
                             type(exc).__name__)
             raise StateUnavailable() from None
+        except errors.ResponseError as exc:
+            reason = refusal(exc)
+            if reason is None:
+                raise
+            raise self.refusals.refused(reason) from None
         if self.down:
             self.down = False
             log.warning("job store in %s reachable again", self.shown)
+        if not reading:
+            self.refusals.wrote()
 
 
 class RedisJobBackend:
@@ -227,7 +239,7 @@ class RedisJobBackend:
         """The answers other processes kept for the task ``job_id`` (:meth:`answer`), oldest first,
         taken (each is taken once)."""
         key = self._key("answers", job_id)
-        with self._guard():
+        with self._guard(reading=True):
             pipe = self._redis.pipeline(transaction=True)
             pipe.lrange(key, 0, -1)
             pipe.delete(key)
@@ -300,11 +312,11 @@ class RedisJobBackend:
         return {name: json.loads(value) for name, value in raw.items()} if raw else None
 
     def load(self, job_id: str) -> dict[str, Any] | None:
-        with self._guard():
+        with self._guard(reading=True):
             return self._decode(self._redis.hgetall(self._key("job", job_id)))
 
     def _many(self, ids: list[str]) -> list[dict[str, Any]]:
-        with self._guard():
+        with self._guard(reading=True):
             pipe = self._redis.pipeline(transaction=False)
             for job_id in ids:
                 pipe.hgetall(self._key("job", job_id))
@@ -314,12 +326,12 @@ class RedisJobBackend:
     def newest(self, limit: int) -> list[str]:
         """Read from the index of every record (scores: creation times), never the records: an id
         whose record expired is in it until :meth:`purge` (:meth:`summaries` leaves it out)."""
-        with self._guard():
+        with self._guard(reading=True):
             return [str(job_id) for job_id in self._redis.zrevrange(self._key("jobs"), 0, limit - 1)]
 
     def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
         """Read from the owner's sorted set (scores: creation times), never the records."""
-        with self._guard():
+        with self._guard(reading=True):
             found = self._redis.zrangebyscore(self._key("jobs", "o", owner_key), since, "+inf", start=start,
                                               num=count, withscores=True)
         return [(str(job_id), float(created)) for job_id, created in found]
@@ -327,7 +339,7 @@ class RedisJobBackend:
     def summaries(self, ids: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
         """One ``HMGET`` of ``names`` a record, in one round trip: the other fields stay in Redis."""
         fields = list(names)
-        with self._guard():
+        with self._guard(reading=True):
             pipe = self._redis.pipeline(transaction=False)
             for job_id in ids:
                 pipe.hmget(self._key("job", job_id), fields)
@@ -337,13 +349,13 @@ class RedisJobBackend:
         return [row for row in rows if row.get("id") is not None]  # (an expired record: every field None)
 
     def unfinished(self) -> list[dict[str, Any]]:
-        with self._guard():
+        with self._guard(reading=True):
             ids = list(self._redis.smembers(self._key("jobs", "live")))
         return [row for row in self._many(ids) if row.get("status") not in TERMINAL]
 
     def purge(self, now: float) -> list[str]:
         """Drop from the indexes the ids whose records expired (Redis removed the records); returns them."""
-        with self._guard():
+        with self._guard(reading=True):
             ids = self._redis.zrange(self._key("jobs"), 0, PURGE_BATCH - 1)
             pipe = self._redis.pipeline(transaction=False)
             for job_id in ids:
@@ -361,7 +373,7 @@ class RedisJobBackend:
         that lives as long as its record (:mod:`nanohubmcp.state.redis_sessions`); checking costs no
         idle time. A session made by an earlier version has none until it is saved again: its jobs
         are read by their id meanwhile, as an ended session's are."""
-        with self._guard():
+        with self._guard(reading=True):
             return not self._redis.exists(self._key("k", key))
 
     def close(self) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from .errors import StateBusy, StateUnavailable
+from .redis_refusals import refusal
 from .url import store_refused
 
 
@@ -28,6 +29,8 @@ class RedisRequestState:
         connect: makes a synchronous ``redis.Redis`` client of the store.
         key: builds a namespaced key from its parts.
         went_down: called with the exception when the store cannot be reached.
+        refused: called with the text of an error reply refusing writes (``OOM ...``,
+            :func:`.redis_refusals.refusal`); returns the error to raise.
         shown: the store's URL without its password, for messages.
     """
 
@@ -36,11 +39,13 @@ class RedisRequestState:
         connect: Callable[[], Any],
         key: Callable[..., str],
         went_down: Callable[[BaseException], None],
+        refused: Callable[[str], StateUnavailable],
         shown: str,
     ) -> None:
         self._connect = connect
         self._key = key
         self._went_down = went_down
+        self._refused = refused
         self.shown = shown
         self._client: Any = None
 
@@ -56,7 +61,7 @@ class RedisRequestState:
         Raises:
             StateBusy: every connection of the client's pool is in use (a state URL's small
                 ``max_connections``); the store is not taken for down.
-            StateUnavailable: the store cannot be reached.
+            StateUnavailable: the store cannot be reached, or refuses writes (``OOM``, ``READONLY``).
         """
         import redis.exceptions as redis_errors
 
@@ -71,6 +76,11 @@ class RedisRequestState:
         except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
             self._went_down(exc)
             raise StateUnavailable() from None
+        except redis_errors.ResponseError as exc:
+            reason = refusal(exc)
+            if reason is None:
+                raise
+            raise self._refused(reason) from None
 
     def key(self) -> bytes:
         """The signing key, the same in every process (made by the first to ask).

@@ -38,7 +38,8 @@ connections of its own: its pub/sub subscription and its one blocking ``XREAD`` 
 (:mod:`~nanohubmcp.state.redis_reads`), however many streams are open. Writes to event logs are
 queued and pipelined in order by one task per process (:mod:`~nanohubmcp.state.redis_events`).
 An unreachable Redis raises :class:`~nanohubmcp.state.errors.StateUnavailable` (503) and is
-logged once when it goes and once when it is back; queued log entries wait and are written then.
+logged once when it goes and once when it is back; queued log entries wait and are written then. So
+does a Redis refusing writes (``OOM``, ``READONLY``: :mod:`~nanohubmcp.state.redis_refusals`).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from .redis_channels import ProcessChannels
 from .redis_events import EVENT_KEEP, RedisEventLogs
 from .redis_readers import StreamReaders
 from .redis_reads import SharedReads
+from .redis_refusals import Refusals, refusal
 from .redis_request_state import RedisRequestState
 from .redis_session_cap import SessionCap
 from .redis_sessions import RedisSessions
@@ -104,6 +106,7 @@ class RedisState:
         self.ttl = max(1, int(idle_seconds))
         self.process = secrets.token_hex(8)
         self.down = False
+        self.refusals = Refusals(f"shared state store {self.shown}")
         self._busy_logged = -BUSY_LOG_SECONDS
         self._client: Any = None
         self._reader: Any = None
@@ -115,10 +118,11 @@ class RedisState:
         self.readers = StreamReaders(self._guard, self._key, self.process, self.ttl)
         self.reads = SharedReads(self._reader_guard, self._guard, self._key("wk", self.process))
         self.request_state = RedisRequestState(functools.partial(connect_sync, url.url), self._key, self._went_down,
-                                               self.shown)
+                                               self._refused, self.shown)
         subscriber = functools.partial(connect, url.url, retries=0)  # no quiet retry: a lost subscription is noticed
         self.channels = ProcessChannels(self._guard, self._key, self.process, subscriber, self.sessions,
-                                        self._went_down, lambda: self._closing, self._spawn, self.shown)
+                                        self._went_down, lambda: self._closing, self._spawn, self.shown,
+                                        self._wrote)
 
     # -- connection ------------------------------------------------------------------------
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
@@ -195,9 +199,17 @@ class RedisState:
         """The set and its member for ``session_id``'s subscription to ``uri`` as it sent it."""
         return self._sub_key(uri), f"{session_id} {uri}"  # a session id has no space (token_urlsafe)
 
+    @property
+    def refusing(self) -> str | None:
+        """The store's last refusal of a write (``"OOM command not allowed ..."``,
+        :mod:`.redis_refusals`) while it lasts: from the refusal until a write (the next heartbeat,
+        every :data:`~.redis_channels.HEARTBEAT_SECONDS`) is taken; None while writes are taken."""
+        return self.refusals.refusing
+
     def _guard(self) -> contextlib.AbstractAsyncContextManager[Any]:
-        """The pooled client; a connection failure becomes StateUnavailable (logged once), a full
-        pool StateBusy."""
+        """The pooled client; a connection failure becomes StateUnavailable (logged once), so does
+        an error reply refusing writes (``OOM``, ``READONLY``: :mod:`.redis_refusals`), a full pool
+        StateBusy."""
         return self._guarded(self._client)
 
     def _reader_guard(self) -> contextlib.AbstractAsyncContextManager[Any]:
@@ -217,6 +229,11 @@ class RedisState:
         except (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.BusyLoadingError, OSError) as exc:
             self._went_down(exc)
             raise StateUnavailable() from None
+        except redis_errors.ResponseError as exc:
+            reason = refusal(exc)
+            if reason is None:
+                raise
+            raise self._refused(reason) from None
         self._came_back()
 
     def _busy(self) -> None:
@@ -233,6 +250,10 @@ class RedisState:
     def _went_down(self, exc: BaseException) -> None:
         if self._closing:  # its own connections, closed by close()
             return
+        reason = refusal(exc)
+        if reason is not None:  # an error reply refusing writes: the store answers
+            self._refused(reason)
+            return
         self.sessions.went_down()
         if not self.down:
             self.down = True
@@ -245,9 +266,22 @@ class RedisState:
 
     def _came_back(self) -> None:
         if self.down:
-            self.sessions.came_back()
+            if self.refusals.refusing is None:
+                self.sessions.came_back()
             self.down = False
             log.warning("shared state store %s reachable again", self.shown)
+
+    def _refused(self, reason: str) -> StateUnavailable:
+        """The store refused a write with ``reason``: nothing is cached meanwhile (this process's
+        heartbeat may lapse, and a cached copy is listed by a write); the error to raise."""
+        if not self._closing:
+            self.sessions.went_down()
+        return self.refusals.refused(reason)
+
+    def _wrote(self) -> None:
+        """A write was taken (the heartbeat): a refusal of writes, if any, has ended."""
+        if self.refusals.wrote() and not self.down:
+            self.sessions.came_back()
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` as one of the tasks closing cancels (and forget the ended ones)."""

@@ -4,8 +4,10 @@ Both answer without a token and whatever the ``Host`` or ``Origin`` (a probe nam
 address, not the public name): their answer is one word of plain text that says nothing a
 client could use — no name, version, session or tool. ``/healthz`` (liveness): 200 ``ok`` while
 this process's event loop answers. ``/readyz`` (readiness): 200 ``ready``, or 503 with
-``Retry-After`` while the shared state store (``state_url``) is unreachable, so a balancer sends
-new work to another process meanwhile. ``HEAD`` answers the same status without the body, ``OPTIONS``
+``Retry-After`` while the shared state store (``state_url``) is unreachable or refuses writes
+(``OOM`` at its ``maxmemory``, a replica's ``READONLY``: from the refusal until this process's next
+heartbeat is taken, 2 s at most after it takes writes again), so a balancer sends new work to another
+process meanwhile. ``HEAD`` answers the same status without the body, ``OPTIONS``
 204 naming the methods, as every route does; any other method is 405 with ``Allow``. Never cached
 (``Cache-Control: no-store``).
 """
@@ -39,10 +41,11 @@ class HealthHandler(tornado.web.RequestHandler):
             self.finish("ok\n")
             return
         replication = self.server.core.replication
-        if replication is not None and replication.state.down:
+        state = replication.state if replication is not None else None
+        if state is not None and (state.down or state.refusing is not None):
             self.set_status(503)
             self.set_header("Retry-After", str(RETRY_AFTER_SECONDS))
-            self.finish("shared state store unreachable\n")
+            self.finish("shared state store unreachable\n" if state.down else "shared state store refuses writes\n")
             return
         self.finish("ready\n")
 

@@ -1,4 +1,4 @@
-"""Job ends the job store could not take yet (the shared Redis unreachable for a while).
+"""Job ends the job store could not take yet (the shared Redis unreachable, or refusing writes, for a while).
 
 A job's end (status and result) is never dropped for an outage: it stays in the process that
 holds the job (which answers polls from it meanwhile) and is written again, with backoff
@@ -58,12 +58,12 @@ class PendingEnds:
                 except StateUnavailable:
                     if time.monotonic() < deadline:
                         continue
-                    log.error("gave up storing the end of job %s: the job store stayed unreachable for its ttl "
-                              "(%.0f s); only this process knew it", job.id, job.ttl)
+                    log.error("gave up storing the end of job %s: the job store stayed unreachable or refused it "
+                              "for its ttl (%.0f s); only this process knew it", job.id, job.ttl)
                 except Exception:
                     log.exception("could not store the end of job %s", job.id)
                 else:
-                    log.info("stored the end of job %s, kept while the job store was unreachable", job.id)
+                    log.info("stored the end of job %s, kept while the job store could not take it", job.id)
                 with self._lock:
                     self._jobs.pop(job.id, None)
             with self._lock:

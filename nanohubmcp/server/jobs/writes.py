@@ -124,11 +124,12 @@ class JobWrites:
         self._progress_lost.discard(job.id)
         try:
             self.store_end(job)
-        except StateUnavailable:
+        except StateUnavailable as exc:
             # Kept, never dropped: this process answers polls from ``job`` meanwhile (it stays in
-            # the store's live jobs), and the end is written once the store answers (:mod:`.pending`).
-            log.warning("could not store the end of job %s: the job store is unreachable; kept and retried "
-                        "until it answers", job.id)
+            # the store's live jobs), and the end is written once the store takes it (:mod:`.pending`).
+            # One line, no traceback: the store's outage or refusal of writes is said where it is seen.
+            log.warning("could not store the end of job %s now (%s); kept and retried until the job store takes "
+                        "it", job.id, exc)
             self._pending.keep(job)
         except sqlite3.Error as exc:  # a full disk must not take the server down
             log.warning("could not store job %s: %s", job.id, exc)
