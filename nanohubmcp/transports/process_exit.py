@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..server.wire.quick_exit import quick_exit
 from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
-from .workers import HANGUP, WORKER_DEATHS, say, stop_signals, worker_task
+from .workers import HANGUP, WORKER_DEATHS, say, stop_signals, what_runs, worker_task
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
@@ -141,9 +141,10 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     process exits (the workers are daemon threads), so a tool that never returns cannot keep a
     stopped server alive. A second Ctrl-C (or SIGTERM) ends the process at once; a SIGHUP (the terminal
     closing) is ignored then, the stop having begun. A forked worker of ``--workers`` says nothing: it
-    tells its parent how many calls it waits for, none included, and the parent stopped by Ctrl-C says
-    so once for all (:meth:`.workers.WorkerDeaths.calls_left`). ``said``: the drain already said what the stop
-    waits for (:meth:`StopNotice.draining`): the line is not said again.
+    tells its parent how many calls and jobs it waits for, counted apart as the lines count them
+    (:func:`count_running`), none included, and the parent stopped by Ctrl-C says so once for all
+    (:meth:`.workers.WorkerDeaths.calls_left`). ``said``: the drain already said what the stop waits for
+    (:meth:`StopNotice.draining`): the line is not said again.
     """
     from ..server.calls.invoke import RUNNING
 
@@ -153,7 +154,7 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     settling = core.core_jobs.settling() if core is not None else []  # (a job's end being stored: not cut off)
     if not running:
         if worker_task() is not None:
-            WORKER_DEATHS.calls_left(0)  # (its parent waits for every worker's count before it says the sum)
+            WORKER_DEATHS.calls_left(0, 0)  # (its parent waits for every worker's count before it says the sum)
         if settling:
             concurrent.futures.wait(settling, timeout=max(0.0, exit_deadline(core, watched, grace)
                                                           - EXIT_MARGIN_SECONDS - time.monotonic()))
@@ -174,14 +175,14 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
         signal.signal(HANGUP, signal.SIG_IGN)
     wait = max(0.0, deadline - time.monotonic())
     if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
-        WORKER_DEATHS.calls_left(len(running))
+        WORKER_DEATHS.calls_left(*count_running(running, jobs))
     elif round(wait, 1) > 0 and not said:  # (the drain took the whole wait, at a short grace: no wait to promise)
-        say(_waiting_line(_what_runs(*count_running(running, jobs)), wait, grace, stopped_by))
+        say(_waiting_line(what_runs(*count_running(running, jobs)), wait, grace, stopped_by))
     _, left = concurrent.futures.wait([*running, *settling], timeout=wait)
     left = {work for work in left if work in running}
     if left and worker_task() is None:
         calls, jobs_left = count_running(left, jobs)
-        say(f"{_what_runs(calls, jobs_left, running=False)} still running; exiting without them (within {grace:g} s "
+        say(f"{what_runs(calls, jobs_left, running=False)} still running; exiting without them (within {grace:g} s "
             "of the stop)")
 
 
@@ -238,28 +239,19 @@ class StopNotice:
         (``nanohubmcp: stopped; waiting for 1 running tool call(s) to return (...) - send SIGTERM again to quit
         now``), the functions of the jobs handed over at the stop that still run in this process named too
         (``1 running tool call(s) and 2 running job(s)``: the process waits for them as well, review r28 #8); a
-        forked worker of ``--workers`` says nothing but tells its parent how many calls
-        (:meth:`.workers.WorkerDeaths.calls_left`), which says it once for all at Ctrl-C."""
+        forked worker of ``--workers`` says nothing but tells its parent how many calls and jobs, counted apart
+        alike (:meth:`.workers.WorkerDeaths.calls_left`), which says it once for all at Ctrl-C."""
         calls = sum(1 for request in core.in_flight if request.message.method == "tools/call")
         if not calls:
             return
+        from ..server.calls.invoke import RUNNING
+
+        _, jobs = count_running(list(RUNNING), core.core_jobs.work())  # (the calls: those in flight, above)
         if worker_task() is not None:
-            WORKER_DEATHS.calls_left(calls)
+            WORKER_DEATHS.calls_left(calls, jobs)
             return
         wait = max(0.0, until - time.monotonic())
         if round(wait, 1) > 0:  # (none left, the loop having taken the stop late: said after, if at all)
-            from ..server.calls.invoke import RUNNING
-
-            _, jobs = count_running(list(RUNNING), core.core_jobs.work())  # (the calls: those in flight, above)
-            say(_waiting_line(_what_runs(calls, jobs), wait, self.grace, self._stopped_by()))
+            say(_waiting_line(what_runs(calls, jobs), wait, self.grace, self._stopped_by()))
             self.said = True
 
-
-def _what_runs(calls: int, jobs: int, *, running: bool = True) -> str:
-    """``N running tool call(s)``, ``and M running job(s)`` (the functions of jobs: ``@async_tool``, tasks);
-    without ``running``: ``N tool call(s) and M job(s)`` (the closing line's)."""
-    adjective = "running " if running else ""
-    parts = [f"{calls} {adjective}tool call(s)"] if calls else []
-    if jobs:
-        parts.append(f"{jobs} {adjective}job(s)")
-    return " and ".join(parts)

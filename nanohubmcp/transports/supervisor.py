@@ -36,14 +36,14 @@ from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS, kill_wait
 from .frozen_heap import freeze_start_up
 from .ports import SPREAD_BY_KERNEL, bind
 from .restarts import Restarts
-from .workers import HANGUP, HANGUP_LINE, STOP_SIGNALS, WORKER_DEATHS, log_requests, say, stop_signals
+from .workers import HANGUP, HANGUP_LINE, STOP_SIGNALS, WORKER_DEATHS, log_requests, say, stop_signals, what_runs
 
 WATCH_SECONDS = 1.0
 """The parent's longest wait for a signal before it looks at its workers again anyway."""
 REAP_SECONDS = 5.0
 """How long the parent waits for the workers it killed to be gone before it exits anyway."""
 HINT_SECONDS = 5.0
-"""How long the parent stopped by Ctrl-C waits for every worker to count the tool calls it still runs (each
+"""How long the parent stopped by Ctrl-C waits for every worker to count the tool calls and jobs it still runs (each
 does once its drain is over) before it says what it waits for without them (a worker whose event loop is
 blocked never counts)."""
 
@@ -83,8 +83,9 @@ def fork_workers(workers: int, grace: float = DEFAULT_EXIT_GRACE_SECONDS) -> Non
 
     - with status 0 when SIGINT/SIGTERM reaches it and the workers stop in time: it passes the signal on
       to them and waits for them, at most :func:`~.exit_grace.kill_wait` of ``grace``. At Ctrl-C (SIGINT), with
-      tool calls still running once the workers' drains are over, it says once how many in how many workers it waits
-      for ("stopped; waiting for 3 running tool call(s) in 2 worker(s) to return ..."), or, once
+      tool calls or jobs still running once the workers' drains are over, it says once how many in how many workers
+      it waits for, the calls and the jobs apart as a single process says them ("stopped; waiting for 3 running tool
+      call(s) and 1 running job(s) in 2 worker(s) to return ..."), or, once
       :data:`HINT_SECONDS` passed, for which workers not yet counted; at SIGTERM it says nothing;
     - likewise at SIGHUP (a terminal or ssh session closing), unless the process ignores it (``nohup``) or
       the application handles it (:func:`~.workers.stop_signals`): it says so in one line
@@ -278,16 +279,18 @@ class _Supervisor:
 
     def _waiting(self, *, late: bool) -> str | None:
         """What the parent stopped by Ctrl-C waits for, once every worker still running has counted the tool
-        calls it still runs after its drain (or, ``late``, without those that have not); None when nothing."""
+        calls and the jobs it still runs after its drain, apart (or, ``late``, without those that have not); None
+        when nothing."""
         said = WORKER_DEATHS.calls_waited()
         counts = [said[task] for task in self.children.values() if task in said]
         silent = sorted((task, pid) for pid, task in self.children.items() if task not in said)
         if silent and not late:
             return None
         parts = []
-        if sum(counts):
-            parts.append(f"{sum(counts)} running tool call(s) in {sum(1 for n in counts if n)} worker(s) to return "
-                         "(they were told to cancel)")
+        calls, jobs = sum(calls for calls, _ in counts), sum(jobs for _, jobs in counts)
+        if calls or jobs:  # (named as a single process names them: workers.what_runs)
+            parts.append(f"{what_runs(calls, jobs)} in {sum(1 for count in counts if any(count))} worker(s) to "
+                         "return (they were told to cancel)")
         if silent:
             parts.append(", ".join(f"worker {task} (pid {pid})" for task, pid in silent) + " to stop")
         if not parts:

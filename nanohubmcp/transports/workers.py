@@ -62,8 +62,9 @@ def watch_parent(loop: asyncio.AbstractEventLoop, parent: int, serving: Callable
     loop.call_later(PARENT_CHECK_SECONDS, check)
 
 
-_COUNT = struct.Struct("=i")
-"""A worker's number of running calls in the parent's shared page."""
+_COUNT = struct.Struct("=ii")
+"""A worker's numbers of running tool calls (plus one: 0 is not said yet) and of running jobs in the parent's shared
+page."""
 
 
 def worker_task() -> int | None:
@@ -129,20 +130,21 @@ class WorkerDeaths:
         if self._signals is not None and self.task is not None and 0 < signum < 256:
             self._signals[self.task] = signum
 
-    def calls_left(self, count: int) -> None:
+    def calls_left(self, calls: int, jobs: int) -> None:
         """In a worker stopping, as its drain begins (its running calls' moment to answer, when it has any) and
-        once it is over: it waits for ``count`` tool calls still running (0: none; its parent says how many all of
-        them wait for once each still running has said it)."""
+        once it is over: it waits for ``calls`` tool calls and ``jobs`` functions of jobs still running, counted
+        apart by :func:`~.process_exit.count_running` (0 and 0: none; its parent says how many all of them wait
+        for once each still running has said it)."""
         if self._calls is not None and self.task is not None:
-            _COUNT.pack_into(self._calls, self.task * _COUNT.size, count + 1)  # (0: not said yet)
+            _COUNT.pack_into(self._calls, self.task * _COUNT.size, calls + 1, jobs)  # (0: not said yet)
 
-    def calls_waited(self) -> dict[int, int]:
-        """In the parent: by worker number, the tool calls each stopping worker said it waits for
-        (:meth:`calls_left`); a worker that has not said it yet is not in it."""
+    def calls_waited(self) -> dict[int, tuple[int, int]]:
+        """In the parent: by worker number, the tool calls and the jobs, as ``(calls, jobs)``, each stopping worker
+        said it waits for (:meth:`calls_left`); a worker that has not said it yet is not in it."""
         if self._calls is None:
             return {}
-        said = enumerate(count for (count,) in _COUNT.iter_unpack(self._calls))
-        return {task: count - 1 for task, count in said if count > 0}
+        said = enumerate(_COUNT.iter_unpack(self._calls))
+        return {task: (calls - 1, jobs) for task, (calls, jobs) in said if calls > 0}
 
     def ended(self, worker: int, pid: int, status: int) -> str | None:
         """In the parent, worker ``worker`` (process ``pid``) ended with wait ``status``: the clean-ups of a
@@ -150,7 +152,7 @@ class WorkerDeaths:
         stopped as told (said on stderr here; it is not started again), else how it crashed ("killed by
         SIGKILL", "exited with status 3"), for the parent to say with what it does next."""
         if self._calls is not None:
-            _COUNT.pack_into(self._calls, worker * _COUNT.size, 0)  # (it waits for none now)
+            _COUNT.pack_into(self._calls, worker * _COUNT.size, 0, 0)  # (it waits for none now)
         killed = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         code = os.waitstatus_to_exitcode(status) if killed is None else None
         told = self._signals[worker] if self._signals is not None else 0  # (the signal it obeyed, or 0)
@@ -180,6 +182,22 @@ def _name(signum: int) -> str:
     with contextlib.suppress(ValueError):
         return signal.Signals(signum).name
     return f"signal {signum}"
+
+
+def what_runs(calls: int, jobs: int, *, running: bool = True) -> str:
+    """What a stop waits for, the tool calls and the functions of jobs (``@async_tool``, tasks) counted apart:
+    ``N running tool call(s)``, ``and M running job(s)``; without ``running``: ``N tool call(s) and M job(s)`` (a
+    single process's closing line). A single process's lines and the ``--workers`` parent's say it alike.
+
+    Example:
+        >>> what_runs(1, 2), what_runs(0, 1, running=False)
+        ('1 running tool call(s) and 2 running job(s)', '1 job(s)')
+    """
+    adjective = "running " if running else ""
+    parts = [f"{calls} {adjective}tool call(s)"] if calls else []
+    if jobs:
+        parts.append(f"{jobs} {adjective}job(s)")
+    return " and ".join(parts)
 
 
 def say(line: str) -> None:
