@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 
 from ..errors import RegistrationError
+from ..protocol import ast_guard
 
 __all__ = ["FunctionInfo", "find_functions", "pick_function", "split_last_expression"]
 
@@ -25,7 +26,7 @@ def split_last_expression(source: str) -> tuple[str, str | None]:
     Raises:
         SyntaxError: the source does not parse.
     """
-    tree = ast.parse(source)
+    tree = ast_guard.parse(source)
     if not tree.body or not isinstance(tree.body[-1], ast.Expr):
         return source, None
     last = tree.body[-1]
@@ -58,7 +59,7 @@ def find_functions(source: str) -> list[FunctionInfo]:
     Raises:
         SyntaxError: ``source`` is not valid Python (callers report it their own way).
     """
-    tree = ast.parse(source)
+    tree = ast_guard.parse(source)
     found = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..protocol import ast_guard
 from . import cellspec
 from .automagic import automagic_call
 from .export_bindings import Bindings
@@ -85,7 +86,7 @@ class Cells:
             first = shorten(next(line for line in text.splitlines() if line.strip()).strip())
             self.cursor.drop(f"{first} (the cell reads the notebook's running server: a check, left out)")
             what = "a cell reading the notebook's running server (%mcp as a value) that the script leaves out"
-            self._bindings.leave_unbound((name for s in ast.parse(code).body for name in bound_names(s)),
+            self._bindings.leave_unbound((name for s in ast_guard.parse(code).body for name in bound_names(s)),
                                          self.cursor.number, what, left_out=True)
             return (f"# cell {self.cursor.number} left out: it reads the notebook's running server (%mcp used as "
                     f"a value, a check of its tools): {first}")
@@ -98,7 +99,7 @@ class Cells:
         certain, likely = magic_bound_names(magic, line)
         if magic in RUNS_ITS_BODY:
             try:
-                tree = ast.parse(self._transform(body))
+                tree = ast_guard.parse(self._transform(body))
             except SyntaxError:
                 tree = ast.Module(body=[], type_ignores=[])
             certain += [name for stmt in tree.body for name in bound_names(stmt)]

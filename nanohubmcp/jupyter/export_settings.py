@@ -34,6 +34,7 @@ import operator
 from dataclasses import dataclass
 from typing import Any, cast
 
+from ..protocol import ast_guard
 from ..protocol.whole_numbers import whole_number
 from ..serving.runners import is_loopback
 
@@ -220,7 +221,7 @@ class ExportSettings:
         from .config import LIMIT_TRAITS, SERVE_LIMIT_TRAITS, NanohubMCP
 
         try:
-            target = ast.parse("cfg." + line).body[0]
+            target = ast_guard.parse("cfg." + line).body[0]
         except SyntaxError:
             target = None
         if not isinstance(target, ast.Assign) or not isinstance(target.targets[0], ast.Attribute):

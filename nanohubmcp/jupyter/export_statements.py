@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from ..protocol import ast_guard
 from .export_bindings import Bindings
 from .export_magic_lines import MagicLines
 from .export_outcomes import Code, Cursor, ReadsServer, Untranslatable
@@ -62,7 +63,7 @@ class Statements:
                                      "an async def (a tool may be async) or call asyncio.run(...)") from None
             raise Untranslatable(f"syntax error on line {where}: {msg}") from None
         lines = code.splitlines()
-        for stmt, comment in sorted(self._replacements(ast.parse(code), lines), key=lambda r: -r[0].lineno):
+        for stmt, comment in sorted(self._replacements(ast_guard.parse(code), lines), key=lambda r: -r[0].lineno):
             indent = lines[stmt.lineno - 1][: stmt.col_offset]
             text = str(comment) if isinstance(comment, Code) else f"{'pass  ' if indent else ''}# {comment}"
             lines[stmt.lineno - 1 : stmt.end_lineno] = [f"{indent}{text}"]

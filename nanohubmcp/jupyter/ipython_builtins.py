@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from ..protocol import ast_guard
 from .notebook_cells import bound_names
 
 __all__ = ["builtin_imports"]
@@ -21,7 +22,7 @@ _BUILTINS = {"display": "from IPython.display import display"}
 def builtin_imports(blocks: list[str]) -> list[str]:
     """The import lines (with a comment) of the IPython builtins ``blocks`` (the script's code, in order)
     read without binding them at their top level, sorted by name; ``[]`` when there are none."""
-    tree = ast.parse("\n\n".join(blocks))
+    tree = ast_guard.parse("\n\n".join(blocks))
     bound = {name for stmt in tree.body for name in bound_names(stmt)}
     read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     return [f"{_BUILTINS[name]}  # a notebook builtin the code calls"

@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from ..protocol import ast_guard
 from .source_lines import KINDS as SOURCE_KINDS
 
 
@@ -54,7 +55,7 @@ def reads_server(node: ast.AST) -> bool:
 def cell_magic(code: str) -> tuple[str, str, str] | None:
     """``(name, line, body)`` when IPython turned the cell into ``run_cell_magic(...)``."""
     try:
-        body = ast.parse(code).body
+        body = ast_guard.parse(code).body
     except SyntaxError:
         return None
     if len(body) != 1 or not isinstance(body[0], ast.Expr) or not ipython_call(body[0].value):

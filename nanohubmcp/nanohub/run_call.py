@@ -38,6 +38,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..protocol import ast_guard
+
 __all__ = ["OWN_COMMAND_LINE", "UNREAD", "server_names", "serving_keywords", "skipped_keywords_note"]
 
 OWN_COMMAND_LINE = "# nanohubmcp: own command line"
@@ -67,7 +69,7 @@ def serving_keywords(file: Path) -> dict[str, int]:
     the file cannot be read or parsed."""
     try:
         source = file.read_text(encoding="utf-8", errors="replace")
-        tree = ast.parse(source, filename=str(file))
+        tree = ast_guard.parse(source, filename=str(file))
     except (OSError, SyntaxError, ValueError):
         return {}
     servers, verbs = server_names(tree)

@@ -10,7 +10,6 @@ resolved against the run directory).
 
 from __future__ import annotations
 
-import ast
 import functools
 import io
 import json
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import ToolError, ToolTimeout
+from ...protocol import ast_guard
 from .kernel_output import quiet_kernel_end
 from .kernels import KernelStop
 from .notebook import Sim2LSpec
@@ -63,7 +63,7 @@ def _extra_files(spec: Sim2LSpec) -> list[str]:
             if line.strip().startswith("EXTRA_FILES"):
                 _, _, value = line.partition("=")
                 try:
-                    found = ast.literal_eval(value.strip())
+                    found = ast_guard.literal_eval(value.strip())
                 except (ValueError, SyntaxError):
                     return []
                 folder = os.path.dirname(spec.path)

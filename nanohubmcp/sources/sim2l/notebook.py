@@ -16,7 +16,6 @@ the notebook and what to fix.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
@@ -27,6 +26,7 @@ from typing import Any
 import yaml
 
 from ...errors import RegistrationError
+from ...protocol import ast_guard
 
 __all__ = ["TYPES", "Declaration", "Sim2LSpec", "read_sim2l"]
 
@@ -176,7 +176,7 @@ def _described(cells: list[Any]) -> str:
         source = str(cell.get("source", ""))
         _, _, value = source.partition("=")
         try:
-            text = ast.literal_eval(value.strip())
+            text = ast_guard.literal_eval(value.strip())
         except (ValueError, SyntaxError):
             text = value.strip().strip("'\"")
         if isinstance(text, str) and text.strip():
