@@ -9,6 +9,7 @@ small clients for every route that reads a job: the official ``mcp`` client's
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import os
 import re
@@ -84,6 +85,10 @@ def main() -> None:
     server.run(host="127.0.0.1", port=0)
 
 
+_IDS = itertools.count(1)
+"""Request ids, one per request of every ``Routes`` (threads share it: ``next`` of a count is atomic in CPython)."""
+
+
 class Routes:
     """Small clients for every route of a server on 127.0.0.1:``port``."""
 
@@ -128,8 +133,9 @@ class Routes:
         return session
 
     def rpc(self, session: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """One request in a 2025-11-25 session; the response message."""
-        message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        """One request in a 2025-11-25 session, with an id of its own (a session's requests in progress may not
+        share one: -32600); the response message."""
+        message = {"jsonrpc": "2.0", "id": next(_IDS), "method": method, "params": params}
         _, _, body = self.http("/mcp", message, {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"})
         return body
 
