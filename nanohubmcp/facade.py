@@ -440,8 +440,9 @@ class MCPServer:
         Args:
             path: tool.xml, or a directory holding ``tool.xml`` or ``rappture/tool.xml``.
             name: the tool name (default: ``<tool><id>``, else the tool's directory name).
-            background: run calls as jobs (``@async_tool``; ``async_`` is the same); default when
-                ``<limits>`` allows runs longer than a proxy waits (30 s).
+            background: run calls as jobs (``@async_tool``; ``async_`` is the same); default when the time
+                limit in force (``timeout``, ``inf`` included, else ``<limits><cputime>``) allows runs longer
+                than a proxy waits (30 s).
             timeout: seconds a run may take (left out: the tool's ``<limits><cputime>``; ``inf``: no limit of
                 ours); a run past it is stopped, answered ``ToolTimeout`` (REST 504).
             rappture: the ``rappture`` program (default ``rappture`` on PATH; ``""``: never use it).

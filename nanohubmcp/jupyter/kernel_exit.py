@@ -21,9 +21,10 @@ Example:
 from __future__ import annotations
 
 import atexit
-import threading
 import time
 from collections.abc import Callable
+
+from ..server.wire.fork_safe import ForkSafeLock
 
 __all__ = ["EXIT_STOP_SECONDS", "forget", "stop_all", "stop_at_exit", "stop_within"]
 
@@ -41,7 +42,7 @@ Stop = Callable[[float], None]
 """Stops one server within the given seconds (``lambda within: server.stop(within=within)``)."""
 
 _STOPS: list[tuple[object, Stop]] = []
-_LOCK = threading.Lock()
+_LOCK = ForkSafeLock()
 _HOOKED: list[bool] = []  # the one atexit hook is registered (at the first server)
 
 

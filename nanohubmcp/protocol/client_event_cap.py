@@ -5,7 +5,8 @@ capped at ``mcp.client.streamable_http.DEFAULT_MAX_SSE_EVENT_SIZE`` = 1 MiB (the
 ``data: `` included), as its legacy ``sse_client`` does: an event past it fails the whole call ("Server-sent event
 exceeded the 1048576 byte limit"). What the server sends as one event is kept within it: a call's progress and log
 messages (:mod:`nanohubmcp.server.calls.notified_text`) and a result answered as an event
-(:mod:`nanohubmcp.server.results.event_bound`). Nothing is imported here.
+(:mod:`nanohubmcp.server.results.event_bound`); an elicitation or sampling request that would pass it is not sent
+(:mod:`nanohubmcp.server.asks.ask_size`). Nothing is imported here.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ async def test_units_without_pint_warn_the_operator_at_start_and_tell_the_client
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    command = ["-c", WITHOUT_PINT, str(ROOT), "rappture", str(FERMI), "--timeout", "60", "--transport", "stdio"]
+    command = ["-c", WITHOUT_PINT, str(ROOT), "rappture", str(FERMI), "--timeout", "25", "--transport", "stdio"]
     params = StdioServerParameters(command=sys.executable, args=command, cwd=str(ROOT))
     with tempfile.TemporaryFile("w+") as errlog, anyio.fail_after(90):
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:

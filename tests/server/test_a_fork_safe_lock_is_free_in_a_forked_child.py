@@ -39,3 +39,28 @@ def test_a_lock_another_thread_holds_at_the_fork_is_free_in_the_child() -> None:
         release.set()
         thread.join(30)
     assert not lock.locked()
+
+
+@pytest.mark.timeout(60)
+def test_a_thread_forking_inside_its_with_block_leaves_it_cleanly_in_the_child() -> None:
+    """Review r29 #4: the child's re-made lock was free, so the forking thread's own ``with`` exit raised
+    "release unlocked lock"; now it is re-made held by that thread, released by its exit, then free."""
+    lock = ForkSafeLock()
+    pid, code = -1, 1
+    try:
+        with lock:
+            pid = os.fork()
+            if pid == 0:  # the child: still inside the `with`, the lock held by this (its only) thread
+                code = 0 if lock.locked() and not lock.acquire(blocking=False) else 2
+    except BaseException:
+        if pid == 0:  # the `with` exit raised in the child (before the fix: "release unlocked lock")
+            os._exit(4)
+        raise
+    if pid == 0:
+        try:
+            code = code or (0 if not lock.locked() and lock.acquire(timeout=5) else 3)
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert not lock.locked()

@@ -22,6 +22,7 @@ from ...protocol.seconds import MOST_WAIT_SECONDS, limit_seconds
 from ..registry import mcp_apps as apps
 from ..wire.request import Slot
 from .answer_check import AnswerCheck
+from .ask_size import refuse_oversized
 
 if TYPE_CHECKING:
     from ..wire.request import RequestContext
@@ -96,8 +97,11 @@ class ClientAsks:
             ValueError: ``timeout`` is no time limit (:func:`~nanohubmcp.protocol.seconds.limit_seconds`: a
                 positive number of seconds, or None / ``inf`` / one past any wait for no limit), alike in a
                 sync and an ``async def`` tool, before anything is sent.
+            ToolError: ``params`` are over :data:`~.ask_size.MAX_ASK_BYTES` as JSON (one SSE event's 1 MiB),
+                before anything is sent (:func:`~.ask_size.refuse_oversized`).
         """
         seconds = limit_seconds(timeout, "timeout")
+        refuse_oversized({None: {"method": method, "params": params}})
         self._request.put(ASKED_CLIENT, True)
         from .by_era import ask_one  # server→client (a task's: input_required meanwhile), or 2026-07-28's input
 
@@ -135,8 +139,10 @@ class ClientAsks:
     def ask(self, requests: dict[str, dict[str, Any]], timeout: float | None) -> Any:
         """Several requests at once; ``{key: result}`` (``timeout`` as :meth:`input` reads it)."""
         seconds = limit_seconds(timeout, "timeout")
+        from .by_era import ask_many, normalize
+
+        refuse_oversized(normalize(requests), together=self._request.modern)
         self._request.put(ASKED_CLIENT, True)
-        from .by_era import ask_many
 
         asking = ask_many(self._core, self._request, requests, seconds, in_job=self._in_job)
         return self._wait(asking, seconds)

@@ -176,6 +176,9 @@ class Context(CallFacts, LevelMethods):
                 in the retried request's ``inputResponses`` is its error -32602 with the same text,
                 and an unanswered request ends the call with ``input_required`` (the client retries
                 with the answer).
+            ToolError: the request would be over 1 MiB as one SSE event (a ``message`` or schema of more than
+                some 1,040,000 bytes as JSON: :data:`~nanohubmcp.server.asks.ask_size.MAX_ASK_BYTES`), which the
+                official client cannot read: nothing is sent, the text names the limit and what to shorten.
 
         .. versionchanged:: 1.0.0.dev0
            An answer without a valid ``action`` (or accepted with ``content`` of another shape) is a
@@ -237,6 +240,7 @@ class Context(CallFacts, LevelMethods):
                 error, or with a result not of that shape ("the client's answer to
                 sampling/createMessage has no "model" ..."); ClientRequestTimeout after
                 ``timeout``. In a 2026-07-28 call as :meth:`elicit`.
+            ToolError: ``params`` over 1 MiB as one SSE event, as in :meth:`elicit` (shorten the messages).
         """
         return self._asks.sample(params, timeout, key)
 

@@ -16,9 +16,9 @@ import atexit
 import contextlib
 import io
 import os
-import threading
 from collections.abc import Callable, Iterable
 
+from ..wire.fork_safe import ForkSafeLock, after_fork_in_child
 from ..wire.state_dir import private_opener
 from .folder import KEPT_ERRORS, PART_SUFFIX
 from .kept_size import TooLargeToKeep
@@ -26,8 +26,10 @@ from .kept_size import TooLargeToKeep
 __all__ = ["read_part", "spool", "to_memory", "to_part_file"]
 
 _WRITING: set[str] = set()
-"""The ``.part`` files being written now (:func:`to_part_file`), removed if the process exits first."""
-_WRITING_LOCK = threading.Lock()
+"""The ``.part`` files being written now (:func:`to_part_file`), removed if the process exits first: this
+process's own (a forked child starts with none: the parent's writes are the parent's to finish or remove)."""
+_WRITING_LOCK = ForkSafeLock()
+after_fork_in_child(_WRITING.clear)
 
 
 def spool(write: Callable[[bytes], object], parts: Iterable[str], limit: int) -> int:

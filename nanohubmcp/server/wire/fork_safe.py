@@ -31,36 +31,53 @@ def after_fork_in_child(handler: Callable[[], object]) -> None:
 
 class ForkSafeLock:
     """A ``threading.Lock`` (``with``, :meth:`acquire`, :meth:`release`, :meth:`locked`) that a forked child has
-    free: its lock is re-made in the child, whatever thread of the parent held it then. Made at a module's import
-    (a few per process; each is dropped from the re-making list when no longer referenced)."""
+    free when another thread of the parent held it then: its lock is re-made in the child. Held by the thread that
+    forks (a fork inside ``with lock:``), it is re-made held: that thread, the child's only one, goes on to release
+    it, as ``threading`` keeps the forking thread's own locks in the child. Made at a module's import (a few per
+    process; each is dropped from the re-making list when no longer referenced)."""
 
-    __slots__ = ("__weakref__", "_lock")
+    __slots__ = ("__weakref__", "_holder", "_lock")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._holder: int | None = None  # the thread ident that acquired it (None: free, or let go of)
         _made.add(self)
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         """As ``threading.Lock.acquire``."""
-        return self._lock.acquire(blocking, timeout)
+        taken = self._lock.acquire(blocking, timeout)
+        if taken:
+            self._holder = threading.get_ident()
+        return taken
 
     def release(self) -> None:
         """As ``threading.Lock.release`` (raises ``RuntimeError`` when it is not held)."""
-        self._lock.release()
+        holder, self._holder = self._holder, None
+        try:
+            self._lock.release()
+        except RuntimeError:
+            self._holder = holder
+            raise
 
     def locked(self) -> bool:
         """Whether a thread holds it."""
         return self._lock.locked()
 
     def __enter__(self) -> bool:
-        return self._lock.acquire()
+        return self.acquire()
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        self._lock.release()
+        self.release()
 
     def _renew(self) -> None:
+        """In a forked child: free, unless the forking thread (the child's one thread) held it."""
+        held_here = self._lock.locked() and self._holder == threading.get_ident()
         self._lock = threading.Lock()
+        if held_here:
+            self._lock.acquire()
+        else:
+            self._holder = None
 
 
 _made: weakref.WeakSet[ForkSafeLock] = weakref.WeakSet()

@@ -26,6 +26,7 @@ What the pieces do:
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -192,8 +193,8 @@ def add_rappture_tool(
     Args:
         path: tool.xml, or a directory holding ``tool.xml`` or ``rappture/tool.xml``.
         name: the tool name (default from the tool, see :func:`load_rappture_tool`).
-        async_: run calls as jobs (``@async_tool``); default when ``<limits>`` allows runs longer
-            than :data:`PROXY_TIMEOUT`.
+        async_: run calls as jobs (``@async_tool``); default when the time limit in force allows runs longer
+            than :data:`PROXY_TIMEOUT`: ``timeout`` (``inf`` does), else ``<limits><cputime>``.
         timeout: seconds a run may take; left out (None), the tool's ``<limits><cputime>``; ``inf`` (or a number
             past any wait, ``1e308``): no limit of ours, the run ends when its program does or its call is
             cancelled (a ``tool_timeout`` too). A run past it is stopped and its call answered
@@ -207,7 +208,7 @@ def add_rappture_tool(
     Raises:
         RegistrationError: the file cannot be read as a Rappture tool (the message says why), a ``timeout``
             that is no positive number of seconds (0, negative, NaN, a bool, a string); ``cache=``
-            asked of a tool its ``<limits>`` make a job tool (give ``background=False`` to cache it).
+            asked of a tool its time limit makes a job tool (give ``background=False`` to cache it).
     Warns:
         RegistrationWarning: inputs take numbers with units and pint is not installed (a call
             giving other units than the declared ones is then refused).
@@ -217,10 +218,12 @@ def add_rappture_tool(
         raise RegistrationError(
             f"Rappture tool {tool.name!r}: cache= is for tools that answer in the call, not background=True jobs; "
             "leave out one of them")
-    if tool.long and async_ is None and options.get("cache"):  # a job tool by its <limits>, not by asking
+    if tool.long and async_ is None and options.get("cache"):  # a job tool by its time limit, not by asking
+        which = (f"timeout= ({tool.limit:g}{' s' if math.isfinite(tool.limit) else ''}" if tool.limit_given
+                 else f"<limits><cputime> ({_cputime_as_read(tool)}")
         raise RegistrationError(
-            f"Rappture tool {tool.name!r}: cache= is for tools that answer in the call, and its <limits><cputime> "
-            f"({_cputime_as_read(tool)}, longer than {PROXY_TIMEOUT:g} s) makes it a job tool; give "
+            f"Rappture tool {tool.name!r}: cache= is for tools that answer in the call, and its {which}, longer than "
+            f"{PROXY_TIMEOUT:g} s) makes it a job tool; give "
             "background=False to cache it (its calls then answer in the call, up to that limit), or leave cache= out")
     _warn_without_pint(tool)
     sweep_once()  # the run directories killed servers left

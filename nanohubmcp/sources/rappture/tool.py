@@ -106,7 +106,8 @@ class RapptureTool:
         command: the ``<command>`` text.
         limit: seconds a run may take (see :func:`time_limit`); ``math.inf``: no limit of ours (``timeout=inf``).
         limit_given: ``limit`` is the ``timeout=`` given, not tool.xml's ``<limits><cputime>``.
-        long: runs longer than :data:`PROXY_TIMEOUT` are possible (``<limits>`` says so).
+        long: run as a job: runs longer than :data:`PROXY_TIMEOUT` are possible (the ``timeout=`` given, else
+            ``<limits>``, says so), or it was asked for.
         inputs: the arguments and the skipped inputs.
         schema: the input JSON Schema.
         rappture: the ``rappture`` program to run with (None: run the command directly).
@@ -309,7 +310,9 @@ def load_rappture_tool(
         rappture: the ``rappture`` program, a path or a name on ``PATH`` (default: ``rappture`` on
             ``PATH``, i.e. on a hub, else run ``<command>`` directly; ``""``: always run ``<command>``
             directly).
-        long: run as a job; default when the time limit is over :data:`PROXY_TIMEOUT`.
+        long: run as a job; default when the time limit in force is over :data:`PROXY_TIMEOUT`: the
+            ``timeout`` given (``inf`` is over it; 5 is not, whatever tool.xml says), else tool.xml's
+            ``<limits><cputime>`` (a tool.xml without one: not a job).
     Raises:
         RegistrationError: a timeout that is not a positive number of seconds (0, negative, NaN, a bool,
             a string), no such file, not
@@ -347,7 +350,10 @@ def load_rappture_tool(
             raise RegistrationError(f"Rappture tool {tool_name!r}: {exc}, or give timeout= (in {file})") from None
         declared_limit = given  # (the limit given replaces the one tool.xml cannot say)
     limit = given if given is not None else declared_limit
-    is_long = long if long is not None else bool(declared) and declared_limit > PROXY_TIMEOUT
+    # A job when the limit in force allows a run longer than a proxy waits: the timeout given (inf: no limit,
+    # over), else tool.xml's <cputime> (a tool.xml without one is a call, as it always was).
+    in_force = given if given is not None else declared_limit if declared else None
+    is_long = long if long is not None else in_force is not None and in_force > PROXY_TIMEOUT
     if rappture is not None and not isinstance(rappture, (str, os.PathLike)):
         raise RegistrationError(
             f"Rappture tool {tool_name!r}: rappture={rappture!r} is not a path or a program name")
