@@ -1106,7 +1106,9 @@ class MCPServer:
         Args:
             within: seconds the stop takes at most (the running calls' moment to answer, the stopping server's
                 error to those still running then, the connections' closing), e.g. when the process ends next;
-                None (or ``inf``): 2 s for each of those steps.
+                None (or ``inf``): 2 s for each of those steps. A ``start()`` server's stop returns once that
+                drain is over (``within`` plus 2 s at most); a blocking ``run()`` stopped from another thread
+                returns by then too, or by its exit grace if that comes first.
 
         Raises:
             ValueError: ``within`` is no number of seconds above 0 ("within must be a positive number of

@@ -121,6 +121,8 @@ class Serving:
 
     def __init__(self) -> None:
         self._runner: Runner | None = None
+        self._ending: Runner | None = None
+        """A stopped runner whose thread was still draining when its stop returned: a later stop waits for it."""
 
     def make_app(
         self,
@@ -354,8 +356,12 @@ class Serving:
         ``MCPServer.stop``)."""
         within = stop_seconds(within)
         runner, self._runner = self._runner, None
+        if runner is None:
+            runner, self._ending = self._ending, None
         if runner is not None:
             runner.stop(within=within)
+            if runner.ending:
+                self._ending = runner
 
     def call(self, core: ServerCore, name: str, arguments: dict[str, Any] | None, *,
              server: object = None) -> CallResult:

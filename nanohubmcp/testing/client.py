@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ProtocolError
 from ..errors.codes import INTERNAL_ERROR
 from ..protocol import jsondec, jsonenc, versions
+from ..server.wire.store_close import wait_closed
 from ..transports.memory import MemoryPeer
 from .answers import Handler, answer, handlers_of, implied_capabilities, response
 from .scratch import scratch_state
@@ -162,7 +163,7 @@ class MemoryClient:
         try:
             await self._hand_jobs_to_server()
         finally:  # (also when the caller's deadline ends during the wait: the session ends)
-            self.peer.close()
+            await wait_closed(self.peer.close())  # (a shared store's queued log entries written first)
 
     async def _hand_jobs_to_server(self) -> None:
         """When the server serves on an event loop of its own (``server.start()``), the jobs this client

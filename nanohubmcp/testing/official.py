@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import jsonenc
+from ..server.wire.store_close import wait_closed
 from ..transports.memory import MemoryPeer
 from .scratch import scratch_state
 
@@ -84,7 +85,9 @@ async def memory_streams(server: MCPServer, *, principal: Principal | None = Non
         try:
             yield client_reads, client_writes
         finally:
-            peer.close()
+            closing = peer.close()
+            with anyio.CancelScope(shield=True):  # (a shared store's queued log entries written first)
+                await wait_closed(closing)
             group.cancel_scope.cancel()
 
 

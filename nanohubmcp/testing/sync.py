@@ -10,6 +10,7 @@ from collections.abc import Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol.seconds import limit_seconds
+from ..server.wire.store_close import wait_closed
 from .client import MemoryClient
 
 if TYPE_CHECKING:
@@ -107,6 +108,11 @@ class SyncMemoryClient:
         return self.client.messages
 
 
+async def _detached(core: ServerCore) -> None:
+    """The core detached from the client's loop, which ends next: a shared store's close waited for (bounded)."""
+    await wait_closed(core.detach())
+
+
 async def _loop_ending(core: ServerCore) -> None:
     cancelled = core.core_jobs.loop_ending(asyncio.get_running_loop())
     if cancelled:
@@ -162,7 +168,7 @@ def in_memory(server: MCPServer, *, timeout: float | None = DEFAULT_TIMEOUT,
     finally:
         core = server.core
         if core.loop is loop:  # the client's loop served the core (no runner took it since): it stops with it
-            loop.call_soon_threadsafe(core.detach)
+            asyncio.run_coroutine_threadsafe(_detached(core), loop).result(DEFAULT_TIMEOUT)
             core.close()
         else:  # the server serves elsewhere (server.start(), make_app()): its other clients' sessions, calls and
             # jobs go on; only this client's session ended, the jobs it started that can go on were handed to the

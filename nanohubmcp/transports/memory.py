@@ -118,14 +118,17 @@ class MemoryPeer:
         request = job.request  # (never a deferred stream: this peer gives its own to every request)
         return request is not None and request.transport == MEMORY_TRANSPORT and request.stream is self.out
 
-    def close(self) -> None:
+    def close(self) -> asyncio.Task[None] | None:
         """The client went away: what it still runs is cancelled, its session ends, and a core this
         peer attached to its loop is detached (the next client may run on another loop). Nothing else of
         the server changes: a runner serving it (started before the peer, or since) goes on serving its
-        other clients."""
+        other clients. Returns the shared store's disconnecting task when the detach started one (its queued
+        log entries written first), for the caller to wait for before its loop ends
+        (:func:`~nanohubmcp.server.wire.store_close.wait_closed`), else None."""
         self.connection.close("the client closed")
         if self.live_session is not None:
             self.connection.end_session(self.live_session.id)
             self.session = None
         if self.attached and self._loop is not None and self.core.loop is self._loop:
-            self.core.detach()
+            return self.core.detach()
+        return None

@@ -125,7 +125,8 @@ def quit_now_hint(stopped_by: int | None) -> str:
 
 
 def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = None, *,
-                      watched: float | None = None, grace: float = EXIT_GRACE_SECONDS, said: bool = False) -> None:
+                      watched: float | None = None, grace: float = EXIT_GRACE_SECONDS, said: bool = False,
+                      until: float | None = None) -> None:
     """After a blocking serve ends: wait for tool calls still running, saying so, until the process
     must exit (:func:`exit_deadline` of ``core``, ``watched``, the exit watchdog's deadline if it was armed, and
     ``grace``, the exit grace in seconds, less :data:`EXIT_MARGIN_SECONDS`: the lines are said before the watchdog
@@ -144,9 +145,14 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
     tells its parent how many calls and jobs it waits for, counted apart as the lines count them
     (:func:`count_running`), none included, and the parent stopped by Ctrl-C says so once for all
     (:meth:`.workers.WorkerDeaths.calls_left`). ``said``: the drain already said what the stop waits for
-    (:meth:`StopNotice.draining`): the line is not said again.
+    (:meth:`StopNotice.draining`): the line is not said again. ``until``: the stop's own bound, a
+    ``time.monotonic()`` (``stop(within=)`` from another thread): the wait ends by then if that is earlier.
     """
     from ..server.calls.invoke import RUNNING
+
+    def wait_until() -> float:
+        deadline = exit_deadline(core, watched, grace) - EXIT_MARGIN_SECONDS
+        return deadline if until is None else min(deadline, until)
 
     running = [call for call in list(RUNNING) if not call.done()]
     if threading.current_thread() is not threading.main_thread():
@@ -156,10 +162,9 @@ def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = N
         if worker_task() is not None:
             WORKER_DEATHS.calls_left(0, 0)  # (its parent waits for every worker's count before it says the sum)
         if settling:
-            concurrent.futures.wait(settling, timeout=max(0.0, exit_deadline(core, watched, grace)
-                                                          - EXIT_MARGIN_SECONDS - time.monotonic()))
+            concurrent.futures.wait(settling, timeout=max(0.0, wait_until() - time.monotonic()))
         return
-    deadline = exit_deadline(core, watched, grace) - EXIT_MARGIN_SECONDS
+    deadline = wait_until()
     jobs: set[Any] = set()
     if core is not None:
         core.core_jobs.process_ending()  # the jobs handed over at the stop: the process will not outlive them

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import tornado.httpserver
 
 from ..errors import ConfigurationError
+from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
 from .auth import bind_resource
 from .config import TransportConfig
 from .early_stop import replay, taken
@@ -56,13 +57,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("nanohubmcp")
 
 SWEEP_SECONDS = 60.0
-STORE_CLOSE_LEAST_SECONDS = 0.1
-"""The least a stop's drain waits for the shared state store to close, even with nothing left before its deadline:
-the close begins, and ends the store's background work (its reads of event logs, its heartbeat), before the loop's
-end cancels what is left."""
 LEFT_TASKS_SECONDS = 1.0
 """How long a server thread's loop, its stop drained, waits for the tasks still running (cancelled) before it
 closes."""
+JOIN_MARGIN_SECONDS = LEFT_TASKS_SECONDS + 1.0
+"""How much longer than ``stop(within=)`` the stop waits for a server thread: the drain ends within ``within``, the
+loop's end (:func:`finish_loop`) within :data:`LEFT_TASKS_SECONDS` after it, and a second for the thread's own
+turns."""
 
 
 def finish_loop(loop: asyncio.AbstractEventLoop) -> None:
@@ -112,6 +113,11 @@ class Runner:
     def running(self) -> bool:
         """True while serving."""
         return self._http is not None
+
+    @property
+    def ending(self) -> bool:
+        """True while the server thread runs, or a stop did not see it end (still draining): kept for a later stop."""
+        return self._thread is not None
 
     def _serve(self, sockets: list[socket.socket]) -> None:
         """Start serving on the current (running) loop."""
@@ -192,10 +198,7 @@ class Runner:
         # The shared store closes now, not as the stop began: what the drain answered is queued for its event logs
         # (written first, in half of the step at most), for a client resuming on another process.
         step = drain_step(until)
-        closing = core.close_store(flush=step / 2)
-        if closing is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(closing, max(step, STORE_CLOSE_LEAST_SECONDS))
+        await wait_closed(core.close_store(flush=step / 2), max(step, STORE_CLOSE_LEAST_SECONDS))
         http, self._closing = self._closing, None
         left = drain_step(until)
         if http is not None and left > 0:  # (none left: they close as the process exits, nothing to wait for)
@@ -228,6 +231,7 @@ class Runner:
         """
         self._on_ready = on_ready
         self._found, self._stopped_by = FoundHandlers(), None  # before anything takes a signal
+        self._drain_until = None  # (a stop(within=) of an earlier serve bounds not this one)
         parent = os.getpid()
         if workers > 1:
             from .supervisor import listen_in_workers  # forking workers: --workers only
@@ -276,7 +280,10 @@ class Runner:
             if workers > 1:
                 exit_by_the_grace(asyncio.get_running_loop(), grace)
             notice.append(StopNotice(grace, lambda: self._stopped_by))
-            await self._drain(exit_deadline(self.server.core, watched(), grace) - EXIT_MARGIN_SECONDS, notice[0])
+            until = exit_deadline(self.server.core, watched(), grace) - EXIT_MARGIN_SECONDS
+            if self._drain_until is not None:  # stop(within=) from another thread: the earlier bound (review r29 #2)
+                until = min(until, self._drain_until)
+            await self._drain(until, notice[0])
 
         self._own_loop = True
         try:
@@ -284,7 +291,7 @@ class Runner:
             from .process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
 
             explain_exit_wait(self.server.core, self._stopped_by, watched=watched(), grace=grace,
-                              said=bool(notice) and notice[0].said)
+                              said=bool(notice) and notice[0].said, until=self._drain_until)
         finally:
             for each in watch:  # what the script does after serving is its own: no watchdog ends it
                 each.disarm()
@@ -310,6 +317,7 @@ class Runner:
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:
         """Serve on a loop of its own in a daemon thread; returns once listening."""
+        self._drain_until = None  # (a stop(within=) of an earlier serve bounds not this one)
         self.server.core.prepare_state()
         sockets = bind(self.host, self.requested_port)
         ready = threading.Event()
@@ -355,9 +363,17 @@ class Runner:
     def stop(self, timeout: float = 10.0, *, within: float | None = None) -> None:
         """Stop serving and free the port; safe to call from any thread, twice. ``within``: the drain (the running
         calls' moment to answer, the answers of those cut off, the connections' closing) ends within that many
-        seconds (:func:`.process_exit.drain_step`), not each step's :data:`~.process_exit.DRAIN_SECONDS`."""
+        seconds (:func:`.process_exit.drain_step`), not each step's :data:`~.process_exit.DRAIN_SECONDS`; a
+        blocking :meth:`serve_forever` stopped from another thread drains to the earlier of ``within`` and its exit
+        grace.
+
+        ``timeout``: seconds to wait for a server thread (:meth:`start_thread`) to end, at least ``within`` plus
+        :data:`JOIN_MARGIN_SECONDS`: the stop returns once the drain is over (before, a ``within`` above 10 s
+        returned at 10 s while the calls still had their time, and a script ending then lost their answers). A
+        thread still running after it is kept, for a later stop to wait for."""
         loop = self.loop
         if loop is None or loop.is_closed():
+            self._join(timeout, within)
             return
         self._drain_until = time.monotonic() + within if within is not None else None
         try:
@@ -385,7 +401,15 @@ class Runner:
             except RuntimeError:
                 return  # the loop already closed
             done.wait(timeout)
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+        self._join(timeout, within)
+
+    def _join(self, timeout: float, within: float | None) -> None:
+        """Wait for the server thread (if any, and not this one) to end: ``timeout`` seconds, or ``within`` plus
+        :data:`JOIN_MARGIN_SECONDS` when longer; forgotten once ended."""
+        thread = self._thread
+        if thread is None or thread is threading.current_thread():
+            return
+        thread.join(max(timeout, within + JOIN_MARGIN_SECONDS) if within is not None else timeout)
+        if not thread.is_alive():
             self._thread = None
 

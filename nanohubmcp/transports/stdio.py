@@ -48,6 +48,7 @@ from ..server.connection import Connection, Incoming
 from ..server.wire.principal import Principal
 from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
 from ..server.wire.sessions import Session
+from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
 from ..server.wire.streams import OutboundStream
 from .exit_watch import ExitWatch
 from .found_handlers import FoundHandlers
@@ -245,8 +246,9 @@ class StdioTransport:
             await asyncio.wait(answering, timeout=drain_step(until))
         for task in list(self.tasks):
             task.cancel()
-        core.detach()
+        closing = core.detach()  # (a shared store's close writes what is queued for its event logs first)
         core.close_streams()
+        await wait_closed(closing, max(drain_step(until), STORE_CLOSE_LEAST_SECONDS))  # (review r29 #6)
         shutdown.reset()  # stopped: the server may serve again
         core.bus.emit("server_stopped", url=None)
 

@@ -227,11 +227,13 @@ class StateLink:
         return self.store_link.connect(loop) if self.store_link is not None else None
 
     def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None, *,
-                   keep: bool = False) -> None:
-        """Stop keeping sessions in step; disconnect on ``loop`` now, or with ``keep`` at :meth:`close_store`
-        (:meth:`StoreLink.disconnect <.store_link.StoreLink.disconnect>`)."""
-        if self.store_link is not None:
-            self.store_link.disconnect(replication, loop, keep=keep)
+                   keep: bool = False) -> asyncio.Task[None] | None:
+        """Stop keeping sessions in step; disconnect on ``loop`` now (returns the disconnecting task, for the caller
+        to wait for), or with ``keep`` at :meth:`close_store` (:meth:`StoreLink.disconnect
+        <.store_link.StoreLink.disconnect>`)."""
+        if self.store_link is None:
+            return None
+        return self.store_link.disconnect(replication, loop, keep=keep)
 
     def close_store(self, loop: asyncio.AbstractEventLoop | None, flush: float) -> asyncio.Task[None] | None:
         """The disconnecting task of the shared store (its queued log entries written first, ``flush`` seconds

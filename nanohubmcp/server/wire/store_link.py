@@ -45,8 +45,6 @@ class StoreLink:
         by the next :meth:`connect`."""
         self._left: SharedState | None = None
         """The store :meth:`disconnect` stopped keeping sessions in step with, until :meth:`close`."""
-        self._closing: asyncio.Task[None] | None = None
-        """Disconnecting from it, until :meth:`close` hands the task over."""
 
     def _open(self) -> SharedState:
         state = open_shared(self._url, self._name, idle_seconds=self._sessions.idle_seconds)
@@ -85,25 +83,25 @@ class StoreLink:
         return Replication(self._sessions, state), key
 
     def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None, *,
-                   keep: bool = False) -> None:
-        """Stop keeping sessions in step; disconnect from the store on ``loop`` now (:meth:`close`), or with
-        ``keep`` leave it connected until :meth:`close`: its writer of event logs, its reads of them, its answers
-        from other processes and its heartbeat go on, so the answers a stopping server still writes during its
-        drain reach the logs (a client resuming on another process gets them)."""
+                   keep: bool = False) -> asyncio.Task[None] | None:
+        """Stop keeping sessions in step; disconnect from the store on ``loop`` now (:meth:`close`: returns its
+        task, for the caller to wait for, bounded: :func:`.store_close.wait_closed`), or with ``keep`` leave it
+        connected until :meth:`close` (returns None): its writer of event logs, its reads of them, its answers from
+        other processes and its heartbeat go on, so the answers a stopping server still writes during its drain
+        reach the logs (a client resuming on another process gets them)."""
         self._sessions.use_relay(None)
         self._left = replication.state
-        if not keep:
-            self.close(loop)
+        return None if keep else self.close(loop)
 
     def close(self, loop: asyncio.AbstractEventLoop | None,
               flush: float = CLOSE_FLUSH_SECONDS) -> asyncio.Task[None] | None:
         """Disconnect on ``loop`` from the store :meth:`disconnect` left connected, first writing what is queued
         for its event logs (``flush`` seconds at most: :meth:`SharedState.close
-        <nanohubmcp.state.base.SharedState.close>`); returns the disconnecting task, this one or the one
-        :meth:`disconnect` started (the runner waits for it, bounded, as it stops), or None when nothing is
-        disconnecting (or ``loop`` is gone)."""
+        <nanohubmcp.state.base.SharedState.close>`); returns the disconnecting task, for the caller to wait for,
+        bounded (:func:`.store_close.wait_closed`: a task nobody waits for is cancelled mid-flush when its loop
+        ends), or None when nothing is left connected (or ``loop`` is gone)."""
         state, self._left = self._left, None
-        if state is not None and loop is not None and not loop.is_closed():
-            self._closing = loop.create_task(state.close(flush))
-        closing, self._closing = self._closing, None
-        return closing
+        if state is None or loop is None or loop.is_closed():
+            return None
+        return loop.create_task(state.close(flush))
+
