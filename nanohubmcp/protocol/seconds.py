@@ -105,6 +105,20 @@ def limit_or_default(value: object, setting: str, error: type[Exception] = Value
     return math.inf if seconds is None else seconds
 
 
+def bound_or_default(value: object, setting: str, default: str, error: type[Exception] = ValueError) -> float | None:
+    """``value`` as a bound in seconds whose leaving out is ``default`` (words for the refusal: "the stop's own steps
+    (2 s each)"): :func:`limit_seconds`'s rule, with None, ``inf`` and a number past any wait meaning the default.
+
+    Raises:
+        error: ``value`` is no real number, 0 or less, or NaN: "within must be a positive number of seconds, or
+            None for the stop's own steps (2 s each), not 0".
+    """
+    try:
+        return limit_seconds(value, setting, error)
+    except Exception as exc:
+        raise error(str(exc).replace(NO_LIMIT_TAKES, f"a positive number of seconds, or None for {default}")) from None
+
+
 def written_as_a_number(value: object) -> str:
     """For the refusal of ``value``, no real number (a ``Decimal``, a string such as ``"0.0005"``), that reads as
     one: ``"; write it as a number: 0.0005"``, or for text the numbers rule refuses (:func:`.plain_number_text`)

@@ -23,8 +23,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
-from ..protocol.message_values import shown_value
-from ..protocol.seconds import past_any_wait, seconds_of, written_as_a_number
+from ..protocol.seconds import bound_or_default
 from ..protocol.whole_numbers import whole_number
 from ..server.app_import import serving_skipped
 from .banner import banner, base_url, one_line_if_uncaught
@@ -95,22 +94,6 @@ def in_kernel() -> bool:
 
     shell = get_ipython()
     return shell is not None and getattr(shell, "kernel", None) is not None
-
-
-def stop_seconds(within: object) -> float | None:
-    """``MCPServer.stop(within=)`` checked: a positive number of seconds; None, ``inf`` and a number past any wait
-    (``1e308``) are the stop's own steps (2 s each).
-
-    Raises:
-        ValueError: no real number (a bool, a string), 0 or less, or NaN.
-    """
-    if within is None:
-        return None
-    seconds = seconds_of(within)
-    if seconds is None or not seconds > 0:  # NaN is not > 0
-        raise ValueError("within must be a positive number of seconds, or None for the stop's own steps (2 s each), "
-                         f"not {shown_value(within)}{written_as_a_number(within)}")
-    return None if past_any_wait(seconds) else seconds
 
 
 class Serving:
@@ -354,7 +337,7 @@ class Serving:
     def stop(self, *, within: float | None = None) -> None:
         """Stop serving (if serving) and free the port; safe to call twice and from any thread (``within``: as
         ``MCPServer.stop``)."""
-        within = stop_seconds(within)
+        within = bound_or_default(within, "within", "the stop's own steps (2 s each)")
         runner, self._runner = self._runner, None
         if runner is None:
             runner, self._ending = self._ending, None

@@ -46,11 +46,11 @@ calls: the explanation's lines are said, the serve returns and disarms the watch
 watchdog (at :data:`EXIT_GRACE_SECONDS`) never cuts a process that is already leaving on its own."""
 
 DRAIN_SECONDS = 2.0
-"""On stop, the longest each step of a transport's drain takes (HTTP's :meth:`Runner._drain
-<nanohubmcp.transports.runner.Runner._drain>`, stdio's) when no exit deadline bounds it (a background serve's
-``server.stop()``), and each step after the first one of a blocking serve's: the running calls' moment to answer,
-then the answers of those cut off (:class:`~nanohubmcp.errors.ServerStopping`), the state store's closing, the
-connections' closing. A blocking serve's first step lasts until shortly before its deadline (:func:`drain_step`)."""
+"""On stop, the longest each step of a transport's drain takes (HTTP's :func:`.drain.drain`, stdio's) when no exit
+deadline bounds it (a background serve's ``server.stop()``), and each step after the first one of a blocking
+serve's: the running calls' moment to answer, then the answers of those cut off
+(:class:`~nanohubmcp.errors.ServerStopping`), the state store's closing, the connections' closing. A blocking
+serve's first step lasts until shortly before its deadline (:func:`drain_step`)."""
 DRAIN_KEPT = 0.5
 """The part of what is left before the exit's deadline that a blocking serve's first drain step (the running calls'
 moment to answer) leaves to what follows it, at most :data:`ANSWERS_SECONDS` (the answers of the calls cut off, the

@@ -18,7 +18,8 @@ its start waits on the store), so a busy port is reported at once as a
 listen backlog, idle and body timeouts come from Tornado's ``HTTPServer``.
 
 Not the runner's: the port and the sockets (:mod:`.ports`), the forked workers of ``--workers``
-(:mod:`.workers`), the wait for tool calls after a blocking serve and the exit's bound (:mod:`.process_exit`).
+(:mod:`.workers`), the stop's drain (:mod:`.drain`), the wait for tool calls after a blocking serve and the exit's
+bound (:mod:`.process_exit`).
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ from typing import TYPE_CHECKING
 import tornado.httpserver
 
 from ..errors import ConfigurationError
-from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
 from .auth import bind_resource
 from .config import TransportConfig
+from .drain import drain
 from .early_stop import replay, taken
 from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
 from .found_handlers import FoundHandlers
@@ -169,44 +170,9 @@ class Runner:
             self._stopped.set()
 
     async def _drain(self, until: float | None = None, notice: StopNotice | None = None) -> None:
-        """Give running calls a moment to answer (they were told to cancel; once the last answered, its
-        client a moment to follow it up: :meth:`Shutdown.settling <nanohubmcp.server.shutdown.Shutdown.settling>`);
-        answer those still
-        running then with the stopping server's error (:meth:`Shutdown.cut_off
-        <nanohubmcp.server.shutdown.Shutdown.cut_off>`), then end the sessions' streams and close
-        every connection, so no client is left waiting on a server that is gone. The shared state store (Redis)
-        stays connected until the streams ended, so the answers written meanwhile reach its event logs (a client
-        resuming with ``Last-Event-ID`` on another process gets them), then closes within the next step's bound.
-
-        Without ``until`` each step takes :data:`~.process_exit.DRAIN_SECONDS` at the most. ``until`` (a
-        ``time.monotonic()``, a blocking serve's :func:`.process_exit.exit_deadline` less its margin) bounds them
-        (:func:`.process_exit.drain_step`): the first, the running calls' time to answer, lasts until shortly
-        before it (a longer exit grace gives them longer), the others fit in what is left, so a loop that took the
-        stop late (an ``async def`` tool blocked it), or a short exit grace, still drains before the exit
-        watchdog ends the process; ``notice`` says what the stop waits for as it begins
-        (:meth:`.process_exit.StopNotice.draining`)."""
-        from .process_exit import drain_step  # (once serving ended: not with the first answer)
-
-        core = self.server.core
-        if notice is not None and until is not None:
-            notice.draining(core, until)
-        await core.shutdown.quiet(lambda: bool(core.in_flight), drain_step(until, first=True))
-        answering = core.shutdown.cut_off()
-        if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends
-            await asyncio.wait(answering, timeout=drain_step(until))
-        core.close_streams()
-        # The shared store closes now, not as the stop began: what the drain answered is queued for its event logs
-        # (written first, in half of the step at most), for a client resuming on another process.
-        step = drain_step(until)
-        await wait_closed(core.close_store(flush=step / 2), max(step, STORE_CLOSE_LEAST_SECONDS))
+        """The stop's drain (:func:`.drain.drain`) of this runner's server and the HTTP server it stopped."""
         http, self._closing = self._closing, None
-        left = drain_step(until)
-        if http is not None and left > 0:  # (none left: they close as the process exits, nothing to wait for)
-            try:
-                await asyncio.wait_for(http.close_all_connections(), left)
-            except asyncio.TimeoutError:
-                log.warning("some connections did not close within %.2g s", left)
-        core.shutdown.reset()  # stopped: an application of make_app() served elsewhere serves again
+        await drain(self.server.core, http, until, notice)
 
     # -- blocking ------------------------------------------------------------------------
     def serve_forever(self, workers: int = 1, *, on_ready: Callable[[], None] | None = None,

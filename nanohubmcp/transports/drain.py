@@ -1,0 +1,62 @@
+"""The stop's drain of an HTTP server: its running calls answered, its streams ended, its connections closed.
+
+Not the drain's: the stop itself (what stops accepting and cancels the running work: the runner's
+``_shutdown``), the bounds of each step (:func:`.process_exit.drain_step`), stdio's own drain (:mod:`.stdio`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
+
+if TYPE_CHECKING:
+    import tornado.httpserver
+
+    from ..server.core import ServerCore
+    from .process_exit import StopNotice
+
+log = logging.getLogger("nanohubmcp")
+
+
+async def drain(core: ServerCore, http: tornado.httpserver.HTTPServer | None, until: float | None = None,
+                notice: StopNotice | None = None) -> None:
+    """Give ``core``'s running calls a moment to answer (they were told to cancel; once the last answered, its
+    client a moment to follow it up: :meth:`Shutdown.settling <nanohubmcp.server.shutdown.Shutdown.settling>`);
+    answer those still running then with the stopping server's error (:meth:`Shutdown.cut_off
+    <nanohubmcp.server.shutdown.Shutdown.cut_off>`), then end the sessions' streams and close every connection of
+    ``http`` (the server that stopped accepting), so no client is left waiting on a server that is gone. The shared
+    state store (Redis) stays connected until the streams ended, so the answers written meanwhile reach its event
+    logs (a client resuming with ``Last-Event-ID`` on another process gets them), then closes within the next
+    step's bound.
+
+    Without ``until`` each step takes :data:`~.process_exit.DRAIN_SECONDS` at the most. ``until`` (a
+    ``time.monotonic()``: a blocking serve's :func:`.process_exit.exit_deadline` less its margin, or
+    ``stop(within=)``'s) bounds them (:func:`.process_exit.drain_step`): the first, the running calls' time to
+    answer, lasts until shortly before it (a longer exit grace gives them longer), the others fit in what is left,
+    so a loop that took the stop late (an ``async def`` tool blocked it), or a short exit grace, still drains before
+    the exit watchdog ends the process; ``notice`` says what the stop waits for as it begins
+    (:meth:`.process_exit.StopNotice.draining`).
+    """
+    from .process_exit import drain_step  # (once serving ended: not with the first answer)
+
+    if notice is not None and until is not None:
+        notice.draining(core, until)
+    await core.shutdown.quiet(lambda: bool(core.in_flight), drain_step(until, first=True))
+    answering = core.shutdown.cut_off()
+    if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends
+        await asyncio.wait(answering, timeout=drain_step(until))
+    core.close_streams()
+    # The shared store closes now, not as the stop began: what the drain answered is queued for its event logs
+    # (written first, in half of the step at most), for a client resuming on another process.
+    step = drain_step(until)
+    await wait_closed(core.close_store(flush=step / 2), max(step, STORE_CLOSE_LEAST_SECONDS))
+    left = drain_step(until)
+    if http is not None and left > 0:  # (none left: they close as the process exits, nothing to wait for)
+        try:
+            await asyncio.wait_for(http.close_all_connections(), left)
+        except asyncio.TimeoutError:
+            log.warning("some connections did not close within %.2g s", left)
+    core.shutdown.reset()  # stopped: an application of make_app() served elsewhere serves again
