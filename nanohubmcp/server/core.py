@@ -318,16 +318,13 @@ class ServerCore:
 
     def detach(self, *, keep_store: bool = False) -> asyncio.Task[None] | None:
         """Stop delivering change notifications and keeping sessions in step with a shared store (the server
-        stopped); disconnect from it now (returns the disconnecting task, for the caller to wait for, bounded:
-        :func:`.wire.store_close.wait_closed`), or with ``keep_store`` at :meth:`close_store` (after a stop's
-        drain)."""
+        stopped); disconnect from it now (the disconnecting task, for :func:`.wire.store_close.wait_closed`), or
+        with ``keep_store`` at :meth:`close_store` (after a stop's drain)."""
         notifier, self.notifier = self.notifier, None
         if notifier is not None:
             notifier.close()
         replication, self.replication = self.replication, None
-        if replication is None:
-            return None
-        return self.state_link.disconnect(replication, self.loop, keep=keep_store)
+        return None if replication is None else self.state_link.disconnect(replication, self.loop, keep=keep_store)
 
     def close_store(self, flush: float) -> asyncio.Task[None] | None:
         """:meth:`StateLink.close_store <.wire.state_dir.StateLink.close_store>` on the serving loop."""

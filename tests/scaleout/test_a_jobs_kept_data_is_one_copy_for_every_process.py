@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import http.client
+import itertools
 import json
 import os
 import threading
@@ -130,9 +131,12 @@ def test_a_keep_that_finds_the_others_once_its_value_is_made_evicts_nothing(
     assert len(kept_files(state)) == 1
 
 
+_IDS = itertools.count(1)
+
+
 def _post(conn: http.client.HTTPConnection, session: str, method: str, params: dict[str, Any]) -> Any:
     """One request on ``conn`` (kept open: it stays with the worker it reached); its result."""
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    body = {"jsonrpc": "2.0", "id": next(_IDS), "method": method, "params": params}  # (at once: ids of their own)
     conn.request("POST", "/mcp", json.dumps(body), {**wire.headers(session), "Accept": "application/json",
                                                     "Content-Type": "application/json"})
     reply = conn.getresponse()

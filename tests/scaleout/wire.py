@@ -3,6 +3,7 @@ reaches (a server's own port, or nginx) and over event ids."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import queue
 import threading
@@ -52,6 +53,9 @@ def open_session(
     )
 
 
+_IDS = itertools.count(1000)
+
+
 def headers(session: str, **extra: str) -> dict[str, str]:
     return {"Accept": ACCEPT, "Mcp-Session-Id": session, "MCP-Protocol-Version": VERSION, **extra}
 
@@ -69,9 +73,11 @@ def notify(
 
 
 def call(
-    url: str, session: str, method: str, params: dict[str, Any], rid: int = 7, timeout: float = 30
+    url: str, session: str, method: str, params: dict[str, Any], rid: int | None = None, timeout: float = 30
 ) -> httpx.Response:
-    """POST one request (JSON answer: no Accept of SSE); the HTTP response."""
+    """POST one request (JSON answer: no Accept of SSE), with ``rid`` or an id of its own (a session's requests in
+    progress may not share one: -32600); the HTTP response."""
+    rid = next(_IDS) if rid is None else rid
     return httpx.post(
         url,
         headers={**headers(session), "Accept": "application/json"},
