@@ -154,7 +154,7 @@ def _hub_root(args: argparse.Namespace) -> str:
 
 
 def _list_hub_tools(root: str) -> int:
-    from ..sources.hub import find_hub_tools, name_keepers, served_name, was_cut
+    from ..sources.hub import find_hub_tools, name_keepers, same_as, served_name, was_cut
 
     tools = find_hub_tools(root)
     if not tools:
@@ -162,8 +162,12 @@ def _list_hub_tools(root: str) -> int:
         return 0
     width = max(len(t.name) for t in tools)
     keepers = name_keepers([t.name for t in tools])  # a made name another has is served only without it
-    for tool in tools:
-        others = [r for r in tool.revisions if r != tool.revision]
+    targets = [same_as(tool, tool.revision) for tool in tools]  # current -> r2: r2 is that revision, no other
+    revisions = [f"{t.revision} -> {target}" if target else t.revision
+                 for t, target in zip(tools, targets, strict=True)]
+    revision_width = max(7, *map(len, revisions))
+    for tool, target, revision in zip(tools, targets, revisions, strict=True):
+        others = [r for r in tool.revisions if r not in (tool.revision, target)]
         more = f"  (also {', '.join(others)})" if others else ""
         name = served_name(tool.name)
         if not name:
@@ -173,7 +177,7 @@ def _list_hub_tools(root: str) -> int:
             keeper = keepers[tool.name]
             beside = f", but not beside the tool {keeper}" if keeper != tool.name else ""
             more += f"  (served as {name}{cut}{beside})"
-        print(f"{tool.name:<{width}}  {tool.kind:<8}  {tool.revision:<7}  {tool.path}{more}")
+        print(f"{tool.name:<{width}}  {tool.kind:<8}  {revision:<{revision_width}}  {tool.path}{more}")
     print(f"Serve some: nanohubmcp hub-tools NAME... [--root {root}]", file=sys.stderr)
     return 0
 

@@ -35,7 +35,8 @@ def checked_app_file(path: str | os.PathLike[str]) -> Path:
         UsageError: ``path`` is a directory (naming its ``start_mcp.py`` when it has one), a
             notebook (naming ``nanohubmcp export`` and ``nanohubmcp sim2l``), a ``.xml`` file
             (naming ``nanohubmcp rappture``) or another file that is not Python.
-        ConfigurationError: nothing is at ``path``.
+        ConfigurationError: nothing is at ``path`` (a relative one is said with the working directory it was
+            looked for in).
     """
     shown = os.fspath(path)
     file = Path(path).resolve()
@@ -46,7 +47,10 @@ def checked_app_file(path: str | os.PathLike[str]) -> Path:
         raise UsageError(f"{shown} is a directory: give the app's Python file, the .py that defines "
                          "`server = MCPServer(...)`")
     if not file.is_file():
-        raise ConfigurationError(f"app file {shown!r} does not exist")
+        # A desktop client starts the server in a directory of its own (often /): say which one was searched.
+        where = "" if os.path.isabs(shown) else (
+            f" (relative to {os.getcwd()}, the working directory: give an absolute path)")
+        raise ConfigurationError(f"app file {shown!r} does not exist{where}")
     if file.suffix == ".ipynb":
         script = os.path.join(os.path.dirname(shown), "start_mcp.py")
         raise UsageError(f"{shown} is a notebook: export it to a script first (nanohubmcp export {shown} writes "

@@ -25,8 +25,8 @@ from typing import NamedTuple
 from ..server.registry.components import is_tool_name, name_like
 
 __all__ = [
-    "DEFAULT_ROOT", "HubTool", "Served", "find_hub_tools", "name_keepers", "pick", "served_name", "served_names",
-    "was_cut",
+    "DEFAULT_ROOT", "HubTool", "Served", "find_hub_tools", "name_keepers", "pick", "same_as", "served_name",
+    "served_names", "was_cut",
 ]
 
 DEFAULT_ROOT = "/apps"
@@ -52,6 +52,24 @@ class HubTool:
     revision: str
     path: str
     revisions: dict[str, str] = field(default_factory=dict)
+
+
+def _revision_folder(tool: HubTool, revision: str) -> str:
+    """``<root>/<tool>/<revision>``: two levels above the revision's ``tool.xml`` or notebook."""
+    return os.path.dirname(os.path.dirname(tool.revisions[revision]))
+
+
+def same_as(tool: HubTool, revision: str) -> str | None:
+    """The other installed revision that ``revision`` of ``tool`` is a link to (``current`` -> ``r2``, as
+    a hub publishes one), or None when it is a folder of its own or links elsewhere."""
+    folder = _revision_folder(tool, revision)
+    if not os.path.islink(folder):
+        return None
+    target = os.path.realpath(folder)
+    for other in tool.revisions:
+        if other != revision and os.path.realpath(_revision_folder(tool, other)) == target:
+            return other
+    return None
 
 
 def _order(revision: str) -> tuple[int, int]:

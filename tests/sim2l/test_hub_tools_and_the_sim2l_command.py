@@ -72,12 +72,21 @@ def test_hub_tools_lists_what_is_installed(tmp_path: Path, capsys: pytest.Captur
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert len(lines) == 2
-    assert lines[0].split()[:3] == ["allkinds", "sim2l", "current"]
-    assert "(also r3, dev)" in lines[0]
+    # current is a link to r3 (as a hub publishes): said so, and r3 is not listed as another revision
+    # (a fresh-user trial read "current ... (also r3, dev)" as three revisions)
+    assert lines[0].split()[:5] == ["allkinds", "sim2l", "current", "->", "r3"]
+    assert lines[0].endswith("allkinds.ipynb  (also dev)")
     assert lines[1].split()[:4] == ["fermi", "rappture", "r12", str(apps / "fermi" / "r12" / "rappture" / "tool.xml")]
     assert "nanohubmcp hub-tools NAME" in err
     assert main(["hub-tools", "--root", str(apps), "nothing"]) == 1
     assert "no Rappture tool or Sim2L named 'nothing'" in capsys.readouterr().err
+    (apps / "allkinds" / "current").unlink()  # a current folder of its own is no other revision's
+    shutil.copytree(apps / "allkinds" / "r3", apps / "allkinds" / "current")
+    assert main(["hub-tools", "--root", str(apps)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.split()[:3] == ["allkinds", "sim2l", "current"]
+    assert "->" not in first
+    assert first.endswith("(also r3, dev)")
 
 
 def test_a_root_that_does_not_exist_is_an_error_not_an_empty_hub(
