@@ -52,7 +52,7 @@ def test_a_waiting_tasks_result_answers_the_job_in_hand_while_redis_is_down(redi
         tasks = {big: _answer(call(url, session, "tools/call", {"name": "gated", "arguments": {"big": big},
                                                                 "task": {"ttl": 60000}}))["task"]["taskId"]
                  for big in (True, False)}
-        waiting = {big: pool.submit(call, url, session, "tasks/result", {"taskId": task}, 7, 90)
+        waiting = {big: pool.submit(call, url, session, "tasks/result", {"taskId": task}, None, 90)
                    for big, task in tasks.items()}
         jobs = [server.core.jobs.get(task, session) for task in tasks.values()]
         # (each tasks/result waits on its job's end: asyncio.Event keeps its waiters in _waiters)
