@@ -11,6 +11,7 @@ A real ``nanohubmcp run`` process, the official ``mcp`` client; SIGTERM once the
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import signal
 import subprocess
 import sys
@@ -21,6 +22,8 @@ from typing import Any
 
 import pytest
 from support import app_server, wait_until
+
+from nanohubmcp.server.results.folder import LOCK_NAME
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -42,10 +45,11 @@ def _records(state: Path) -> list[str]:
     return [line for line in done.stdout.splitlines()[1:] if line.strip()]
 
 
-def _stopped_during_the_keep(tmp_path: Path, n: int, *grace: str) -> tuple[Any, float, Path, str]:
+def _stopped_during_the_keep(tmp_path: Path, n: int, *grace: str, hold: bool = False) -> tuple[Any, float, Path, str]:
     """Call ``levels(n)`` with the official client, SIGTERM the server once the result's ``.part`` file is being
-    written; returns the client's answer (or exception), seconds from the signal to it, the results folder, the
-    server's output."""
+    written (``hold``: with the results folder's lock held from then on, as by another process keeping a result, so
+    the keep cannot finish before the grace ends, however fast the disk); returns the client's answer (or
+    exception), seconds from the signal to it, the results folder, the server's output."""
     state = tmp_path / "state"
     app = tmp_path / "app.py"
     app.write_text(APP.format(state=str(state)))
@@ -72,10 +76,15 @@ def _stopped_during_the_keep(tmp_path: Path, n: int, *grace: str) -> tuple[Any, 
         caller.start()
         wait_until(lambda: results.is_dir() and any(p.name.endswith(".part") for p in results.iterdir()),
                    "the result's keep to begin", 60)
+        held = open(results / LOCK_NAME, "a+b") if hold else None  # noqa: SIM115 (closed once the server is gone)
+        if held is not None:
+            fcntl.flock(held, fcntl.LOCK_EX)
         served.process.send_signal(signal.SIGTERM)
         signalled = time.monotonic()
         caller.join(60)
         assert served.process.wait(60) == 0, served.output
+        if held is not None:
+            held.close()
         said = served.output
     assert answers, said
     return answers[0][0], answers[0][1] - signalled, results, said
@@ -96,8 +105,9 @@ def test_a_result_kept_within_the_grace_is_answered_and_recorded_completed(tmp_p
 
 
 def test_a_keep_the_grace_cuts_off_is_recorded_failed_and_leaves_no_partial_file(tmp_path: Path) -> None:
-    # A ~350 MB result takes seconds to write; the exit grace of 3 s gives running calls 1 s.
-    answer, after, results, _ = _stopped_during_the_keep(tmp_path, 20_000_000, "--exit-grace", "3")
+    # The exit grace of 3 s gives running calls 1 s; the folder's lock, held, keeps the keep from finishing (a
+    # ~350 MB result without it took seconds here and under a second on an idle host: ci46).
+    answer, after, results, _ = _stopped_during_the_keep(tmp_path, 3_000_000, "--exit-grace", "3", hold=True)
     assert isinstance(answer, BaseException), answer
     assert "The server is stopping: this request was not completed" in str(answer), repr(answer)
     assert after < 3, f"answered {after:.2f} s after SIGTERM"

@@ -5,9 +5,9 @@ while it is written, nor at all when it is refused: into the ``.part`` file that
 folder, into an unnamed temporary file read back once complete (:func:`to_memory`: the text's one copy).
 Which entry it becomes, and under which lock, is :mod:`.store`'s.
 
-A ``.part`` file still being written when the process exits (a server's stop cut the call keeping it: its
-client was told the call did not complete) is removed at the exit (an ``atexit`` handler, which a served
-process's end runs too), not left in the results folder until the folder's stale-part sweep.
+A ``.part`` file still being written, or not yet named as its kept file, when the process exits (a server's stop
+cut the call keeping it: its client was told the call did not complete) is removed at the exit (an ``atexit``
+handler, which a served process's end runs too), not left in the results folder until the folder's stale-part sweep.
 """
 
 from __future__ import annotations
@@ -16,20 +16,38 @@ import atexit
 import contextlib
 import io
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from ..wire.fork_safe import ForkSafeLock, after_fork_in_child
 from ..wire.state_dir import private_opener
 from .folder import KEPT_ERRORS, PART_SUFFIX
 from .kept_size import TooLargeToKeep
 
-__all__ = ["read_part", "spool", "to_memory", "to_part_file"]
+__all__ = ["read_part", "spool", "to_memory", "to_part_file", "unfinished"]
 
-_WRITING: set[str] = set()
-"""The ``.part`` files being written now (:func:`to_part_file`), removed if the process exits first: this
-process's own (a forked child starts with none: the parent's writes are the parent's to finish or remove)."""
+_WRITING: dict[str, int] = {}
+"""The ``.part`` files being written or named as kept files now (:func:`unfinished`: how many blocks hold each),
+removed if the process exits first: this process's own (a forked child starts with none: the parent's writes are the
+parent's to finish or remove)."""
 _WRITING_LOCK = ForkSafeLock()
 after_fork_in_child(_WRITING.clear)
+
+
+@contextlib.contextmanager
+def unfinished(path: str) -> Iterator[str]:
+    """``path + PART_SUFFIX`` (yielded) removed at the process's exit if it exits while the block runs: the file's
+    writing (:func:`to_part_file`) and its naming as the kept file, which may wait for the results folder's lock
+    (:meth:`.store.ResultStore.keep_parts`). Blocks nest."""
+    part = path + PART_SUFFIX
+    with _WRITING_LOCK:
+        _WRITING[part] = _WRITING.get(part, 0) + 1
+    try:
+        yield part
+    finally:
+        with _WRITING_LOCK:
+            left = _WRITING.pop(part, 1) - 1
+            if left > 0:
+                _WRITING[part] = left
 
 
 def spool(write: Callable[[bytes], object], parts: Iterable[str], limit: int) -> int:
@@ -56,25 +74,21 @@ def to_part_file(path: str, parts: Callable[[], Iterable[str]], limit: int) -> i
         TooLargeToKeep: as :func:`spool`.
         OSError: it cannot be written (a full disk).
     """
-    part = path + PART_SUFFIX
-    with _WRITING_LOCK:
-        _WRITING.add(part)
-    try:
-        with open(part, "wb", opener=private_opener) as f:
-            return spool(f.write, parts(), limit)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(part)
-        raise
-    finally:
-        with _WRITING_LOCK:
-            _WRITING.discard(part)
+    with unfinished(path) as part:
+        try:
+            with open(part, "wb", opener=private_opener) as f:
+                return spool(f.write, parts(), limit)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(part)
+            raise
 
 
 @atexit.register
 def _remove_unfinished() -> None:
-    """At the process's exit: remove each ``.part`` file still being written (its call was cut off by the stop;
-    the thread writing it is not waited for), so no partial result stays in the results folder."""
+    """At the process's exit: remove each ``.part`` file still being written or not yet named as its kept file (its
+    call was cut off by the stop; the thread keeping it is not waited for), so no partial result stays in the
+    results folder."""
     with _WRITING_LOCK:
         parts = list(_WRITING)
         _WRITING.clear()

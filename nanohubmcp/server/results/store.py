@@ -58,7 +58,7 @@ from .kept_size import TooLargeToKeep, utf8_size
 from .kept_text import READ_PIECE_BYTES, kept_text
 from .owners import KeptBy
 from .shared_folder import SharedFolder
-from .spool import read_part, spool, to_memory, to_part_file
+from .spool import read_part, spool, to_memory, to_part_file, unfinished
 
 __all__ = ["ResultStore"]
 
@@ -184,10 +184,11 @@ class ResultStore:
         path = self._files.path(uri) if folder else None
         try:
             if path is not None:
-                size = to_part_file(path, parts, self.max_bytes)
-                entry = KeptEntry(owner, mime_type, time.time() + self.ttl, size, job=job)
-                if self._finish_part(uri, path, entry):
-                    return uri, size
+                with unfinished(path):  # (removed at the exit until named, the folder's lock waited for too)
+                    size = to_part_file(path, parts, self.max_bytes)
+                    entry = KeptEntry(owner, mime_type, time.time() + self.ttl, size, job=job)
+                    if self._finish_part(uri, path, entry):
+                        return uri, size
             else:
                 kept, size = to_memory(parts, self.max_bytes)
                 return self.keep(kept, mime_type, suffix, owner, job=job), size
