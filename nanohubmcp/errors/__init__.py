@@ -52,7 +52,9 @@ The text a client gets for an exception a tool raised is :func:`message_of`'s, o
 Every name is imported from here (``from nanohubmcp.errors import ToolError``); the parts live in
 ``errors/codes.py`` (the JSON-RPC codes), ``errors/base.py`` (the root and the errors that are not
 JSON-RPC objects), ``errors/protocol.py`` (:class:`ProtocolError` and its subclasses) and
-``errors/wire.py`` (the map to the wire and to HTTP statuses). This module only gathers them.
+``errors/wire.py`` (the map to the wire and to HTTP statuses), with ``errors/sent_text.py`` (how much of a
+message's text, and of an error's message and data, a client is sent: the official ``mcp`` client refuses an SSE
+event over 1 MiB). This module only gathers them.
 
 Source: MCP 2025-11-25, Basic § JSON-RPC error codes; MCP 2026-07-28, Basic § Error codes.
 """

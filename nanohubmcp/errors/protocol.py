@@ -25,6 +25,7 @@ from .codes import (
     SERVER_BUSY,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
+from .sent_text import sent_error
 
 __all__ = [
     "ForbiddenOrigin",
@@ -89,11 +90,13 @@ class ProtocolError(NanohubMCPError):
             self.code = code
 
     def to_error(self) -> dict[str, Any]:
-        """Return the JSON-RPC ``error`` member ``{code, message, data?}``."""
+        """Return the JSON-RPC ``error`` member ``{code, message, data?}``, a message or data (as JSON text) over
+        65,536 characters cut for the client, saying so (:func:`~.sent_text.sent_error`: an answer sent as one SSE
+        event stays within the official ``mcp`` client's 1 MiB); :attr:`message` and :attr:`data` stay whole."""
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
-        return error
+        return sent_error(error)
 
 
 class ParseError(ProtocolError):

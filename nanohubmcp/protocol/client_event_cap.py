@@ -4,7 +4,8 @@ The official Python SDK (``mcp`` 2.3.0) reads a Streamable HTTP answer's SSE str
 capped at ``mcp.client.streamable_http.DEFAULT_MAX_SSE_EVENT_SIZE`` = 1 MiB (the UTF-8 of an event's lines,
 ``data: `` included), as its legacy ``sse_client`` does: an event past it fails the whole call ("Server-sent event
 exceeded the 1048576 byte limit"). What the server sends as one event is kept within it: a call's progress and log
-messages (:mod:`nanohubmcp.server.calls.notified_text`) and a result answered as an event
+messages, an error result's text and a JSON-RPC error's message and data (:mod:`nanohubmcp.errors.sent_text`); a
+result answered as an event, its data linked, or, where it cannot be (an output schema), refused in the tool
 (:mod:`nanohubmcp.server.results.event_bound`); an elicitation or sampling request that would pass it is not sent
 (:mod:`nanohubmcp.server.asks.ask_size`). Nothing is imported here.
 """
@@ -13,7 +14,12 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["CLIENT_EVENT_BYTES"]
+__all__ = ["CLIENT_EVENT_BYTES", "EVENT_ENVELOPE_BYTES"]
 
 CLIENT_EVENT_BYTES: Final = 1 << 20
 """The most bytes of one SSE event the official ``mcp`` client reads (1 MiB)."""
+
+EVENT_ENVELOPE_BYTES: Final = 4096
+"""What one event carries besides a message's ``params`` or ``result``: the JSON-RPC envelope (``jsonrpc``,
+``id``, ``method``), the SSE lines (``id:``, ``event:``, ``data:``) and, in a 2026-07-28 answer, the keys around
+its input requests."""

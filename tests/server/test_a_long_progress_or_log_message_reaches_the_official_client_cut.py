@@ -15,7 +15,7 @@ import pytest
 from support import mcp_client, serve
 
 from nanohubmcp import Context, MCPServer
-from nanohubmcp.server.calls.notified_text import MAX_NOTIFIED_CHARS
+from nanohubmcp.errors.sent_text import MAX_NOTIFIED_CHARS
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -23,7 +23,7 @@ import socket
 from urllib.parse import urljoin
 
 import pytest
-from support import serve, tool_call_message, wait_until
+from support import rpc_message, serve, wait_until
 
 from nanohubmcp import MCPServer
 from nanohubmcp.transports.sse_writer import PIECE_BYTES
@@ -33,16 +33,15 @@ CLOSED = "closing a stream whose client left"
 
 
 def build() -> MCPServer:
-    # max_inline_bytes=None: bytes over the limit are kept and linked since b2d454e; here they must be sent inline.
-    # An answer going as an SSE event links data over 256 KiB whatever max_inline_bytes says (trial53 F4: the
-    # official client refuses an event over 1 MiB), but for a tool with an output schema (its structured content
-    # is promised): this one's.
-    server = MCPServer("large answers", max_inline_bytes=None)
+    # A resource's text is its answer, whatever its size: a tool's answer going as an SSE event links data over
+    # 256 KiB, and one that cannot be (an output schema's) over the official client's 1 MiB is a tool error (trial53
+    # F4: that client refuses an event over 1 MiB). This server's clients are raw sockets.
+    server = MCPServer("large answers")
 
-    @server.tool(output_schema={"type": "object", "properties": {"data": {"type": "string"}}})
-    def blob() -> dict[str, str]:
-        """A text sent inline, whatever its size (an output schema, no max_inline_bytes)."""
-        return {"data": "x" * BLOB}
+    @server.resource("data://blob")
+    def blob() -> str:
+        """A text sent whole, whatever its size."""
+        return "x" * BLOB
 
     return server
 
@@ -85,7 +84,7 @@ def test_a_second_large_answer_waiting_closes_the_stream_of_a_client_reading_not
             assert post(server.port, endpoint, {"jsonrpc": "2.0", "method": "notifications/initialized"}) == 202
             closed = lambda: any(CLOSED in record.getMessage() for record in caplog.records)  # noqa: E731
             for request_id in range(2, 8):  # one written (or two, one taken whole by the socket), one waiting, more
-                status = post(server.port, endpoint, tool_call_message("blob", {}, request_id))
+                status = post(server.port, endpoint, rpc_message("resources/read", {"uri": "data://blob"}, request_id))
                 assert status == 202 or (status == 404 and closed()), status  # (404: the session ended with it)
             wait_until(closed, "the stream of a client reading nothing was closed", timeout=20)
         finally:

@@ -33,7 +33,7 @@ def build() -> MCPServer:
     server = MCPServer("streams", max_inline_bytes=None)  # big text stays inline: slow readers are tested
 
     # An output schema: its structured content is promised, so it stays inline as an SSE event too (without one,
-    # an answer going as an event links data over 256 KiB: trial53 F4).
+    # an answer going as an event links data over 256 KiB: trial53 F4), up to the official client's 1 MiB an event.
     @server.tool(output_schema={"type": "object", "properties": {"x": {"type": "string"}}})
     def big(size: int) -> dict[str, str]:
         """A string of ``size`` x's."""
@@ -92,14 +92,15 @@ def test_a_legacy_sse_client_that_never_reads_is_disconnected_and_its_session_en
         assert found is not None
         session_id = found.group(1).decode()
         assert server.core.sessions.get(session_id) is not None
-        for i in range(12):  # 12 replies of 1 MB: far more than the 2 MB a stream may hold unread
+        for i in range(12):  # 12 replies of 1 MB (the x's twice, within one event's 1 MiB): far more than the 2 MB a
+            # stream may hold unread
             reply = wire.legacy_post(
                 f"/messages/?session_id={session_id}",
                 {
                     "jsonrpc": "2.0",
                     "id": i,
                     "method": "tools/call",
-                    "params": {"name": "big", "arguments": {"size": 1 << 20}},
+                    "params": {"name": "big", "arguments": {"size": 500_000}},
                 },
             )
             if reply.status == 404:

@@ -15,15 +15,11 @@ from typing import Any, Final
 
 from ...errors import ToolError
 from ...protocol import jsonenc
-from ...protocol.client_event_cap import CLIENT_EVENT_BYTES
+from ...protocol.client_event_cap import CLIENT_EVENT_BYTES, EVENT_ENVELOPE_BYTES
 
 __all__ = ["MAX_ASK_BYTES", "refuse_oversized"]
 
-ENVELOPE_BYTES: Final = 4096
-"""What an ask's event carries besides its params: the JSON-RPC envelope (``jsonrpc``, ``id``, ``method``), the
-SSE lines (``id:``, ``event:``, ``data:``) and, in a 2026-07-28 answer, the keys around the input requests."""
-
-MAX_ASK_BYTES: Final = CLIENT_EVENT_BYTES - ENVELOPE_BYTES
+MAX_ASK_BYTES: Final = CLIENT_EVENT_BYTES - EVENT_ENVELOPE_BYTES
 """The most bytes of an ask's ``params`` as JSON (UTF-8): one event's 1 MiB less its envelope."""
 
 _SHORTEN: Final = {

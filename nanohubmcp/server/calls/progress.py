@@ -29,9 +29,9 @@ import contextvars
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ...errors.sent_text import notified_text
 from ...protocol import jsonrpc
 from ..wire.request import RAN_ON, RequestContext, Slot
-from .notified_text import notified_text
 
 if TYPE_CHECKING:
     from ..jobs.record import JobKeeper

@@ -6,7 +6,8 @@ report alike (MCP 2025-11-25, Server § Tools § Error handling): an unknown too
 every era; invalid arguments are -32602 up to 2025-06-18 and ``isError: true`` from 2025-11-25
 (server option ``argument_errors``, SEP-1303); an exception raised by the tool is
 ``isError: true`` with its message (:func:`~nanohubmcp.errors.message_of`) as the text, never a
-traceback; a result that breaks the declared output schema is ``isError: true`` too.
+traceback; a result that breaks the declared output schema is ``isError: true`` too, and so is one answered as
+an SSE event over the official client's 1 MiB (:func:`~..results.event_bound.hold_to_event`).
 
 It imports no method handler: the handlers of both eras and the tasks machinery build on it.
 """
@@ -39,7 +40,7 @@ from ..registry.components import STOPS_WHEN_CANCELLED, Tool
 from ..results import convert
 from ..results import shape as results
 from ..results.convert.mixed import places_of
-from ..results.event_bound import answer_options
+from ..results.event_bound import answer_options, goes_as_event, hold_to_event
 from ..results.meta_values import MetaNotSendable
 from ..results.options import ResultOptions
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
@@ -117,6 +118,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 result = _shaping(core, request, tool, value, job)
                 if not isinstance(result, dict):
                     result = await result
+        if job is None and goes_as_event(request):  # not linked (an output schema), and over the client's 1 MiB
+            hold_to_event(result, tool.name, held=tool.output_schema is not None)
     except asyncio.CancelledError:
         if record:
             record.finish(False, "cancelled")

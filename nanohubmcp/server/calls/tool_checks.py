@@ -15,6 +15,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RETRY_AFTER_META, InvalidArguments, InvalidParams, UnknownComponent
+from ...errors.sent_text import notified_text
 from ...protocol.jsonrpc import json_kind
 from ...schema import CheckPending
 from ...schema.paths import echoed
@@ -22,7 +23,6 @@ from ..registry.components import Tool
 from ..wire import trace_context
 from ..wire.request import ANSWERED_BY_LAYER, RequestContext, Slot
 from .invoke import CallRecord
-from .notified_text import notified_text
 
 if TYPE_CHECKING:
     from ..asks.by_era import AskServices
@@ -45,10 +45,11 @@ def error_result(text: str, *, retry_after: int | None = None) -> dict[str, Any]
     """An ``isError: true`` CallToolResult carrying ``text`` (and, for a tool that could not start,
     ``_meta`` naming the seconds after which to retry: :class:`~nanohubmcp.errors.ToolBusy`).
 
-    ``text`` over :data:`~.notified_text.MAX_NOTIFIED_CHARS` characters (an exception carrying a simulator's
-    stderr) is cut as a progress or log message is, saying so (:func:`~.notified_text.notified_text`): an answer
-    going as one SSE event (a call with a progress token) passed the official ``mcp`` client's 1 MiB and the call
-    was lost (trial54 N3); the server's log keeps the exception whole."""
+    ``text`` over :data:`~nanohubmcp.errors.sent_text.MAX_NOTIFIED_CHARS` characters (an exception carrying a
+    simulator's stderr) is cut as a progress or log message is, saying so
+    (:func:`~nanohubmcp.errors.sent_text.notified_text`): an answer going as one SSE event (a call with a progress
+    token) passed the official ``mcp`` client's 1 MiB and the call was lost (trial54 N3); the server's log keeps the
+    exception whole."""
     result: dict[str, Any] = {"content": [{"type": "text", "text": notified_text(text)}], "isError": True}
     if retry_after is not None:
         result["_meta"] = {RETRY_AFTER_META: retry_after}

@@ -23,6 +23,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import message_of, to_error_object
+from ...errors.sent_text import notified_text
 from ...protocol import jsonenc, versions
 from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments
@@ -130,7 +131,7 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
             return
         except Exception as exc:  # a protocol error from the tool path
             if not job.followed_elsewhere:
-                job.finish(jobmod.FAILED, error=to_error_object(exc), message=str(exc))
+                job.finish(jobmod.FAILED, error=to_error_object(exc), message=notified_text(str(exc)))
             return
         if job.followed_elsewhere:
             return  # the server stopped, or the loop ended, meanwhile: hand_over or carry_over stores the end

@@ -26,6 +26,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams, MissingClientCapability, to_error_object
+from ...errors.sent_text import notified_text
 from ...protocol.message_values import show
 from ..handlers.answered_result import answered_result
 from ..jobs import service as jobmod
@@ -135,7 +136,7 @@ def adopt(core: HandlerServices, job: jobmod.Job, run: asyncio.Future[dict[str, 
             job.finish(jobmod.CANCELLED, message="cancelled")
             return
         except Exception as exc:  # a protocol error raised by the call
-            job.finish(jobmod.FAILED, error=to_error_object(exc), message=str(exc))
+            job.finish(jobmod.FAILED, error=to_error_object(exc), message=notified_text(str(exc)))
             return
         if job.request is not None and job.request.cancelled.is_set():
             job.finish(jobmod.CANCELLED, message=job.request.cancel_reason or "cancelled")
