@@ -124,6 +124,10 @@ class SharedState(Protocol):
     async def last_id(self, session_id: str, stream_id: str) -> str:
         """The newest entry id of a stream's log (``"0-0"`` when empty)."""
 
+    async def numbers_upto(self, session_id: str, stream_id: str, upto: str) -> dict[str, int]:
+        """The highest :data:`NUMBER` of each writing process among a stream's log's entries at or before the entry
+        id ``upto`` (bounded; a malformed id: none), for a reader resuming after it."""
+
     async def alive(self, process: str) -> bool:
         """Whether the process ``process`` is still running (its heartbeat is fresh)."""
 

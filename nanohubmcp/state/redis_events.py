@@ -35,6 +35,7 @@ from typing import Any
 
 from .base import NUMBER, Fields
 from .errors import StateUnavailable
+from .redis_refusals import refusal
 from .redis_write_trouble import Backoff, LossReport
 
 log = logging.getLogger("nanohubmcp.state")
@@ -56,6 +57,9 @@ BATCH = 256
 """Entries written per pipeline, and read per ``XREAD``."""
 RETRY_SECONDS = 0.5
 """Pause before the writer starts again after a failure of its own (and the channels' first pause)."""
+LOOK_BACK = 4 * EVENT_KEEP
+"""Entries at most a resuming reader looks back at (:meth:`RedisEventLogs.numbers_upto`): the whole log, which
+Redis trims to ~:data:`EVENT_KEEP` by whole nodes of up to 100 entries."""
 
 TRIM = """
 local n = redis.call('RPUSH', KEYS[1], ARGV[1])
@@ -309,6 +313,34 @@ class RedisEventLogs:
         async with self._guard() as client:
             last = await client.xrevrange(self.key(session_id, stream_id), count=1)
         return str(last[0][0]) if last else "0-0"
+
+    async def numbers_upto(self, session_id: str, stream_id: str, upto: str) -> dict[str, int]:
+        """The highest :data:`NUMBER` of each writing process (``o``) among the entries of a stream's log at or before
+        the entry id ``upto`` (the newest :data:`LOOK_BACK` of them): what a client that got the log up to ``upto``
+        has of each process, so a reader resuming after it skips a copy written later of one of those
+        (:mod:`~nanohubmcp.server.wire.delivered`). Read a page at a time, only the numbers kept. An id Redis does
+        not take (a client's ``Last-Event-ID``): nothing."""
+        from redis.exceptions import ResponseError
+
+        numbers: dict[str, int] = {}
+        key, end, seen = self.key(session_id, stream_id), upto, 0
+        async with self._guard() as client:
+            while seen < LOOK_BACK:
+                try:
+                    page = await client.xrevrange(key, max=end, min="-", count=min(BATCH, LOOK_BACK - seen))
+                except ResponseError as exc:
+                    if refusal(exc) is not None:  # (the guard says so)
+                        raise
+                    return numbers  # a malformed id
+                for _, fields in page:
+                    process, number = fields.get("o"), str(fields.get(NUMBER, ""))
+                    if process is not None and number.isdigit():
+                        numbers[str(process)] = max(numbers.get(str(process), 0), int(number))
+                seen += len(page)
+                if len(page) < BATCH:
+                    return numbers
+                end = f"({page[-1][0]}"
+        return numbers
 
 
 def _retryable(error: BaseException) -> bool:

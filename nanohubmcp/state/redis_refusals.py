@@ -9,6 +9,11 @@ store's :class:`~.redis_jobs.Outage`, the stateless era's nonces) raise :class:`
 them, as for an unreachable Redis (503 with ``Retry-After``), naming the refusal, and :class:`Refusals` says it in
 one WARNING when it begins and one when writes are taken again, however many requests meet it meanwhile.
 
+``BUSY`` and ``MASTERDOWN`` (a replica with ``replica-serve-stale-data no``) refuse reads as well: a read meeting
+one is answered alike. Each is provoked on a real redis-server by
+``tests/scaleout/test_every_refusal_of_writes_redis_makes_is_503_naming_it.py`` (``LOADING`` is not: redis-py raises it
+as a connection error, answered as an unreachable store).
+
 Other error replies (a missing script, a value refused, a wrong type) are left as they are: they come again
 whatever the store's state, and their callers handle them.
 """

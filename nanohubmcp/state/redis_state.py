@@ -37,9 +37,9 @@ waits instead, however long, :func:`~nanohubmcp.state.errors.spawn_cleanup`); be
 connections of its own: its pub/sub subscription and its one blocking ``XREAD`` for every stream read from a log
 (:mod:`~nanohubmcp.state.redis_reads`), however many streams are open. Writes to event logs are
 queued and pipelined in order by one task per process (:mod:`~nanohubmcp.state.redis_events`).
-An unreachable Redis raises :class:`~nanohubmcp.state.errors.StateUnavailable` (503) and is
-logged once when it goes and once when it is back; queued log entries wait and are written then. So
-does a Redis refusing writes (``OOM``, ``READONLY``: :mod:`~nanohubmcp.state.redis_refusals`).
+An unreachable Redis raises :class:`~nanohubmcp.state.errors.StateUnavailable` (503), logged once when it goes and
+once when it is back (queued log entries wait and are written then); so does a Redis refusing writes (``OOM``,
+``READONLY``, ``MISCONF``, ``BUSY``, ``MASTERDOWN``, ``NOREPLICAS``: :mod:`~nanohubmcp.state.redis_refusals`).
 """
 
 from __future__ import annotations
@@ -207,9 +207,8 @@ class RedisState:
         return self.refusals.refusing
 
     def _guard(self) -> contextlib.AbstractAsyncContextManager[Any]:
-        """The pooled client; a connection failure becomes StateUnavailable (logged once), so does
-        an error reply refusing writes (``OOM``, ``READONLY``: :mod:`.redis_refusals`), a full pool
-        StateBusy."""
+        """The pooled client; a connection failure becomes StateUnavailable (logged once), so does an error reply
+        refusing writes (:mod:`.redis_refusals`), a full pool StateBusy."""
         return self._guarded(self._client)
 
     def _reader_guard(self) -> contextlib.AbstractAsyncContextManager[Any]:
@@ -330,6 +329,9 @@ class RedisState:
 
     async def last_id(self, session_id: str, stream_id: str) -> str:
         return await self.events.last_id(session_id, stream_id)
+
+    async def numbers_upto(self, session_id: str, stream_id: str, upto: str) -> dict[str, int]:
+        return await self.events.numbers_upto(session_id, stream_id, upto)
 
     async def alive(self, process: str) -> bool:
         return await self.channels.alive(process)

@@ -5,7 +5,7 @@ address, not the public name): their answer is one word of plain text that says 
 client could use — no name, version, session or tool. ``/healthz`` (liveness): 200 ``ok`` while
 this process's event loop answers. ``/readyz`` (readiness): 200 ``ready``, or 503 with
 ``Retry-After`` while the shared state store (``state_url``) is unreachable or refuses writes
-(``OOM`` at its ``maxmemory``, a replica's ``READONLY``: from the refusal until this process's next
+(``OOM`` at its ``maxmemory``, a replica's ``READONLY``, ``BUSY``, ...: from the refusal until this process's next
 heartbeat is taken, 2 s at most after it takes writes again), so a balancer sends new work to another
 process meanwhile. ``HEAD`` answers the same status without the body, ``OPTIONS``
 204 naming the methods, as every route does; any other method is 405 with ``Allow``. Never cached

@@ -9,9 +9,12 @@ entry id, but the same fields, which number the message:
   that process's number (``n``, :data:`~nanohubmcp.state.base.NUMBER`), increasing in the log per process.
 
 The one rule: an entry whose number is at or below the last this reader delivered (for ``g``: of the same process)
-is skipped. A POST stream's reader starts from the client's ``Last-Event-ID``; a ``g`` reader from nothing (what it
-resumes after is its log position: a copy written after that position of an entry delivered on the client's earlier
-connection is not known to it). An entry without a number (a session's end, an older writer's) is always new.
+is skipped. A POST stream's reader starts from the client's ``Last-Event-ID``. A ``g`` reader resuming after a
+``Last-Event-ID`` (a log position) starts from the highest number of each process among the log's entries up to that
+position (:meth:`~nanohubmcp.state.base.SharedState.numbers_upto`: the client got them all on its earlier
+connection), so a copy written after the position of an entry the client got before it is skipped too; one
+continuing on the same process without a ``Last-Event-ID`` goes on from its last reader's record. An entry without a
+number (a session's end, an older writer's) is always new. The record is one number per writing process.
 """
 
 from __future__ import annotations
@@ -33,6 +36,11 @@ class Delivered:
         """The POST stream's last sequence number delivered (the client's ``Last-Event-ID`` at first)."""
         self.by_process: dict[str, int] = {}
         """The ``g`` stream's last number delivered, by writing process."""
+
+    def knows(self, numbers: dict[str, int]) -> None:
+        """The client has the ``g`` stream's entries up to ``numbers`` (the highest of each writing process)."""
+        for process, number in numbers.items():
+            self.by_process[process] = max(number, self.by_process.get(process, 0))
 
     def new(self, fields: Fields, seq: int | None) -> bool:
         """Whether the entry with ``fields`` (``seq``: its POST stream sequence number; None on the ``g`` stream) is

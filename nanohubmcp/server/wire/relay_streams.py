@@ -17,8 +17,9 @@ logs, so any process can serve them:
 
 A log may hold an entry twice (a write that timed out against a frozen Redis reached it, and the
 writer tried it again): a reader delivers an entry only when its number is above the last it delivered
-(a POST stream's: at first, the client's ``Last-Event-ID``), so a copy never reaches the client
-(:mod:`~nanohubmcp.server.wire.delivered`).
+(a POST stream's: at first, the client's ``Last-Event-ID``; a resumed GET stream's: at first, the highest of each
+writer in the log up to the client's ``Last-Event-ID``), so a copy never reaches the client, across a reconnect
+too (:mod:`~nanohubmcp.server.wire.delivered`).
 
 A reader reads the log after a position (an entry id), never "whatever comes next" (``XREAD $``),
 which would skip what other processes wrote while it was not waiting in a read: before its first
@@ -106,7 +107,7 @@ class MirroredStream(OutboundStream):
 class RelayStream(OutboundStream):
     """A stream read from the session's event log (see the module docstring)."""
 
-    __slots__ = ("_cursor", "_reader", "_reader_sink", "session_id", "state")
+    __slots__ = ("_cursor", "_delivered", "_reader", "_reader_sink", "session_id", "state")
 
     def __init__(self, stream_id: str, *, state: SharedState, session_id: str, resumable: bool) -> None:
         super().__init__(stream_id, resumable=resumable)
@@ -114,6 +115,8 @@ class RelayStream(OutboundStream):
         self.session_id = session_id
         self.sink = _noop_sink
         self._cursor = "$"
+        self._delivered: Delivered | None = None
+        """What the last reader delivered, for a standalone stream's next reader continuing from its position."""
         self._reader: asyncio.Task[None] | None = None
         self._reader_sink: Sink | None = None
 
@@ -158,18 +161,22 @@ class RelayStream(OutboundStream):
 
     def attach(self, sink: Sink, last_event_id: str | None = None) -> None:
         after_seq = 0
+        resumed: str | None = None  # a standalone stream's log position the client has everything up to
         if last_event_id is not None:
             position = last_event_id.split(".", 1)[1] if "." in last_event_id else ""
             if "-" in position:
                 self._cursor = position
+                resumed = position if self.standalone else None
             else:
                 with contextlib.suppress(ValueError):
                     after_seq = bounded_int(position)  # (a client's header: 4,300 digits at most)
                 self._cursor = "0-0"
         elif not self.standalone:
             self._cursor = "0-0"
+        if last_event_id is not None or not self.standalone:
+            self._delivered = None  # (else a standalone reader goes on from the last one's position and record)
         self.detach()
-        self._reader = asyncio.get_running_loop().create_task(self._read(sink, after_seq))
+        self._reader = asyncio.get_running_loop().create_task(self._read(sink, after_seq, resumed))
         self._reader_sink = sink
 
     def detach(self, sink: Sink | None = None) -> None:
@@ -184,25 +191,29 @@ class RelayStream(OutboundStream):
         self.detach()
         super().close()
 
-    async def _read(self, sink: Sink, after_seq: int) -> None:
+    async def _read(self, sink: Sink, after_seq: int, resumed: str | None) -> None:
         mark = _ReaderMark(self.state, self.session_id)
         try:
             if self.standalone:
                 with contextlib.suppress(StateUnavailable):
                     await self.state.add_listener(self.session_id)
                     await mark.made()
-            await self._read_log(sink, after_seq, mark)
+            await self._read_log(sink, after_seq, mark, resumed)
         finally:
             mark.drop()
 
-    async def _read_log(self, sink: Sink, after_seq: int, mark: _ReaderMark) -> None:
+    async def _read_log(self, sink: Sink, after_seq: int, mark: _ReaderMark, resumed: str | None) -> None:
+        """Deliver the log's entries after the cursor until the stream ends; ``resumed``: the position of a
+        standalone stream's ``Last-Event-ID``, whose log up to it tells what the client has of each writer."""
         quiet = dead = 0
         loop = asyncio.get_running_loop()
         every = SESSION_CHECKS * BLOCK_MS / 1000
         next_check = loop.time() + every
         owner: str | None = None
         request_id: str | int | None = None
-        delivered = Delivered(after_seq)
+        if self._delivered is None:
+            self._delivered = Delivered(after_seq)
+        delivered = self._delivered
         while not self.closed:
             if self.standalone and loop.time() >= next_check:  # by the clock: a busy stream is checked too
                 next_check = loop.time() + every
@@ -212,6 +223,9 @@ class RelayStream(OutboundStream):
             try:
                 if self._cursor == "$":  # read from a position, never "$": what is written between reads stays
                     self._cursor = await self.state.last_id(self.session_id, self.stream_id)
+                if resumed is not None:  # a copy after it of what the client got before it is skipped too
+                    delivered.knows(await self.state.numbers_upto(self.session_id, self.stream_id, resumed))
+                    resumed = None
                 entries = await self.state.read(self.session_id, self.stream_id, self._cursor, BLOCK_MS)
             except StateUnavailable:
                 await asyncio.sleep(BLOCK_MS / 1000)
