@@ -67,6 +67,15 @@ def logged(message: dict[str, Any]) -> str:
     return utf8_storable(jsonenc.dumps(message))
 
 
+def _log_position(position: str) -> bool:
+    """Whether a ``Last-Event-ID``'s part after the stream id is an entry id Redis takes (``<ms>-<seq>``, each at most
+    2**64 - 1). Another (``abc-def``; a client's header) is read as any position that is no entry id: a POST
+    stream's whole log, a GET stream's too (before, ``XREAD`` refused it and the stream stayed open, never fed)."""
+    ms, dash, seq = position.partition("-")
+    return bool(dash) and all(part.isascii() and part.isdigit() and len(part) <= 20 and int(part) < 2**64
+                              for part in (ms, seq))
+
+
 def _noop_sink(event_id: str | None, message: dict[str, Any]) -> None:
     """Marks a relay stream as deliverable: its messages go to the log, read by whoever holds it."""
 
@@ -164,7 +173,7 @@ class RelayStream(OutboundStream):
         resumed: str | None = None  # a standalone stream's log position the client has everything up to
         if last_event_id is not None:
             position = last_event_id.split(".", 1)[1] if "." in last_event_id else ""
-            if "-" in position:
+            if _log_position(position):
                 self._cursor = position
                 resumed = position if self.standalone else None
             else:
