@@ -15,8 +15,6 @@ with the process, the client got "Server disconnected without sending a response
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -25,6 +23,7 @@ from typing import Any
 
 import pytest
 from kernels import LiveKernel, server_url
+from provenance_rows import provenance_rows
 from support import wait_until
 
 pytestmark = pytest.mark.slow
@@ -113,11 +112,9 @@ def test_a_call_the_kernels_shutdown_cuts_short_is_recorded(start_kernel: Any, t
     for status, body in answers:
         assert status == 503, answers
         assert "The server is stopping" in body, answers
-    listed = subprocess.run([sys.executable, "-m", "nanohubmcp", "provenance", "list", "--state-dir", str(state)],
-                            capture_output=True, text=True, timeout=60)
-    assert listed.returncode == 0, listed.stderr
-    lines = [line for line in listed.stdout.splitlines() if " nap " in line]
-    assert len(lines) == len(served), listed.stdout
+    rows = provenance_rows(state)
+    lines = [line for line in rows if " nap " in line]
+    assert len(lines) == len(served), rows
     for line in lines:
-        assert "failed" in line, listed.stdout
-        assert "the server stopped while this call ran" in line, listed.stdout
+        assert "failed" in line, rows
+        assert "the server stopped while this call ran" in line, rows

@@ -11,17 +11,14 @@ call leaves one; a call its client cancels had one).
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
-from support import mcp_client, wait_until
+from provenance_rows import provenance_rows
+from support import app_server, mcp_client, wait_until
 
 APP = """
 import asyncio, sys, time
@@ -59,28 +56,17 @@ TOOLS = ("stubborn", "blocking", "cooperative")
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 @pytest.mark.anyio
-async def test_calls_the_stop_cuts_short_are_recorded_as_failed(tmp_path: Path) -> None:
+async def test_calls_the_stop_cuts_short_are_recorded_as_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "app.py").write_text(APP)
-    log = tmp_path / "stderr.log"
     state = tmp_path / "state"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-u", "-m", "nanohubmcp", "run", "app.py", "--port", "0", "--exit-grace", "4"],
-            stdout=subprocess.PIPE, stderr=sink, stdin=subprocess.DEVNULL, cwd=tmp_path,
-            env={**os.environ, "NANOHUBMCP_STATE_DIR": str(state)})
-    assert process.stdout is not None
-    try:
-        port = None
-        for line in process.stdout:
-            if b"127.0.0.1:" in line:
-                port = int(line.decode().split("127.0.0.1:", 1)[1].split("/", 1)[0].split()[0])
-                threading.Thread(target=process.stdout.read, daemon=True).start()
-                break
-        assert port is not None, log.read_text()
+    monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(state))
+    with app_server(tmp_path / "app.py", "--exit-grace", "4", log=tmp_path / "server.log") as served:
         errors: list[MCPError] = []
         with anyio.fail_after(120):
             try:
-                async with mcp_client(f"http://127.0.0.1:{port}/mcp") as client, anyio.create_task_group() as group:
+                async with mcp_client(f"{served.url}mcp") as client, anyio.create_task_group() as group:
 
                     async def call(tool: str) -> None:
                         try:
@@ -91,22 +77,16 @@ async def test_calls_the_stop_cuts_short_are_recorded_as_failed(tmp_path: Path) 
                     for tool in TOOLS:
                         group.start_soon(call, tool)
                     await anyio.to_thread.run_sync(lambda: wait_until(
-                        lambda: all(f"{t}: running" in log.read_text() for t in TOOLS), "the three calls running", 60))
-                    process.send_signal(signal.SIGTERM)
+                        lambda: all(f"{t}: running" in served.output for t in TOOLS), "the three calls running", 60))
+                    served.process.send_signal(signal.SIGTERM)
             except BaseException:  # the session's teardown against a server now gone
                 if len(errors) < len(TOOLS):
                     raise
-        assert process.wait(60) == 0, log.read_text()
+        assert served.process.wait(60) == 0, served.output
         assert sorted(e.error.code for e in errors) == [-32000] * 3, errors
-        listed = subprocess.run([sys.executable, "-m", "nanohubmcp", "provenance", "list", "--state-dir", str(state)],
-                                capture_output=True, text=True, timeout=60)
-        assert listed.returncode == 0, listed.stderr + log.read_text()
-        for tool in TOOLS:
-            lines = [line for line in listed.stdout.splitlines() if f" {tool} " in line]
-            assert len(lines) == 1, listed.stdout
-            assert "failed" in lines[0], listed.stdout
-            assert "the server stopped while this call ran" in lines[0], listed.stdout
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(30)
+        rows = provenance_rows(state, served.output)
+    for tool in TOOLS:
+        lines = [line for line in rows if f" {tool} " in line]
+        assert len(lines) == 1, rows
+        assert "failed" in lines[0], rows
+        assert "the server stopped while this call ran" in lines[0], rows

@@ -11,16 +11,13 @@ Found by a fresh-user trial (trial53 F2): the call had no record at all (a call 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
-from support import wait_until
+from provenance_rows import provenance_rows
+from support import app_server, wait_until
 
 APP = """
 import sys, time
@@ -59,35 +56,18 @@ def _post_and_close(port: int, log: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_cancelled_call_still_running_at_the_stop_is_recorded_as_failed(tmp_path: Path, sig: int) -> None:
+def test_a_cancelled_call_still_running_at_the_stop_is_recorded_as_failed(
+    tmp_path: Path, sig: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "app.py").write_text(APP)
-    log = tmp_path / "stderr.log"
     state = tmp_path / "state"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-u", "-m", "nanohubmcp", "run", "app.py", "--port", "0", "--exit-grace", "4"],
-            stdout=subprocess.PIPE, stderr=sink, stdin=subprocess.DEVNULL, cwd=tmp_path,
-            env={**os.environ, "NANOHUBMCP_STATE_DIR": str(state)})
-    assert process.stdout is not None
-    try:
-        port = None
-        for line in process.stdout:
-            if b"127.0.0.1:" in line:
-                port = int(line.decode().split("127.0.0.1:", 1)[1].split("/", 1)[0].split()[0])
-                threading.Thread(target=process.stdout.read, daemon=True).start()
-                break
-        assert port is not None, log.read_text()
-        _post_and_close(port, log)
-        process.send_signal(sig)
-        assert process.wait(60) == 0, log.read_text()
-        listed = subprocess.run([sys.executable, "-m", "nanohubmcp", "provenance", "list", "--state-dir", str(state)],
-                                capture_output=True, text=True, timeout=60)
-        assert listed.returncode == 0, listed.stderr + log.read_text()
-        lines = [line for line in listed.stdout.splitlines() if " stubborn " in line]
-        assert len(lines) == 1, listed.stdout + log.read_text()
-        assert "failed" in lines[0], listed.stdout
-        assert "the server stopped while this call ran" in lines[0], listed.stdout
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(30)
+    monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(state))
+    with app_server(tmp_path / "app.py", "--exit-grace", "4", log=tmp_path / "server.log") as served:
+        _post_and_close(int(served.url.rsplit(":", 1)[1].strip("/")), served.log)
+        served.process.send_signal(sig)
+        assert served.process.wait(60) == 0, served.output
+        rows = provenance_rows(state, served.output)
+    lines = [line for line in rows if " stubborn " in line]
+    assert len(lines) == 1, rows
+    assert "failed" in lines[0], rows
+    assert "the server stopped while this call ran" in lines[0], rows

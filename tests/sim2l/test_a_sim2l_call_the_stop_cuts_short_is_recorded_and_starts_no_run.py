@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
+from provenance_rows import provenance_rows
 from sim2l.cooling_variant import cooling_variant
 from sources.test_a_tool_run_the_stop_ends_is_answered_as_the_stopping_servers import _serve
 from support import mcp_client, wait_until
@@ -47,13 +47,6 @@ def _kernels_of(parent: int) -> set[int]:
         if int(stat.rsplit(")", 1)[1].split()[1]) == parent and b"ipykernel" in command:
             found.add(int(entry))
     return found
-
-
-def _records(state: Path) -> list[str]:
-    done = subprocess.run([sys.executable, "-m", "nanohubmcp", "provenance", "list", "--state-dir", str(state)],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return [line for line in done.stdout.splitlines() if "cooling" in line]
 
 
 @pytest.mark.timeout(300)
@@ -109,7 +102,7 @@ async def test_a_stopped_call_is_recorded_and_its_waiting_twin_starts_no_kernel(
         kernels.discard(int(pidfile.read_text()))
         assert not kernels, f"the waiting call started kernel(s) {kernels} at the stop:\n{stderr}"
         assert "Kernel died before replying" not in stderr, stderr
-        records = _records(tmp_path / "state")
+        records = [line for line in provenance_rows(tmp_path / "state") if "cooling" in line]
         assert len(records) == 2, records
         for record in records:
             assert "failed" in record, records

@@ -13,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from provenance_rows import provenance_rows
 from support import app_server, wait_until
 
 from nanohubmcp.server.results.folder import LOCK_NAME
@@ -37,12 +36,6 @@ def levels(n: int) -> np.ndarray:
     '''n levels: an array of n floats (over 256 KiB of JSON: kept, and answered as a link).'''
     return np.arange(n, dtype=float) ** 2
 """
-
-
-def _records(state: Path) -> list[str]:
-    done = subprocess.run([sys.executable, "-m", "nanohubmcp", "provenance", "list", "--state-dir", str(state)],
-                          capture_output=True, text=True, timeout=60, check=True)
-    return [line for line in done.stdout.splitlines()[1:] if line.strip()]
 
 
 def _stopped_during_the_keep(tmp_path: Path, n: int, *grace: str, hold: bool = False) -> tuple[Any, float, Path, str]:
@@ -96,7 +89,7 @@ def test_a_result_kept_within_the_grace_is_answered_and_recorded_completed(tmp_p
     assert not answer.is_error, answer
     links = [block for block in answer.content if block.type == "resource_link"]
     assert len(links) == 1, answer
-    records = _records(tmp_path / "state")
+    records = provenance_rows(tmp_path / "state")
     assert len(records) == 1, records
     assert " completed " in records[0], records
     kept = [p.name for p in results.iterdir() if not p.name.startswith(".")]
@@ -111,7 +104,7 @@ def test_a_keep_the_grace_cuts_off_is_recorded_failed_and_leaves_no_partial_file
     assert isinstance(answer, BaseException), answer
     assert "The server is stopping: this request was not completed" in str(answer), repr(answer)
     assert after < 3, f"answered {after:.2f} s after SIGTERM"
-    records = _records(tmp_path / "state")
+    records = provenance_rows(tmp_path / "state")
     assert len(records) == 1, records
     assert " failed " in records[0], records
     assert "the server stopped while this call ran" in records[0], records
