@@ -11,17 +11,15 @@ drain ended the streams, writing what is queued first (bounded).
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import redis
 import wire
-from redis_server import RedisServer, free_port, listening
+from app_processes import app_processes
+from redis_server import RedisServer
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -43,27 +41,13 @@ def slow(seconds: float, ctx: Context) -> str:
 '''
 
 
-def start(app: Path, port: int, state_url: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "nanohubmcp", "run", str(app), "--port", str(port), "--state-url", state_url],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-        )
-
-
 def test_the_answer_of_a_call_that_ended_during_the_stop_is_resumed_on_another_process(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
     app = tmp_path / "last_answer_app.py"
     app.write_text(APP)
-    port, other_port = free_port(), free_port()
-    stopping, other = (start(app, each, redis_server.url, env, tmp_path / f"{each}.log") for each in (port, other_port))
-    url, other_url = (f"http://127.0.0.1:{each}/mcp" for each in (port, other_port))
-    try:
-        deadline = time.monotonic() + 30
-        while not (listening(port) and listening(other_port)) and time.monotonic() < deadline:
-            time.sleep(0.05)
+    with app_processes(app, redis_server.url, tmp_path) as (stopping, other):
+        url, other_url = stopping.url, other.url
         session = wire.initialize(url)
         call = wire.Events("POST", url, wire.headers(session), {
             "jsonrpc": "2.0", "id": 51, "method": "tools/call",
@@ -73,7 +57,7 @@ def test_the_answer_of_a_call_that_ended_during_the_stop_is_resumed_on_another_p
         assert began["method"] == "notifications/progress", began
         assert began_id is not None
         time.sleep(0.5)  # the brief's moment: SIGTERM half a second into the 2 s call
-        stopping.send_signal(signal.SIGTERM)
+        stopping.proc.send_signal(signal.SIGTERM)
         answer_id, answer = call.next(timeout=15)
         assert answer is not None, "the stopping server ended the call's stream without its answer"
         assert answer["id"] == 51, answer
@@ -81,7 +65,7 @@ def test_the_answer_of_a_call_that_ended_during_the_stop_is_resumed_on_another_p
         assert answer_id is not None
         assert answer_id.split(".")[0] == began_id.split(".")[0]  # the call's stream
         call.close()
-        assert stopping.wait(20) == 0, (tmp_path / f"{port}.log").read_text()
+        assert stopping.proc.wait(20) == 0, stopping.text()
 
         # In the session's event log, as a resuming process reads it (RelayStream: the entry's producer event id).
         with redis.Redis.from_url(redis_server.url, decode_responses=True) as client:
@@ -99,8 +83,3 @@ def test_the_answer_of_a_call_that_ended_during_the_stop_is_resumed_on_another_p
             assert (again_id, again) == (answer_id, answer)
         finally:
             resumed.close()
-    finally:
-        for process in (stopping, other):
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(10)

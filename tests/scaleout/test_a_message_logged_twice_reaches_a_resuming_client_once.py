@@ -14,10 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +21,8 @@ from typing import Any
 import pytest
 import redis
 import wire
-from redis_server import RedisServer, free_port, listening
+from app_processes import app_processes
+from redis_server import RedisServer
 
 from nanohubmcp.server.wire.relay_streams import RelayStream
 from nanohubmcp.state import open_shared
@@ -49,14 +46,6 @@ def steps(ctx: Context) -> str:
 '''
 
 
-def start(app: Path, port: int, state_url: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "nanohubmcp", "run", str(app), "--port", str(port), "--state-url", state_url],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-        )
-
-
 def read_all(events: wire.Events) -> list[tuple[str | None, Any]]:
     got: list[tuple[str | None, Any]] = []
     while True:
@@ -69,16 +58,10 @@ def read_all(events: wire.Events) -> list[tuple[str | None, Any]]:
 def test_each_message_of_a_twice_logged_stream_reaches_a_resuming_client_once(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
     app = tmp_path / "twice_logged_app.py"
     app.write_text(APP)
-    ports = free_port(), free_port()
-    servers = [start(app, port, redis_server.url, env, tmp_path / f"{port}.log") for port in ports]
-    url, other_url = (f"http://127.0.0.1:{port}/mcp" for port in ports)
-    try:
-        deadline = time.monotonic() + 30
-        while not all(listening(port) for port in ports) and time.monotonic() < deadline:
-            time.sleep(0.05)
+    with app_processes(app, redis_server.url, tmp_path) as servers:
+        url, other_url = (server.url for server in servers)
         session = wire.initialize(url)
         call = wire.Events("POST", url, wire.headers(session), {
             "jsonrpc": "2.0", "id": 8, "method": "tools/call",
@@ -120,16 +103,6 @@ def test_each_message_of_a_twice_logged_stream_reaches_a_resuming_client_once(
             assert read_all(whole) == sent
         finally:
             whole.close()
-    finally:
-        for process in servers:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in servers:
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(10)
 
 
 def test_each_message_of_a_twice_logged_get_stream_reaches_its_reader_once(redis_server: RedisServer) -> None:

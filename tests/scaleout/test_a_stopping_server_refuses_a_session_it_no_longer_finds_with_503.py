@@ -6,18 +6,18 @@ here or on another process), and the session lives on in the store."""
 
 from __future__ import annotations
 
-import os
+import contextlib
 import signal
-import subprocess
-import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2 as httpx
 import pytest
 import wire
-from redis_server import RedisServer, free_port, listening
+from app_processes import app_processes
+from redis_server import RedisServer
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -28,27 +28,22 @@ server = MCPServer("stopping")
 '''
 
 
-def start(app: Path, port: int, state_url: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "nanohubmcp", "run", str(app), "--port", str(port), "--state-url", state_url],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-        )
+@contextlib.contextmanager
+def thawed(redis: RedisServer) -> Iterator[None]:
+    """Redis answering again on leaving (before the processes are killed), however the test ended."""
+    try:
+        yield
+    finally:
+        redis.thaw()
 
 
 def test_a_live_session_is_answered_503_until_the_stopping_servers_connections_close(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
     app = tmp_path / "stopping_app.py"
     app.write_text(APP)
-    port, other_port = free_port(), free_port()
-    stopping, other = (start(app, each, redis_server.url, env, tmp_path / f"{each}.log") for each in (port, other_port))
-    url, other_url = (f"http://127.0.0.1:{each}/mcp" for each in (port, other_port))
-    try:
-        deadline = time.monotonic() + 30
-        while not (listening(port) and listening(other_port)) and time.monotonic() < deadline:
-            time.sleep(0.05)
+    with app_processes(app, redis_server.url, tmp_path) as (stopping, other), thawed(redis_server):
+        url, other_url = stopping.url, other.url
         own = wire.initialize(url)
         elsewhere = wire.initialize(other_url)  # held by the other process; the stopping one reads it from Redis
         statuses: Counter[int] = Counter()
@@ -59,7 +54,7 @@ def test_a_live_session_is_answered_503_until_the_stopping_servers_connections_c
             # Redis paused: the stopping server's link to it takes its whole bound (2 s) to close, the
             # moment its sessions are already closed and its connections not yet.
             redis_server.freeze()
-            stopping.send_signal(signal.SIGTERM)
+            stopping.proc.send_signal(signal.SIGTERM)
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline:
                 try:
@@ -74,12 +69,6 @@ def test_a_live_session_is_answered_503_until_the_stopping_servers_connections_c
         redis_server.thaw()
         assert set(statuses) <= {200, 503}, statuses  # never 404: "initialize again"
         assert statuses[503] > 0, statuses
-        assert stopping.wait(20) == 0
+        assert stopping.proc.wait(20) == 0
         for session in (own, elsewhere):  # both live on
             assert wire.result(other_url, session, "ping", {}) == {}
-    finally:
-        redis_server.thaw()
-        for process in (stopping, other):
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(10)

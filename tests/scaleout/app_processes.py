@@ -1,0 +1,35 @@
+"""``nanohubmcp run`` processes of one test app sharing a Redis, each on a port of its own and without nginx in
+front: for the tests that stop one of them, or write into Redis, and read or resume a stream on another."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+from cluster import Server
+from redis_server import free_port
+
+
+@contextlib.contextmanager
+def app_processes(app: Path, state_url: str, workdir: Path, count: int = 2) -> Iterator[list[Server]]:
+    """``count`` processes ``nanohubmcp run APP --port P --state-url STATE_URL`` (no access log), each in a session
+    of its own, all keeping their state folder in ``workdir/state`` (logs: ``workdir/server-P.log``). Yields them
+    once each listens (:meth:`Server.wait_listening`: 30 s at most); on leaving, the group of each one still
+    running is killed (SIGKILL)."""
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(workdir / "state"), "MCP_TOKEN": ""}
+    servers: list[Server] = []
+    try:
+        for _ in range(count):
+            servers.append(Server(workdir, free_port(), state_url, env=env, access_log=False, app=app))
+        for server in servers:
+            server.wait_listening()
+        yield servers
+    finally:
+        for server in servers:
+            if server.proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(server.proc.pid, signal.SIGKILL)
+                server.proc.wait(10)
