@@ -15,29 +15,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from stop_lines_app import stop_lines_app
 from support import ScriptServer, app_server, wait_until
 
 pytestmark = pytest.mark.timeout(120)
-
-APP = """
-import sys, time
-from nanohubmcp import MCPServer
-server = MCPServer("jobs-close", job_store="memory")
-
-@server.tool()
-def slow(seconds: float) -> str:
-    '''A sync call.'''
-    print("slow: running", file=sys.stderr, flush=True)
-    time.sleep(seconds)
-    return "done"
-
-@server.async_tool()
-def stubborn(seconds: float, tag: str) -> str:
-    '''A job on a thread of the server that does not look whether it was cancelled.'''
-    print(f"job {tag}: running", file=sys.stderr, flush=True)
-    time.sleep(seconds)
-    return "ok"
-"""
 
 
 def _start_job(url: str, tag: str) -> str:
@@ -47,6 +28,15 @@ def _start_job(url: str, tag: str) -> str:
     job_id = body.get("job_id") or body.get("result", {}).get("job_id")
     assert job_id, body
     return str(job_id)
+
+
+def _cancelled_job_running(served: ScriptServer) -> None:
+    """Start the job ``a`` and, once it runs, cancel it (it runs on: its function does not look)."""
+    cancelled = _start_job(served.url, "a")
+    wait_until(lambda: "job a: running" in served.output, "the job a to run")
+    told = httpx.post(f"{served.url}tools/cancel_job", json={"job_id": cancelled}, timeout=60)
+    assert told.status_code == 200, told.text
+    assert "cancelled" in told.text, told.text
 
 
 def _stop(served: ScriptServer) -> str:
@@ -64,14 +54,8 @@ def _lines(said: str) -> tuple[str, str]:
 
 
 def test_a_cancelled_job_still_running_and_another_job_are_two_jobs_in_both_lines(tmp_path: Path) -> None:
-    app = tmp_path / "app.py"
-    app.write_text(APP)
-    with app_server(app, "--exit-grace", "3", log=tmp_path / "server.log") as served:
-        cancelled = _start_job(served.url, "a")
-        wait_until(lambda: "job a: running" in served.output, "the first job to run")
-        told = httpx.post(f"{served.url}tools/cancel_job", json={"job_id": cancelled}, timeout=60)
-        assert told.status_code == 200, told.text
-        assert "cancelled" in told.text, told.text
+    with app_server(stop_lines_app(tmp_path), "--exit-grace", "3", log=tmp_path / "server.log") as served:
+        _cancelled_job_running(served)
         _start_job(served.url, "b")
         wait_until(lambda: "job b: running" in served.output, "the second job to run")
         said = _stop(served)
@@ -84,14 +68,8 @@ def test_a_cancelled_job_still_running_and_another_job_are_two_jobs_in_both_line
 
 
 def test_a_call_and_a_cancelled_job_are_named_apart_in_both_lines(tmp_path: Path) -> None:
-    app = tmp_path / "app.py"
-    app.write_text(APP)
-    with app_server(app, "--exit-grace", "3", log=tmp_path / "server.log") as served:
-        cancelled = _start_job(served.url, "a")
-        wait_until(lambda: "job a: running" in served.output, "the job to run")
-        told = httpx.post(f"{served.url}tools/cancel_job", json={"job_id": cancelled}, timeout=60)
-        assert told.status_code == 200, told.text
-        assert "cancelled" in told.text, told.text
+    with app_server(stop_lines_app(tmp_path), "--exit-grace", "3", log=tmp_path / "server.log") as served:
+        _cancelled_job_running(served)
         caller = threading.Thread(
             target=lambda: httpx.post(f"{served.url}tools/slow", json={"seconds": 60}, timeout=60), daemon=True)
         caller.start()

@@ -15,36 +15,14 @@ from typing import Any
 
 import httpx
 import pytest
+from stop_lines_app import stop_lines_app
 from support import app_server, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
-APP = """
-import sys, time
-from nanohubmcp import MCPServer
-server = MCPServer("jobs-line", job_store="memory")
-
-@server.tool()
-def slow(seconds: float) -> str:
-    '''A sync call.'''
-    print("slow: running", file=sys.stderr, flush=True)
-    time.sleep(seconds)
-    return "done"
-
-@server.async_tool()
-def long_job(seconds: float) -> str:
-    '''A job on a thread of the server.'''
-    print("job: running", file=sys.stderr, flush=True)
-    time.sleep(seconds)
-    print("job: returning", file=sys.stderr, flush=True)
-    return "job done"
-"""
-
 
 def test_a_stop_with_a_call_and_a_job_running_names_both_as_it_begins(tmp_path: Path) -> None:
-    app = tmp_path / "app.py"
-    app.write_text(APP)
-    with app_server(app, "--exit-grace", "10", log=tmp_path / "server.log") as served:
+    with app_server(stop_lines_app(tmp_path), "--exit-grace", "10", log=tmp_path / "server.log") as served:
         handle = httpx.post(f"{served.url}tools/long_job", json={"seconds": 4}, timeout=60)
         assert handle.status_code in (200, 202), handle.text
         answers: list[Any] = []
