@@ -46,6 +46,15 @@ def running(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] != "Z"
 
 
+def run_parent(parent: Path, run: str) -> Path:
+    """Make ``parent`` as a server makes its run folders' parent: its lock file (``owner.lock``, no one holding it)
+    and the run ``run`` with a ``driver.xml``; returns ``parent``."""
+    (parent / run).mkdir(parents=True)
+    (parent / run / "driver.xml").write_text("<run/>")
+    (parent / "owner.lock").touch()
+    return parent
+
+
 def program_in(parent: Path, run: str, mark: str, programs: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
     """A program running in ``parent``'s run ``run`` as a run's program is: in a session of its own, with the
     run's ``mark`` in its environment, its group noted beside the run; added to ``programs`` (to be killed)."""

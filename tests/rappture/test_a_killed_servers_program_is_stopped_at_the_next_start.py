@@ -13,15 +13,12 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
-import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
-from support import script_server
+from support import script_server, wait_until
+from swept_folders import SLEEPER, running
 
 from nanohubmcp.sources.run_folders import host_name
 
@@ -50,27 +47,6 @@ server.add_rappture_tool(sys.argv[1], rappture="")
 server.run(host="127.0.0.1", port=0)
 """
 
-SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)"]
-T = TypeVar("T")
-
-
-def wait_for(condition: Callable[[], T], what: str, seconds: float = 60.0) -> T:
-    deadline = time.monotonic() + seconds
-    while not (found := condition()):
-        assert time.monotonic() < deadline, f"waited {seconds:g} s for {what}"
-        time.sleep(0.05)
-    return found
-
-
-def running(pid: int) -> bool:
-    """Neither gone nor a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
-
-
 @pytest.mark.timeout(180)
 def test_the_next_server_kills_the_program_a_killed_server_left_and_nothing_else(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -91,8 +67,8 @@ def test_the_next_server_kills_the_program_a_killed_server_left_and_nothing_else
                                              headers={"Content-Type": "application/json"}, method="POST")
             with urllib.request.urlopen(request, timeout=30) as answer:
                 assert answer.status == 202
-            pid_file = wait_for(lambda: next(tmp.glob("nanohubmcp-rappture-*/rappture-stuck-*/pid"), None), "the run")
-            program = int(wait_for(lambda: pid_file.read_text(), "the program's pid"))
+            pid_file = wait_until(lambda: next(tmp.glob("nanohubmcp-rappture-*/rappture-stuck-*/pid"), None), "the run")
+            program = int(wait_until(lambda: pid_file.read_text(), "the program's pid"))
             first.process.send_signal(signal.SIGKILL)
             first.process.wait(30)
         folder = pid_file.parent.parent
@@ -108,7 +84,7 @@ def test_the_next_server_kills_the_program_a_killed_server_left_and_nothing_else
         (decoy_run.parent / "rappture-stuck-decoy123.group").write_text(str(elsewhere.pid))
 
         with script_server(SCRIPT, str(tool / "tool.xml"), directory=tmp_path / "b"):
-            wait_for(lambda: not running(program), "the orphan program to be killed", seconds=15)
+            wait_until(lambda: not running(program), "the orphan program to be killed", 15)
             assert not folder.exists()
             assert not decoy_run.parent.exists()
             assert running(elsewhere.pid)

@@ -15,28 +15,19 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from support import wait_until
+from swept_folders import SLEEPER, running
 
 from nanohubmcp.sources.run_folders import RunFolders
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="found through /proc (Linux)")
 
 MARK = "REVFIX_SCAN_RUN"
-SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)"]
 EARLIER = 20  # processes of this user started before the run
-
-
-def _running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
 
 
 def _ticks_now() -> int:
@@ -79,7 +70,7 @@ def test_a_runs_end_kills_its_helper_reading_no_earlier_processs_environment(
         monkeypatch.undo()
 
         assert helper.wait(10) == -9  # the helper carrying the run's mark was killed, and waited for
-        assert _running(other.pid)
+        assert running(other.pid)
         assert not run.exists()
         earlier_read = sorted(set(read) & {process.pid for process in earlier})
         assert not earlier_read, f"the environment of {len(earlier_read)} processes started before the run was read"
@@ -91,4 +82,4 @@ def test_a_runs_end_kills_its_helper_reading_no_earlier_processs_environment(
             process.kill()
         for process in earlier + started:
             process.wait(30)
-    wait_until(lambda: not any(_running(p.pid) for p in earlier + started), "the test's processes gone")
+    wait_until(lambda: not any(running(p.pid) for p in earlier + started), "the test's processes gone")

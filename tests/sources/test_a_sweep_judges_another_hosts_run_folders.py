@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from support import wait_until
-from swept_folders import DAY, age, dead_pid, hold_lock, program_in
+from swept_folders import DAY, age, dead_pid, hold_lock, program_in, run_parent
 
 from nanohubmcp.sources.lock_reach import locks_reach_hosts
 from nanohubmcp.sources.run_folders import ABANDONED_AFTER_DAYS, MADE_GRACE_SECONDS, RunFolders, host_name
@@ -42,11 +42,7 @@ def _no_locks(fd: int, operation: int) -> None:
 
 
 def _folder(base: Path, host: str, pid: int, tag: str = "abcd1234") -> Path:
-    parent = base / f"otherhosttest-{host}-{pid}-{tag}"
-    (parent / "run-efgh5678").mkdir(parents=True)
-    (parent / "run-efgh5678" / "driver.xml").write_text("<run/>")
-    (parent / "owner.lock").touch()
-    return parent
+    return run_parent(base / f"otherhosttest-{host}-{pid}-{tag}", "run-efgh5678")
 
 
 @pytest.mark.timeout(120)

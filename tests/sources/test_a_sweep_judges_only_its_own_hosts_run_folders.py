@@ -19,64 +19,47 @@ import os
 import re
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from support import wait_until
+from swept_folders import dead_pid, program_in, running
 
 from nanohubmcp.sources.run_folders import RunFolders
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="programs found through /proc (Linux)")
 
 MARK = "HOSTTEST_RUN"
-SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)"]
 HOST = re.sub(r"[^a-z0-9.-]", "_", socket.gethostname().lower())[:64] or "localhost"  # as run_folders.host_name
 
 
-def _running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
-
-
 @pytest.mark.timeout(120)
-def test_a_sweep_removes_this_hosts_stale_folder_and_leaves_another_hosts(tmp_path: Path) -> None:
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait(30)  # a pid no process has here: the dead process (or the other host's process) a folder names
-    programs: list[subprocess.Popen[bytes]] = []
+def test_a_sweep_removes_this_hosts_stale_folder_and_leaves_another_hosts(
+    tmp_path: Path, programs: list[subprocess.Popen[bytes]]
+) -> None:
+    gone = dead_pid()  # the dead process (or the other host's process) a folder names
 
     def folder(host: str) -> Path:
-        parent = tmp_path / f"hosttest-{host}-{gone.pid}-abcd1234"
-        run = parent / "run-efgh5678"
-        run.mkdir(parents=True)
+        parent = tmp_path / f"hosttest-{host}-{gone}-abcd1234"
+        (parent / "run-efgh5678").mkdir(parents=True)
         (parent / "owner.lock").touch()  # nobody's lock to be seen here
-        env = {**os.environ, MARK: str(run.resolve())}
-        programs.append(subprocess.Popen(SLEEPER, cwd=run, start_new_session=True, env=env))
-        (parent / "run-efgh5678.group").write_text(str(programs[-1].pid))
+        program_in(parent, "run-efgh5678", MARK, programs)
         return parent
 
-    try:
-        other = folder("node17.cluster-a")
-        mine = folder(HOST)
-        folders = RunFolders("hosttest-", MARK, locks_reach_hosts=lambda base: False)  # a nolock mount's
+    other = folder("node17.cluster-a")
+    mine = folder(HOST)
+    folders = RunFolders("hosttest-", MARK, locks_reach_hosts=lambda base: False)  # a nolock mount's
 
-        assert folders.sweep(tmp_path) == [mine]
+    assert folders.sweep(tmp_path) == [mine]
 
-        wait_until(lambda: programs[1].poll() is not None, "this host's orphan program to be killed")
-        assert not mine.exists()
-        assert (other / "run-efgh5678").is_dir()
-        assert _running(programs[0].pid)  # the other host's job goes on
+    wait_until(lambda: programs[1].poll() is not None, "this host's orphan program to be killed")
+    assert not mine.exists()
+    assert (other / "run-efgh5678").is_dir()
+    assert running(programs[0].pid)  # the other host's job goes on
 
-        made = folders.make(tmp_path)
-        assert made.parent.name.startswith(f"hosttest-{HOST}-{os.getpid()}-")
-        assert folders.sweep(tmp_path) == []  # this process's own, running: left
-    finally:
-        for program in programs:
-            program.kill()
-            program.wait(30)
+    made = folders.make(tmp_path)
+    assert made.parent.name.startswith(f"hosttest-{HOST}-{os.getpid()}-")
+    assert folders.sweep(tmp_path) == []  # this process's own, running: left
 
 
 def test_the_host_in_a_folders_name_has_no_path_or_pattern_characters() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from support import wait_until
-from swept_folders import DAY, age, dead_pid, hold_lock, program_in, running
+from swept_folders import DAY, age, dead_pid, hold_lock, program_in, run_parent, running
 
 from nanohubmcp.sources.lock_reach import locks_reach_hosts
 from nanohubmcp.sources.run_folders import ABANDONED_AFTER_DAYS, MADE_GRACE_SECONDS, RunFolders
@@ -32,11 +32,7 @@ RUN = "run-efgh5678"
 
 def _old_folder(base: Path, pid: int, tag: str) -> Path:
     """A parent as the version before hosts made it: ``<prefix><pid>-<random>``, its lock file, one run."""
-    parent = base / f"{PREFIX}{pid}-{tag}"
-    (parent / RUN).mkdir(parents=True)
-    (parent / RUN / "driver.xml").write_text("<run/>")
-    (parent / "owner.lock").touch()
-    return parent
+    return run_parent(base / f"{PREFIX}{pid}-{tag}", RUN)
 
 
 @pytest.mark.timeout(120)
