@@ -11,13 +11,12 @@ and OpenAPI does not list it.
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
+from json_posts import post_json
 from support import mcp_client, serve
 
 from nanohubmcp import MCPServer
@@ -50,15 +49,6 @@ def build() -> MCPServer:
     return server
 
 
-def post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
 @pytest.mark.anyio
 async def test_mcp_lists_and_serves_it_with_the_hint_and_rest_and_openapi_leave_it_out() -> None:
     with serve(build()) as url, anyio.fail_after(20):
@@ -69,12 +59,12 @@ async def test_mcp_lists_and_serves_it_with_the_hint_and_rest_and_openapi_leave_
         assert not called.is_error
         assert called.content[0].text == "everything was reset"  # any MCP client: the hint is the host's to apply
 
-        status, body = post(url + "tools/reset_everything", {})
+        status, body = post_json(url + "tools/reset_everything", {}, 10)
         assert status == 404
         assert body == {"error": "Tool 'reset_everything' is for its view only (view_visibility=['app']): not served "
                                  "over REST; an MCP host calls it for its view"}
-        assert post(url + "tools/squares", {"n": 2}) == (200, {"squares": [0, 1]})
-        assert post(url + "tools/model_only", {}) == (200, {"result": "model"})
+        assert post_json(url + "tools/squares", {"n": 2}, 10) == (200, {"squares": [0, 1]})
+        assert post_json(url + "tools/model_only", {}, 10) == (200, {"result": "model"})
 
         with urllib.request.urlopen(url + "openapi.json", timeout=10) as answer:
             paths = set(json.loads(answer.read())["paths"])

@@ -8,7 +8,6 @@ base URL (``http://127.0.0.1:<port>/``). The process gets SIGTERM afterwards (th
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import signal
@@ -16,11 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -92,14 +88,3 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
-
-
-def post_json(url: str, body: Any, timeout: float = 30.0) -> tuple[int, Any]:
-    """POST ``body`` as JSON (like the README's curls); returns (status, decoded JSON body)."""
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())

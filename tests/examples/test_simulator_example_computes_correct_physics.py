@@ -10,7 +10,8 @@ from typing import Any
 
 import anyio
 import pytest
-from example_process import ExampleProcess, post_json, run_example
+from example_process import ExampleProcess, run_example
+from json_posts import post_json
 from support import mcp_client
 
 pytestmark = pytest.mark.slow

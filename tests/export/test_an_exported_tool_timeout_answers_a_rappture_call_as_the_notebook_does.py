@@ -5,31 +5,18 @@ was stopped, as the notebook now answers it."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from export_roundtrip import SCRIPT_TOKEN, export, run_start_mcp
+from json_posts import post_json
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("pint")
 
 FERMI = Path(__file__).parents[1] / "rappture" / "tools" / "fermi"
-
-
-def rest_call(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {
-        "Content-Type": "application/json", "Authorization": f"Bearer {SCRIPT_TOKEN}"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
 
 
 def test_the_exported_script_answers_a_timed_out_rappture_call_504_run_stopped(
@@ -42,7 +29,8 @@ def test_the_exported_script_answers_a_timed_out_rappture_call_504_run_stopped(
     assert done.returncode == 0, done.stderr
     assert "tool_timeout=2" in (tmp_path / "start_mcp.py").read_text()
     with run_start_mcp(tmp_path / "start_mcp.py") as url:
-        status, body = rest_call(url.rsplit("/mcp", 1)[0] + "/tools/fermi", {"mode": "hang"})
+        status, body = post_json(url.rsplit("/mcp", 1)[0] + "/tools/fermi", {"mode": "hang"}, 60,
+                                 {"Authorization": f"Bearer {SCRIPT_TOKEN}"})
     assert status == 504, (status, body)  # was 500
     assert body["error"].startswith("tool 'fermi' did not finish within 2 s (tool_timeout); its run was stopped")
     assert "abandoned" not in body["error"]

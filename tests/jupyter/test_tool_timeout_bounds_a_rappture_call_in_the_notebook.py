@@ -6,16 +6,14 @@ its child are gone), REST with 504, not 500; a plain sync function still says it
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
+from json_posts import post_json
 from kernels import LiveKernel, run_async, server_url
 from support import mcp_client
 
@@ -24,15 +22,6 @@ pytest.importorskip("pint")
 
 FERMI = Path(__file__).parents[1] / "rappture" / "tools" / "fermi"
 NAP = "%%mcp_tool\ndef nap(seconds: float) -> str:\n    import time\n    time.sleep(seconds)\n    return 'rested'\n"
-
-
-def rest_call(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
 
 
 def gone(pid: int) -> bool:
@@ -74,7 +63,7 @@ def test_the_notebooks_tool_timeout_stops_a_rappture_run_and_says_so(kernel: Liv
     while time.monotonic() < deadline and not all(gone(pid) for pid in pids):
         time.sleep(0.1)
     assert all(gone(pid) for pid in pids), pids
-    status, body = rest_call(url.rsplit("/mcp", 1)[0] + "/tools/fermi", {"mode": "hang"})
+    status, body = post_json(url.rsplit("/mcp", 1)[0] + "/tools/fermi", {"mode": "hang"}, 60)
     assert status == 504, (status, body)  # a timeout is no fault of the server: not 500
     assert "its run was stopped" in body["error"]
     kernel.run_ok("%config NanohubMCP.tool_timeout = None")

@@ -9,15 +9,13 @@ And ``timeout=inf`` (``--timeout inf``, a number past any wait) follows the one 
 
 from __future__ import annotations
 
-import json
 import math
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from json_posts import post_json
 from support import mcp_client, serve
 
 from nanohubmcp import MCPServer
@@ -31,21 +29,11 @@ HEAD = ("Rappture tool 'fermi' did not finish within 1 s (its timeout; raise it 
         "inf for no limit); its run was stopped")
 
 
-def rest_call(url: str, name: str, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(f"{url}tools/{name}", json.dumps(arguments).encode(),
-                                     {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
 def test_a_run_past_its_timeout_is_504_over_rest_and_says_so_over_mcp(hub_path: Path) -> None:
     server = MCPServer("rappture-timeout")
     server.add_rappture_tool(FERMI, timeout=1, plot=False)
     with serve(server) as url:
-        status, body = rest_call(url, "fermi", {"mode": "hang"})
+        status, body = post_json(f"{url}tools/fermi", {"mode": "hang"}, 60)
 
         async def mcp_call() -> Any:
             with anyio.fail_after(60):

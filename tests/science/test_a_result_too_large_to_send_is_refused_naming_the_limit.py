@@ -14,11 +14,10 @@ from __future__ import annotations
 import json
 import logging
 import re
-import urllib.error
-import urllib.request
 from typing import Any
 
 import pytest
+from json_posts import post_json
 from support import call_tool_http, post_rpc, serve
 
 from nanohubmcp import MCPServer
@@ -63,13 +62,7 @@ def build(**options: Any) -> MCPServer:
 
 
 def rest(base: str, name: str, arguments: dict[str, Any]) -> tuple[int, Any]:
-    request = urllib.request.Request(base + "tools/" + name, json.dumps(arguments).encode(),
-                                     {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
+    return post_json(base + "tools/" + name, arguments, 60)
 
 
 def test_over_rest_a_result_over_the_limit_is_refused_and_the_server_keeps_serving(

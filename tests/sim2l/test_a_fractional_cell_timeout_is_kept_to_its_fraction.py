@@ -9,28 +9,17 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
-import urllib.error
-import urllib.request
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 import pytest
+from json_posts import post_json
 from sim2l.cooling_variant import COOLING
 from support import serve
 
 from nanohubmcp import MCPServer
 
 pytestmark = pytest.mark.slow
-
-
-def rest_call(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=180) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
 
 
 def sleeping_first(folder: Path, seconds: float) -> Path:
@@ -61,7 +50,7 @@ def test_fractional_cell_timeouts_answer_a_run_and_stop_a_cell_at_their_fraction
     server.add_sim2l(str(sleeping_first(tmp_path, 600)), name="long", cell_timeout=2.5)
     server.add_sim2l(str(sleeping_first(tmp_path, 0.8)), name="brief", cell_timeout=0.5)
     with serve(server) as url, concurrent.futures.ThreadPoolExecutor(3) as pool:
-        calls = {name: pool.submit(rest_call, url + f"tools/{name}", {"points": 5}) for name in ("quick", "long",
+        calls = {name: pool.submit(post_json, url + f"tools/{name}", {"points": 5}, 180) for name in ("quick", "long",
                                                                                                  "brief")}
         answers = {name: call.result(timeout=200) for name, call in calls.items()}
     status, body = answers["quick"]

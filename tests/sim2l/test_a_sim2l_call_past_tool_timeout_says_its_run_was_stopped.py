@@ -4,29 +4,17 @@ server fault) saying its run was stopped, and the cell's process is gone."""
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 import pytest
+from json_posts import post_json
 from sim2l.cooling_variant import cooling_variant
 from support import serve
 
 from nanohubmcp import MCPServer
 
 pytestmark = pytest.mark.slow
-
-
-def rest_call(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=120) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
 
 
 def gone(pid: int) -> bool:
@@ -51,7 +39,7 @@ def test_a_sim2l_call_past_tool_timeout_is_504_and_its_run_stopped(tmp_path: Pat
     server = MCPServer("sim2l-timeout", state_dir=str(tmp_path / "state"), tool_timeout=15)
     server.add_sim2l(str(cooling_variant(tmp_path, code)), name="cool")
     with serve(server) as base:
-        status, body = rest_call(base + "tools/cool", {"points": 17, "rate": 0.02})
+        status, body = post_json(base + "tools/cool", {"points": 17, "rate": 0.02}, 120)
     assert status == 504, (status, body)  # was 500
     assert body["error"].startswith("tool 'cool' did not finish within 15 s (tool_timeout); its run was stopped"), body
     assert "abandoned" not in body["error"]

@@ -5,15 +5,13 @@ which limit ran out (the cell's), what raises it and that the run was stopped.""
 from __future__ import annotations
 
 import concurrent.futures
-import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.from_thread
 import pytest
+from json_posts import post_json
 from sim2l.cooling_variant import cooling_variant
 from support import mcp_client, serve
 
@@ -27,15 +25,6 @@ TEXT = ("the Sim2L tool 'cool' did not finish within 15 s in cell 8 (its cell_ti
         "with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped")
 
 
-def rest_call(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=180) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
 @pytest.mark.timeout(300)
 def test_a_cell_past_cell_timeout_is_504_over_rest_and_says_so_over_mcp(tmp_path: Path) -> None:
     pytest.importorskip("papermill")
@@ -46,7 +35,7 @@ def test_a_cell_past_cell_timeout_is_504_over_rest_and_says_so_over_mcp(tmp_path
     server.add_sim2l(str(notebook), name="cool", cell_timeout=15)
     with serve(server) as url, concurrent.futures.ThreadPoolExecutor(1) as pool:
         # The two runs at once (each in a kernel of its own): one over REST, one over MCP.
-        rest = pool.submit(rest_call, url + "tools/cool", {"points": 17, "rate": 0.02})
+        rest = pool.submit(post_json, url + "tools/cool", {"points": 17, "rate": 0.02}, 180)
 
         async def mcp_call() -> Any:
             with anyio.fail_after(180):

@@ -10,13 +10,11 @@ other route (issue 12): its answers follow the live call path, not a second one.
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from json_posts import post_json
 from support import serve
 
 from nanohubmcp import MCPServer, ToolResult
@@ -46,17 +44,7 @@ def served() -> Iterator[tuple[MCPServer, str]]:
 
 
 def post(base: str, name: str, body: Any) -> tuple[int, Any]:
-    request = urllib.request.Request(
-        f"{base}tools/{name}",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
+    return post_json(f"{base}tools/{name}", body, 10)
 
 
 def test_a_tool_result_marked_as_error_is_422_with_its_text(served: tuple[MCPServer, str]) -> None:
