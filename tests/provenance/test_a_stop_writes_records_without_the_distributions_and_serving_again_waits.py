@@ -9,14 +9,10 @@ The script runs in a process of its own: the table is read once per process.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from slow_site import slow_site
+from slow_site import answer_on_slow_site
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
@@ -55,11 +51,7 @@ print(json.dumps({"stop_took": stop_took, "read_at_stop": read_at_stop,
 
 
 def test_a_stop_does_not_wait_for_the_table_and_serving_again_does(tmp_path: Path) -> None:
-    path = slow_site(tmp_path / "site")
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "state")], capture_output=True, text=True,
-                          timeout=150, env={**os.environ, "PYTHONPATH": path, "MCP_TOKEN": ""})
-    assert done.returncode == 0, done.stderr
-    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    answer = answer_on_slow_site(SCRIPT, tmp_path)
     assert answer["stop_took"] < STOPPED_WITHIN, answer
     assert answer["read_at_stop"] is False, answer  # (else the read was not slow: the test proves nothing)
     assert answer["first"] is False, answer  # written by the stop, without the table: it says so

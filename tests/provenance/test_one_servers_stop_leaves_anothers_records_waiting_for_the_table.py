@@ -12,14 +12,10 @@ the table's read made slow for real (:mod:`slow_site`).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from slow_site import slow_site
+from slow_site import answer_on_slow_site
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
@@ -56,10 +52,6 @@ b.stop()
 
 
 def test_a_stopped_servers_neighbour_still_waits_for_the_table(tmp_path: Path) -> None:
-    path = slow_site(tmp_path / "site")
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "state")], capture_output=True, text=True,
-                          timeout=150, env={**os.environ, "PYTHONPATH": path, "MCP_TOKEN": ""})
-    assert done.returncode == 0, done.stderr
-    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    answer = answer_on_slow_site(SCRIPT, tmp_path)
     assert answer["unread when b called"] is True, answer  # (else the read was not slow: the test proves nothing)
     assert answer["b complete"] is True, answer  # B serves on: its writer waited for the table
