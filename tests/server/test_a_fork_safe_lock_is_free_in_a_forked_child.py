@@ -5,9 +5,9 @@ status."""
 from __future__ import annotations
 
 import os
-import threading
 
 import pytest
+from held_locks import held_by_another_thread
 
 from nanohubmcp.server.wire.fork_safe import ForkSafeLock
 
@@ -17,17 +17,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="a fork")
 @pytest.mark.timeout(60)
 def test_a_lock_another_thread_holds_at_the_fork_is_free_in_the_child() -> None:
     lock = ForkSafeLock()
-    held, release = threading.Event(), threading.Event()
-
-    def holder() -> None:
-        with lock:
-            held.set()
-            release.wait(30)
-
-    thread = threading.Thread(target=holder, daemon=True)
-    thread.start()
-    assert held.wait(30)
-    try:
+    with held_by_another_thread(lock):
         pid = os.fork()
         if pid == 0:  # the child: the lock is free, and works as a lock
             code = 0 if lock.acquire(timeout=5) and lock.locked() else 1
@@ -35,9 +25,6 @@ def test_a_lock_another_thread_holds_at_the_fork_is_free_in_the_child() -> None:
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0
         assert lock.locked()  # (still the parent's thread's)
-    finally:
-        release.set()
-        thread.join(30)
     assert not lock.locked()
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from held_locks import held_by_another_thread
 
 from nanohubmcp.jupyter import kernel_exit
 from nanohubmcp.server.results import spool
@@ -66,17 +67,7 @@ def test_a_childs_exit_clean_up_leaves_the_parents_unfinished_part_file(tmp_path
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("lock", [spool._WRITING_LOCK, kernel_exit._LOCK], ids=["spool", "kernel_exit"])
 def test_a_module_lock_another_thread_holds_at_the_fork_is_free_in_the_child(lock: object) -> None:
-    held, release = threading.Event(), threading.Event()
-
-    def holder() -> None:
-        with lock:  # type: ignore[attr-defined]
-            held.set()
-            release.wait(30)
-
-    thread = threading.Thread(target=holder, daemon=True)
-    thread.start()
-    assert held.wait(30)
-    try:
+    with held_by_another_thread(lock):
         pid = os.fork()
         if pid == 0:  # the child: its own uses of the module's lock go through
             try:
@@ -85,6 +76,3 @@ def test_a_module_lock_another_thread_holds_at_the_fork_is_free_in_the_child(loc
             finally:
                 os._exit(0)
         assert _child_status(pid) == 0  # (before: -1, the child waited for a thread it does not have)
-    finally:
-        release.set()
-        thread.join(30)
