@@ -11,9 +11,10 @@ per entry dropped."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, cast
 
 import pytest
@@ -43,6 +44,18 @@ def opened(url: str) -> RedisState:
     return state
 
 
+@contextlib.asynccontextmanager
+async def started(url: str) -> AsyncIterator[RedisState]:
+    """The Redis state at ``url`` (:func:`opened`), its writer started on this loop; closed on leaving (10 s at
+    most)."""
+    state = opened(url)
+    state.start(asyncio.get_running_loop())
+    try:
+        yield state
+    finally:
+        await asyncio.wait_for(state.close(), 10)
+
+
 def written(url: str) -> list[dict[str, str]]:
     with redis.Redis.from_url(url, decode_responses=True) as client:
         return [fields for _, fields in client.xrange(KEY)]
@@ -69,9 +82,7 @@ def test_entries_redis_refuses_are_dropped_and_later_ones_written(
     caplog.set_level(logging.WARNING, logger="nanohubmcp.state")
 
     async def scenario() -> None:
-        state = opened(redis_server.url)
-        state.start(asyncio.get_running_loop())
-        try:
+        async with started(redis_server.url) as state:
             state.append("the-session", "s1", entry(1))
             await asyncio.wait_for(state.events.flush(), FLUSH_SECONDS)
             with redis.Redis.from_url(redis_server.url, decode_responses=True) as admin:
@@ -84,8 +95,6 @@ def test_entries_redis_refuses_are_dropped_and_later_ones_written(
                     accept()
             state.append("the-session", "s1", entry(4))
             await asyncio.wait_for(state.events.flush(), FLUSH_SECONDS)
-        finally:
-            await asyncio.wait_for(state.close(), 10)
 
     asyncio.run(scenario())
     assert written(redis_server.url) == [entry(1), entry(4)]
@@ -102,15 +111,11 @@ def test_a_value_redis_py_will_not_send_is_dropped_and_later_entries_written(
     caplog.set_level(logging.WARNING, logger="nanohubmcp.state")
 
     async def scenario() -> None:
-        state = opened(redis_server.url)
-        state.start(asyncio.get_running_loop())
-        try:
+        async with started(redis_server.url) as state:
             state.append("the-session", "s1", cast(Any, {"m": "{}", "x": None}))
             await asyncio.wait_for(state.events.flush(), FLUSH_SECONDS)
             state.append("the-session", "s1", entry(2))
             await asyncio.wait_for(state.events.flush(), FLUSH_SECONDS)
-        finally:
-            await asyncio.wait_for(state.close(), 10)
 
     asyncio.run(scenario())
     assert written(redis_server.url) == [entry(2)]
@@ -124,9 +129,8 @@ def test_entries_a_frozen_redis_could_not_take_are_written_once_it_answers(
     caplog.set_level(logging.WARNING, logger="nanohubmcp.state")
 
     async def scenario() -> None:
-        state = opened(redis_server.url + "?socket_timeout=0.3")  # a frozen Redis fails a write within a second
-        state.start(asyncio.get_running_loop())
-        try:
+        # (a frozen Redis fails a write within a second)
+        async with started(redis_server.url + "?socket_timeout=0.3") as state:
             assert await state.last_id("the-session", "s1") == "0-0"  # connected
             redis_server.freeze()
             try:
@@ -139,8 +143,6 @@ def test_entries_a_frozen_redis_could_not_take_are_written_once_it_answers(
             finally:
                 redis_server.thaw()
             await asyncio.wait_for(state.events.flush(), FLUSH_SECONDS)
-        finally:
-            await asyncio.wait_for(state.close(), 10)
 
     asyncio.run(scenario())
     # A write that timed out may have reached the frozen Redis, which runs it once thawed: it is written at least once.
