@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
+from client_logs import ask_for_logs
 from example_process import ExampleProcess, run_example
 from json_posts import post_json
 from support import mcp_client
@@ -107,9 +107,7 @@ async def test_power_logs_through_its_context(example: ExampleProcess) -> None:
 
     with anyio.fail_after(20):
         async with mcp_client(example.url + "mcp", logging_callback=on_log) as client:
-            with warnings.catch_warnings():  # logging/setLevel is deprecated only from 2026-07-28
-                warnings.simplefilter("ignore")
-                await client.set_logging_level("info")
+            await ask_for_logs(client)
             result = await client.call_tool("power", {"base": 3, "exponent": 2})
     assert result.content[0].text == "9.0"
     assert [p.level for p in logs] == ["info"]

@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
+from client_logs import ask_for_logs
 from example_process import ExampleProcess, run_example
 from json_posts import post_json
 from support import mcp_client
@@ -151,11 +152,7 @@ async def test_relativistic_energy_obeys_the_energy_momentum_relation(example: E
     mass, velocity = 9.1093837015e-31, 0.5 * C
     with anyio.fail_after(20):
         async with mcp_client(example.url + "mcp", logging_callback=on_log) as client:
-            import warnings
-
-            with warnings.catch_warnings():  # logging/setLevel is deprecated only from 2026-07-28
-                warnings.simplefilter("ignore")
-                await client.set_logging_level("info")
+            await ask_for_logs(client)
             result = await client.call_tool("relativistic_energy", {"rest_mass": mass, "velocity": velocity})
     got = result.structured_content
     gamma = 1 / math.sqrt(1 - 0.25)

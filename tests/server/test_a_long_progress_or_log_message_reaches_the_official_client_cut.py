@@ -7,11 +7,11 @@ level."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import anyio
 import pytest
+from client_logs import ask_for_logs
 from support import mcp_client, serve
 
 from nanohubmcp import Context, MCPServer
@@ -51,9 +51,7 @@ def test_the_call_answers_and_its_message_is_cut_when_too_long(how: str, size: i
         async def main() -> Any:
             with anyio.fail_after(60):
                 async with mcp_client(url + "mcp", logging_callback=on_log) as client:
-                    with warnings.catch_warnings():  # logging/setLevel is deprecated only from 2026-07-28
-                        warnings.simplefilter("ignore")
-                        await client.set_logging_level("info")
+                    await ask_for_logs(client)
                     return await client.call_tool("chatty", {"size": size, "how": how}, progress_callback=on_progress)
 
         result = anyio.run(main)

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import numpy as np
 import pytest
+from client_logs import ask_for_logs
 from support import mcp_client, serve
 
 from nanohubmcp import Context, MCPServer
@@ -62,9 +63,7 @@ def test_the_official_client_over_http_gets_them(caplog: pytest.LogCaptureFixtur
     async def main() -> Any:
         with anyio.fail_after(30):
             async with mcp_client(url + "mcp", logging_callback=on_log) as client:
-                with warnings.catch_warnings():  # logging/setLevel is deprecated only from 2026-07-28
-                    warnings.simplefilter("ignore")
-                    await client.set_logging_level("info")
+                await ask_for_logs(client)
                 return await client.call_tool("odd", {})
 
     with caplog.at_level(logging.ERROR), serve(build()) as url:

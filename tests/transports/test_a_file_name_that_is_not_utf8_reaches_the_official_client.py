@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import warnings
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 import pytest
+from client_logs import ask_for_logs
 from support import mcp_client, serve, stdio_call
 
 from nanohubmcp import Context, MCPServer
@@ -72,9 +72,7 @@ def test_the_official_client_over_http_reads_the_name_its_log_and_progress(
     async def main() -> tuple[Any, Any, Any]:
         with anyio.fail_after(30):  # (before: the client never read the answer, and waited)
             async with mcp_client(url + "mcp", logging_callback=on_log) as client:
-                with warnings.catch_warnings():  # logging/setLevel is deprecated only from 2026-07-28
-                    warnings.simplefilter("ignore")
-                    await client.set_logging_level("info")
+                await ask_for_logs(client)
                 listed = await client.call_tool("list_files", {}, progress_callback=on_progress)
                 kept = await client.call_tool("long_listing", {})
                 link = next(block for block in kept.content if block.type == "resource_link")
