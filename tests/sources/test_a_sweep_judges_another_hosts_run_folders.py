@@ -28,7 +28,6 @@ import pytest
 from support import wait_until
 from swept_folders import DAY, age, dead_pid, hold_lock, program_in, run_parent
 
-from nanohubmcp.sources.lock_reach import locks_reach_hosts
 from nanohubmcp.sources.run_folders import ABANDONED_AFTER_DAYS, MADE_GRACE_SECONDS, RunFolders, host_name
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="programs found through /proc (Linux)")
@@ -47,10 +46,9 @@ def _folder(base: Path, host: str, pid: int, tag: str = "abcd1234") -> Path:
 
 @pytest.mark.timeout(120)
 def test_a_free_lock_of_another_host_is_nobodys_where_locks_reach_every_host(
-    tmp_path: Path, programs: list[subprocess.Popen[bytes]]
+    lock_reaching_path: Path, programs: list[subprocess.Popen[bytes]]
 ) -> None:
-    if not locks_reach_hosts(tmp_path):
-        pytest.skip(f"{tmp_path} is not on a file system whose locks one kernel keeps")
+    tmp_path = lock_reaching_path
     pid = dead_pid()
     predecessor = _folder(tmp_path, OTHER, pid, "abcd1234")  # a killed container's, under its own host name
     program = program_in(predecessor, "run-efgh5678", MARK, programs)

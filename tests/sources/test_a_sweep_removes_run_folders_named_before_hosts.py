@@ -20,7 +20,6 @@ import pytest
 from support import wait_until
 from swept_folders import DAY, age, dead_pid, hold_lock, program_in, run_parent, running
 
-from nanohubmcp.sources.lock_reach import locks_reach_hosts
 from nanohubmcp.sources.run_folders import ABANDONED_AFTER_DAYS, MADE_GRACE_SECONDS, RunFolders
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="programs found through /proc (Linux)")
@@ -37,10 +36,9 @@ def _old_folder(base: Path, pid: int, tag: str) -> Path:
 
 @pytest.mark.timeout(120)
 def test_an_old_named_folder_whose_lock_is_free_is_swept_and_its_program_stopped(
-    tmp_path: Path, programs: list[subprocess.Popen[bytes]]
+    lock_reaching_path: Path, programs: list[subprocess.Popen[bytes]]
 ) -> None:
-    if not locks_reach_hosts(tmp_path):
-        pytest.skip(f"{tmp_path} is not on a file system whose locks one kernel keeps")
+    tmp_path = lock_reaching_path
     killed = _old_folder(tmp_path, dead_pid(), "abcd1234")  # a server killed before the upgrade
     program = program_in(killed, RUN, MARK, programs)
     age(killed, 3600)
