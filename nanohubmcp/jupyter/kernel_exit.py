@@ -6,6 +6,9 @@ The interpreter's exit (its ``atexit`` handlers) comes between the two, so that 
 within :data:`EXIT_STOP_SECONDS` all together: a call still running is answered that the server is stopping
 (REST: 503) and its provenance record (``failed``) is written, as at ``%mcp stop``.
 
+A child forked from the kernel (a ``processes`` job's process) starts with none registered: its exit, should it
+run ``atexit``, leaves the kernel's servers alone.
+
 Both kinds of notebook server register here: the ``%%mcp_tool`` session's (``%load_ext nanohubmcp``) and each
 plain ``server.run()`` server (:mod:`.kernel_server`). With several, the bound is shared: each stop takes at
 most its share of the time left (the time left over the stops still to come), so the last one still answers its
@@ -24,7 +27,7 @@ import atexit
 import time
 from collections.abc import Callable
 
-from ..server.wire.fork_safe import ForkSafeLock
+from ..server.wire.fork_safe import ForkSafeLock, after_fork_in_child
 
 __all__ = ["EXIT_STOP_SECONDS", "forget", "stop_all", "stop_at_exit", "stop_within"]
 
@@ -44,6 +47,7 @@ Stop = Callable[[float], None]
 _STOPS: list[tuple[object, Stop]] = []
 _LOCK = ForkSafeLock()
 _HOOKED: list[bool] = []  # the one atexit hook is registered (at the first server)
+after_fork_in_child(_STOPS.clear)  # a forked child (a job's process) serves none of them: its exit stops nothing
 
 
 def stop_at_exit(owner: object, stop: Stop) -> None:

@@ -263,10 +263,11 @@ class KernelSession:
             self._unsubscribe = None
 
     def close_at_exit(self, within: float = EXIT_STOP_SECONDS) -> None:
-        """Interpreter exit (:mod:`.kernel_exit`'s hook): stop a thread-mode server (a kernel-mode one dies with its
-        loop) within ``within`` seconds: calls still running get the stopping server's error, and their provenance
-        records are written, before a Jupyter server's kernel manager sends the kernel SIGTERM."""
-        if self._mode == "thread":
+        """Interpreter exit (:mod:`.kernel_exit`'s hook): stop the server within ``within`` seconds: calls still
+        running get the stopping server's error, and their provenance records are written, before a Jupyter server's
+        kernel manager sends the kernel SIGTERM. A "kernel" mode server's loop, the kernel's, was stopped by the
+        shutdown request (not closed): the stop runs it again for its drain."""
+        if self._mode is not None:
             self.server.stop(within=within)
 
     # -- where clients connect -----------------------------------------------------------

@@ -22,7 +22,10 @@ process's exit) only of those started since the run began (or the process made i
 user's shells, kernels and servers are skipped unread, so a run's end costs a read of each process's ``stat``, not
 of its environment (review r28 #4: 11 ms a run with 127 processes, 90 to 130 ms with 1,000, before). A process
 started before the run cannot carry its mark: the environment ``/proc`` shows is the one it was started with (or
-last ``exec``'d with; a process that ``exec``s with a mark it was not started with is not looked for).
+last ``exec``'d with; a process that ``exec``s with a mark it was not started with is not looked for). A process
+being loaded as the scan reads it (a helper ``Popen``'d a moment before the run ended: ``/proc`` shows its
+environment a few ms after ``Popen`` returned) is read again until its environment is there
+(:data:`LOADING_SECONDS` at most); before, it was read empty and ran on (about 1 such helper in 100).
 
 This module does not decide which folders are a dead process's (:mod:`.run_folders` does). Off Linux (no
 ``/proc/<pid>/cwd``) nothing is found: such programs run until they end by themselves.
@@ -34,9 +37,11 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["GROUP_SUFFIX", "SCAN_LIMIT", "clock_ticks", "record_group", "stop_marked", "stop_orphans"]
+__all__ = ["GROUP_SUFFIX", "LOADING_SECONDS", "SCAN_LIMIT", "clock_ticks", "record_group", "stop_marked",
+           "stop_orphans"]
 
 GROUP_SUFFIX = ".group"
 """The file beside a run directory holding its program's process group id (decimal text)."""
@@ -44,7 +49,13 @@ GROUP_SUFFIX = ".group"
 SCAN_LIMIT = 100_000
 """The most processes :func:`stop_marked` looks at in one scan of ``/proc``."""
 
+LOADING_SECONDS = 0.5
+"""How long :func:`stop_marked` waits, at most, for the environment of a process it found being loaded (started a
+moment before the scan: ``/proc`` shows its environment a few ms after its ``execve`` began) to be in place, and
+reads it again. Only a process being loaded then costs a wait (of a few ms)."""
+
 _PROC = Path("/proc")
+_KERNEL_THREAD = 0x00200000  # PF_KTHREAD in /proc/<pid>/stat's flags (field 9)
 _WAIT = 2.0  # seconds to let the killed processes go before their folder is removed
 _BOOT_CLOCK = getattr(time, "CLOCK_BOOTTIME", None)  # (Linux: the clock /proc/<pid>/stat's start times count)
 _TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK") if _BOOT_CLOCK is not None else 0
@@ -107,13 +118,22 @@ def stop_marked(mark: str, within: Path, *, wait: bool = True, since: int | None
     ``since`` (:func:`clock_ticks` read as the run began, or as the folder was made): the processes started
     before it are skipped unread (they cannot carry a mark naming that run), so only those started since have
     their environment read; None: every process of this user is looked at (the sweep of a dead process's
-    folder). Looks at no more than :data:`SCAN_LIMIT` processes; another user's are skipped unread."""
+    folder). Looks at no more than :data:`SCAN_LIMIT` processes; another user's are skipped unread. One being
+    loaded (its environment not in place yet) is read again until it is, :data:`LOADING_SECONDS` at most."""
     if not _PROC.is_dir():
         return []
     root = str(within.resolve())
     prefix, exact = f"{mark}={root}/".encode(), f"{mark}={root}".encode()
     me, uid = os.getpid(), os.getuid()
-    killed = []
+    killed: list[int] = []
+    loading: dict[int, bool] = {}  # pid -> whether its arguments were not in place yet either
+
+    def kill_if_marked(pid: int, environ: bytes) -> None:
+        if any(name == exact or name.startswith(prefix) for name in environ.split(b"\0")):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
     for pid in _pids()[:SCAN_LIMIT]:
         if pid == me or (since is not None and (started := _started(pid)) is not None and started < since):
             continue
@@ -121,16 +141,54 @@ def stop_marked(mark: str, within: Path, *, wait: bool = True, since: int | None
         try:
             if entry.stat().st_uid != uid:
                 continue
-            names = entry.joinpath("environ").read_bytes().split(b"\0")
+            environ = entry.joinpath("environ").read_bytes()
         except OSError:  # gone, or not readable
             continue
-        if any(name == exact or name.startswith(prefix) for name in names):
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
+        being_loaded = _loading(pid) if not environ else False
+        if being_loaded is False:
+            kill_if_marked(pid, environ)
+        else:
+            loading[pid] = being_loaded is True
+    _look_again(loading, kill_if_marked)
     if wait:
         _wait_gone(killed)
     return killed
+
+
+def _loading(pid: int) -> bool | None:
+    """Whether process ``pid``, whose environment read empty, may be being loaded (its ``execve`` past the point
+    where its parent's ``Popen`` returned, its new environment not in place yet): True when its arguments are not
+    in place either (for a few ms), None when they are (the kernel writes them just before the environment: one
+    more look tells it from a program started with an empty environment), False for a zombie or a kernel thread
+    (which have neither) or a process gone."""
+    try:
+        line = (_PROC / str(pid) / "stat").read_bytes()
+        arguments = (_PROC / str(pid) / "cmdline").read_bytes()
+        fields = line[line.rindex(b")") + 2 :].split(b" ", 8)
+        if fields[0] in (b"Z", b"X") or int(fields[6]) & _KERNEL_THREAD:
+            return False
+    except (OSError, ValueError, IndexError):
+        return False
+    return None if arguments else True
+
+
+def _look_again(loading: dict[int, bool], found: Callable[[int, bytes], None]) -> None:
+    """Read again the environment of the processes of ``loading`` (being loaded as the scan read them: their
+    environment was not in place yet) until it is, or they are gone, :data:`LOADING_SECONDS` at most (once only
+    for those whose arguments were in place: ``False``); each environment read is handed to ``found`` with its
+    pid. (Before, a helper ``Popen``'d a few ms before the run ended was read empty, and ran on.)"""
+    deadline = time.monotonic() + LOADING_SECONDS
+    while loading and time.monotonic() < deadline:
+        time.sleep(0.001)
+        for pid, patient in list(loading.items()):
+            try:
+                environ = (_PROC / str(pid) / "environ").read_bytes()
+            except OSError:  # gone
+                environ = b""
+            if environ:
+                found(pid, environ)
+            if environ or not patient or not _running(pid):  # (a zombie: ended before it was in place)
+                del loading[pid]
 
 
 def _started(pid: int) -> int | None:

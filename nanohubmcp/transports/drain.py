@@ -1,4 +1,5 @@
-"""The stop's drain of an HTTP server: its running calls answered, its streams ended, its connections closed.
+"""The stop's drain of an HTTP server: its running calls answered, its streams ended, its connections closed; on a
+loop that no longer runs (a Jupyter kernel's, at the kernel's exit) too, run again for it (:func:`drain_stopped`).
 
 Not the drain's: the stop itself (what stops accepting and cancels the running work: the runner's
 ``_shutdown``), the bounds of each step (:func:`.process_exit.drain_step`), stdio's own drain (:mod:`.stdio`).
@@ -7,7 +8,10 @@ Not the drain's: the stop itself (what stops accepting and cancels the running w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
@@ -60,3 +64,27 @@ async def drain(core: ServerCore, http: tornado.httpserver.HTTPServer | None, un
         except asyncio.TimeoutError:
             log.warning("some connections did not close within %.2g s", left)
     core.shutdown.reset()  # stopped: an application of make_app() served elsewhere serves again
+
+
+def drain_stopped(loop: asyncio.AbstractEventLoop, stop_and_drain: Callable[[], Awaitable[None]],
+                  bound: float) -> None:
+    """Run ``stop_and_drain()`` (a server's stop and :func:`drain`) on ``loop``, a loop the server does not own that
+    no longer runs, from this thread, until it ended: ``bound`` seconds at most.
+
+    That is a Jupyter kernel's loop at the kernel's exit (a "kernel" mode server): the shutdown request stops the
+    loop, it does not close it, and the interpreter's exit (:mod:`nanohubmcp.jupyter.kernel_exit`) comes next. The
+    calls still running are answered and their records written there, as a server thread's are (before, nothing
+    ran the loop again: the client's connection was dropped, no record written). A stop left queued on it (ipykernel
+    7's shutdown leaves one) ends a run of the loop early: it is run again until the drain ended."""
+    drained = loop.create_task(asyncio.wait_for(stop_and_drain(), bound))
+    deadline = time.monotonic() + bound
+    while not drained.done() and time.monotonic() < deadline:
+        with contextlib.suppress(RuntimeError):  # "Event loop stopped before Future completed"
+            loop.run_until_complete(drained)
+    if not drained.done():
+        drained.cancel()
+    elif not drained.cancelled() and (failure := drained.exception()) is not None:
+        if isinstance(failure, asyncio.TimeoutError):
+            log.warning("the stop did not drain within %.2g s", bound)
+        else:
+            log.warning("the stop's drain failed: %r", failure, exc_info=failure)

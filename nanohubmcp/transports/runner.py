@@ -39,7 +39,7 @@ import tornado.httpserver
 from ..errors import ConfigurationError
 from .auth import bind_resource
 from .config import TransportConfig
-from .drain import drain
+from .drain import drain, drain_stopped
 from .early_stop import replay, taken
 from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
 from .found_handlers import FoundHandlers
@@ -351,6 +351,8 @@ class Runner:
             if not self._own_loop:
                 # Serving on a loop we do not own (a kernel's): finish the drain there.
                 loop.create_task(self._drain(self._drain_until))
+        elif running is None and not self._own_loop and not loop.is_running():  # a kernel's, at its exit
+            drain_stopped(loop, self._stop_and_drain, within + JOIN_MARGIN_SECONDS if within is not None else timeout)
         else:
             done = threading.Event()
 
@@ -368,6 +370,11 @@ class Runner:
                 return  # the loop already closed
             done.wait(timeout)
         self._join(timeout, within)
+
+    async def _stop_and_drain(self) -> None:
+        """Stop accepting, then drain (on the loop served, from a coroutine of it)."""
+        self._shutdown()
+        await self._drain(self._drain_until)
 
     def _join(self, timeout: float, within: float | None) -> None:
         """Wait for the server thread (if any, and not this one) to end: ``timeout`` seconds, or ``within`` plus

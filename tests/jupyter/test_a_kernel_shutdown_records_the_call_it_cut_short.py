@@ -40,6 +40,18 @@ def nap(seconds: float) -> str:
 '''
 
 
+def _async_nap(marker: Path) -> str:
+    """An ``async def`` tool: it runs on the kernel's loop itself (suspended once that loop stopped)."""
+    return f'''%%mcp_tool
+async def nap(seconds: float) -> str:
+    """Sleeps."""
+    import asyncio, pathlib
+    pathlib.Path({str(marker)!r}).write_text("running")
+    await asyncio.sleep(seconds)
+    return "rested"
+'''
+
+
 TOKEN = "tok-n1"
 
 
@@ -76,10 +88,12 @@ def _post(url: str, answers: list[Any], token: str | None = None) -> None:
 def _serve(live: LiveKernel, kind: str, tmp_path: Path) -> list[tuple[str, str | None, Path]]:
     """Start the server(s) of ``kind`` in ``live``: their ``/tools/nap`` URLs, tokens and "running" markers."""
     served = []
-    if kind in ("%%mcp_tool", "both"):
+    if kind in ("%%mcp_tool", "both", "kernel mode", "kernel mode async"):
         marker = tmp_path / "cells-nap-running"
         live.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
-        live.run_ok(_nap(marker))
+        if kind.startswith("kernel mode"):  # the server on the kernel's own loop (NanohubMCP.mode)
+            live.run_ok("%config NanohubMCP.mode = 'kernel'")
+        live.run_ok(_async_nap(marker) if kind == "kernel mode async" else _nap(marker))
         served.append((server_url(live).removesuffix("mcp") + "tools/nap", None, marker))
     if kind in ("server.run()", "both"):
         marker = tmp_path / "plain-nap-running"
@@ -92,7 +106,8 @@ def _serve(live: LiveKernel, kind: str, tmp_path: Path) -> list[tuple[str, str |
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize(("kind", "how"), [("%%mcp_tool", "shutdown_request"), ("%%mcp_tool", "kernel manager"),
                                            ("server.run()", "shutdown_request"), ("server.run()", "kernel manager"),
-                                           ("both", "kernel manager")])
+                                           ("both", "kernel manager"), ("kernel mode", "shutdown_request"),
+                                           ("kernel mode", "kernel manager"), ("kernel mode async", "kernel manager")])
 def test_a_call_the_kernels_shutdown_cuts_short_is_recorded(start_kernel: Any, tmp_path: Path, kind: str,
                                                             how: str) -> None:
     state = tmp_path / "state"
