@@ -50,11 +50,59 @@ def step(title: str) -> None:
     print(f"\n=== {title} ===", flush=True)
 
 
+LONG_LIST = 8
+"""A list of more items is shortened to its first ``LIST_SHOWN`` and a count."""
+LIST_SHOWN = 4
+LONG_TEXT = 240
+"""A text of more characters is shortened to its first ``TEXT_SHOWN`` and a count."""
+TEXT_SHOWN = 160
+
+
+class Cut(str):
+    """What a shortened list or text says in place of the rest (printed as it is, not as a JSON string)."""
+
+
+def shortened(value: Any) -> Any:
+    """``value`` with its long lists and texts cut for the printout (at any depth): a list of more than
+    ``LONG_LIST`` items keeps its first ``LIST_SHOWN`` and ends with ``... (201 numbers)`` (``items`` when not all
+    numbers); a text of more than ``LONG_TEXT`` characters keeps its first ``TEXT_SHOWN`` and says its length
+    (a base64 image, a tool's JSON text)."""
+    if isinstance(value, dict):
+        return {key: shortened(item) for key, item in value.items()}
+    if isinstance(value, list):
+        if len(value) <= LONG_LIST:
+            return [shortened(item) for item in value]
+        numbers = all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
+        rest = Cut(f"... ({len(value)} {'numbers' if numbers else 'items'})")
+        return [*(shortened(item) for item in value[:LIST_SHOWN]), rest]
+    if isinstance(value, str) and len(value) > LONG_TEXT:
+        return Cut(json.dumps(value[:TEXT_SHOWN], ensure_ascii=False)[:-1] + f'..." ({len(value)} characters)')
+    return value
+
+
+def as_text(value: Any, depth: int = 0) -> str:
+    """``value`` as indented JSON, but a list of plain values on one line and a :class:`Cut` as it is."""
+    if isinstance(value, Cut):
+        return str(value)
+    inner = "  " * (depth + 1)
+    if isinstance(value, dict) and value:
+        items = [f"{inner}{json.dumps(key)}: {as_text(item, depth + 1)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
+    if isinstance(value, list) and value:
+        if not any(isinstance(item, (dict, list)) for item in value):
+            return "[" + ", ".join(as_text(item) for item in value) + "]"
+        return "[\n" + ",\n".join(inner + as_text(item, depth + 1) for item in value) + "\n" + "  " * depth + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
 def show(label: str, value: Any) -> None:
-    """Print ``label: value`` with JSON-looking values indented under the label."""
+    """Print ``label: value`` with JSON-looking values indented under the label, long lists and texts
+    shortened (:func:`shortened`)."""
     if isinstance(value, (dict, list)):
-        text = json.dumps(value, indent=2, ensure_ascii=False)
+        text = as_text(shortened(value))
         print(f"  {label}:\n" + "\n".join("    " + line for line in text.splitlines()), flush=True)
+    elif isinstance(value, str) and len(value) > LONG_TEXT:
+        print(f"  {label}: {value[:TEXT_SHOWN]}... ({len(value)} characters)", flush=True)
     else:
         print(f"  {label}: {value}", flush=True)
 

@@ -5,7 +5,9 @@ the call in its defining cell's context (:class:`.output.CellOutput`), so a ``di
 there lands under that cell. Each call gets one display: an ``ipywidgets.FloatProgress``
 when ipywidgets is installed (the front end shows it live), otherwise an HTML ``<progress>``
 bar with a text twin, redrawn in place with ``update_display``. The display is made at the
-call's first report and left showing the last state when the call finishes.
+call's first report and left showing the last state when the call finishes. A batch run
+(``jupyter nbconvert --execute``, ``jupyter execute``, papermill: :mod:`nanohubmcp.sources.batch_run`) gets no
+bar: nothing draws it there, and the notebook saved a widget as it was when shown (``FloatProgress(value=0.0)``).
 
 tqdm reports are not drawn: a tqdm bar already draws itself in the cell.
 """
@@ -17,6 +19,8 @@ import importlib.util
 import threading
 import uuid
 from typing import Any
+
+from ..sources.batch_run import batch_run
 
 __all__ = ["CellProgressBars", "text_bar"]
 
@@ -72,7 +76,7 @@ class CellProgressBars:
             with self._lock:
                 self._shown.pop(call_id, None)
             return
-        if event != "call_progress" or data.get("source") != "context":
+        if event != "call_progress" or data.get("source") != "context" or batch_run():
             return
         with self._lock:
             shown = self._shown.get(call_id)

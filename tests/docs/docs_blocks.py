@@ -1,7 +1,10 @@
 """Running the code blocks of the documentation and the README (the convention is in docs/contributing.md).
 
 Sybil parses each page into its fenced blocks; the evaluators here run a ``python`` block in the page's
-namespace and a ``bash`` block with ``bash -e -o pipefail``, both in the page's own temporary directory.
+namespace and a ``bash`` block with ``bash -e -o pipefail``, both in the page's own temporary directory, which
+stands for the reader's checkout (it links the repository's ``examples/`` and ``notebooks/``). As in one terminal,
+a ``cd`` in a bash block moves the blocks after it (``cd "$(mktemp -d)"``: ``$TMPDIR`` is the page's own, removed
+with it); what a page leaves in the checkout's place is ``Page.left``.
 An HTML comment on the line before a block says what it needs:
 
 - ``<!-- file: NAME -->``: the block is written to ``NAME`` (a Python file's definitions are also run, with the
@@ -21,6 +24,7 @@ import contextlib
 import os
 import re
 import runpy
+import shlex
 import shutil
 import signal
 import socket
@@ -66,7 +70,8 @@ class Page:
     """What the blocks of one page share: a directory, the files they wrote, the servers they started."""
 
     path: Path
-    directory: Path
+    directory: Path  # the checkout's stand-in: where the page's blocks start
+    own: Path  # the runner's files (curl's settings, server logs, $TMPDIR), outside the checkout's stand-in
     servers: dict[tuple[str, tuple[str, ...]], tuple[subprocess.Popen[bytes], int]] = field(default_factory=dict)
     ran: int = 0
     not_run: list[str] = field(default_factory=list)
@@ -74,6 +79,8 @@ class Page:
     ports: dict[str, str] = field(default_factory=dict)  # a served block's port as written -> where it serves
     logs: list[Any] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)  # written by this page's 'file:' blocks
+    cwd: Path = field(default=Path())  # where the next block runs: the directory, until a bash block's `cd`
+    left: list[str] = field(default_factory=list)  # what the blocks left in the directory, once closed
 
     @classmethod
     def open(cls, path: Path) -> Page:
@@ -81,9 +88,11 @@ class Page:
         for name in LINKED:
             (directory / name).parent.mkdir(parents=True, exist_ok=True)
             (directory / name).symlink_to(ROOT / name)
+        own = Path(tempfile.mkdtemp(prefix="docs-runner-"))
+        (own / "tmp").mkdir()
         # curl in a block fails on an HTTP error status, as a reader would notice one.
-        (directory / ".curlrc").write_text("fail-with-body\nshow-error\n")
-        return cls(path, directory)
+        (own / ".curlrc").write_text("fail-with-body\nshow-error\n")
+        return cls(path, directory, own, cwd=directory)
 
     def close(self) -> None:
         for group in self.background:  # a shell and the server it started: the whole process group
@@ -99,11 +108,14 @@ class Page:
                 process.wait()
         for log in self.logs:
             log.close()
+        made = {Path(name).parts[0] for name in LINKED}  # the links (and tests/ holding one) the runner made
+        self.left = sorted(path.name for path in self.directory.iterdir() if path.name not in made)
         shutil.rmtree(self.directory, ignore_errors=True)
+        shutil.rmtree(self.own, ignore_errors=True)
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         path = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
-        env = {**os.environ, "PATH": path, "CURL_HOME": str(self.directory)}
+        env = {**os.environ, "PATH": path, "CURL_HOME": str(self.own), "TMPDIR": str(self.own / "tmp")}
         env.pop("MCP_TOKEN", None)
         env.pop("MCP_PORT", None)
         return {**env, **(extra or {})}
@@ -120,7 +132,7 @@ class Page:
         log = self.log_file()
         process = subprocess.Popen(
             [sys.executable, "-m", "nanohubmcp", "run", str(app), "--port", str(port)],
-            cwd=self.directory,
+            cwd=self.cwd,
             env=self.environment(variables),
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -132,7 +144,7 @@ class Page:
 
     def log_file(self) -> Any:
         """A file for a server's output (a pipe nobody reads could fill and stall the server)."""
-        log = tempfile.NamedTemporaryFile(prefix="server-", suffix=".log", dir=self.directory, delete=False)  # noqa: SIM115
+        log = tempfile.NamedTemporaryFile(prefix="server-", suffix=".log", dir=self.own, delete=False)  # noqa: SIM115
         self.logs.append(log)
         return log
 
@@ -148,7 +160,7 @@ class Page:
         log = self.log_file()
         process = subprocess.Popen(
             ["bash", "-e", "-o", "pipefail", "-c", source.replace(found[1], str(port))],
-            cwd=self.directory,
+            cwd=self.cwd,
             env=self.environment(),
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -164,11 +176,11 @@ class Page:
         if ":" in name:
             page, _, file = name.partition(":")
             source = ROOT / "docs" / page
-            target = self.directory / file
+            target = self.cwd / file
             if not target.exists():
                 target.write_text(file_block(source, file))
             return target
-        for candidate in (self.directory / name, ROOT / name):
+        for candidate in (self.cwd / name, ROOT / name):
             if candidate.is_file():
                 return candidate
         raise AssertionError(
@@ -224,8 +236,8 @@ def _prepare(example: Example) -> tuple[Page, str] | None:
         page.ran += 1
         return None
     if kind == "file":
-        (page.directory / value).write_text(source)
-        page.files.append(page.directory / value)
+        (page.cwd / value).write_text(source)
+        page.files.append(page.cwd / value)
     elif kind == "needs":
         what, _, spec = value.partition(" ")
         assert what == "server", f"{page_id(page.path)}:{example.line}: unknown need {value!r}"
@@ -243,17 +255,17 @@ def evaluate_python(example: Example) -> str | None:
     marker = marker_of(example)
     code = compile("\n" * example.line + source, str(page.path), "exec")
     here = os.getcwd()
-    os.chdir(page.directory)
-    sys.path.insert(0, str(page.directory))  # as `python FILE` has: a file block imports its page's others
+    os.chdir(page.cwd)
+    sys.path.insert(0, str(page.cwd))  # as `python FILE` has: a file block imports its page's others
     try:
         if marker is not None and marker[0] == "file":
-            runpy.run_path(str(page.directory / marker[1]), run_name="docs_file")
+            runpy.run_path(str(page.cwd / marker[1]), run_name="docs_file")
         else:
             exec(code, example.namespace)
     finally:
-        sys.path.remove(str(page.directory))
+        sys.path.remove(str(page.cwd))
         for name, module in list(sys.modules.items()):  # the page's own modules are not another page's
-            if str(getattr(module, "__file__", None) or "").startswith(str(page.directory)):
+            if str(getattr(module, "__file__", None) or "").startswith((str(page.directory), str(page.own))):
                 del sys.modules[name]
         os.chdir(here)
     page.ran += 1
@@ -265,9 +277,11 @@ def evaluate_bash(example: Example) -> str | None:
     if prepared is None:
         return None
     page, source = prepared
-    done = subprocess.run(
-        ["bash", "-e", "-o", "pipefail", "-c", source],
-        cwd=page.directory,
+    where = page.own / "cwd"  # where the block ended: the next block starts there, as in one terminal
+    where.unlink(missing_ok=True)
+    done = subprocess.run(  # the trap on the block's first line keeps bash's line numbers the page's
+        ["bash", "-e", "-o", "pipefail", "-c", f"trap 'pwd > {shlex.quote(str(where))}' EXIT; {source}"],
+        cwd=page.cwd,
         env=page.environment(),
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -276,6 +290,8 @@ def evaluate_bash(example: Example) -> str | None:
     )
     sys.stdout.write(done.stdout)
     page.ran += 1
+    if where.is_file():
+        page.cwd = Path(where.read_text().rstrip("\n"))
     if done.returncode != 0:
         return (
             f"{page_id(page.path)}:{example.line}: the bash block exited with {done.returncode}\n"

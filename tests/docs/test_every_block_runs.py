@@ -3,18 +3,38 @@ says how blocks declare a server or a file, or why they cannot run)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from docs_blocks import ROOT, page_id, pages, run_page
+from docs_blocks import ROOT, fences, page_id, pages, run_page
 
 pytestmark = pytest.mark.slow
 
 
+# What a page's blocks write on purpose beside the reader's own files (their project, not the checkout).
+WRITTEN_BESIDE_THE_READERS_FILES = {
+    "docs/getting-started/nanohub.md": {"session"},  # the rehearsed session's folder, beside start_mcp.py
+    "docs/how-to/discovery.md": {"server.json"},  # `-o server.json`, beside the page's weather.py
+}
+
+
 @pytest.mark.parametrize("path", pages(), ids=page_id)
 def test_the_blocks_of_the_page_run(path: Path) -> None:
+    """... and leave where they started (the reader's checkout) only the files the reader saves (the page's
+    `file:` blocks, or another page's it names) and what it writes beside them: a rehearsal that reads the
+    checkout works in a scratch folder (trial55 F7: hub-tools.md left `apps/`, notebook.md `check_tools.ipynb`,
+    untracked files in `git status`)."""
     page = run_page(path)
-    print(f"{page_id(path)}: {page.ran} run, {len(page.not_run)} marked not-run")
+    print(f"{page_id(path)}: {page.ran} run, {len(page.not_run)} marked not-run, left {page.left}")
+    saved = set(WRITTEN_BESIDE_THE_READERS_FILES.get(page_id(path), ()))
+    for fence in fences(path):
+        kind, value = fence.marker or ("", "")
+        if kind == "file":
+            saved.add(value)
+        elif kind in ("needs", "serves"):  # another page's file block (PAGE:FILE), written here
+            saved.update(re.findall(r"\S+\.md:(\S+)", value))
+    assert set(page.left) <= saved, f"{page_id(path)} leaves {sorted(set(page.left) - saved)} in the checkout"
 
 
 def test_a_failing_block_fails_the_page(tmp_path: Path) -> None:
@@ -61,3 +81,23 @@ def test_a_needs_server_block_gets_the_file_served_on_a_free_port(tmp_path: Path
         f"<!-- needs: server app.py -->\n```bash\n{call} | grep -q 42\n```\n"
     )
     assert run_page(page).ran == 2
+
+
+def test_a_cd_moves_the_later_blocks_and_a_scratch_folder_is_the_pages_own(tmp_path: Path) -> None:
+    """As in one terminal, a bash block's `cd` holds for the blocks after it (bash, python, a served file);
+    `mktemp -d` makes the folder in the page's own $TMPDIR, removed with the page; the checkout's stand-in
+    keeps only what a block wrote there."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```bash\ncheckout=$PWD\ntouch kept.txt\ncd \"$(mktemp -d)\"\n"
+        'cp "$checkout"/examples/simple/start_mcp.py app.py\ntest "$(dirname "$PWD")" = "$TMPDIR"\n```\n\n'
+        "```bash\ntest -f app.py && test ! -e examples\n```\n\n"
+        "```python\nfrom pathlib import Path\n\nassert Path('app.py').is_file()\n```\n\n"
+        "<!-- needs: server app.py -->\n```bash\ncurl -s -X POST http://127.0.0.1:8000/tools/add "
+        "-H 'Content-Type: application/json' -d '{\"a\": 2, \"b\": 3}' | grep -q 5\n```\n"
+    )
+    ran = run_page(page)
+    assert ran.ran == 4
+    assert ran.left == ["kept.txt"]
+    assert not ran.directory.exists()
+    assert not ran.own.exists()

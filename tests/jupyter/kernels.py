@@ -79,16 +79,17 @@ class LiveKernel:
     def submit(self, code: str, cell_id: str | None = None) -> str:
         """Send a cell for execution; returns its msg_id at once.
 
-        ``cell_id`` goes into the request's ``metadata.cellId``, as JupyterLab sends it.
+        ``cell_id`` goes into the request's ``metadata.cellId``, as JupyterLab sends it. ``allow_stdin`` is true
+        as a front end sends it (a batch client, nbclient, sends false: the kernel then draws no progress bar).
         """
         if cell_id is None:
-            return str(self.client.execute(code, allow_stdin=False))
+            return str(self.client.execute(code, allow_stdin=True))
         content = {
             "code": code,
             "silent": False,
             "store_history": True,
             "user_expressions": {},
-            "allow_stdin": False,
+            "allow_stdin": True,
             "stop_on_error": True,
         }
         msg = self.client.session.msg("execute_request", content, metadata={"cellId": cell_id})

@@ -11,16 +11,19 @@ resolved against the run directory).
 from __future__ import annotations
 
 import functools
+import importlib
 import io
 import json
 import math
 import os
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from ...errors import ToolError, ToolTimeout
 from ...protocol import ast_guard
+from ..batch_run import batch_run
 from .kernel_output import quiet_kernel_end
 from .kernels import KernelStop
 from .notebook import Sim2LSpec
@@ -102,10 +105,10 @@ def run_notebook(
     it: the run then ends with a ToolError). ``tool``: the name the tool is served under (default:
     the Sim2L's name), which messages name. ``progress``: papermill keeps its cell-by-cell tqdm bar,
     which the call's progress reports follow (:mod:`nanohubmcp.server.calls.tqdm_progress`); the bar is
-    drawn nowhere (the server's stderr is its log). What the kernel prints goes to the log
-    (:mod:`.kernel_output`). ``cell_timeout``: seconds any one cell may run, fractions kept (``0.5``, ``2.5``:
-    nbclient stops waiting for the cell that long after sending it, to jupyter_client's poll, a millisecond);
-    the answer follows once the run's kernel is stopped. None: no limit.
+    drawn nowhere (the server's stderr is its log), but in a Jupyter kernel's cell under a front end. What the
+    kernel prints goes to the log (:mod:`.kernel_output`). ``cell_timeout``: seconds any one cell may run, fractions
+    kept (``0.5``, ``2.5``: nbclient stops waiting for the cell that long after sending it, to jupyter_client's
+    poll, a millisecond); the answer follows once the run's kernel is stopped. None: no limit.
 
     Raises:
         ToolTimeout: a cell ran longer than ``cell_timeout`` seconds and the run was stopped (the message says
@@ -131,7 +134,7 @@ def run_notebook(
     # server's (or the user's kernel's) other threads saw it, and of two runs at once the second restored the
     # first's directory, which that run had removed meanwhile (FileNotFoundError).
     options: dict[str, Any] = {"resources": {"metadata": {"path": directory}}, "log_output": False,
-                               "progress_bar": {"file": _Unshown()} if progress else False}
+                               "progress_bar": _unshown_bar() if progress else False}
     if kernel_name:
         options["kernel_name"] = kernel_name
     if cell_timeout is not None:
@@ -187,6 +190,19 @@ class _Unshown(io.TextIOBase):
 
     def write(self, text: str) -> int:
         return len(text)
+
+
+def _unshown_bar() -> dict[str, Any]:
+    """papermill's options for its bar (``tqdm.auto``'s class): drawn on :class:`_Unshown`. In a Jupyter kernel
+    that class is tqdm's widget, which ignores ``file`` and is drawn in the cell (a front end shows it live);
+    a batch run (``jupyter nbconvert --execute``) saved it as first shown, ``Executing: 0%``, so there it is
+    not displayed."""
+    bar = importlib.import_module("tqdm.auto").tqdm  # as papermill imports it (tqdm ships no type information)
+    options: dict[str, Any] = {"file": _Unshown()}
+    notebook = sys.modules.get("tqdm.notebook")
+    if notebook is not None and issubclass(bar, notebook.tqdm_notebook) and batch_run():
+        options["display"] = False
+    return options
 
 
 def _last_cell_run(path: str) -> int | None:

@@ -1,0 +1,60 @@
+"""A notebook run by a batch client (nbclient: ``jupyter nbconvert --execute``, ``jupyter execute``, papermill)
+saves no progress bar frozen at its start (trial55 F9: ``r = %mcp call fermi {...}`` and
+``r = %mcp call cooling {...}`` were saved with ``HBox(children=(FloatProgress(value=0.0), Label(value='')))``
+and ``Executing: 0%| | 0/10`` as their output although both calls finished). Under a front end the bars
+are drawn as before (tests/jupyter/test_a_tqdm_loop_in_a_notebook_tool_reaches_the_client_and_its_cell.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from kernels import KERNEL_NAME, LiveKernel, kernel_environment
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell, new_notebook
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+FERMI = ROOT / "examples" / "rappture" / "fermi" / "tool.xml"
+COOLING = ROOT / "examples" / "sim2l" / "cooling" / "cooling.ipynb"
+
+CELLS = [
+    "%load_ext nanohubmcp\n%config NanohubMCP.port = 0",
+    f"%mcp rappture {FERMI}",
+    'r = %mcp call fermi {"temperature": "300K"}\nprint("fermi:", r.is_error)',
+    f"%mcp sim2l {COOLING}",
+    'r = %mcp call cooling {}\nprint("cooling:", r.is_error)',
+]
+
+
+@pytest.mark.timeout(240)
+def test_the_saved_calls_have_no_progress_bar(kernel_specs: Path, ipython_dir: Path, tmp_path: Path) -> None:
+    notebook = new_notebook(cells=[new_code_cell(text) for text in CELLS])
+    specs = KernelSpecManager(kernel_dirs=[str(kernel_specs)], ensure_native_kernel=False)
+    manager = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
+    client = NotebookClient(notebook, km=manager, timeout=150, startup_timeout=60,
+                            resources={"metadata": {"path": str(tmp_path)}})
+    client.execute(env=kernel_environment(ipython_dir))
+    saved = tmp_path / "executed.ipynb"
+    nbformat.write(notebook, saved)
+    outputs = [cell.get("outputs", []) for cell in nbformat.read(saved, as_version=4).cells]
+    text = json.dumps(outputs)
+    assert "fermi: False" in text, text
+    assert "cooling: False" in text, text
+    for frozen in ("FloatProgress", "Executing", "widget-view", "<progress"):
+        assert frozen not in text, f"{frozen!r} saved in the calls' outputs: {outputs[2]} {outputs[4]}"
+
+
+@pytest.mark.timeout(180)
+def test_under_a_front_end_the_sim2ls_bar_is_still_drawn(kernel: LiveKernel) -> None:
+    """A front end (``allow_stdin`` true, as JupyterLab sends it) still gets papermill's cell-by-cell bar."""
+    kernel.run_ok(f"%mcp sim2l {COOLING}")
+    cell = kernel.run_ok('r = %mcp call cooling {}\nprint("cooling:", r.is_error)')
+    assert "cooling: False" in cell.text, cell.text
+    shown = [m["content"]["data"] for m in kernel.messages(cell.msg_id) if m["msg_type"] == "display_data"]
+    assert any(bundle.get("text/plain", "").startswith("Executing") for bundle in shown), shown
