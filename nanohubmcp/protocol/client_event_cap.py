@@ -5,7 +5,8 @@ capped at ``mcp.client.streamable_http.DEFAULT_MAX_SSE_EVENT_SIZE`` = 1 MiB (the
 ``data: `` included), as its legacy ``sse_client`` does: an event past it fails the whole call ("Server-sent event
 exceeded the 1048576 byte limit"). What the server sends as one event is kept within it: a call's progress and log
 messages, an error result's text and a JSON-RPC error's message and data (:mod:`nanohubmcp.errors.sent_text`); a
-result answered as an event, its data linked, or, where it cannot be (an output schema), refused in the tool
+result answered as an event, its data linked, or, where it cannot be (an output schema), refused in the tool,
+and a stored result read back as one (``tasks/result``, ``resources/read``) refused too
 (:mod:`nanohubmcp.server.results.event_bound`); an elicitation or sampling request that would pass it is not sent
 (:mod:`nanohubmcp.server.asks.ask_size`). Nothing is imported here.
 """

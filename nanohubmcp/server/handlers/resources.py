@@ -9,7 +9,9 @@ is -32603 with its ``strerror`` (no file name); the file name, a server path, go
 A large result the server kept (``nanohubmcp://results/...``) is read from its store, by its owner or, for
 what a job kept, by whoever may read that job (:mod:`.kept_reader`); on a transport
 that writes its text a piece at a time (:data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), as its
-open file. Its URI is compared as a registered one is
+open file. An answer going as one SSE event (legacy SSE; Streamable HTTP once a log or progress message of the
+read went first) over the official client's 1 MiB is a JSON-RPC error naming its size instead
+(:func:`~..results.event_bound.hold_read_to_event`). Its URI is compared as a registered one is
 (:func:`~nanohubmcp.protocol.uris.comparison_form`: ``NanoHubMCP://%72esults/<id>`` reads
 ``nanohubmcp://results/<id>``), the id in it exactly (ids have case), and the answer names the spelling
 asked for.
@@ -31,6 +33,7 @@ from ..registry.registry import list_result
 from ..registry.resources import Resource, ResourceTemplate
 from ..results import RESULT_URI_PREFIX
 from ..results import shape as results
+from ..results.event_bound import goes_as_event, hold_read_to_event
 from ..wire.request import STREAMS_TEXT, RequestContext
 from .kept_reader import kept_reader
 
@@ -94,7 +97,13 @@ def found(core: HandlerServices, uri: str) -> tuple[Resource | ResourceTemplate,
 
 
 async def resources_read(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``resources/read`` → ``{contents: [...]}``."""
+    """``resources/read`` → ``{contents: [...]}``.
+
+    Raises:
+        InternalError: (-32603) the answer goes as one SSE event (:func:`~..results.event_bound.goes_as_event`)
+            and is over the 1 MiB the official client reads in one (:func:`~..results.event_bound.hold_read_to_event`:
+            its message names the size and where the resource reads whole).
+    """
     uri = _uri(params, "resources/read")
     key = comparison_form(uri)  # the store's URIs are minted in that form; the id in them is compared exactly
     if key.startswith(RESULT_URI_PREFIX):
@@ -102,6 +111,8 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         kept = core.result_store.read(key, reader, pieces=STREAMS_TEXT in request.slots)
         if kept is not None:
             kept["contents"][0]["uri"] = uri  # the spelling asked for, as a registered resource's read names it
+            if goes_as_event(request):  # over the client's 1 MiB: an error it reads, not an event it drops
+                hold_read_to_event(kept, uri, kept=True)
             return kept
         evicted = core.result_store.evicted(key, reader)
         if evicted is not None:
@@ -127,6 +138,8 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         raise _read_failed(uri, exc, modern=request.modern) from exc
     if call:
         call.finish(True)
+    if goes_as_event(request):
+        hold_read_to_event(result, uri, kept=False)
     return result
 
 

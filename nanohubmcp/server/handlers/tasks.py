@@ -13,11 +13,12 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InternalError, InvalidParams
+from ...errors import InternalError, InvalidParams, ResultTooLarge
 from ..executors.service import refused_job, start_job
 from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..registry.registry import decode_cursor, encode_cursor, refuse_unpaged_cursor
+from ..results.event_bound import goes_as_event, hold_task_to_event
 from ..wire.request import RequestContext
 from .answered_result import answered_result
 
@@ -95,8 +96,14 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
     structured content is promised) answers as a direct call of the tool does — a note with a preview, then a
     ``resource_link`` to all of it — never the data itself: see :func:`.answered_result.answered_result`.
 
+    Over the legacy SSE transport the answer is one SSE event: one over the 1 MiB the official client reads in one
+    (data under ``max_inline_bytes``, or a tool's with an output schema) is the tool error ``{content: [<its size
+    and what to do>], isError: true}`` instead (:func:`~..results.event_bound.hold_task_to_event`); the task's
+    result stays stored, and a ``tasks/result`` over Streamable HTTP answers it whole.
+
     .. versionchanged:: 1.0
-       Such data was answered whole, into the model's context.
+       Such data was answered whole, into the model's context; a result over 1 MiB answered over legacy SSE was
+       an event the official client dropped (the request never answered).
     """
     job = await core.jobs.ended(_job(core, request, params), request)
     if job.status not in jobmod.TERMINAL:  # the request was cancelled: its answer goes nowhere
@@ -114,6 +121,12 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
     if job.result is None and job.status == jobmod.FAILED:
         return _tool_error(job.status_message or "the task failed", meta)
     result = await answered_result(core, job)
+    if goes_as_event(request):  # over the client's 1 MiB: a tool error it reads, not an event it drops
+        tool = core.registry.tools.get(job.tool)
+        try:
+            hold_task_to_event(result, job.id, job.tool, held=tool is not None and tool.output_schema is not None)
+        except ResultTooLarge as exc:
+            return _tool_error(str(exc), meta)
     return {**result, "_meta": {**(result.get("_meta") or {}), **meta}}
 
 

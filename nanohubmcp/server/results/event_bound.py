@@ -1,5 +1,6 @@
-"""A call's answer when it goes as one SSE event: the options it is shaped with (:func:`answer_options`) and the
-refusal of one still too large for it (:func:`hold_to_event`).
+"""An answer when it goes as one SSE event: the options a call's is shaped with (:func:`answer_options`) and the
+refusal of one still too large for it (:func:`hold_to_event`; a task's result, :func:`hold_task_to_event`; a
+``resources/read``, :func:`hold_read_to_event`).
 
 A call's answer over Streamable HTTP is a JSON body, or, once a related message went first (a progress
 notification for a progress token, a log message), the last event of an SSE stream; over the legacy SSE transport it
@@ -11,6 +12,14 @@ answer's data over ``max_inline_bytes`` is, even when ``max_inline_bytes`` is la
 be linked (a tool declaring an output schema promises its structured content) and is still over the event's bytes
 is not sent: the call answers a tool error naming its size and what to do instead, which the client reads
 (:func:`hold_to_event`). A REST answer (``data_only``) is a JSON body: never an event.
+
+A stored result read back is held alike when its answer goes as an event: a ``tasks/result`` over legacy SSE (a
+finished task's result, its data linked over ``max_inline_bytes`` only) answers a tool error instead
+(:func:`hold_task_to_event`), and a ``resources/read`` (a kept large result, a large resource) over legacy SSE, or
+over Streamable HTTP once a log or progress message of the read went first (its answer then the last event of the
+POST's stream, or of the GET stream resuming it), answers a JSON-RPC error naming its size and where it reads
+whole (:func:`hold_read_to_event`): a resource's contents cannot be cut or linked, and the server offers no read
+of a part. Where nothing went before the answer, it is a JSON body already, whatever its size.
 """
 
 from __future__ import annotations
@@ -18,14 +27,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Final
 
-from ...errors import ResultTooLarge
+from ...errors import InternalError, ResultTooLarge
 from ...protocol import jsonenc
 from ...protocol.client_event_cap import CLIENT_EVENT_BYTES, EVENT_ENVELOPE_BYTES
+from ...protocol.text_pieces import TextPieces
 from ..wire.request import RequestContext
 from .options import ResultOptions
 
-__all__ = ["EVENT_INLINE_BYTES", "EVENT_TRANSPORTS", "MAX_EVENT_RESULT_BYTES", "answer_options", "goes_as_event",
-           "hold_to_event"]
+__all__ = ["EVENT_INLINE_BYTES", "EVENT_TRANSPORTS", "MAX_EVENT_RESULT_BYTES", "answer_options", "event_bytes",
+           "goes_as_event", "hold_read_to_event", "hold_task_to_event", "hold_to_event"]
 
 EVENT_INLINE_BYTES: Final = CLIENT_EVENT_BYTES // 4
 """The most bytes of a result's data (JSON, or a picture's PNG) inlined in an answer sent as one SSE event (256 KiB,
@@ -58,6 +68,36 @@ def answer_options(options: ResultOptions, request: RequestContext) -> ResultOpt
     return dataclasses.replace(options, max_inline_bytes=EVENT_INLINE_BYTES)
 
 
+def event_bytes(result: dict[str, Any]) -> int | None:
+    """The bytes of ``result`` as JSON (UTF-8) when over :data:`MAX_EVENT_RESULT_BYTES`, else None (it fits one
+    event, or JSON cannot write it: left to the transport, which answers it as it answers any such result). A
+    ``resources/read`` content's text read from a kept file (:class:`~nanohubmcp.protocol.text_pieces.TextPieces`)
+    counts its :attr:`~nanohubmcp.protocol.text_pieces.TextPieces.size`, counted when it was opened: the file is
+    not read again."""
+    pieces = 0
+    contents = result.get("contents")
+    if isinstance(contents, list) and any(isinstance(block.get("text"), TextPieces) for block in contents):
+        shown = []
+        for block in contents:
+            text = block.get("text")
+            if isinstance(text, TextPieces):
+                pieces += text.size
+                block = {**block, "text": ""}
+            shown.append(block)
+        result = {**result, "contents": shown}
+    try:
+        text = jsonenc.dumps(result)
+    except (TypeError, ValueError):  # (NestedTooDeep and LongInteger are ValueErrors)
+        return None
+    size = pieces + (len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass")))
+    return size if size > MAX_EVENT_RESULT_BYTES else None
+
+
+def _too_large(what: str, size: int) -> str:
+    return (f"{what} {size} bytes of JSON, more than a client reads in one server-sent event ({CLIENT_EVENT_BYTES} "
+            "bytes, 1 MiB), and this answer goes as one")
+
+
 def hold_to_event(result: dict[str, Any], tool: str, *, held: bool) -> None:
     """Refuse ``result`` (tool ``tool``'s ``CallToolResult``, answered as one SSE event; ``held``: the tool declares
     an output schema, so its data was not linked) when it is over :data:`MAX_EVENT_RESULT_BYTES` as JSON: the
@@ -69,19 +109,63 @@ def hold_to_event(result: dict[str, Any], tool: str, *, held: bool) -> None:
             instead (less data; a call answered as JSON; for a result held to an output schema, which is never
             linked, the server's author dropping the schema).
     """
-    try:
-        text = jsonenc.dumps(result)
-    except (TypeError, ValueError):  # (NestedTooDeep and LongInteger are ValueErrors)
-        return
-    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-    if size <= MAX_EVENT_RESULT_BYTES:
+    size = event_bytes(result)
+    if size is None:
         return
     raise ResultTooLarge(
-        f"tool '{tool}' answered {size} bytes of JSON, more than a client reads in one server-sent event "
-        f"({CLIENT_EVENT_BYTES} bytes, 1 MiB), and this answer goes as one (the call reported progress or logged "
-        "before it ended, or came over the legacy SSE transport)"
+        _too_large(f"tool '{tool}' answered", size) + " (the call reported progress or logged before it ended, "
+        "or came over the legacy SSE transport)"
         + ("; a result held to an output schema is sent inline, never linked" if held else "")
         + ". Ask for less data (a smaller size, range or sample), or call the tool over Streamable HTTP with no "
         "progress token: when nothing goes before it (nor a log message), the answer is JSON, whatever its size"
         + ("; the server's author may declare no output_schema, so that data over max_inline_bytes is kept and "
            "linked" if held else ""))
+
+
+def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bool) -> None:
+    """Refuse ``result`` (the ``CallToolResult`` ``tasks/result`` answers for task ``task`` of tool ``tool``, going
+    as one SSE event: the legacy SSE transport; ``held``: the tool declares an output schema, so its data was not
+    linked) when it is over :data:`MAX_EVENT_RESULT_BYTES` as JSON, as :func:`hold_to_event` refuses a call's.
+    The task's result stays stored: a ``tasks/result`` over Streamable HTTP answers it whole, as JSON.
+
+    Raises:
+        ResultTooLarge: naming the size, the client's 1 MiB, and what to do instead.
+    """
+    size = event_bytes(result)
+    if size is None:
+        return
+    raise ResultTooLarge(
+        _too_large(f"task {task} (tool '{tool}') answered", size) + " (tasks/result over the legacy SSE "
+        "transport)" + ("; a result held to an output schema is sent inline, never linked" if held else
+                        "; its data is linked only over max_inline_bytes")
+        + ". The result is kept: send tasks/result for it over Streamable HTTP, where it is answered as JSON "
+        "whatever its size, or call the tool again for less data (a smaller size, range or sample)"
+        + ("; the server's author may declare no output_schema, so that data over max_inline_bytes is kept and "
+           "linked" if held else ""))
+
+
+def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool) -> None:
+    """Refuse ``result`` (the ``ReadResourceResult`` of ``uri``, going as one SSE event: :func:`goes_as_event`)
+    when it is over :data:`MAX_EVENT_RESULT_BYTES` as JSON (:func:`event_bytes`): the client would lose the
+    read. A resource's contents cannot be linked or cut (its text or blob is the answer), nor read a part at a
+    time here, so the read is a JSON-RPC error naming the size and where it reads whole; a kept file's text
+    (``kept``: a large result the server keeps) is closed.
+
+    Raises:
+        InternalError: (-32603) ``data``: ``{"uri", "bytes", "limit"}`` (``limit``: the client's 1 MiB).
+    """
+    size = event_bytes(result)
+    if size is None:
+        return
+    for block in result.get("contents") or ():
+        if isinstance(block.get("text"), TextPieces):
+            block["text"].close()
+    what = "a large result the server kept" if kept else "a resource"
+    raise InternalError(
+        _too_large(f"resources/read of {uri} ({what}) answered", size) + " (it came over the legacy SSE "
+        "transport, or over Streamable HTTP after a log or progress message of the read). It is not cut and "
+        "cannot be read in parts: read it over Streamable HTTP with nothing sent before the answer (no log "
+        "level set for the read, no progress token), where it is answered as JSON whatever its size, or over "
+        "stdio" + ("" if kept else "; or ask the server's author for a smaller resource or a template that "
+                   "reads it in parts"),
+        {"uri": uri, "bytes": size, "limit": CLIENT_EVENT_BYTES})
