@@ -14,12 +14,13 @@ is not sent: the call answers a tool error naming its size and what to do instea
 (:func:`hold_to_event`). A REST answer (``data_only``) is a JSON body: never an event.
 
 A stored result read back is held alike when its answer goes as an event: a ``tasks/result`` over legacy SSE (a
-finished task's result, its data linked over ``max_inline_bytes`` only) answers a tool error instead
-(:func:`hold_task_to_event`), and a ``resources/read`` (a kept large result, a large resource) over legacy SSE, or
-over Streamable HTTP once a log or progress message of the read went first (its answer then the last event of the
-POST's stream, or of the GET stream resuming it), answers a JSON-RPC error naming its size and where it reads
-whole (:func:`hold_read_to_event`): a resource's contents cannot be cut or linked, and the server offers no read
-of a part. Where nothing went before the answer, it is a JSON body already, whatever its size.
+finished task's result, its data linked over ``max_inline_bytes`` only) answers a tool error instead, as does
+the completed task a 2026 ``subscriptions/listen`` tells (:func:`hold_task_to_event`); and a ``resources/read`` (a
+kept large result, a large resource) over legacy SSE, or over Streamable HTTP once a log or progress message of
+the read went first (its answer then the last event of the POST's stream, or of the GET stream resuming it),
+answers a JSON-RPC error naming its size and where it reads whole (:func:`hold_read_to_event`): a resource's
+contents cannot be cut or linked, and the server offers no read of a part. Where nothing went before the answer,
+it is a JSON body already, whatever its size.
 """
 
 from __future__ import annotations
@@ -122,11 +123,14 @@ def hold_to_event(result: dict[str, Any], tool: str, *, held: bool) -> None:
            "linked" if held else ""))
 
 
-def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bool) -> None:
-    """Refuse ``result`` (the ``CallToolResult`` ``tasks/result`` answers for task ``task`` of tool ``tool``, going
-    as one SSE event: the legacy SSE transport; ``held``: the tool declares an output schema, so its data was not
-    linked) when it is over :data:`MAX_EVENT_RESULT_BYTES` as JSON, as :func:`hold_to_event` refuses a call's.
-    The task's result stays stored: a ``tasks/result`` over Streamable HTTP answers it whole, as JSON.
+def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bool,
+                       via: str = "tasks/result over the legacy SSE transport",
+                       read_with: str = "tasks/result") -> None:
+    """Refuse ``result`` (what a finished task ``task`` of tool ``tool`` answers, going as one SSE event: a
+    ``tasks/result`` over legacy SSE, ``via``, or the 2026 listen's last ``notifications/tasks`` of it, whose
+    ``DetailedTask`` carries it; ``held``: the tool declares an output schema, so its data was not linked) when it
+    is over :data:`MAX_EVENT_RESULT_BYTES` as JSON, as :func:`hold_to_event` refuses a call's. The task's result
+    stays stored: ``read_with`` over Streamable HTTP answers it whole, as JSON.
 
     Raises:
         ResultTooLarge: naming the size, the client's 1 MiB, and what to do instead.
@@ -135,10 +139,10 @@ def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bo
     if size is None:
         return
     raise ResultTooLarge(
-        _too_large(f"task {task} (tool '{tool}') answered", size) + " (tasks/result over the legacy SSE "
-        "transport)" + ("; a result held to an output schema is sent inline, never linked" if held else
-                        "; its data is linked only over max_inline_bytes")
-        + ". The result is kept: send tasks/result for it over Streamable HTTP, where it is answered as JSON "
+        _too_large(f"task {task} (tool '{tool}') answered", size) + f" ({via})"
+        + ("; a result held to an output schema is sent inline, never linked" if held else
+           "; its data is linked only over max_inline_bytes")
+        + f". The result is kept: send {read_with} for it over Streamable HTTP, where it is answered as JSON "
         "whatever its size, or call the tool again for less data (a smaller size, range or sample)"
         + ("; the server's author may declare no output_schema, so that data over max_inline_bytes is kept and "
            "linked" if held else ""))

@@ -30,11 +30,12 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidParams, InvalidRequest, MissingClientCapability, UnknownComponent
+from ...errors import InvalidParams, InvalidRequest, MissingClientCapability, ResultTooLarge, UnknownComponent
 from ...protocol import jsonrpc
 from ...protocol.uris import comparison_form
 from ..handlers.answered_result import answered_result
 from ..jobs import service as jobmod
+from ..results.event_bound import hold_task_to_event
 from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
 from .tasks import detailed_task, has_tasks_extension
@@ -203,7 +204,20 @@ class _TaskStatus:
                 log.warning("task %s: its data could not be linked (%s: %s); its result is told whole",
                             job.id, type(exc).__name__, exc)
                 result = None  # (the result as stored)
-            self.tell(detailed_task(self.core, job, result))
+            self.tell(self.told(job, result))
+
+    def told(self, job: jobmod.Job, result: dict[str, Any] | None) -> dict[str, Any]:
+        """The completed ``job``'s ``DetailedTask`` with ``result``; one over the official client's 1 MiB for one
+        event with a tool error naming its size instead (:func:`~..results.event_bound.hold_task_to_event`): the
+        client would drop the event, and with it the listen. ``tasks/get`` answers the result whole, as JSON."""
+        task = detailed_task(self.core, job, result)
+        tool = self.core.registry.tools.get(job.tool)
+        try:
+            hold_task_to_event(task, job.id, job.tool, held=tool is not None and tool.output_schema is not None,
+                               via="the last notifications/tasks of a subscriptions/listen", read_with="tasks/get")
+        except ResultTooLarge as exc:
+            return detailed_task(self.core, job, {"content": [{"type": "text", "text": str(exc)}], "isError": True})
+        return task
 
     def report(self, job: jobmod.Job) -> None:
         if job.status == jobmod.COMPLETED:
