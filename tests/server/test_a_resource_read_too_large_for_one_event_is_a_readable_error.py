@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
+from client_logs import ask_for_logs
 from support import mcp_client, serve
 
 from nanohubmcp import Context, MCPServer, StaticTokenVerifier
@@ -75,7 +76,7 @@ def client_of(url: str, era: str) -> Any:
 
 async def read(client: Any, uri: str, era: str, *, logs: bool = False) -> Any:
     if logs and era != "2026-07-28":
-        await client.set_logging_level("info")
+        await ask_for_logs(client)
     return await client.read_resource(uri)
 
 
