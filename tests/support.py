@@ -372,6 +372,19 @@ async def mcp_client(url: str, *, transport: str = "http", token: str | None = N
         yield session
 
 
+def era_client(base: str, era: str) -> Any:
+    """The official client of ``era`` on the server at ``base`` (its URL ending in ``/``): a 2025-11-25 session over
+    Streamable HTTP (``era="2025-11-25"``, ``base + "mcp"``) or legacy SSE (``"sse"``, ``base + "sse"``), or the
+    stateless ``mcp.Client`` (``"2026-07-28"``). Enter it with ``async with``."""
+    if era == "sse":
+        return mcp_client(base + "sse", transport="sse")
+    if era == "2025-11-25":
+        return mcp_client(base + "mcp")
+    from mcp import Client
+
+    return Client(base + "mcp", mode="2026-07-28")
+
+
 
 # -- stdio clients -------------------------------------------------------------------------------
 def run_command(app: Path | str) -> list[str]:

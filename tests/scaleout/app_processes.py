@@ -33,3 +33,18 @@ def app_processes(app: Path, state_url: str, workdir: Path, count: int = 2) -> I
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(server.proc.pid, signal.SIGKILL)
                 server.proc.wait(10)
+
+
+@contextlib.contextmanager
+def one_app_process(state_url: str, workdir: Path) -> Iterator[Server]:
+    """One ``nanohubmcp run`` process of the scale-out app (tests/scaleout/app.py) with its state on ``state_url``
+    (no token; its state folder ``workdir/state``; ``$NANOHUBMCP_STATE_URL`` of the test's environment dropped).
+    Yields it once it listens; stopped (:meth:`Server.stop`) on leaving."""
+    env = {**os.environ, "MCP_TOKEN": "", "NANOHUBMCP_STATE_DIR": str(workdir / "state")}
+    env.pop("NANOHUBMCP_STATE_URL", None)
+    server = Server(workdir, free_port(), state_url, env=env)
+    try:
+        server.wait_listening()
+        yield server
+    finally:
+        server.stop()

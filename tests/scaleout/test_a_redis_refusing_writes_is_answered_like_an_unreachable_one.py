@@ -14,7 +14,6 @@ job ending meanwhile is one WARNING, its end stored once writes are taken. A rep
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from app_processes import one_app_process
 from cluster import Server
 from redis_server import RedisServer, free_port
 from support import wait_until
@@ -36,15 +36,8 @@ JOB_KEY = "nanohubmcp:scaleout-test:job:{}"
 
 @pytest.fixture
 def served(redis_server: RedisServer, tmp_path: Path) -> Iterator[Server]:
-    """One ``nanohubmcp run`` process of the scale-out app on ``redis_server``."""
-    env = {**os.environ, "MCP_TOKEN": "", "NANOHUBMCP_STATE_DIR": str(tmp_path / "state")}
-    env.pop("NANOHUBMCP_STATE_URL", None)
-    server = Server(tmp_path, free_port(), redis_server.url, env=env)
-    try:
-        server.wait_listening()
+    with one_app_process(redis_server.url, tmp_path) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def base(server: Server) -> str:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from app_processes import one_app_process
 from cluster import Server
 from redis_server import RedisServer, free_port
 from support import wait_until
@@ -156,22 +156,9 @@ class MasterDown(Refusal):
         self.admin.config_set("replica-read-only", "yes")
 
 
-@contextlib.contextmanager
-def serving(redis_server: RedisServer, tmp_path: Path) -> Iterator[Server]:
-    """One ``nanohubmcp run`` process of the scale-out app on ``redis_server``."""
-    env = {**os.environ, "MCP_TOKEN": "", "NANOHUBMCP_STATE_DIR": str(tmp_path / "state")}
-    env.pop("NANOHUBMCP_STATE_URL", None)
-    server = Server(tmp_path, free_port(), redis_server.url, env=env)
-    try:
-        server.wait_listening()
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture
 def served(redis_server: RedisServer, tmp_path: Path) -> Iterator[Server]:
-    with serving(redis_server, tmp_path) as server:
+    with one_app_process(redis_server.url, tmp_path) as server:
         yield server
 
 
@@ -272,7 +259,7 @@ def test_a_read_only_replica_cut_off_from_its_master_answers_reads_masterdown(
     admin = redis.Redis.from_url(redis_server.url, decode_responses=True)
     wait_until(lambda: stored_status(admin, job_id) == "completed", "the job ends")
     (tmp_path / "other").mkdir()
-    with serving(redis_server, tmp_path / "other") as other:  # it reads the job's record from Redis
+    with one_app_process(redis_server.url, tmp_path / "other") as other:  # it reads the job's record from Redis
         refusal = ReadOnlyMasterDown(redis_server)
         refusal.begin()
         try:

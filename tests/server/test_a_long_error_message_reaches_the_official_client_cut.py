@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
-from support import mcp_client, serve
+from support import era_client, serve
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.errors.sent_text import MAX_NOTIFIED_CHARS
@@ -33,18 +33,6 @@ def build() -> MCPServer:
     return server
 
 
-def client_of(url: str, era: str) -> Any:
-    """The official client: a 2025-11-25 session over Streamable HTTP or legacy SSE, or the stateless
-    ``mcp.Client`` (2026-07-28)."""
-    if era == "sse":
-        return mcp_client(url + "sse", transport="sse")
-    if era == "2025-11-25":
-        return mcp_client(url + "mcp")
-    from mcp import Client
-
-    return Client(url + "mcp", mode="2026-07-28")
-
-
 @pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28", "sse"])
 @pytest.mark.parametrize("progress", [True, False])
 def test_an_error_too_long_for_one_event_answers_cut(progress: bool, era: str) -> None:
@@ -56,7 +44,7 @@ def test_an_error_too_long_for_one_event_answers_cut(progress: bool, era: str) -
     with serve(build()) as url:
         async def main() -> Any:
             with anyio.fail_after(60):
-                async with client_of(url, era) as client:
+                async with era_client(url, era) as client:
                     return await client.call_tool("bigerr", {"size": SIZE},
                                                   progress_callback=on_progress if progress else None)
 
@@ -72,7 +60,7 @@ def test_a_short_error_message_goes_whole() -> None:
     with serve(build()) as url:
         async def main() -> Any:
             with anyio.fail_after(60):
-                async with client_of(url, "2025-11-25") as client:
+                async with era_client(url, "2025-11-25") as client:
                     return await client.call_tool("bigerr", {"size": 500}, progress_callback=lambda *_: None)
 
         result = anyio.run(main)

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
-from support import mcp_client, serve
+from support import era_client, serve
 
 from nanohubmcp import Context, MCPServer
 
@@ -34,18 +34,6 @@ def build() -> MCPServer:
     return server
 
 
-def client_of(url: str, era: str) -> Any:
-    """The official client: a 2025-11-25 session over Streamable HTTP or legacy SSE, or the stateless
-    ``mcp.Client`` (2026-07-28)."""
-    if era == "sse":
-        return mcp_client(url + "sse", transport="sse")
-    if era == "2025-11-25":
-        return mcp_client(url + "mcp")
-    from mcp import Client
-
-    return Client(url + "mcp", mode="2026-07-28")
-
-
 def called(url: str, era: str, rows: int, progress: bool) -> tuple[Any, list[float]]:
     reports: list[float] = []
 
@@ -54,7 +42,7 @@ def called(url: str, era: str, rows: int, progress: bool) -> tuple[Any, list[flo
 
     async def main() -> Any:
         with anyio.fail_after(60):
-            async with client_of(url, era) as client:
+            async with era_client(url, era) as client:
                 return await client.call_tool("table", {"rows": rows},
                                               progress_callback=on_progress if progress else None)
 
