@@ -8,7 +8,9 @@ import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 from cluster import Server
 from redis_server import free_port
 
@@ -48,3 +50,18 @@ def one_app_process(state_url: str, workdir: Path) -> Iterator[Server]:
         yield server
     finally:
         server.stop()
+
+
+def base(server: Server) -> str:
+    """The server's root URL (its ``/mcp`` URL without ``/mcp``)."""
+    return server.url.removesuffix("/mcp")
+
+
+def rest(server: Server, tool: str, arguments: dict[str, Any]) -> httpx.Response:
+    """``POST /tools/TOOL`` with ``arguments`` (the REST route; 20 s at most)."""
+    return httpx.post(f"{base(server)}/tools/{tool}", json=arguments, timeout=20)
+
+
+def ready(server: Server) -> httpx.Response:
+    """``GET /readyz`` (10 s at most)."""
+    return httpx.get(f"{base(server)}/readyz", timeout=10)

@@ -16,12 +16,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 import redis
-from app_processes import one_app_process
+from app_processes import base, one_app_process, ready, rest
 from cluster import Server
 from redis_server import RedisServer, free_port
 from support import wait_until
@@ -38,18 +37,6 @@ JOB_KEY = "nanohubmcp:scaleout-test:job:{}"
 def served(redis_server: RedisServer, tmp_path: Path) -> Iterator[Server]:
     with one_app_process(redis_server.url, tmp_path) as server:
         yield server
-
-
-def base(server: Server) -> str:
-    return server.url.removesuffix("/mcp")
-
-
-def rest(server: Server, tool: str, arguments: dict[str, Any]) -> httpx.Response:
-    return httpx.post(f"{base(server)}/tools/{tool}", json=arguments, timeout=20)
-
-
-def ready(server: Server) -> httpx.Response:
-    return httpx.get(f"{base(server)}/readyz", timeout=10)
 
 
 def refused_sets(admin: redis.Redis) -> int:
