@@ -72,13 +72,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from ..errors import InvalidRequest, ServerBusy, ServerStopping, error_response
 from ..protocol import jsonrpc, sendable
 from ..protocol.message_values import show
 from ..protocol.sendable import Parts
-from ..protocol.tuple_records import TupleRecord
+from ..protocol.tuple_records import TupleMadeRecord, field
 from ..state.errors import StateUnavailable
 from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal, serve_batch
 from .eras import handshake_version, is_modern, spoken_version
@@ -121,9 +121,10 @@ def _uncancel() -> None:
         uncancel()
 
 
-class Reply(TupleRecord, tuple["dict[str, Any] | None", "Session | None"]):
-    """What :meth:`Connection.serve` answers, ``(message, session)``. A tuple written out, not a
-    ``NamedTuple``, which cost ~0.9 M instructions more to make at import (bench/startup.md, eighth pass).
+class Reply(TupleMadeRecord, tuple["dict[str, Any] | None", "Session | None"]):
+    """What :meth:`Connection.serve` answers, ``(message, session)``, made from that tuple (``Reply((message,
+    session))``: tuple's own constructor, and fields read in C: no Python frame on the call path; a
+    ``NamedTuple`` cost ~0.9 M instructions more to make at import, bench/startup.md).
 
     Attributes:
         message: the JSON-RPC response to send, or None when none is owed (a notification, a
@@ -133,17 +134,12 @@ class Reply(TupleRecord, tuple["dict[str, Any] | None", "Session | None"]):
 
     __slots__ = ()
     _fields = ("message", "session")
+    message: Final[dict[str, Any] | None] = field(0)
+    session: Final[Session | None] = field(1)
 
-    def __new__(cls, message: dict[str, Any] | None, session: Session | None = None) -> Reply:
-        return tuple.__new__(cls, (message, session))
 
-    @property
-    def message(self) -> dict[str, Any] | None:
-        return self[0]
-
-    @property
-    def session(self) -> Session | None:
-        return self[1]
+NO_REPLY = Reply((None, None))
+"""The :class:`Reply` owing no response (a notification, a client's response, a request the client withdrew)."""
 
 
 class Served(Services, Received, Protocol):
@@ -240,7 +236,7 @@ class Connection:
         message = request.message
         if message.kind != jsonrpc.REQUEST:
             if self.withdraw(message):
-                return Reply(None)
+                return NO_REPLY
             await self.core.dispatcher.handle(request)
             if request.session is not None:
                 request.session.touch()
@@ -248,22 +244,22 @@ class Connection:
                     await self._store(request.session)
                 except StateUnavailable:  # the store went away since the session was looked up: stored next time
                     log.warning("a change to a session could not be stored now: the shared state store is unreachable")
-            return Reply(None)
+            return NO_REPLY
         shutdown = self.core.shutdown
         if shutdown.begun and shutdown.refuses(request):  # the server is stopping: nothing new starts
-            return Reply(error_response(ServerStopping(), message.id))
+            return Reply((error_response(ServerStopping(), message.id), None))
         session = request.session
         if session is not None:
             if message.id in session.in_flight:  # its answer and a cancel naming it would be ambiguous
-                return Reply(error_response(_id_in_use(message.id), message.id))
+                return Reply((error_response(_id_in_use(message.id), message.id), None))
             session.in_flight[message.id] = request  # type: ignore[index]
         elif self.one_peer:  # either era: its one client may name it in notifications/cancelled
             if message.id in self._sessionless:
-                return Reply(error_response(_id_in_use(message.id), message.id))
+                return Reply((error_response(_id_in_use(message.id), message.id), None))
             if len(self._sessionless) >= MAX_IN_FLIGHT_PER_SESSION:  # the same bound a session has
-                return Reply(error_response(ServerBusy(
+                return Reply((error_response(ServerBusy(
                     f"Too many requests in flight (at most {MAX_IN_FLIGHT_PER_SESSION}); wait for answers "
-                    "before sending more", retry_after=BUSY_RETRY_SECONDS), message.id))
+                    "before sending more", retry_after=BUSY_RETRY_SECONDS), message.id), None))
             self._sessionless[message.id] = request  # type: ignore[index]
         self.in_flight.add(request)
         shutdown.running[request] = asyncio.current_task()
@@ -286,23 +282,23 @@ class Connection:
                 self._sessionless.pop(message.id, None)  # type: ignore[arg-type]
         if cut or (response is None and not request.withdrawn):
             # Still running when the stop's grace ran out: a final answer the client can act on.
-            return Reply(error_response(ServerStopping(), message.id))
+            return Reply((error_response(ServerStopping(), message.id), None))
         if request.withdrawn:
-            return Reply(None)
+            return NO_REPLY
         assert response is not None
         if shutdown.begun and "result" in response:  # its client may follow the result up (Shutdown.settling)
             shutdown.answered(request)
         opened = request.opened_session if "result" in response else None
         replication = self.core.replication
         if replication is None or (opened is None and (session is None or not replication.changed(session))):
-            return Reply(response, opened)
+            return Reply((response, opened))
         try:
             await self._store(opened or session)
         except StateUnavailable as exc:
             if opened is not None:
                 self.core.sessions.remove(opened.id)
-            return Reply(error_response(exc, message.id))
-        return Reply(response, opened)
+            return Reply((error_response(exc, message.id), None))
+        return Reply((response, opened))
 
     async def _store(self, session: Session | None) -> None:
         """With a shared state store: store what the request changed in its session."""

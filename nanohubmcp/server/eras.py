@@ -4,7 +4,8 @@ The connection seam's reading half (:mod:`.intake`) asks these for each message,
 (:mod:`.connection`) to a transport that needs one alone: :func:`is_modern` (the stateless era, or
 the handshake era), :func:`spoken_version` (an ``MCP-Protocol-Version`` header this server speaks) and
 :func:`handshake_version` (the version of a handshake-era request: its session's, a header's, else
-2025-03-26). A 2026-07-28 request's own version is its ``_meta``'s
+2025-03-26); :func:`in_force` answers all three in one question, for a message whose session was read
+already. A 2026-07-28 request's own version is its ``_meta``'s
 (:func:`~.stateless.envelope.modern_version`).
 """
 
@@ -66,3 +67,18 @@ def handshake_version(session: Session | None, header_version: str | None = None
     if session is not None:
         return session.version
     return versions.ProtocolVersion.of(header_version or versions.SESSIONLESS_DEFAULT)
+
+
+def in_force(message: jsonrpc.Message, header_version: str | None,
+             session: Session | None) -> versions.ProtocolVersion | None:
+    """The era of ``message`` and, in the handshake era, the version in force, in one question: None for the
+    stateless era (:func:`is_modern`; its version is its ``_meta``'s), else :func:`handshake_version` of
+    ``session`` and the ``MCP-Protocol-Version`` header ``header_version`` (:func:`spoken_version`). ``session``:
+    the one the message names, or None (unused in the stateless era).
+
+    Raises:
+        InvalidRequest: a handshake-era message whose header names a version this server does not speak.
+    """
+    if is_modern(message, header_version):
+        return None
+    return handshake_version(session, spoken_version(header_version))

@@ -2,7 +2,8 @@
 
 :class:`Intake` is the reading half of the connection seam (:mod:`.connection`): it parses what a
 transport received, decides each message's era and the protocol version in force
-(:func:`~.eras.is_modern`; :func:`~.eras.handshake_version`, with a header's :func:`~.eras.spoken_version`;
+(:func:`~.eras.is_modern`; :func:`~.eras.handshake_version`, with a header's :func:`~.eras.spoken_version`; over
+HTTP the three in one question, :func:`~.eras.in_force`, once the session a request names was read;
 a 2026-07-28 request's own ``_meta``, :func:`~.stateless.envelope.modern_version`), finds the session it names
 (not touched: serving touches it when the request ends), and builds its :class:`RequestContext`.
 An HTTP transport hands it a whole body and its headers' values (:meth:`Intake.receive`); a
@@ -17,14 +18,14 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from ..errors import ProtocolError, ServerStopping, SessionNotFound
 from ..protocol import jsonrpc, versions
-from ..protocol.tuple_records import TupleRecord
+from ..protocol.tuple_records import TupleMadeRecord, field
 from ..state.errors import StateUnavailable
 from .batches import batch_refusal
-from .eras import handshake_version, is_modern, spoken_version
+from .eras import handshake_version, in_force, is_modern, spoken_version
 from .stateless.envelope import modern_version
 from .wire.request import LARGE_MESSAGE_BYTES, RequestContext
 from .wire.streams import OutboundStream
@@ -42,11 +43,12 @@ MEMORY_TRANSPORT = "memory"
 core as a testing client's (:meth:`Received.attach`), not as a server's real clients'."""
 
 
-class Incoming(TupleRecord, tuple["jsonrpc.Message | None", bool, "RequestContext | None", "list[Any] | None",
-                     "versions.ProtocolVersion | None", "Session | None", bool]):
+class Incoming(TupleMadeRecord, tuple["jsonrpc.Message | None", bool, "RequestContext | None", "list[Any] | None",
+                         "versions.ProtocolVersion | None", "Session | None", bool]):
     """One POSTed body as :meth:`Connection.receive` read it: everything the transport needs next,
-    ``(message, modern, request, batch, version, session, large)``. A tuple written out, not a ``NamedTuple``,
-    which cost ~0.9 M instructions more to make at import (bench/startup.md, eighth pass).
+    ``(message, modern, request, batch, version, session, large)``, made from that tuple
+    (``Incoming((message, modern, ...))``: tuple's own constructor, and fields read in C: no Python frame on
+    the call path; a ``NamedTuple`` cost ~0.9 M instructions more to make at import, bench/startup.md).
 
     Attributes:
         message: the one message (None for a batch).
@@ -64,39 +66,13 @@ class Incoming(TupleRecord, tuple["jsonrpc.Message | None", bool, "RequestContex
 
     __slots__ = ()
     _fields = ("message", "modern", "request", "batch", "version", "session", "large")
-
-    def __new__(cls, message: jsonrpc.Message | None, modern: bool, request: RequestContext | None,
-                batch: list[Any] | None, version: versions.ProtocolVersion | None, session: Session | None,
-                large: bool = False) -> Incoming:
-        return tuple.__new__(cls, (message, modern, request, batch, version, session, large))
-
-    @property
-    def message(self) -> jsonrpc.Message | None:
-        return self[0]
-
-    @property
-    def modern(self) -> bool:
-        return self[1]
-
-    @property
-    def request(self) -> RequestContext | None:
-        return self[2]
-
-    @property
-    def batch(self) -> list[Any] | None:
-        return self[3]
-
-    @property
-    def version(self) -> versions.ProtocolVersion | None:
-        return self[4]
-
-    @property
-    def session(self) -> Session | None:
-        return self[5]
-
-    @property
-    def large(self) -> bool:
-        return self[6]
+    message: Final[jsonrpc.Message | None] = field(0)
+    modern: Final[bool] = field(1)
+    request: Final[RequestContext | None] = field(2)
+    batch: Final[list[Any] | None] = field(3)
+    version: Final[versions.ProtocolVersion | None] = field(4)
+    session: Final[Session | None] = field(5)
+    large: Final[bool] = field(6)
 
 
 class Received(Protocol):
@@ -197,45 +173,55 @@ class Intake:
             refused = batch_refusal(version, parsed)
             if refused is not None:
                 raise refused
-            return Incoming(None, False, None, parsed, version, session, large)
+            return Incoming((None, False, None, parsed, version, session, large))
         message = jsonrpc.classify(parsed)
         is_request = message.kind == jsonrpc.REQUEST
-        if is_modern(message, header_version):
+        opens = is_request and message.method == "initialize"  # never adopt a client-chosen id
+        session = None
+        local = False
+        if session_id and not opens:
+            # Read first when it is here (no round trip): the eras are then asked once, era and version
+            # together; the stateless era leaves it unused.
+            replication = self.core.replication  # with one: held here in step, the common case
+            try:
+                local = replication is None or replication.held(session_id) is not None
+            except StateUnavailable as exc:  # the refusal names the request it refuses
+                raise exc.naming(message.id) from exc
+            if local:
+                session = self.core.sessions.owned(session_id, principal)
+        in_effect = in_force(message, header_version, session)
+        if in_effect is None:  # the stateless era (2026-07-28)
             if not is_request:
-                return Incoming(message, True, None, None, None, None)
+                return Incoming((message, True, None, None, None, None, False))
             version, caps = modern_version(message, header_version, check_header=True, request_id=message.id)
             request = self.request(message, version=version, client_capabilities=caps, principal=principal,
                                    trace_headers=trace_headers)
             request.large = large
             if wants_stream:
                 request.defer_stream(_modern_stream)
-            return Incoming(message, True, request, None, version, None)
-        header = spoken_version(header_version)
-        opens = is_request and message.method == "initialize"  # never adopt a client-chosen id
-        session = None
-        if session_id and not opens:
-            try:
-                replication = self.core.replication  # with one: held here in step, the common case
-                session = (self.core.sessions.owned(session_id, principal)
-                           if replication is None or replication.held(session_id) is not None
-                           else await self.named_session(session_id, principal))
-            except StateUnavailable as exc:  # the refusal names the request it refuses
-                raise exc.naming(message.id) from exc
+            return Incoming((message, True, request, None, version, None, False))
+        if session_id and not opens and session is None:
+            if not local:  # not held here in step: asked of the shared store
+                try:
+                    session = await self.named_session(session_id, principal)
+                except StateUnavailable as exc:
+                    raise exc.naming(message.id) from exc
             if session is None:
                 raise self.missing_session(
                     "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",
                     message.id)
-        version = handshake_version(session, header)
+            in_effect = handshake_version(session)
+        version = in_effect
         if not is_request:
-            return Incoming(message, False, self.request(message, version=version, session=session,
-                                                         principal=principal), None, version, session)
+            return Incoming((message, False, self.request(message, version=version, session=session,
+                                                          principal=principal), None, version, session, False))
         request = self.request(message, version=version, session=session, opens_session=opens, principal=principal,
                                trace_headers=trace_headers)
         request.large = large
         if wants_stream:  # made at the first related message (most calls send none: a JSON reply)
             request.defer_stream(functools.partial(session.new_stream, message.id) if session is not None
                                  else _sessionless_stream)
-        return Incoming(message, False, request, None, version, session)
+        return Incoming((message, False, request, None, version, session, False))
 
     def read(self, body: bytes | str, *, session: Session | None = None,
              stream: OutboundStream | None = None, principal: Principal | None = None,
@@ -257,7 +243,7 @@ class Intake:
             refused = batch_refusal(version, parsed)
             if refused is not None:
                 raise refused
-            return Incoming(None, False, None, parsed, version, session)
+            return Incoming((None, False, None, parsed, version, session, False))
         return self.admit(parsed, session=session, stream=stream, principal=principal)
 
     async def read_large(self, body: bytes | str, *, session: Session | None = None,
@@ -269,7 +255,7 @@ class Intake:
         if incoming.request is not None:
             incoming.request.large = True
         elif incoming.batch is not None:
-            return Incoming(*incoming[:6], large=True)
+            return Incoming((*incoming[:6], True))
         return incoming
 
     def admit(self, message: jsonrpc.Message, *, session: Session | None = None,
@@ -289,18 +275,18 @@ class Intake:
         is_request = message.kind == jsonrpc.REQUEST
         if is_modern(message):
             if not is_request:
-                return Incoming(message, True, None, None, None, None)
+                return Incoming((message, True, None, None, None, None, False))
             modern, caps = modern_version(message, request_id=message.id)
-            return Incoming(message, True, self.request(message, version=modern, stream=stream,
-                                                        client_capabilities=caps, principal=principal),
-                            None, modern, None)
+            return Incoming((message, True, self.request(message, version=modern, stream=stream,
+                                                         client_capabilities=caps, principal=principal),
+                             None, modern, None, False))
         opens = is_request and message.method == "initialize"
         if opens:
             session = None
         in_force = handshake_version(session, version)
-        return Incoming(message, False, self.request(message, version=in_force, session=session, stream=stream,
-                                                     opens_session=opens, principal=principal),
-                        None, in_force, session)
+        return Incoming((message, False, self.request(message, version=in_force, session=session, stream=stream,
+                                                      opens_session=opens, principal=principal),
+                         None, in_force, session, False))
 
     async def named_session(self, session_id: str | None, principal: Principal | None) -> Session | None:
         """The live session ``session_id`` names, of ``principal`` (any process's, with a shared

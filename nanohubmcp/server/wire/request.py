@@ -140,6 +140,8 @@ class RequestContext:
         stream: where related messages go; None when the reply must be plain JSON and no
             other stream can take them. A transport may defer it (:meth:`defer_stream`): it is
             then made when first read, on the loop thread.
+        stream_opened: whether the request has its stream now (a deferred one only once made: a related
+            message went out); read without making one (an attribute: read in C on every call's answer).
         loop: the event loop serving the request.
         principal: the caller the transport's verifier authenticated, or None when the
             server has no authorization configured.
@@ -176,7 +178,7 @@ class RequestContext:
         "_cancel_callbacks",
         "_open_stream",
         "_stream",
-        "_stream_opened",
+        "_when_opened",
         "argument_errors",
         "cancel_reason",
         "cancelled",
@@ -196,6 +198,7 @@ class RequestContext:
         "server",
         "session",
         "slots",
+        "stream_opened",
         "task_metadata",
         "trace_headers",
         "transport",
@@ -219,8 +222,9 @@ class RequestContext:
         self.modern = self.version.modern
         self.session = session
         self._stream = stream
+        self.stream_opened = stream is not None
         self._open_stream: Callable[[], OutboundStream] | None = None
-        self._stream_opened: Callable[[OutboundStream], None] | None = None
+        self._when_opened: Callable[[OutboundStream], None] | None = None
         self.loop = loop
         self.principal = principal
         self.server = server
@@ -255,7 +259,8 @@ class RequestContext:
         if stream is None and self._open_stream is not None:
             opener, self._open_stream = self._open_stream, None
             stream = self._stream = opener()
-            opened, self._stream_opened = self._stream_opened, None
+            self.stream_opened = True
+            opened, self._when_opened = self._when_opened, None
             if opened is not None:
                 opened(stream)
         return stream
@@ -263,18 +268,14 @@ class RequestContext:
     @stream.setter
     def stream(self, stream: OutboundStream | None) -> None:
         self._stream = stream
+        self.stream_opened = stream is not None
         self._open_stream = None
-
-    @property
-    def stream_opened(self) -> bool:
-        """Whether the request has its stream now (a deferred one only once made: a related message went out),
-        without making one."""
-        return self._stream is not None
 
     def defer_stream(self, opener: Callable[[], OutboundStream]) -> None:
         """Give the request a stream made by ``opener()`` when first asked for (:attr:`stream`):
         most requests send nothing before their response, and a JSON reply needs no stream."""
         self._stream = None
+        self.stream_opened = False
         self._open_stream = opener
 
     def on_stream_opened(self, callback: Callable[[OutboundStream], None]) -> None:
@@ -283,7 +284,7 @@ class RequestContext:
         if self._stream is not None:
             callback(self._stream)
         elif self._open_stream is not None:
-            self._stream_opened = callback
+            self._when_opened = callback
 
     def get(self, slot: Slot[T]) -> T | None:
         """What ``slot`` holds for this request, or None."""
