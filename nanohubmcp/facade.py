@@ -45,6 +45,7 @@ from .server.provenance.tool_options import resolve_enabled as resolve_provenanc
 from .server.registry.components import Tool
 from .server.results import (
     DEFAULT_MAX_ANSWER_BYTES,
+    DEFAULT_MAX_EVENT_BYTES,
     DEFAULT_MAX_INLINE_BYTES,
     DEFAULT_STORE_BYTES,
     DEFAULT_STORE_BYTES_PER_OWNER,
@@ -76,13 +77,14 @@ _Self = TypeVar("_Self", bound="MCPServer")
 class MCPServer:
     """An MCP server built from decorated Python functions.
 
-    Each byte limit (``max_inline_bytes``, ``max_result_bytes``, ``max_kept_bytes``, ``max_kept_bytes_per_owner``,
-    ``max_job_result_bytes``, ``cache_max_bytes``) and each count (``max_jobs``, ``max_jobs_per_owner``,
-    ``max_stuck_calls``, ``workers``, ``job_workers``, ``list_page_size``; ``run(workers=)``) takes any whole number
-    as the int, as ``%config NanohubMCP`` does: numpy's ``int64``, ``5.0``, ``1e5``, ``1e30`` (an int past a float's
-    range: a bound nothing reaches); a bool, ``5.5``, NaN, inf, a string or a ``Decimal`` is refused naming the
-    setting, what it takes, the value and what to write (:mod:`nanohubmcp.protocol.whole_numbers`). Only
-    ``max_inline_bytes`` and ``max_result_bytes``, whose None is no limit, take ``float("inf")``: as None.
+    Each byte limit (``max_inline_bytes``, ``max_result_bytes``, ``max_event_bytes``, ``max_kept_bytes``,
+    ``max_kept_bytes_per_owner``, ``max_job_result_bytes``, ``cache_max_bytes``) and each count (``max_jobs``,
+    ``max_jobs_per_owner``, ``max_stuck_calls``, ``workers``, ``job_workers``, ``list_page_size``; ``run(workers=)``)
+    takes any whole number as the int, as ``%config NanohubMCP`` does: numpy's ``int64``, ``5.0``, ``1e5``, ``1e30`` (an
+    int past a float's range: a bound nothing reaches); a bool, ``5.5``, NaN, inf, a string or a ``Decimal`` is refused
+    naming the setting, what it takes, the value and what to write (:mod:`nanohubmcp.protocol.whole_numbers`). Only
+    ``max_inline_bytes``, ``max_result_bytes`` and ``max_event_bytes``, whose None is no limit, take ``float("inf")``:
+    as None.
 
     .. versionchanged:: 1.0
        The counts take any whole number (``max_jobs=5.0``, ``numpy.int64(5)``), as the byte limits did; they were
@@ -129,6 +131,16 @@ class MCPServer:
             data), and an MCP result not kept as a resource (``max_inline_bytes=None``, a tool with an
             output schema). A larger result fails the call with a message naming the limit (``isError``;
             REST 500), found before an array or table is encoded when its size is already known to be over.
+        max_event_bytes: most bytes of one server-sent event an answer or a question to the client goes in
+            (default 1 MiB, 1048576: the official ``mcp`` Python client drops a larger event, and the call with it;
+            at least 1 MiB; None or ``float("inf")``: no bound). An answer goes as an event over the legacy SSE
+            transport, and over Streamable HTTP once a progress or log message of the request went first. Such an
+            answer links its data over a quarter of the bound (even with a larger ``max_inline_bytes``); one still
+            over the bound (a tool with an output schema, a ``tasks/result``, a ``resources/read``, a listen's
+            completed task) is answered as an error naming its size, and an elicitation or sampling request over it
+            is refused in the tool. Raise it, or set None, for clients reading larger events (the TypeScript SDK,
+            most others): a 3 MiB resource then reads whole over legacy SSE. Progress, log and error texts are cut
+            at 65,536 characters whatever it is (a separate rule, within 1 MiB).
         max_kept_bytes: most bytes of large results the server keeps as resources, for all
             callers (default 512 MiB): also the largest one result kept (a larger one fails its
             call saying so). When it is full, the oldest kept results are evicted.
@@ -213,6 +225,7 @@ class MCPServer:
         state_secret: str | bytes | None = None,
         max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
         max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_kept_bytes: int = DEFAULT_STORE_BYTES,
         max_kept_bytes_per_owner: int = DEFAULT_STORE_BYTES_PER_OWNER,
         figure_dpi: float | None = None,
@@ -249,6 +262,7 @@ class MCPServer:
             job_ttl_seconds=job_ttl_seconds,
             max_inline_bytes=max_inline_bytes,
             max_result_bytes=max_result_bytes,
+            max_event_bytes=max_event_bytes,
             max_kept_bytes=max_kept_bytes,
             max_kept_bytes_per_owner=max_kept_bytes_per_owner,
             figure_dpi=figure_dpi,

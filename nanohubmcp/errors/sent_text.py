@@ -25,7 +25,8 @@ MAX_NOTIFIED_CHARS: Final = 65_536
 """The most characters of a progress or log message, of an error result's text, or of a JSON-RPC error's message
 or data (as JSON text), sent to a client (a longer one is cut, saying so): written as JSON even at 6 bytes a
 character (a control character as ``\\u00XX``) a message and its data stay well within the client's 1 MiB
-(:data:`~nanohubmcp.protocol.client_event_cap.CLIENT_EVENT_BYTES`)."""
+(:data:`~nanohubmcp.protocol.client_event_cap.CLIENT_EVENT_BYTES`), the least the server's ``max_event_bytes`` takes.
+A rule of its own, held whatever that bound (None too): a text this long is no message a reader reads whole."""
 
 
 def notified_text(message: str) -> str:

@@ -5,10 +5,10 @@ Set them in a profile's ``ipython_config.py`` or ``ipython_kernel_config.py``::
     c.NanohubMCP.port = 8001
     c.NanohubMCP.mode = "kernel"
 
-or live in a notebook, where a change to ``host``, ``port``, ``mode``, ``path_prefix``,
-``allowed_origins``, ``public_url``, ``name``, ``version``, ``instructions``, ``provenance`` or a limit kept by
-the server (``max_stuck_calls``, ``max_kept_bytes``, ``max_request_bytes``, ...) restarts a running server, and
-``tool_timeout``, ``max_inline_bytes``, ``max_result_bytes`` and ``figure_dpi`` apply to the next call::
+or live in a notebook, where a change to ``host``, ``port``, ``mode``, ``path_prefix``, ``allowed_origins``,
+``public_url``, ``name``, ``version``, ``instructions``, ``provenance`` or a limit kept by the server
+(``max_stuck_calls``, ``max_kept_bytes``, ``max_request_bytes``, ...) restarts a running server, and ``tool_timeout``,
+``max_inline_bytes``, ``max_result_bytes``, ``max_event_bytes`` and ``figure_dpi`` apply to the next call::
 
     %config NanohubMCP.port = 0        # any free port
     %config NanohubMCP                 # list the options with their current values
@@ -36,6 +36,7 @@ from traitlets.config import Configurable
 
 from ..protocol import counts
 from ..protocol.byte_limits import takes
+from ..protocol.client_event_cap import CLIENT_EVENT_BYTES
 from ..server.calls.workers import MAX_ABANDONED
 from ..server.jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from ..server.options import MAX_FIGURE_DPI, MIN_FIGURE_DPI
@@ -58,15 +59,15 @@ SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_buffered_b
 """The HTTP server's limits, each passed to ``server.start(...)`` under its own name (the default is run()'s)."""
 RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token", *SERVE_LIMIT_TRAITS)
 """Traits whose change restarts a running server on its new address or URL, or with its new limits."""
-LIMIT_TRAITS = ("max_result_bytes", "max_stuck_calls", "max_kept_bytes", "max_kept_bytes_per_owner",
+LIMIT_TRAITS = ("max_result_bytes", "max_event_bytes", "max_stuck_calls", "max_kept_bytes", "max_kept_bytes_per_owner",
                 "max_job_result_bytes", "max_jobs", "max_jobs_per_owner", "cache_max_bytes")
 """The server's limits, each passed to ``MCPServer(...)`` under its own name (the default is MCPServer's)."""
+RESULT_TRAITS = ("max_inline_bytes", "figure_dpi", "max_result_bytes", "max_event_bytes")
+"""Traits shaping tool results: a change applies to the next call."""
 REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor", "dask_address", "executor_options",
                   "state_url", "tracing", "provenance",
-                  *(limit for limit in LIMIT_TRAITS if limit != "max_result_bytes"))
+                  *(limit for limit in LIMIT_TRAITS if limit not in RESULT_TRAITS))
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
-RESULT_TRAITS = ("max_inline_bytes", "figure_dpi", "max_result_bytes")
-"""Traits shaping tool results: a change applies to the next call."""
 
 
 class NanohubMCP(Configurable):
@@ -158,6 +159,14 @@ class NanohubMCP(Configurable):
         "not kept as a resource (max_inline_bytes = None, or a tool with an output schema). A larger result "
         "fails the call with a tool error naming this limit. Default 268435456 (256 MiB); None (or inf) = no limit "
         "(0 is refused).",
+    ).tag(config=True)
+
+    max_event_bytes = Limit(
+        CLIENT_EVENT_BYTES, minimum=CLIENT_EVENT_BYTES, allow_none=True, no_limit=True,
+        takes=takes("max_event_bytes"),
+        help="Most bytes of one server-sent event an answer or a question to the client goes in; a larger one is "
+        "an error naming its size. Default 1048576 (1 MiB), the official mcp Python client's cap (it drops a larger "
+        "event and the call with it). None (or inf) = no bound, for clients reading larger events (TypeScript SDK).",
     ).tag(config=True)
 
     max_kept_bytes = Limit(

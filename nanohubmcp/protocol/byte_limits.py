@@ -3,13 +3,12 @@ read alike by ``MCPServer(...)`` and by ``%config NanohubMCP`` (and so by a note
 values are a whole number of bytes, and how a refusal reads.
 
 A limit takes any whole number as an int, by the one rule of :mod:`.whole_numbers` (the counts' too): an integer
-(numpy's ``int64`` too) and a real number holding a whole number (``5.0``, ``1e5``, ``1e30``). A bool (numpy's too),
-a real number that is not whole (``5.5``, ``Fraction(7, 2)``), NaN, a string and a ``Decimal`` are refused in one
-line naming the setting, what it takes, the value and, where it reads as a number, what to write. A limit taking
-None for no limit (``max_inline_bytes``: always inline; ``max_result_bytes``) takes ``float("inf")`` as that None,
-as ``tool_timeout`` does, and an int past a float's range (``10**400``) as the int, a bound nothing reaches; one
-that refuses None refuses inf too (no limit is no value there). Nothing is imported here beyond the standard
-library.
+(numpy's ``int64`` too) and a real number holding a whole number (``5.0``, ``1e5``, ``1e30``). A bool (numpy's too), a
+real number that is not whole (``5.5``, ``Fraction(7, 2)``), NaN, a string and a ``Decimal`` are refused in one line
+naming the setting, what it takes, the value and, where it reads as a number, what to write. A limit taking None for no
+limit (``max_inline_bytes``: always inline; ``max_result_bytes``; ``max_event_bytes``) takes ``float("inf")`` as that
+None, as ``tool_timeout`` does, and an int past a float's range (``10**400``) as the int, a bound nothing reaches; one
+that refuses None refuses inf too (no limit is no value there). Nothing is imported here beyond the standard library.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ __all__ = ["BYTE_LIMITS", "refusal", "takes"]
 BYTE_LIMITS: dict[str, tuple[int, str]] = {
     "max_inline_bytes": (0, ", or None to always inline"),
     "max_result_bytes": (1, ", or None for no limit"),
+    "max_event_bytes": (1 << 20, " (1 MiB), or None for no bound"),
     "max_kept_bytes": (1, ""),
     "max_kept_bytes_per_owner": (1, ""),
     "max_job_result_bytes": (1, ""),

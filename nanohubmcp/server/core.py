@@ -43,6 +43,7 @@ from .provenance.tool_options import DEFAULT_CACHE_BYTES, cached
 from .registry.registry import Registry
 from .results import (
     DEFAULT_MAX_ANSWER_BYTES,
+    DEFAULT_MAX_EVENT_BYTES,
     DEFAULT_MAX_INLINE_BYTES,
     DEFAULT_STORE_BYTES,
     DEFAULT_STORE_BYTES_PER_OWNER,
@@ -101,6 +102,7 @@ class ServerCore:
         executor: Executor | None = None,
         max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
         max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         max_kept_bytes: int = DEFAULT_STORE_BYTES,
         max_kept_bytes_per_owner: int = DEFAULT_STORE_BYTES_PER_OWNER,
         figure_dpi: float | None = None,
@@ -121,14 +123,14 @@ class ServerCore:
         limits = check_options(
             name, argument_errors=argument_errors, figure_dpi=figure_dpi,
             byte_limits={"max_inline_bytes": max_inline_bytes, "max_result_bytes": max_result_bytes,
-                         "max_kept_bytes": max_kept_bytes, "max_kept_bytes_per_owner": max_kept_bytes_per_owner,
+                         "max_event_bytes": max_event_bytes, "max_kept_bytes": max_kept_bytes,
+                         "max_kept_bytes_per_owner": max_kept_bytes_per_owner,
                          "max_job_result_bytes": max_job_result_bytes, "cache_max_bytes": cache_max_bytes},
             job_store=job_store,
             counts={"list_page_size": list_page_size, "workers": workers, "job_workers": job_workers,
                     "max_stuck_calls": max_stuck_calls, "max_jobs": max_jobs, "max_jobs_per_owner": max_jobs_per_owner},
             durations={"job_ttl_seconds": job_ttl_seconds}, state_dir=state_dir)
         # as ints (1e5, numpy's int64): each refused None where it is no value
-        max_inline_bytes, max_result_bytes = limits["max_inline_bytes"], limits["max_result_bytes"]
         list_page_size, workers, job_workers = limits["list_page_size"], limits["workers"], limits["job_workers"]
         (max_kept_bytes, max_kept_bytes_per_owner, max_job_result_bytes, cache_max_bytes, max_stuck_calls, max_jobs,
          max_jobs_per_owner) = (cast(int, limits[option]) for option in (
@@ -166,9 +168,8 @@ class ServerCore:
         self.first_use: FirstUse = FirstUse(
             name, self.registry.tools, state_url=self.state_url, link=self.state_link, job_store=job_store,
             job_ttl=plain_seconds(job_ttl_seconds), job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
-            inline=(max_inline_bytes, figure_dpi, max_result_bytes), cache_max_bytes=cache_max_bytes,
-            kept=(max_kept_bytes, max_kept_bytes_per_owner),
-            provenance=provenance,
+            inline=(limits["max_inline_bytes"], figure_dpi, limits["max_result_bytes"], limits["max_event_bytes"]),
+            cache_max_bytes=cache_max_bytes, kept=(max_kept_bytes, max_kept_bytes_per_owner), provenance=provenance,
             state_secret=state_secret, reattach=self.core_jobs.reattach, hand_over=self.core_jobs.hand_over,
             leftovers=self.core_jobs.folders)
         """The services made at their first use (the properties below pass them on)."""

@@ -95,7 +95,7 @@ class FirstUse:
         job_store: ``"sqlite"`` or ``"memory"``.
         job_ttl: seconds finished jobs, kept results and records stay readable.
         job_bounds: ``(max_jobs, max_jobs_per_owner, max_job_result_bytes)``.
-        inline: ``(max_inline_bytes, figure_dpi, max_result_bytes)`` of the result options.
+        inline: ``(max_inline_bytes, figure_dpi, max_result_bytes, max_event_bytes)`` of the result options.
         kept: ``(max_kept_bytes, max_kept_bytes_per_owner)``: the large-result store's bounds.
         cache_max_bytes: bytes of results the result cache keeps.
         provenance: whether calls and jobs are recorded.
@@ -113,7 +113,7 @@ class FirstUse:
         job_store: str,
         job_ttl: float,
         job_bounds: tuple[int, int, int],
-        inline: tuple[int | None, float | None, int | None],
+        inline: tuple[int | None, float | None, int | None, int | None],
         cache_max_bytes: int,
         provenance: bool,
         kept: tuple[int, int],

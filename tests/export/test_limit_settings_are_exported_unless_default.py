@@ -51,6 +51,17 @@ def test_no_limit_is_carried_as_none() -> None:
     assert script_server(script.text).core.result_options.max_result_bytes is None
 
 
+def test_the_event_bound_is_carried_none_or_raised_and_its_default_writes_nothing() -> None:
+    script = exported("%config NanohubMCP.max_event_bytes = None")
+    assert 'server = MCPServer("demo", max_event_bytes=None)' in script.text
+    assert script_server(script.text).core.result_options.max_event_bytes is None
+    raised = exported("%config NanohubMCP.max_event_bytes = 4 * 2**20")
+    assert 'server = MCPServer("demo", max_event_bytes=4194304)' in raised.text
+    default = exported("%config NanohubMCP.max_event_bytes = 1048576")
+    assert "# %config NanohubMCP.max_event_bytes = 1048576: the default: nothing written" in default.text
+    assert "max_event_bytes=" not in default.text
+
+
 @pytest.mark.parametrize(
     ("line", "why"),
     [

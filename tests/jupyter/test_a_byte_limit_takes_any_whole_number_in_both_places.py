@@ -23,20 +23,24 @@ from nanohubmcp.protocol.byte_limits import BYTE_LIMITS
 np = pytest.importorskip("numpy")
 
 WHOLE = [np.int64(100), np.uint8(100), 100.0, np.float32(100.0), Fraction(100, 1), 1e5, 1e30]
+WHOLE_MIB = [np.int64(1 << 21), np.float32(1 << 21), float(1 << 21), Fraction(1 << 21, 1), 1e7, 1e30]
+"""For a limit whose least is 1 MiB (``max_event_bytes``)."""
 
 
 def kept_by_the_server(server: MCPServer, setting: str) -> object:
     core = server.core
     return {"max_inline_bytes": lambda: core.result_options.max_inline_bytes,
             "max_result_bytes": lambda: core.result_options.max_result_bytes,
+            "max_event_bytes": lambda: core.result_options.max_event_bytes,
             "max_kept_bytes": lambda: core.result_store.max_bytes,
             "max_kept_bytes_per_owner": lambda: core.result_store.max_bytes_per_owner,
             "max_job_result_bytes": lambda: core.jobs.max_result_bytes,
             "cache_max_bytes": lambda: core.result_cache.max_bytes}[setting]()
 
 
-@pytest.mark.parametrize("setting", sorted(BYTE_LIMITS))
-@pytest.mark.parametrize("value", WHOLE, ids=repr)
+@pytest.mark.parametrize(("setting", "value"), [
+    (setting, value) for setting in sorted(BYTE_LIMITS)
+    for value in (WHOLE_MIB if BYTE_LIMITS[setting][0] > 100 else WHOLE)], ids=repr)
 def test_a_whole_number_is_the_int_in_both_places(setting: str, value: object) -> None:
     number = int(value)  # type: ignore[call-overload]
     kept = getattr(NanohubMCP(**{setting: value}), setting)

@@ -25,14 +25,15 @@ from nanohubmcp.jupyter.config import (
 )
 from nanohubmcp.jupyter.session import KernelSession
 
-SET = {"max_result_bytes": 1000, "max_stuck_calls": 0, "max_kept_bytes": 2_000_000,
+SET = {"max_result_bytes": 1000, "max_event_bytes": 2_000_000, "max_stuck_calls": 0, "max_kept_bytes": 2_000_000,
        "max_kept_bytes_per_owner": 500_000, "max_job_result_bytes": 3000, "max_jobs": 7,
        "max_jobs_per_owner": 2, "cache_max_bytes": 4000}
 
 
 def limits_of(session: KernelSession) -> dict[str, object]:
     core = session.server.core
-    return {"max_result_bytes": core.result_options.max_result_bytes, "max_stuck_calls": core.executor.max_stuck,
+    return {"max_result_bytes": core.result_options.max_result_bytes,
+            "max_event_bytes": core.result_options.max_event_bytes, "max_stuck_calls": core.executor.max_stuck,
             "max_kept_bytes": core.result_store.max_bytes,
             "max_kept_bytes_per_owner": core.result_store.max_bytes_per_owner,
             "max_job_result_bytes": core.jobs.max_result_bytes, "max_jobs": core.jobs.max_jobs,
@@ -48,22 +49,25 @@ def test_every_limit_setting_reaches_the_server(tmp_path: Path) -> None:
         session.close()
 
 
-def test_max_result_bytes_applies_to_the_next_call_and_the_others_rebuild_the_server(tmp_path: Path) -> None:
+def test_max_result_and_event_bytes_apply_to_the_next_call_and_the_others_rebuild_the_server(tmp_path: Path) -> None:
     config = NanohubMCP(state_dir=str(tmp_path))
     session = KernelSession(config, notify=lambda text: None)
     try:
         first = session.server
         config.max_result_bytes = None
+        config.max_event_bytes = None
         assert session.server is first
         assert session.server.core.result_options.max_result_bytes is None
+        assert session.server.core.result_options.max_event_bytes is None
         config.max_jobs = 3
         assert session.server is not first
         assert session.server.core.jobs.max_jobs == 3
         assert session.server.core.result_options.max_result_bytes is None  # kept by the rebuild
+        assert session.server.core.result_options.max_event_bytes is None
     finally:
         session.close()
-    assert "max_result_bytes" in RESULT_TRAITS
-    assert set(LIMIT_TRAITS) - {"max_result_bytes"} <= set(REBUILD_TRAITS)
+    assert {"max_result_bytes", "max_event_bytes"} <= set(RESULT_TRAITS)
+    assert set(LIMIT_TRAITS) - {"max_result_bytes", "max_event_bytes"} <= set(REBUILD_TRAITS)
 
 
 def test_the_defaults_are_the_servers_and_each_help_names_its_default() -> None:

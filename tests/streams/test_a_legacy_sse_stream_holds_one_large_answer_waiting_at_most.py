@@ -20,14 +20,12 @@ import gc
 import json
 import logging
 import socket
-import sys
 from urllib.parse import urljoin
 
 import pytest
 from support import rpc_message, serve, wait_until
 
 from nanohubmcp import MCPServer
-from nanohubmcp.server.results import event_bound
 from nanohubmcp.transports.sse_writer import PIECE_BYTES
 
 BLOB = 3 * PIECE_BYTES  # its base64 in a JSON-RPC answer: an event of about 4 MiB
@@ -36,9 +34,9 @@ CLOSED = "closing a stream whose client left"
 
 def build() -> MCPServer:
     # A resource's text is its answer, whatever its size; one going as an SSE event over the official client's 1 MiB
-    # (trial53 F4: that client refuses a larger event) is refused, which the test lifts (events_of_any_size): this
-    # server's clients are raw sockets, and the test is of how events over a piece wait.
-    server = MCPServer("large answers")
+    # (trial53 F4: that client refuses a larger event) is refused by default, which this server lifts
+    # (max_event_bytes=None): its clients are raw sockets, and the test is of how events over a piece wait.
+    server = MCPServer("large answers", max_event_bytes=None)
 
     @server.resource("data://blob")
     def blob() -> str:
@@ -73,13 +71,6 @@ def post(port: int, path: str, message: object) -> int:
     return int(head.split()[1])
 
 
-@pytest.fixture
-def events_of_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lift the official client's 1 MiB cap on an answer sent as one event (``event_bound.hold_read_to_event``)."""
-    monkeypatch.setattr(event_bound, "MAX_EVENT_RESULT_BYTES", sys.maxsize)
-
-
-@pytest.mark.usefixtures("events_of_any_size")
 def test_a_second_large_answer_waiting_closes_the_stream_of_a_client_reading_nothing(
         caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="nanohubmcp.http")

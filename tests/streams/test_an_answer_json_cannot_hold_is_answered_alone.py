@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from support import mcp_client, serve, tool_call_message
 
 from nanohubmcp import MCPServer, ProtocolError, Request
 from nanohubmcp.server.middleware import CallNext
-from nanohubmcp.server.results import event_bound
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -189,13 +187,14 @@ def test_a_batch_reading_a_kept_result_through_a_streaming_layer_is_whole(tmp_pa
 
 
 def test_a_legacy_sse_batch_reading_a_kept_result_over_the_unread_bound_reaches_a_prompt_reader(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path) -> None:
     # trial36 Z4: the batch's event (the text whole, over 8 MiB) was counted whole against the 8 MiB a client
     # may leave unread before it was written: the stream was closed mid-event for a client reading promptly.
-    # (A read over the official client's 1 MiB is refused as an event: lifted here, this client reads one.)
-    monkeypatch.setattr(event_bound, "MAX_EVENT_RESULT_BYTES", sys.maxsize)
+    # (A read over the official client's 1 MiB is refused as an event by default: no bound here, this client
+    # reads one.)
     long_text = "y" * (9 * 1024 * 1024)
-    server = MCPServer("kept-sse", state_dir=str(tmp_path), max_inline_bytes=1000, provenance=False)
+    server = MCPServer("kept-sse", state_dir=str(tmp_path), max_inline_bytes=1000, max_event_bytes=None,
+                       provenance=False)
 
     @server.tool()
     def text() -> str:

@@ -10,10 +10,11 @@ string, the event's bytes), all of it in Tornado's buffer for a client that does
 The expected ``data:`` line is ``data: `` and what the in-memory client gets (the text read whole),
 written by the one encoder; the line holds no raw CR or LF (the event's data is that one line).
 
-Such a read over the official ``mcp`` client's 1 MiB is refused as an event (a JSON-RPC error naming its size:
-``event_bound.hold_read_to_event``, tests/server/test_a_resource_read_too_large_for_one_event_is_a_readable_error.py),
-which these tests lift (:func:`events_of_any_size`): they are of the writing of a larger one, as a client reading
-such events would get it.
+Such a read over the official ``mcp`` client's 1 MiB is refused as an event by default (a JSON-RPC error naming its
+size: ``event_bound.hold_read_to_event``,
+tests/server/test_a_resource_read_too_large_for_one_event_is_a_readable_error.py); these tests' servers have no bound
+(``max_event_bytes=None``, :func:`plain_server`): they are of the writing of a larger one, as a client reading such
+events gets it.
 """
 
 from __future__ import annotations
@@ -37,20 +38,15 @@ from kept_reads import ARRAY, HANDSHAKE, MODERN, ODD, PIECE, TEXT_IDS, TEXTS, as
 from support import mcp_client, serve, wait_until
 
 from nanohubmcp import MCPServer
-from nanohubmcp.server.results import event_bound
 from nanohubmcp.transports import unsent
 
 LOGGED = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "reading"}}
 
 
-@pytest.fixture(autouse=True)
-def events_of_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lift the official client's 1 MiB cap on an answer sent as one event (see the module's text)."""
-    monkeypatch.setattr(event_bound, "MAX_EVENT_RESULT_BYTES", sys.maxsize)
-
-
 def plain_server(tmp_path: Path, **options: Any) -> MCPServer:
-    made = MCPServer("kept-events", state_dir=str(tmp_path), max_kept_bytes=200_000_000, provenance=False, **options)
+    """A server sending events of any size (``max_event_bytes=None``: see the module's text)."""
+    made = MCPServer("kept-events", state_dir=str(tmp_path), max_kept_bytes=200_000_000, provenance=False,
+                     max_event_bytes=None, **options)
     made.core.result_store.read_piece_bytes = PIECE
     return made
 
@@ -232,7 +228,6 @@ def measure_streamed(state_dir: Path) -> dict[str, Any]:
     """In a process of its own (tracemalloc counts every thread of its process: in the whole suite's, other
     tests' threads added 0.1 MB over the bound, ci35): the streamed 11 MB answer's last line, the line
     wanted, the read's traced peak."""
-    event_bound.MAX_EVENT_RESULT_BYTES = sys.maxsize  # type: ignore[misc]  # (events_of_any_size, in this process)
     server = logging_server(state_dir)
     text = ARRAY * 3  # 11 MB
     uri, small = keep(server, text), keep(server, ARRAY[:100_000])

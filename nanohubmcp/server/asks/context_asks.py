@@ -97,11 +97,13 @@ class ClientAsks:
             ValueError: ``timeout`` is no time limit (:func:`~nanohubmcp.protocol.seconds.limit_seconds`: a
                 positive number of seconds, or None / ``inf`` / one past any wait for no limit), alike in a
                 sync and an ``async def`` tool, before anything is sent.
-            ToolError: ``params`` are over :data:`~.ask_size.MAX_ASK_BYTES` as JSON (one SSE event's 1 MiB),
-                before anything is sent (:func:`~.ask_size.refuse_oversized`).
+            ToolError: ``params`` are over :func:`~.ask_size.ask_bytes` as JSON (one SSE event's bound: the
+                server's ``max_event_bytes``, 1 MiB by default), before anything is sent
+                (:func:`~.ask_size.refuse_oversized`).
         """
         seconds = limit_seconds(timeout, "timeout")
-        refuse_oversized({None: {"method": method, "params": params}})
+        refuse_oversized({None: {"method": method, "params": params}},
+                         bound=self._core.result_options.max_event_bytes)
         self._request.put(ASKED_CLIENT, True)
         from .by_era import ask_one  # server→client (a task's: input_required meanwhile), or 2026-07-28's input
 
@@ -141,7 +143,8 @@ class ClientAsks:
         seconds = limit_seconds(timeout, "timeout")
         from .by_era import ask_many, normalize
 
-        refuse_oversized(normalize(requests), together=self._request.modern)
+        refuse_oversized(normalize(requests), together=self._request.modern,
+                         bound=self._core.result_options.max_event_bytes)
         self._request.put(ASKED_CLIENT, True)
 
         asking = ask_many(self._core, self._request, requests, seconds, in_job=self._in_job)

@@ -176,9 +176,10 @@ class Context(CallFacts, LevelMethods):
                 in the retried request's ``inputResponses`` is its error -32602 with the same text,
                 and an unanswered request ends the call with ``input_required`` (the client retries
                 with the answer).
-            ToolError: the request would be over 1 MiB as one SSE event (a ``message`` or schema of more than
-                some 1,040,000 bytes as JSON: :data:`~nanohubmcp.server.asks.ask_size.MAX_ASK_BYTES`), which the
-                official client cannot read: nothing is sent, the text names the limit and what to shorten.
+            ToolError: the request would be over the server's ``max_event_bytes`` (default 1 MiB) as one SSE
+                event (a ``message`` or schema of more than some 1,040,000 bytes as JSON by default:
+                :func:`~nanohubmcp.server.asks.ask_size.ask_bytes`), which the official client cannot read:
+                nothing is sent, the text names the limit and what to shorten.
 
         .. versionchanged:: 1.0.0.dev0
            An answer without a valid ``action`` (or accepted with ``content`` of another shape) is a

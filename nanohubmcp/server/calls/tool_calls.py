@@ -119,7 +119,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 if not isinstance(result, dict):
                     result = await result
         if job is None and goes_as_event(request):  # not linked (an output schema), and over the client's 1 MiB
-            hold_to_event(result, tool.name, held=tool.output_schema is not None)
+            hold_to_event(result, tool.name, held=tool.output_schema is not None,
+                          bound=core.result_options.max_event_bytes)
     except asyncio.CancelledError:
         if record:
             record.finish(False, "cancelled")

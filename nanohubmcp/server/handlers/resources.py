@@ -101,8 +101,9 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
 
     Raises:
         InternalError: (-32603) the answer goes as one SSE event (:func:`~..results.event_bound.goes_as_event`)
-            and is over the 1 MiB the official client reads in one (:func:`~..results.event_bound.hold_read_to_event`:
-            its message names the size and where the resource reads whole).
+            and is over the server's ``max_event_bytes`` (default 1 MiB, what the official client reads in one;
+            None: no bound) (:func:`~..results.event_bound.hold_read_to_event`: its message names the size and
+            where the resource reads whole).
     """
     uri = _uri(params, "resources/read")
     key = comparison_form(uri)  # the store's URIs are minted in that form; the id in them is compared exactly
@@ -112,7 +113,7 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         if kept is not None:
             kept["contents"][0]["uri"] = uri  # the spelling asked for, as a registered resource's read names it
             if goes_as_event(request):  # over the client's 1 MiB: an error it reads, not an event it drops
-                hold_read_to_event(kept, uri, kept=True)
+                hold_read_to_event(kept, uri, kept=True, bound=core.result_options.max_event_bytes)
             return kept
         evicted = core.result_store.evicted(key, reader)
         if evicted is not None:
@@ -139,7 +140,7 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
     if call:
         call.finish(True)
     if goes_as_event(request):
-        hold_read_to_event(result, uri, kept=False)
+        hold_read_to_event(result, uri, kept=False, bound=core.result_options.max_event_bytes)
     return result
 
 

@@ -96,10 +96,11 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
     structured content is promised) answers as a direct call of the tool does — a note with a preview, then a
     ``resource_link`` to all of it — never the data itself: see :func:`.answered_result.answered_result`.
 
-    Over the legacy SSE transport the answer is one SSE event: one over the 1 MiB the official client reads in one
-    (data under ``max_inline_bytes``, or a tool's with an output schema) is the tool error ``{content: [<its size
-    and what to do>], isError: true}`` instead (:func:`~..results.event_bound.hold_task_to_event`); the task's
-    result stays stored, and a ``tasks/result`` over Streamable HTTP answers it whole.
+    Over the legacy SSE transport the answer is one SSE event: one over the server's ``max_event_bytes`` (default 1 MiB,
+    what the official client reads in one; None: no bound) (data under ``max_inline_bytes``, or a tool's with an output
+    schema) is the tool error ``{content: [<its size and what to do>], isError: true}`` instead
+    (:func:`~..results.event_bound.hold_task_to_event`); the task's result stays stored, and a ``tasks/result`` over
+    Streamable HTTP answers it whole.
 
     .. versionchanged:: 1.0
        Such data was answered whole, into the model's context; a result over 1 MiB answered over legacy SSE was
@@ -124,7 +125,8 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
     if goes_as_event(request):  # over the client's 1 MiB: a tool error it reads, not an event it drops
         tool = core.registry.tools.get(job.tool)
         try:
-            hold_task_to_event(result, job.id, job.tool, held=tool is not None and tool.output_schema is not None)
+            hold_task_to_event(result, job.id, job.tool, held=tool is not None and tool.output_schema is not None,
+                               bound=core.result_options.max_event_bytes)
         except ResultTooLarge as exc:
             return _tool_error(str(exc), meta)
     return {**result, "_meta": {**(result.get("_meta") or {}), **meta}}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ...protocol.client_event_cap import CLIENT_EVENT_BYTES
+
 RESULT_URI_PREFIX = "nanohubmcp://results/"
 """Every kept result's URI starts with this (:class:`.store.ResultStore`); the rest is a random token and a file
 suffix. Here rather than in the store, so that what only recognises such a URI (``resources/read``, the cache
@@ -10,6 +12,9 @@ DEFAULT_MAX_INLINE_BYTES = 256 * 1024
 """Results whose JSON (or PNG) is larger than this become a ``resource_link`` (256 KiB)."""
 DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
 """Most bytes of JSON one result may put in an answer (256 MiB; ``MCPServer(max_result_bytes=)``)."""
+DEFAULT_MAX_EVENT_BYTES = CLIENT_EVENT_BYTES
+"""Most bytes of one SSE event the server sends an answer or an ask in (1 MiB, the official ``mcp`` client's cap;
+``MCPServer(max_event_bytes=)``)."""
 DEFAULT_STORE_BYTES = 512 * 1024 * 1024
 """Most bytes of large results kept as resources, for all callers (512 MiB; ``MCPServer(max_kept_bytes=)``)."""
 DEFAULT_STORE_BYTES_PER_OWNER = DEFAULT_STORE_BYTES // 4

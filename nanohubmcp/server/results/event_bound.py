@@ -2,14 +2,16 @@
 refusal of one still too large for it (:func:`hold_to_event`; a task's result, :func:`hold_task_to_event`; a
 ``resources/read``, :func:`hold_read_to_event`).
 
-A call's answer over Streamable HTTP is a JSON body, or, once a related message went first (a progress
-notification for a progress token, a log message), the last event of an SSE stream; over the legacy SSE transport it
-is always an event (:func:`goes_as_event`). The official ``mcp`` client refuses an event over 1 MiB
+A call's answer over Streamable HTTP is a JSON body, or, once a related message went first (a progress notification for
+a progress token, a log message), the last event of an SSE stream; over the legacy SSE transport it is always an event
+(:func:`goes_as_event`). The official ``mcp`` client refuses an event over 1 MiB
 (:data:`~nanohubmcp.protocol.client_event_cap.CLIENT_EVENT_BYTES`) and with it the whole call: it never reads the
-answer. So such an answer is shaped by the large-result rule with ``max_inline_bytes`` at most
-:data:`EVENT_INLINE_BYTES`: data over it is kept and answered as a ``resource_link`` (with its preview), as a JSON
-answer's data over ``max_inline_bytes`` is, even when ``max_inline_bytes`` is larger or None. A result that cannot
-be linked (a tool declaring an output schema promises its structured content) and is still over the event's bytes
+answer. So the server bounds one event by its ``max_event_bytes`` (:attr:`.options.ResultOptions.max_event_bytes`: 1 MiB
+by default; None: no bound, for clients reading events of any size, and then nothing here applies): such an answer is
+shaped by the large-result rule with ``max_inline_bytes`` at most a quarter of the bound (:func:`event_inline_bytes`:
+:data:`EVENT_INLINE_BYTES` by default): data over it is kept and answered as a ``resource_link`` (with its preview), as
+a JSON answer's data over ``max_inline_bytes`` is, even when ``max_inline_bytes`` is larger or None. A result that
+cannot be linked (a tool declaring an output schema promises its structured content) and is still over the event's bytes
 is not sent: the call answers a tool error naming its size and what to do instead, which the client reads
 (:func:`hold_to_event`). A REST answer (``data_only``) is a JSON body: never an event.
 
@@ -30,21 +32,17 @@ from typing import Any, Final
 
 from ...errors import InternalError, ResultTooLarge
 from ...protocol import jsonenc
-from ...protocol.client_event_cap import CLIENT_EVENT_BYTES, EVENT_ENVELOPE_BYTES
+from ...protocol.client_event_cap import CLIENT_EVENT_BYTES, EVENT_ENVELOPE_BYTES, said_bound
 from ...protocol.text_pieces import TextPieces
 from ..wire.request import RequestContext
 from .options import ResultOptions
 
-__all__ = ["EVENT_INLINE_BYTES", "EVENT_TRANSPORTS", "MAX_EVENT_RESULT_BYTES", "answer_options", "event_bytes",
+__all__ = ["EVENT_INLINE_BYTES", "EVENT_TRANSPORTS", "answer_options", "event_bytes", "event_inline_bytes",
            "goes_as_event", "hold_read_to_event", "hold_task_to_event", "hold_to_event"]
 
 EVENT_INLINE_BYTES: Final = CLIENT_EVENT_BYTES // 4
-"""The most bytes of a result's data (JSON, or a picture's PNG) inlined in an answer sent as one SSE event (256 KiB,
-the default ``max_inline_bytes``): the answer carries the data twice (its text and its ``structuredContent``), the
-text escaped as a JSON string, and stays within the client's 1 MiB."""
-
-MAX_EVENT_RESULT_BYTES: Final = CLIENT_EVENT_BYTES - EVENT_ENVELOPE_BYTES
-"""The most bytes of a result (as JSON, UTF-8) answered as one SSE event: the client's 1 MiB less the envelope."""
+"""The most bytes of a result's data inlined in an answer sent as one SSE event under the default bound (256 KiB,
+the default ``max_inline_bytes``): :func:`event_inline_bytes` of 1 MiB."""
 
 EVENT_TRANSPORTS: Final = frozenset({"streamable-http", "sse"})
 """The transports whose answers may go as SSE events (:attr:`RequestContext.transport`)."""
@@ -59,22 +57,34 @@ def goes_as_event(request: RequestContext) -> bool:
     return request.transport == "sse" or request.stream_opened
 
 
+def event_inline_bytes(bound: int) -> int:
+    """The most bytes of a result's data (JSON, or a picture's PNG) inlined in an answer sent as one SSE event of
+    at most ``bound`` bytes (the server's ``max_event_bytes``): a quarter of it, as the answer carries the data twice
+    (its text and its ``structuredContent``), the text escaped as a JSON string."""
+    return bound // 4
+
+
 def answer_options(options: ResultOptions, request: RequestContext) -> ResultOptions:
-    """``options``, or, for a ``request`` whose answer goes as an SSE event (:func:`goes_as_event`) and whose
-    ``max_inline_bytes`` is None or over :data:`EVENT_INLINE_BYTES`, a copy with ``max_inline_bytes`` =
-    :data:`EVENT_INLINE_BYTES`."""
-    limit = options.max_inline_bytes
-    if (limit is not None and limit <= EVENT_INLINE_BYTES) or not goes_as_event(request):
+    """``options``, or, for a ``request`` whose answer goes as an SSE event (:func:`goes_as_event`) under a bound
+    (``options.max_event_bytes`` not None) and whose ``max_inline_bytes`` is None or over
+    :func:`event_inline_bytes` of it, a copy with ``max_inline_bytes`` = that."""
+    if options.max_event_bytes is None:
         return options
-    return dataclasses.replace(options, max_inline_bytes=EVENT_INLINE_BYTES)
+    share, limit = event_inline_bytes(options.max_event_bytes), options.max_inline_bytes
+    if (limit is not None and limit <= share) or not goes_as_event(request):
+        return options
+    return dataclasses.replace(options, max_inline_bytes=share)
 
 
-def event_bytes(result: dict[str, Any]) -> int | None:
-    """The bytes of ``result`` as JSON (UTF-8) when over :data:`MAX_EVENT_RESULT_BYTES`, else None (it fits one
-    event, or JSON cannot write it: left to the transport, which answers it as it answers any such result). A
+def event_bytes(result: dict[str, Any], bound: int | None) -> int | None:
+    """The bytes of ``result`` as JSON (UTF-8) when over what one event of ``bound`` bytes carries (``bound`` less
+    :data:`~nanohubmcp.protocol.client_event_cap.EVENT_ENVELOPE_BYTES`), else None (it fits one event, ``bound`` is
+    None: no bound, or JSON cannot write it: left to the transport, which answers it as it answers any such result). A
     ``resources/read`` content's text read from a kept file (:class:`~nanohubmcp.protocol.text_pieces.TextPieces`)
     counts its :attr:`~nanohubmcp.protocol.text_pieces.TextPieces.size`, counted when it was opened: the file is
     not read again."""
+    if bound is None:
+        return None
     pieces = 0
     contents = result.get("contents")
     if isinstance(contents, list) and any(isinstance(block.get("text"), TextPieces) for block in contents):
@@ -91,30 +101,31 @@ def event_bytes(result: dict[str, Any]) -> int | None:
     except (TypeError, ValueError):  # (NestedTooDeep and LongInteger are ValueErrors)
         return None
     size = pieces + (len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass")))
-    return size if size > MAX_EVENT_RESULT_BYTES else None
+    return size if size > bound - EVENT_ENVELOPE_BYTES else None
 
 
-def _too_large(what: str, size: int) -> str:
-    return (f"{what} {size} bytes of JSON, more than a client reads in one server-sent event ({CLIENT_EVENT_BYTES} "
-            "bytes, 1 MiB), and this answer goes as one")
+def _too_large(what: str, size: int, bound: int) -> str:
+    return (f"{what} {size} bytes of JSON, more than a client reads in one server-sent event ({said_bound(bound)}), "
+            "and this answer goes as one")
 
 
-def hold_to_event(result: dict[str, Any], tool: str, *, held: bool) -> None:
+def hold_to_event(result: dict[str, Any], tool: str, *, held: bool, bound: int | None) -> None:
     """Refuse ``result`` (tool ``tool``'s ``CallToolResult``, answered as one SSE event; ``held``: the tool declares
-    an output schema, so its data was not linked) when it is over :data:`MAX_EVENT_RESULT_BYTES` as JSON: the
-    client would lose the call, never reading it. A result JSON cannot write is left to the transport, which
-    answers it as it answers any such result.
+    an output schema, so its data was not linked) when it is over what one event of ``bound`` bytes (the server's
+    ``max_event_bytes``; None: no bound) carries as JSON (:func:`event_bytes`): the client would lose the call,
+    never reading it. A result JSON cannot write is left to the transport, which answers it as it answers any such
+    result.
 
     Raises:
-        ResultTooLarge: naming the size, the client's 1 MiB, why the answer goes as an event, and what to do
+        ResultTooLarge: naming the size, the bound, why the answer goes as an event, and what to do
             instead (less data; a call answered as JSON; for a result held to an output schema, which is never
             linked, the server's author dropping the schema).
     """
-    size = event_bytes(result)
-    if size is None:
+    size = event_bytes(result, bound)
+    if size is None or bound is None:
         return
     raise ResultTooLarge(
-        _too_large(f"tool '{tool}' answered", size) + " (the call reported progress or logged before it ended, "
+        _too_large(f"tool '{tool}' answered", size, bound) + " (the call reported progress or logged before it ended, "
         "or came over the legacy SSE transport)"
         + ("; a result held to an output schema is sent inline, never linked" if held else "")
         + ". Ask for less data (a smaller size, range or sample), or call the tool over Streamable HTTP with no "
@@ -123,23 +134,23 @@ def hold_to_event(result: dict[str, Any], tool: str, *, held: bool) -> None:
            "linked" if held else ""))
 
 
-def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bool,
+def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bool, bound: int | None,
                        via: str = "tasks/result over the legacy SSE transport",
                        read_with: str = "tasks/result") -> None:
     """Refuse ``result`` (what a finished task ``task`` of tool ``tool`` answers, going as one SSE event: a
     ``tasks/result`` over legacy SSE, ``via``, or the 2026 listen's last ``notifications/tasks`` of it, whose
     ``DetailedTask`` carries it; ``held``: the tool declares an output schema, so its data was not linked) when it
-    is over :data:`MAX_EVENT_RESULT_BYTES` as JSON, as :func:`hold_to_event` refuses a call's. The task's result
-    stays stored: ``read_with`` over Streamable HTTP answers it whole, as JSON.
+    is over what one event of ``bound`` bytes carries as JSON, as :func:`hold_to_event` refuses a call's. The task's
+    result stays stored: ``read_with`` over Streamable HTTP answers it whole, as JSON.
 
     Raises:
-        ResultTooLarge: naming the size, the client's 1 MiB, and what to do instead.
+        ResultTooLarge: naming the size, the bound, and what to do instead.
     """
-    size = event_bytes(result)
-    if size is None:
+    size = event_bytes(result, bound)
+    if size is None or bound is None:
         return
     raise ResultTooLarge(
-        _too_large(f"task {task} (tool '{tool}') answered", size) + f" ({via})"
+        _too_large(f"task {task} (tool '{tool}') answered", size, bound) + f" ({via})"
         + ("; a result held to an output schema is sent inline, never linked" if held else
            "; its data is linked only over max_inline_bytes")
         + f". The result is kept: send {read_with} for it over Streamable HTTP, where it is answered as JSON "
@@ -148,28 +159,29 @@ def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bo
            "linked" if held else ""))
 
 
-def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool) -> None:
+def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool, bound: int | None) -> None:
     """Refuse ``result`` (the ``ReadResourceResult`` of ``uri``, going as one SSE event: :func:`goes_as_event`)
-    when it is over :data:`MAX_EVENT_RESULT_BYTES` as JSON (:func:`event_bytes`): the client would lose the
+    when it is over what one event of ``bound`` bytes (the server's ``max_event_bytes``; None: no bound) carries as
+    JSON (:func:`event_bytes`): the client would lose the
     read. A resource's contents cannot be linked or cut (its text or blob is the answer), nor read a part at a
     time here, so the read is a JSON-RPC error naming the size and where it reads whole; a kept file's text
     (``kept``: a large result the server keeps) is closed.
 
     Raises:
-        InternalError: (-32603) ``data``: ``{"uri", "bytes", "limit"}`` (``limit``: the client's 1 MiB).
+        InternalError: (-32603) ``data``: ``{"uri", "bytes", "limit"}`` (``limit``: the bound).
     """
-    size = event_bytes(result)
-    if size is None:
+    size = event_bytes(result, bound)
+    if size is None or bound is None:
         return
     for block in result.get("contents") or ():
         if isinstance(block.get("text"), TextPieces):
             block["text"].close()
     what = "a large result the server kept" if kept else "a resource"
     raise InternalError(
-        _too_large(f"resources/read of {uri} ({what}) answered", size) + " (it came over the legacy SSE "
+        _too_large(f"resources/read of {uri} ({what}) answered", size, bound) + " (it came over the legacy SSE "
         "transport, or over Streamable HTTP after a log or progress message of the read). It is not cut and "
         "cannot be read in parts: read it over Streamable HTTP with nothing sent before the answer (no log "
         "level set for the read, no progress token), where it is answered as JSON whatever its size, or over "
         "stdio" + ("" if kept else "; or ask the server's author for a smaller resource or a template that "
                    "reads it in parts"),
-        {"uri": uri, "bytes": size, "limit": CLIENT_EVENT_BYTES})
+        {"uri": uri, "bytes": size, "limit": bound})

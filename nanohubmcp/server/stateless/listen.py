@@ -207,13 +207,15 @@ class _TaskStatus:
             self.tell(self.told(job, result))
 
     def told(self, job: jobmod.Job, result: dict[str, Any] | None) -> dict[str, Any]:
-        """The completed ``job``'s ``DetailedTask`` with ``result``; one over the official client's 1 MiB for one
-        event with a tool error naming its size instead (:func:`~..results.event_bound.hold_task_to_event`): the
-        client would drop the event, and with it the listen. ``tasks/get`` answers the result whole, as JSON."""
+        """The completed ``job``'s ``DetailedTask`` with ``result``; one over the server's ``max_event_bytes`` (default
+        the official client's 1 MiB) for one event with a tool error naming its size instead
+        (:func:`~..results.event_bound.hold_task_to_event`): the client would drop the event, and with it the listen.
+        ``tasks/get`` answers the result whole, as JSON."""
         task = detailed_task(self.core, job, result)
         tool = self.core.registry.tools.get(job.tool)
         try:
             hold_task_to_event(task, job.id, job.tool, held=tool is not None and tool.output_schema is not None,
+                               bound=self.core.result_options.max_event_bytes,
                                via="the last notifications/tasks of a subscriptions/listen", read_with="tasks/get")
         except ResultTooLarge as exc:
             return detailed_task(self.core, job, {"content": [{"type": "text", "text": str(exc)}], "isError": True})
