@@ -102,7 +102,20 @@ class JobLimitReached(ToolError):
 
     An ``@async_tool`` call answers it as an ``isError`` result, a task-augmented call as
     JSON-RPC -32603, REST as HTTP 429; the message names the limit and the option raising it.
+    When the caller's own share (``max_jobs_per_owner``) is full and one of its jobs has finished,
+    the result's ``_meta`` carries ``{RETRY_AFTER_META: seconds}`` and REST's 429 ``Retry-After``
+    (RFC 9110 § 10.2.3): the seconds until that job's record expires and stops counting.
+
+    Attributes:
+        per_owner: True for the caller's share (``max_jobs_per_owner``), False for the server's
+            (``max_jobs``).
+        retry_after: whole seconds until a slot frees, None when unknown (every counted job still runs).
     """
+
+    def __init__(self, message: str, *, per_owner: bool = False, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.per_owner = per_owner
+        self.retry_after = retry_after
 
 
 class ToolBusy(ToolError):

@@ -16,7 +16,9 @@ if total >= tonumber(ARGV[1]) then return 1 end
 local owned = redis.call('ZCARD', KEYS[2])
 if owned >= tonumber(ARGV[2]) then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-    if redis.call('EXISTS', string.sub(KEYS[3], 1, -1 - #ARGV[3]) .. id) == 0 then
+    local ends = redis.call('HMGET', string.sub(KEYS[3], 1, -1 - #ARGV[3]) .. id, 'finished_at', 'ttl')
+    local finished, ttl = tonumber(ends[1]), tonumber(ends[2])
+    if (not ends[1] and not ends[2]) or (finished and ttl and finished + ttl < tonumber(ARGV[4])) then
       redis.call('ZREM', KEYS[2], id)
       redis.call('ZREM', KEYS[1], id)
     end
@@ -31,7 +33,8 @@ return 0
 """
 """Counts the bounds and adds the record in one step, so two processes cannot both slip past a bound.
 Returns 0 (added), 1 (``max_total`` reached) or 2 (the owner's ``max_per_owner`` reached, once the
-ids whose record expired are dropped from the owner's index).
+ids whose record is gone, or whose job expired by ``created`` (its ``finished_at`` + ``ttl``: Redis keeps
+the record ``KEEP_AFTER_TTL`` longer), are dropped from the indexes).
 
 KEYS: ``jobs``, ``jobs:o:<owner>``, ``job:<id>``, ``jobs:live``; ARGV: max_total, max_per_owner, id,
 created, field, value..."""

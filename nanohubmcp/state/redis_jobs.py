@@ -149,7 +149,8 @@ class RedisJobBackend:
         if refused == 1:
             raise JobLimitReached(self._limit_message("on this server", max_total, "max_jobs"))
         if refused == 2:
-            raise JobLimitReached(self._limit_message("for one client", max_per_owner, "max_jobs_per_owner"))
+            raise JobLimitReached(self._limit_message("for one client", max_per_owner, "max_jobs_per_owner"),
+                                  per_owner=True)
 
     def update(self, job_id: str, fields: dict[str, Any]) -> None:
         key = self._key("job", job_id)

@@ -134,7 +134,11 @@ class RestToolHandler(BodyReadingHandler):
             self.send_json(404, refused, echoes=False)
             return
         if tool.background and result.get("isError"):
-            # An async tool answers at once; an error then means no job could start (a full job store).
+            # An async tool answers at once; an error then means no job could start (a full job store),
+            # with the seconds until the caller's share frees a slot when the store knows them.
+            seconds = retry_after(result)
+            if seconds is not None:
+                self.set_header("Retry-After", str(seconds))
             self.send_error_json(429, rest_answer(result)[1], echoes=False)
             return
         if tool.background:

@@ -304,10 +304,11 @@ def _text_of(result: dict[str, Any]) -> str:
 def refused_job(request: RequestContext, exc: jobmod.JobLimitReached) -> dict[str, Any]:
     """The answer to a call the full job store refused, whatever asked for the job (a plain call of
     an ``@async_tool``, a task of either era): an ``isError`` result naming the limit, as documented (a
-    client's quota is no server fault, never -32603). No job was made and nothing ran: no provenance
+    client's quota is no server fault, never -32603), its ``_meta`` naming the seconds until a slot
+    frees when known (:mod:`~..jobs.slot_free`). No job was made and nothing ran: no provenance
     record."""
     request.slots[ANSWERED_BY_LAYER] = True
-    return error_result(str(exc))
+    return error_result(str(exc), retry_after=exc.retry_after)
 
 
 async def start_job_result(

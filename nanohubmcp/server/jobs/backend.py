@@ -142,4 +142,4 @@ def check_limits(total: int, owned: int, max_total: int, max_per_owner: int) -> 
     if total >= max_total:
         raise JobLimitReached(limit_message("on this server", max_total, "max_jobs"))
     if owned >= max_per_owner:
-        raise JobLimitReached(limit_message("for one client", max_per_owner, "max_jobs_per_owner"))
+        raise JobLimitReached(limit_message("for one client", max_per_owner, "max_jobs_per_owner"), per_owner=True)

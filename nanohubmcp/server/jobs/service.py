@@ -74,6 +74,7 @@ from .settle import (
     revive,
     stop_run,
 )
+from .slot_free import insert
 from .stored import StoredJobs
 from .visibility import minted, new_job_id, unknown_job, visible
 from .writes import JobWrites
@@ -194,8 +195,7 @@ class JobStore(JobKeeping):
                   runner=self.runs.runner, provenance_id=provenance_id)
         if detached:
             job.executor_ref = job.id
-        record = job.record()
-        self.backend.insert(record, max_total=self.max_jobs, max_per_owner=self.max_jobs_per_owner)
+        insert(self.backend, job.record(), self.max_jobs, self.max_jobs_per_owner, self.sweep)
         job.store = self
         self._live[job.id] = job
         self._sessions.started(job)
