@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams
 from ...protocol import jsonrpc, versions
+from ...protocol.jsonrpc import json_kind
 from ...protocol.message_values import show
 from ..wire.client_facts import kept_capabilities, kept_client_info
 from ..wire.request import LOG_LEVELS, RequestContext
@@ -26,15 +27,25 @@ async def initialize(core: Identity, request: RequestContext, params: dict[str, 
     The session keeps the client's capabilities and a few fields of its ``clientInfo``
     (:mod:`~nanohubmcp.server.wire.client_facts`).
 
+    A missing (or null) ``protocolVersion``, or a string naming no version this server speaks, is answered
+    with the latest handshake-era version (MCP 2025-11-25, Basic § Lifecycle § Version Negotiation).
+
     Raises:
         InvalidParams: ``params.capabilities`` is over
-            :data:`~nanohubmcp.server.wire.client_facts.MAX_CLIENT_CAPABILITIES_BYTES` of JSON.
+            :data:`~nanohubmcp.server.wire.client_facts.MAX_CLIENT_CAPABILITIES_BYTES` of JSON;
+            ``params.protocolVersion`` is no string (the schema's ``InitializeRequestParams``), -32602.
 
     .. versionchanged:: 1.0
        Capabilities over 16 KiB are refused; of ``clientInfo`` only ``name``, ``title`` and
-       ``version`` are kept.
+       ``version`` are kept; a ``protocolVersion`` other than a string (a number, an object) is refused
+       (it was answered as an unknown version).
     """
-    version = versions.negotiate(params.get("protocolVersion"))
+    asked = params.get("protocolVersion")
+    if asked is not None and not isinstance(asked, str):
+        raise InvalidParams(f'initialize params.protocolVersion must be a string such as "{versions.LATEST_HANDSHAKE}" '
+                            f"(a version this server speaks: {', '.join(versions.HANDSHAKE_VERSIONS)}), "
+                            f"not {json_kind(asked)}")
+    version = versions.negotiate(asked)
     caps = kept_capabilities(params.get("capabilities"))  # (refused before a session is opened)
     info = kept_client_info(params.get("clientInfo"))
     session = request.session
