@@ -16,7 +16,8 @@ Per request the layer makes one span of kind SERVER, as the MCP semantic convent
 - attributes ``mcp.method.name``, ``mcp.protocol.version``, ``mcp.session.id`` (handshake-era
   sessions: the session's key, the SHA-256 of its id that provenance and job records keep —
   :func:`~nanohubmcp.server.wire.sessions.session_key` — never the id, which is the session's
-  credential when there is no authorization), ``jsonrpc.request.id``, ``gen_ai.tool.name`` and ``gen_ai.operation.name``
+  credential when there is no authorization), ``jsonrpc.request.id`` (``mcp.protocol.version`` and it are left
+  out for REST calls: :data:`REST`), ``gen_ai.tool.name`` and ``gen_ai.operation.name``
   (``execute_tool``) for tools, ``gen_ai.prompt.name`` for prompts, ``mcp.resource.uri`` for
   ``resources/read``/``subscribe``/``unsubscribe``, ``network.transport`` (``pipe`` on stdio,
   ``tcp`` on HTTP) and ``network.protocol.name`` (``http``);
@@ -75,6 +76,11 @@ keeps the names and attributes of; past it, they are computed per request."""
 HTTP_TRANSPORTS = frozenset({"streamable-http", "sse", "rest"})
 """The transports of ``nanohubmcp.server.connection`` that are HTTP (over TCP)."""
 
+REST = "rest"
+"""The transport of ``POST /tools/<name>``: its calls are traced as ``tools/call`` without
+``jsonrpc.request.id`` and ``mcp.protocol.version`` (a REST request has no JSON-RPC id and negotiated
+no MCP version: the id and version its call carries inside the server are the server's own)."""
+
 
 def _network(transport: str | None) -> dict[str, str]:
     """``network.transport`` (and ``network.protocol.name``) of a transport: ``pipe`` for stdio,
@@ -93,7 +99,9 @@ class _Shape:
     __slots__ = ("attributes", "measured", "name")
 
     def __init__(self, method: str, target: Any, version: str, transport: str | None) -> None:
-        common: dict[str, Any] = {"mcp.method.name": method, "mcp.protocol.version": version}
+        common: dict[str, Any] = {"mcp.method.name": method}
+        if transport != REST:  # (a REST call negotiated no MCP version)
+            common["mcp.protocol.version"] = version
         common.update(_network(transport))
         self.name = method
         if method == "tools/call" or method == "prompts/get":
@@ -216,7 +224,7 @@ class Telemetry:
             if session is not None:  # its key: the id is the session's credential, and trace backends are shared
                 attributes["mcp.session.id"] = session.key
             request_id = context.message.id
-            if request_id is not None:
+            if request_id is not None and context.transport != REST:  # (REST's id is the server's own)
                 attributes["jsonrpc.request.id"] = str(request_id)
             meta = params.get("_meta")
             headers = context.trace_headers

@@ -106,6 +106,7 @@ def test_the_documented_server_exports_its_span_and_metrics_over_otlp(collector:
     (tmp_path / "traced_server.py").write_text(file_block("traced_server.py").replace("8000", str(port)))
     env = {
         **os.environ,
+        "MCP_PORT": str(port),  # (the file serves on $MCP_PORT, else 8000)
         "OTEL_EXPORTER_OTLP_ENDPOINT": collector,
         "OTEL_BSP_SCHEDULE_DELAY": "50",
         "OTEL_METRIC_EXPORT_INTERVAL": "200",
@@ -136,7 +137,7 @@ def test_the_console_set_up_prints_each_span_as_it_ends(tmp_path: Path) -> None:
     beyond the wait, so a batching processor would fail this."""
     port = free_port()
     (tmp_path / "traced_server.py").write_text(file_block("traced_server.py").replace("8000", str(port)))
-    env = {**os.environ, "OTEL_BSP_SCHEDULE_DELAY": "600000", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "MCP_PORT": str(port), "OTEL_BSP_SCHEDULE_DELAY": "600000", "PYTHONUNBUFFERED": "1"}
     for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "NANOHUBMCP_TRACING"):
         env.pop(name, None)
     output = tmp_path / "stdout.txt"
