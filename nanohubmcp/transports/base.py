@@ -90,7 +90,8 @@ class BaseHandler(tornado.web.RequestHandler):
     principal: Principal | None = None
     """The caller the verifier authenticated (None without authorization configured)."""
     _answered_early = False
-    """The whole answer went out before the request body was read (a refused body's 413)."""
+    """The whole answer went out before the request body was read, which is read on and dropped (a
+    refused body's 413, a 503 for the bodies being received: :mod:`.bodies`)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -272,12 +273,18 @@ class BaseHandler(tornado.web.RequestHandler):
         """Finish with the error body for ``exc`` (:meth:`error_body`) and its HTTP status on this
         route (:func:`~nanohubmcp.errors.http_status_of`, the one map); ``request_id`` defaults
         to the id the exception carries."""
-        if isinstance(exc, InsufficientScope):
-            self.set_auth_challenge(auth.challenge(self.public_base(), error="insufficient_scope", scopes=exc.scopes))
-        elif isinstance(exc, ServerBusy):  # (a REST error body has no data.retryAfter to read it from)
-            self.set_header("Retry-After", str(exc.retry_after))
+        self.error_headers(exc)
         self.send_error_json(http_status_of(exc, self.route), self.error_body(
             exc, request_id if request_id is not None else exc.request_id))
+
+    def error_headers(self, exc: ProtocolError) -> None:
+        """Set the headers the answer to ``exc`` needs beside its body: ``WWW-Authenticate`` for missing
+        scopes, ``Retry-After`` for a :class:`~nanohubmcp.errors.ServerBusy` (a REST error body has no
+        ``data.retryAfter`` to read it from)."""
+        if isinstance(exc, InsufficientScope):
+            self.set_auth_challenge(auth.challenge(self.public_base(), error="insufficient_scope", scopes=exc.scopes))
+        elif isinstance(exc, ServerBusy):
+            self.set_header("Retry-After", str(exc.retry_after))
 
     def reply_status(self, response: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> int:
         """The HTTP status of a response the core answered (200 for a result), setting the headers

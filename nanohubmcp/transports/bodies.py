@@ -8,10 +8,13 @@ itself (:class:`BodyReadingHandler`, the base of every route that reads a body);
 ``Content-Length``, or once a chunked body crosses it) is answered with 413 at once, and the
 rest is then read and dropped (up to :data:`DISCARD_FACTOR` times the limit): a client that
 sends its whole body before reading still finds the 413, where closing at once would hand it
-a connection reset. Both ways answer the same request with the same bytes. The slow-body
-deadline covers both (``http_server.Deadlines``).
+a connection reset. A body refused for the budget of bodies being received (503, :mod:`.budget`)
+is answered the same way (a fresh-user trial, trial56 F12: the reset ended the official client's
+session). Both ways answer the same request with the same bytes. The slow-body deadline covers
+both (``http_server.Deadlines``). A client waiting for ``100 Continue`` has sent no body: its
+early answer says ``Connection: close`` and no 100 follows it (trial56 F5).
 
-Source: RFC 9110 § 15.5.14 (413 Content Too Large); RFC 9112 § 9.6 (tear-down).
+Source: RFC 9110 § 15.5.14 (413 Content Too Large), § 10.1.1 (Expect); RFC 9112 § 9.6 (tear-down).
 """
 
 from __future__ import annotations
@@ -20,8 +23,16 @@ from typing import cast
 
 import tornado.web
 from tornado.http1connection import HTTP1Connection
+from tornado.httputil import HTTPServerRequest
 
-from ..errors import InvalidRequest, RequestTooLarge, ServerBusy, UnsupportedMediaType, http_status_of
+from ..errors import (
+    InvalidRequest,
+    ProtocolError,
+    RequestTooLarge,
+    ServerBusy,
+    UnsupportedMediaType,
+    http_status_of,
+)
 from ..protocol import jsonenc
 from ..schema.paths import echoed
 from .base import BaseHandler
@@ -33,7 +44,8 @@ DISCARD_FACTOR = 2
 """A refused body is read on and dropped up to this many times ``max_request_bytes``."""
 BUSY = "nanohubmcp_busy"
 """The key of a request's ``__dict__`` saying its body did not fit in the budget of bodies being
-received (:mod:`.budget`), and which limit it passed: once the route's checks pass, it is answered 503 unread."""
+received (:mod:`.budget`), and which limit it passed: once the route's checks pass, it is answered 503, then
+read and dropped (:meth:`StreamedBody.answer_early`)."""
 DUE = "nanohubmcp_budget_due"
 """The key of a request's ``__dict__`` holding ``(budget, size)`` for a body whose budget is taken once
 an asynchronous verifier named its principal (:meth:`StreamedBody.prepare`)."""
@@ -58,7 +70,7 @@ class BodyReadingHandler(BaseHandler):
 
     def received(self) -> bytes | None:
         """The whole body, for ``post`` to read (the body is complete by then); or None when there is
-        nothing left to do: the request was answered as its body arrived (a 413: :class:`StreamedBody`),
+        nothing left to do: the request was answered as its body arrived (a 413, a 503: :class:`StreamedBody`),
         its client is gone, or its body was sent compressed (answered 415 here: :meth:`refuse_coding`).
 
         The route's own checks run before (``prepare``: Tornado calls no ``post`` after a refusal).
@@ -101,7 +113,8 @@ class StreamedBody(BodyReadingHandler):
     """The body-reading part of every streamed twin (see :func:`streamed_twin`)."""
 
     _chunks: list[bytes]
-    _size: int
+    _size = 0
+    """The bytes of the body received so far (a refused body's too, counted against its bound)."""
     # Until prepare_body() accepts a body, none is kept: Tornado streams the body of a request
     # it refuses itself (an unsupported method gets its 405) to data_received all the same.
     _too_large: bool = True
@@ -120,41 +133,56 @@ class StreamedBody(BodyReadingHandler):
             budget, size = request.__dict__[DUE]
             principal = self.principal
             refused = budget.take(request.server_connection, size, None if principal is None else principal.subject)
+        # Tornado must not refuse first (it answers a bare 400): we decide (a 413; a refused body's bound).
+        cast(HTTP1Connection, request.connection).set_max_body_size(DISCARD_FACTOR * self.config.max_request_bytes
+                                                                    + (1 << 20))
         if refused is not None:
-            self.set_header("Connection", "close")  # the body stays unread
-            self.fail(ServerBusy(BUSY_MESSAGES[refused], retry_after=RETRY_SECONDS))
+            self.answer_early(ServerBusy(BUSY_MESSAGES[refused], retry_after=RETRY_SECONDS),
+                              drain=not expects_continue(request))
             return
         self.prepare_body()
 
     def prepare_body(self) -> bool:
         self._chunks, self._size, self._too_large = [], 0, False
         limit = self.config.max_request_bytes
-        # Tornado must not refuse first (it answers a bare 400): we decide, with a 413.
-        cast(HTTP1Connection, self.request.connection).set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
         length = self.request.headers.get("Content-Length")
         if length is not None:
             declared = declared_length(length)
-            if declared is None:
+            if declared is None:  # where the body ends is unknown: the connection closes after the answer
+                self.set_header("Connection", "close")
                 self.fail(InvalidRequest("Invalid Content-Length header"))
                 return False
             if declared > limit:
-                self._refuse_size(limit, drain=declared <= DISCARD_FACTOR * limit)
+                self._refuse_size(limit, drain=declared <= DISCARD_FACTOR * limit
+                                  and not expects_continue(self.request))
                 return False
         return True
 
     def _refuse_size(self, limit: int, *, drain: bool = True) -> None:
-        """Answer 413; with ``drain`` the body is read on (and dropped) before the connection is
-        free again, else the connection closes after the answer."""
+        """Answer 413 (:meth:`answer_early`)."""
+        self.answer_early(RequestTooLarge(f"Request body too large: the limit is {limit} bytes (max_request_bytes)"),
+                          drain=drain)
+
+    def answer_early(self, error: ProtocolError, *, drain: bool) -> None:
+        """Answer ``error`` (a 413, a 503 for the budget) before the body is read; nothing of it is kept.
+
+        With ``drain`` the body is then read and dropped (up to :data:`DISCARD_FACTOR` times
+        ``max_request_bytes``, within the body's deadline), and the connection serves its next
+        request: a client that sends its whole body before it reads finds the answer, where a close
+        would hand it a connection reset. Without it the answer says ``Connection: close`` and the
+        connection closes once it is out; so it does for a client waiting for ``100 Continue``
+        (:func:`expects_continue`): it has sent no body, and no 100 may follow a final answer.
+        """
         self._too_large = True
         self._chunks = []
-        error = RequestTooLarge(f"Request body too large: the limit is {limit} bytes (max_request_bytes)")
         if not drain:
             self.set_header("Connection", "close")  # the rest of the body is not read
             self.fail(error)
             return
         body = jsonenc.dumpb(self.error_body(error))
         self.clear_header("Content-Type")
-        self.set_status(http_status_of(error))
+        self.set_status(http_status_of(error, self.route))
+        self.error_headers(error)
         self.set_header("Content-Type", JSON_TYPE)
         self.set_header("Content-Length", str(len(body)))
         self.write(body)
@@ -179,6 +207,13 @@ class StreamedBody(BodyReadingHandler):
         if len(self._chunks) == 1:
             return self._chunks[0]
         return b"".join(self._chunks)
+
+
+def expects_continue(request: HTTPServerRequest) -> bool:
+    """Whether ``request`` waits for ``100 Continue`` before it sends its body (``Expect: 100-continue``,
+    case-insensitive: RFC 9110 § 10.1.1)."""
+    headers = request.headers
+    return "Expect" in headers and headers["Expect"].strip().lower() == "100-continue"
 
 
 _TWINS: dict[type[BaseHandler], type[BodyReadingHandler]] = {}

@@ -11,11 +11,12 @@ call of a few hundred bytes, sent in one write) pays one comparison for the budg
 
 A body that would take the total over ``max_buffered_bytes``, or its principal's bodies over
 ``max_buffered_bytes_per_principal``, is answered ``503 Service Unavailable`` with ``Retry-After`` before
-it is read (its route's checks come first: a client without a token still gets its 401, and takes
-nothing), so a crowd of clients sending bodies at once cannot make the server hold more than that bound,
-and one principal holding connections open with bodies it does not finish cannot take it all from the
-others, whatever their size (a fresh-user trial, trial33 W11: 4000 connections of one token holder, each
-sending 65,000 bytes of a 64 KiB body and then nothing, held ~250 MB counted nowhere; now its share).
+it is read, then read and dropped, never kept (:mod:`.bodies`; its route's checks come first: a client
+without a token still gets its 401, and takes nothing), so a crowd of clients sending bodies at once
+cannot make the server hold more than that bound, and one principal holding connections open with
+bodies it does not finish cannot take it all from the others, whatever their size (a fresh-user trial,
+trial33 W11: 4000 connections of one token holder, each sending 65,000 bytes of a 64 KiB body and then
+nothing, held ~250 MB counted nowhere; now its share).
 Without authorization every client is the same anonymous caller: only the overall bound applies.
 
 Source: RFC 9110 § 15.6.4 (503) and § 10.2.3 (Retry-After).

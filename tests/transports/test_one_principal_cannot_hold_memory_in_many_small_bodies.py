@@ -29,8 +29,8 @@ KiB = 1 << 10
 DECLARED = 64 * KiB
 """Each held body's ``Content-Length``: the largest that was not counted (and ``max_request_bytes``)."""
 SENT = 4 * KiB
-"""The part of it sent before the client stalls (a few kilobytes: the server reads it all, so a refused
-connection's close is a FIN after the 503, never a reset that could drop it)."""
+"""The part of it sent before the client stalls (a few kilobytes: the server reads it all; a refused
+connection's is read and dropped after the 503, until its body's deadline)."""
 SHARE = 4 * DECLARED
 """``max_buffered_bytes_per_principal``: four held bodies."""
 OPENED = 12
@@ -113,7 +113,7 @@ def test_stalled_small_bodies_take_the_principals_share(check: Callable[[str], A
         for status, headers, body in refusals:
             assert status == 503
             assert headers["retry-after"] == "1"
-            assert headers["connection"] == "close"  # the rest of the body is not read
+            assert headers.get("connection") != "close"  # the rest of the body is read and dropped (trial56 F12)
             assert "(max_buffered_bytes_per_principal)" in json.loads(body)["error"]["message"]
         assert asyncio.run(bob_calls(url)) == "5"  # another principal's call is answered
         status, answer = whole_call(port, "alice-token")  # a body the server holds whole is not refused
