@@ -8,8 +8,9 @@ event. The official ``mcp`` client refuses an event over 1 MiB
 exceeded the 1048576 byte limit"), though the tool completed. So a text longer than :data:`MAX_NOTIFIED_CHARS`
 is cut for the client, saying so; the server's log and the call's kept messages hold it whole. An error result's
 text is cut by the same rule (trial54 N3), and so are a JSON-RPC error's message and data
-(:func:`~nanohubmcp.errors.to_error_object`, every error the server answers), however the answer goes. A job's
-status message is cut shorter still (``server.jobs.record.MAX_PROGRESS_MESSAGE``).
+(:func:`~nanohubmcp.errors.to_error_object`, every error the server answers), however the answer goes, and so is a
+failed job's status message (its error's text, or its ``isError`` result's). A job's progress message is cut
+shorter still (``server.jobs.record.MAX_PROGRESS_MESSAGE``).
 
 It sits with the exceptions (the bottom layer) because the one map of exceptions to wire errors uses it.
 """

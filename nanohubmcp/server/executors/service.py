@@ -122,26 +122,37 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
     job.request = request
     request.job_id = job.id
 
-    async def work() -> None:
-        try:
-            result = await run_tool(core, request, tool, arguments, job=job, runner=runner)
-        except asyncio.CancelledError:
-            if not job.followed_elsewhere:
-                _cancelled(core, job)
-            return
-        except Exception as exc:  # a protocol error from the tool path
-            if not job.followed_elsewhere:
-                job.finish(jobmod.FAILED, error=to_error_object(exc), message=notified_text(str(exc)))
-            return
-        if job.followed_elsewhere:
-            return  # the server stopped, or the loop ended, meanwhile: hand_over or carry_over stores the end
-        if request.cancelled.is_set():
-            job.finish(jobmod.CANCELLED, message=request.cancel_reason or "cancelled")
-        else:
-            finish_with(job, result)
-
-    job.task = asyncio.ensure_future(work())
+    job.task = asyncio.ensure_future(
+        finish_call(core, job, request, run_tool(core, request, tool, arguments, job=job, runner=runner)))
     return job
+
+
+async def finish_call(core: JobHost, job: jobmod.Job, request: RequestContext,
+                      call: Awaitable[dict[str, Any]]) -> None:
+    """Await ``call`` (the ``tools/call`` run of ``request``, a ``CallToolResult``) and end ``job`` with it.
+
+    The one end of every job that follows a call: an ``@async_tool``'s job and a 2026-07-28 call gone on as a
+    task (``ctx.start_task()``, :func:`~..stateless.tasks.adopt`). The result is stored as the job store keeps it
+    (:func:`finish_with`); a call cancelled (by its client, or its task) ends ``cancelled``; a protocol error
+    raised by the call ends ``failed`` with that error. Nothing is stored once another follower took the job
+    over (the server stopped, or the loop ended, meanwhile: ``hand_over`` or ``carry_over`` stores its end).
+    """
+    try:
+        result = await call
+    except asyncio.CancelledError:
+        if not job.followed_elsewhere:
+            _cancelled(core, job)
+        return
+    except Exception as exc:  # a protocol error from the tool path
+        if not job.followed_elsewhere:
+            job.finish(jobmod.FAILED, error=to_error_object(exc), message=notified_text(str(exc)))
+        return
+    if job.followed_elsewhere:
+        return
+    if request.cancelled.is_set():
+        job.finish(jobmod.CANCELLED, message=request.cancel_reason or "cancelled")
+    else:
+        finish_with(job, result)
 
 
 def _cancelled(core: JobHost, job: jobmod.Job) -> None:
@@ -161,7 +172,9 @@ def _cancelled(core: JobHost, job: jobmod.Job) -> None:
 
 
 def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
-    """End ``job`` with the ``CallToolResult`` of its call.
+    """End ``job`` with the ``CallToolResult`` of its call. An ``isError`` result's job is ``failed`` with the
+    result's text as its status message, cut at :data:`~nanohubmcp.errors.sent_text.MAX_NOTIFIED_CHARS` characters
+    (``tasks/get`` and ``tasks/list`` tell it, in one SSE event over legacy SSE).
 
     A job always ends: when the result cannot be stored (nested too deeply for the encoder, the
     store refuses it), the job ends ``failed`` with a message saying so, and the error is logged.
@@ -169,7 +182,8 @@ def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
     try:
         result = jsonenc.plain(result)  # job stores keep it as JSON text of their own
         if result.get("isError"):
-            job.finish(jobmod.FAILED, result=result, message=_text_of(result))
+            # (its status message, told with every Task of it: its text cut as a sent text is; the result has it all)
+            job.finish(jobmod.FAILED, result=result, message=notified_text(_text_of(result)))
         else:
             job.finish(jobmod.COMPLETED, result=result)
     except Exception as exc:

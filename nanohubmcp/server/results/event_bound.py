@@ -51,8 +51,11 @@ EVENT_TRANSPORTS: Final = frozenset({"streamable-http", "sse"})
 def goes_as_event(request: RequestContext) -> bool:
     """Whether ``request``'s answer goes as one SSE event as things stand: over legacy SSE always; over Streamable
     HTTP (either era) once its stream opened (:attr:`RequestContext.stream_opened`: a related message went out);
-    never over REST (``data_only``), stdio or in memory."""
-    if request.data_only or request.transport not in EVENT_TRANSPORTS:
+    never over REST (``data_only``), stdio or in memory; never for a call whose work is a job's (an ``@async_tool``'s,
+    or a 2026-07-28 call gone on as a task by ``ctx.start_task()``: :attr:`RequestContext.job_id`): its answer, the
+    job's handle, went or goes alone, and the result is the job's, stored whole and read back by ``tasks/get``,
+    ``tasks/result`` or ``get_job_result``, which hold it to their own answers."""
+    if request.data_only or request.transport not in EVENT_TRANSPORTS or request.job_id is not None:
         return False
     return request.transport == "sse" or request.stream_opened
 

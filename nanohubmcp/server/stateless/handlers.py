@@ -92,7 +92,7 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
         await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
         if escalated.done():  # ctx.start_task(): the call goes on as a task
             job = escalated.result()
-            adopt(core, job, run)
+            adopt(core, request, job, run)
             return create_task_result(job)
         return await run
     except InputRequired as need:

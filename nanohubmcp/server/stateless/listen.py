@@ -38,7 +38,7 @@ from ..jobs import service as jobmod
 from ..results.event_bound import hold_task_to_event
 from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
-from .tasks import detailed_task, has_tasks_extension
+from .tasks import detailed_task, has_tasks_extension, task_status
 
 if TYPE_CHECKING:
     from ..handlers.host import HandlerServices
@@ -222,7 +222,7 @@ class _TaskStatus:
         return task
 
     def report(self, job: jobmod.Job) -> None:
-        if job.status == jobmod.COMPLETED:
+        if task_status(job) == jobmod.COMPLETED:  # (also an isError result: every result is held to one event)
             self.completed = job  # told by follow, off this report (its data may be kept first)
         else:
             self.tell(detailed_task(self.core, job))

@@ -26,8 +26,8 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams, MissingClientCapability, to_error_object
-from ...errors.sent_text import notified_text
 from ...protocol.message_values import show
+from ..executors.service import finish_call
 from ..handlers.answered_result import answered_result
 from ..jobs import service as jobmod
 from ..jobs.record import TASK_JOB
@@ -53,8 +53,9 @@ def require_tasks_extension(request: RequestContext, what: str) -> None:
             "clientCapabilities.extensions", {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
 
 
-def _status(job: jobmod.Job) -> str:
-    # A tool result with isError is a completed task here ("failed" = a JSON-RPC error only).
+def task_status(job: jobmod.Job) -> str:
+    """The status the tasks extension tells of ``job``: its own, but ``completed`` for a job whose tool returned
+    an ``isError`` result (stored ``failed`` with that result): ``failed`` is a JSON-RPC error only."""
     if job.status == jobmod.FAILED and job.error is None and job.result is not None:
         return jobmod.COMPLETED
     return job.status
@@ -62,7 +63,7 @@ def _status(job: jobmod.Job) -> str:
 
 def task_handle(job: jobmod.Job) -> dict[str, Any]:
     """The ``Task`` fields of a job (tasks extension, SEP-2663)."""
-    return jobmod.task_fields(job, status=_status(job), ttl_key="ttlMs", poll_key="pollIntervalMs")
+    return jobmod.task_fields(job, status=task_status(job), ttl_key="ttlMs", poll_key="pollIntervalMs")
 
 
 def detailed_task(core: HandlerServices, job: jobmod.Job, result: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -126,24 +127,11 @@ def enable_escalation(core: HandlerServices, request: RequestContext, tool: Tool
     return future
 
 
-def adopt(core: HandlerServices, job: jobmod.Job, run: asyncio.Future[dict[str, Any]]) -> None:
-    """Make ``job`` follow the already running call ``run`` to its end."""
-
-    async def follow() -> None:
-        try:
-            result = await run
-        except asyncio.CancelledError:
-            job.finish(jobmod.CANCELLED, message="cancelled")
-            return
-        except Exception as exc:  # a protocol error raised by the call
-            job.finish(jobmod.FAILED, error=to_error_object(exc), message=notified_text(str(exc)))
-            return
-        if job.request is not None and job.request.cancelled.is_set():
-            job.finish(jobmod.CANCELLED, message=job.request.cancel_reason or "cancelled")
-        else:
-            job.finish(jobmod.FAILED if result.get("isError") else jobmod.COMPLETED, result=result)
-
-    job.task = asyncio.ensure_future(follow())
+def adopt(core: HandlerServices, request: RequestContext, job: jobmod.Job,
+          run: asyncio.Future[dict[str, Any]]) -> None:
+    """Make ``job`` follow ``request``'s already running call ``run`` to its end, stored as an ``@async_tool``'s
+    job's end is (:func:`~..executors.service.finish_call`: one end for both)."""
+    job.task = asyncio.ensure_future(finish_call(core, job, request, run))
     track(core, job)
 
 
