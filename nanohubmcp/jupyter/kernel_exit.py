@@ -2,9 +2,10 @@
 
 JupyterLab's "Shut Down Kernel" sends the kernel a shutdown request, and the Jupyter server's kernel manager
 sends SIGTERM ``shutdown_wait_time / 2`` (2.5 s by default) later; a kernel ended by it writes nothing more.
-The interpreter's exit (its ``atexit`` handlers) comes between the two, so that is where the servers stop,
-within :data:`EXIT_STOP_SECONDS` all together: a call still running is answered that the server is stopping
-(REST: 503) and its provenance record (``failed``) is written, as at ``%mcp stop``.
+So the servers stop as the kernel handles the request (:mod:`.shutdown_request`: before its loops end), within
+:data:`EXIT_STOP_SECONDS` all together: a call still running is answered that the server is stopping (REST: 503)
+and its provenance record (``failed``) is written, as at ``%mcp stop``. The interpreter's exit (an ``atexit``
+hook) stops those still registered: a kernel ended without the request (``exit()``, a plain interpreter).
 
 A child forked from the kernel (a ``processes`` job's process) starts with none registered: its exit, should it
 run ``atexit``, leaves the kernel's servers alone.
@@ -28,6 +29,7 @@ import time
 from collections.abc import Callable
 
 from ..server.wire.fork_safe import ForkSafeLock, after_fork_in_child
+from . import shutdown_request
 
 __all__ = ["EXIT_STOP_SECONDS", "forget", "stop_all", "stop_at_exit", "stop_within"]
 
@@ -55,7 +57,8 @@ def stop_at_exit(owner: object, stop: Stop) -> None:
 
     Args:
         owner: what is stopped (compared by identity; :func:`forget` takes it).
-        stop: called once at the exit with the seconds it may take (> 0), from the exiting thread.
+        stop: called once, at the kernel's shutdown request or the exit, with the seconds it may take (> 0), off
+            the kernel's running loop (a thread of its own; at the exit, the exiting thread: the loop ended).
     """
     with _LOCK:
         _STOPS[:] = [(o, s) for o, s in _STOPS if o is not owner]
@@ -63,6 +66,9 @@ def stop_at_exit(owner: object, stop: Stop) -> None:
         if not _HOOKED:
             atexit.register(stop_all)
             _HOOKED.append(True)
+    kernel = shutdown_request.running_kernel()
+    if kernel is not None:  # (once per kernel)
+        shutdown_request.stop_first(kernel, stop_all)
 
 
 def forget(owner: object) -> None:
@@ -72,8 +78,9 @@ def forget(owner: object) -> None:
 
 
 def stop_all() -> None:
-    """The ``atexit`` hook: stop every registered server, in the order they registered, within
-    :data:`EXIT_STOP_SECONDS` in all (:func:`stop_within`)."""
+    """The kernel's shutdown request, and the ``atexit`` hook: stop every registered server (forgotten then: a
+    second call stops nothing), in the order they registered, within :data:`EXIT_STOP_SECONDS` in all
+    (:func:`stop_within`)."""
     with _LOCK:
         stops = [stop for _, stop in _STOPS]
         _STOPS.clear()

@@ -1,5 +1,6 @@
 """The stop's drain of an HTTP server: its running calls answered, its streams ended, its connections closed; on a
-loop that no longer runs (a Jupyter kernel's, at the kernel's exit) too, run again for it (:func:`drain_stopped`).
+loop that no longer runs (a Jupyter kernel's, at the kernel's exit) too, run again for it (:func:`drain_stopped`),
+and on a kernel's loop still running, from another thread, waited for (:func:`drain_running`).
 
 Not the drain's: the stop itself (what stops accepting and cancels the running work: the runner's
 ``_shutdown``), the bounds of each step (:func:`.process_exit.drain_step`), stdio's own drain (:mod:`.stdio`).
@@ -8,6 +9,7 @@ Not the drain's: the stop itself (what stops accepting and cancels the running w
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import time
@@ -83,8 +85,36 @@ def drain_stopped(loop: asyncio.AbstractEventLoop, stop_and_drain: Callable[[], 
             loop.run_until_complete(drained)
     if not drained.done():
         drained.cancel()
-    elif not drained.cancelled() and (failure := drained.exception()) is not None:
-        if isinstance(failure, asyncio.TimeoutError):
-            log.warning("the stop did not drain within %.2g s", bound)
-        else:
-            log.warning("the stop's drain failed: %r", failure, exc_info=failure)
+    elif not drained.cancelled():
+        _tell(drained.exception(), bound)
+
+
+def drain_running(loop: asyncio.AbstractEventLoop, stop_and_drain: Callable[[], Awaitable[None]],
+                  bound: float) -> None:
+    """Run ``stop_and_drain()`` on ``loop``, a loop the server does not own that another thread runs, and wait,
+    ``bound`` seconds at most, until it ended.
+
+    That is a Jupyter kernel's loop as the kernel handles its shutdown request (:mod:`nanohubmcp.jupyter.
+    shutdown_request`): the request's handling waits for the stop before it stops the loop, so the drain runs
+    there while the loop still runs. Before, a stop from another thread returned once the stop had begun, its
+    drain left to a loop about to stop. A loop held up (a cell running) drains once free: the wait ends first."""
+    try:
+        drained = asyncio.run_coroutine_threadsafe(asyncio.wait_for(stop_and_drain(), bound), loop)
+    except RuntimeError:  # the loop closed meanwhile: nothing runs there any more
+        return
+    try:
+        drained.result(bound)
+    except concurrent.futures.TimeoutError:
+        log.warning("the stop did not drain within %.2g s", bound)
+    except concurrent.futures.CancelledError:
+        pass
+    except Exception as failure:
+        _tell(failure, bound)
+
+
+def _tell(failure: BaseException | None, bound: float) -> None:
+    """Log how a drain bounded by ``bound`` seconds failed (None: it did not)."""
+    if isinstance(failure, asyncio.TimeoutError):
+        log.warning("the stop did not drain within %.2g s", bound)
+    elif failure is not None:
+        log.warning("the stop's drain failed: %r", failure, exc_info=failure)

@@ -39,7 +39,7 @@ import tornado.httpserver
 from ..errors import ConfigurationError
 from .auth import bind_resource
 from .config import TransportConfig
-from .drain import drain, drain_stopped
+from .drain import drain, drain_running, drain_stopped
 from .early_stop import replay, taken
 from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
 from .found_handlers import FoundHandlers
@@ -353,14 +353,14 @@ class Runner:
                 loop.create_task(self._drain(self._drain_until))
         elif running is None and not self._own_loop and not loop.is_running():  # a kernel's, at its exit
             drain_stopped(loop, self._stop_and_drain, within + JOIN_MARGIN_SECONDS if within is not None else timeout)
+        elif not self._own_loop:  # a kernel's, running, from another thread (its shutdown request): drained there
+            drain_running(loop, self._stop_and_drain, within + JOIN_MARGIN_SECONDS if within is not None else timeout)
         else:
             done = threading.Event()
 
             def shutdown() -> None:
                 try:
                     self._shutdown()
-                    if not self._own_loop:  # a kernel's loop: the drain runs there (as above)
-                        loop.create_task(self._drain(self._drain_until))
                 finally:
                     done.set()
 
