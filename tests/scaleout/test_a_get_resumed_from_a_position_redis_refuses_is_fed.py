@@ -1,11 +1,13 @@
 """A GET resuming a session's stream from a ``Last-Event-ID`` whose position is no entry id Redis takes
-(``g.abc-def``, ``g.1-99999999999999999999``: a client's header) is fed like one resuming from any other position that
-is no entry id: the stream's log, then what comes.
+(``g.abc-def``, ``g.1-99999999999999999999``: a client's header), or an entry id past the log's newest entry
+(``g.99999999999999-0``: another deployment's, a made-up one), is fed like one resuming from any other position
+that is no entry of the log: the stream's log, then what comes.
 
-Before, the reader sent the position to ``XREAD``, Redis refused it (``ERR Invalid stream ID``), the reader's task
-ended with that error, and the client's stream stayed open (200) and never got a message. Here a real
-``nanohubmcp run`` process on a real redis-server: a subscribed resource changes after such a GET opened, and its
-notification reaches the client.
+Before, the reader sent the first to ``XREAD``, Redis refused it (``ERR Invalid stream ID``), the reader's task
+ended with that error, and the client's stream stayed open (200) and never got a message; the second Redis took,
+the reader waited for entries after it, every entry written had a lower id, and the stream stayed as silent
+(review r30 F12). Here a real ``nanohubmcp run`` process on a real redis-server: a subscribed resource changes
+after such a GET opened, and its notification reaches the client.
 """
 
 from __future__ import annotations
@@ -22,6 +24,19 @@ pytestmark = pytest.mark.timeout(90)
 
 
 def test_a_get_from_a_malformed_position_gets_the_next_message(redis_server: RedisServer, tmp_path: Path) -> None:
+    server = _fed_after(redis_server, tmp_path, ("g.abc-def", "g.1-99999999999999999999", "g.-"))
+    assert "Invalid stream ID" not in server.text(), server.report()
+
+
+def test_a_get_from_a_position_past_the_logs_end_gets_the_next_message(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    _fed_after(redis_server, tmp_path, ("g.99999999999999-0", f"g.{2**64 - 1}-{2**64 - 1}"))
+
+
+def _fed_after(redis_server: RedisServer, tmp_path: Path, positions: tuple[str, ...]) -> Server:
+    """Open a GET from each position in turn, touch the subscribed resource, and assert its notification comes;
+    the (stopped) server, for its output."""
     env = {**os.environ, "MCP_TOKEN": "", "NANOHUBMCP_STATE_DIR": str(tmp_path / "state")}
     env.pop("NANOHUBMCP_STATE_URL", None)
     server = Server(tmp_path, free_port(), redis_server.url, env=env)
@@ -29,7 +44,7 @@ def test_a_get_from_a_malformed_position_gets_the_next_message(redis_server: Red
         server.wait_listening()
         session = wire.initialize(server.url)
         assert wire.call(server.url, session, "resources/subscribe", {"uri": "note://current"}).status_code == 200
-        for n, position in enumerate(("g.abc-def", "g.1-99999999999999999999", "g.-")):
+        for n, position in enumerate(positions):
             stream = wire.open_get(server.url, session, last_event_id=position)
             try:
                 assert stream.status == 200
@@ -42,6 +57,6 @@ def test_a_get_from_a_malformed_position_gets_the_next_message(redis_server: Red
                 assert str(event_id).startswith("g.")
             finally:
                 stream.close()
-        assert "Invalid stream ID" not in server.text(), server.report()
     finally:
         server.stop()
+    return server

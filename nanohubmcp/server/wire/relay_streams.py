@@ -76,6 +76,12 @@ def _log_position(position: str) -> bool:
                               for part in (ms, seq))
 
 
+def _entry_key(entry_id: str) -> tuple[int, int]:
+    """An entry id (``<ms>-<seq>``, as :func:`_log_position` takes it) as the pair Redis orders the log by."""
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq)
+
+
 def _noop_sink(event_id: str | None, message: dict[str, Any]) -> None:
     """Marks a relay stream as deliverable: its messages go to the log, read by whoever holds it."""
 
@@ -170,12 +176,12 @@ class RelayStream(OutboundStream):
 
     def attach(self, sink: Sink, last_event_id: str | None = None) -> None:
         after_seq = 0
-        resumed: str | None = None  # a standalone stream's log position the client has everything up to
+        given: str | None = None  # the client's log position (an entry id), checked against the log's end first
         if last_event_id is not None:
             position = last_event_id.split(".", 1)[1] if "." in last_event_id else ""
             if _log_position(position):
                 self._cursor = position
-                resumed = position if self.standalone else None
+                given = position
             else:
                 with contextlib.suppress(ValueError):
                     after_seq = bounded_int(position)  # (a client's header: 4,300 digits at most)
@@ -185,7 +191,7 @@ class RelayStream(OutboundStream):
         if last_event_id is not None or not self.standalone:
             self._delivered = None  # (else a standalone reader goes on from the last one's position and record)
         self.detach()
-        self._reader = asyncio.get_running_loop().create_task(self._read(sink, after_seq, resumed))
+        self._reader = asyncio.get_running_loop().create_task(self._read(sink, after_seq, given))
         self._reader_sink = sink
 
     def detach(self, sink: Sink | None = None) -> None:
@@ -200,20 +206,23 @@ class RelayStream(OutboundStream):
         self.detach()
         super().close()
 
-    async def _read(self, sink: Sink, after_seq: int, resumed: str | None) -> None:
+    async def _read(self, sink: Sink, after_seq: int, given: str | None) -> None:
         mark = _ReaderMark(self.state, self.session_id)
         try:
             if self.standalone:
                 with contextlib.suppress(StateUnavailable):
                     await self.state.add_listener(self.session_id)
                     await mark.made()
-            await self._read_log(sink, after_seq, mark, resumed)
+            await self._read_log(sink, after_seq, mark, given)
         finally:
             mark.drop()
 
-    async def _read_log(self, sink: Sink, after_seq: int, mark: _ReaderMark, resumed: str | None) -> None:
-        """Deliver the log's entries after the cursor until the stream ends; ``resumed``: the position of a
-        standalone stream's ``Last-Event-ID``, whose log up to it tells what the client has of each writer."""
+    async def _read_log(self, sink: Sink, after_seq: int, mark: _ReaderMark, given: str | None) -> None:
+        """Deliver the log's entries after the cursor until the stream ends; ``given``: the entry id of the
+        client's ``Last-Event-ID``. One past the log's newest entry (another deployment's id, a made-up one) is
+        no position of this log: read as one that is no entry id (the whole log; before, the reader waited
+        after it, every entry written had a lower id, and the client's stream was never fed). Else a standalone
+        stream's log up to it tells what the client has of each writer."""
         quiet = dead = 0
         loop = asyncio.get_running_loop()
         every = SESSION_CHECKS * BLOCK_MS / 1000
@@ -232,9 +241,12 @@ class RelayStream(OutboundStream):
             try:
                 if self._cursor == "$":  # read from a position, never "$": what is written between reads stays
                     self._cursor = await self.state.last_id(self.session_id, self.stream_id)
-                if resumed is not None:  # a copy after it of what the client got before it is skipped too
-                    delivered.knows(await self.state.numbers_upto(self.session_id, self.stream_id, resumed))
-                    resumed = None
+                if given is not None:
+                    if _entry_key(given) > _entry_key(await self.state.last_id(self.session_id, self.stream_id)):
+                        self._cursor = "0-0"
+                    elif self.standalone:  # a copy after it of what the client got before it is skipped too
+                        delivered.knows(await self.state.numbers_upto(self.session_id, self.stream_id, given))
+                    given = None
                 entries = await self.state.read(self.session_id, self.stream_id, self._cursor, BLOCK_MS)
             except StateUnavailable:
                 await asyncio.sleep(BLOCK_MS / 1000)
