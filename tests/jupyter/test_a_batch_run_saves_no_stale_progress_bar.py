@@ -2,7 +2,9 @@
 saves no progress bar frozen at its start (trial55 F9: ``r = %mcp call fermi {...}`` and
 ``r = %mcp call cooling {...}`` were saved with ``HBox(children=(FloatProgress(value=0.0), Label(value='')))``
 and ``Executing: 0%| | 0/10`` as their output although both calls finished). Under a front end the bars
-are drawn as before (tests/jupyter/test_a_tqdm_loop_in_a_notebook_tool_reaches_the_client_and_its_cell.py)."""
+are drawn as before (tests/jupyter/test_a_tqdm_loop_in_a_notebook_tool_reaches_the_client_and_its_cell.py), and
+under Voilà, which runs the notebook with nbclient too but draws its widgets live (review r30 F1: before, a
+Voilà app showed no bar)."""
 
 from __future__ import annotations
 
@@ -32,22 +34,46 @@ CELLS = [
 ]
 
 
-@pytest.mark.timeout(240)
-def test_the_saved_calls_have_no_progress_bar(kernel_specs: Path, ipython_dir: Path, tmp_path: Path) -> None:
-    notebook = new_notebook(cells=[new_code_cell(text) for text in CELLS])
+# What Voilà puts in the environment of a kernel it starts for a page (voila's handler: the server's URLs and port,
+# no preheat) and, in its first request, VOILA_KERNEL_ID (voila's notebook_renderer, before the notebook's cells).
+VOILA_KERNEL = {"VOILA_PREHEAT": "False", "VOILA_BASE_URL": "/", "VOILA_SERVER_URL": "/",
+                "VOILA_REQUEST_URL": "http://localhost:8866/", "VOILA_APP_PORT": "8866"}
+VOILA_FIRST_CELL = 'import os\nos.environ["VOILA_KERNEL_ID"] = "0c9d6e1f-voila"'
+
+
+def run_by_nbclient(kernel_specs: Path, ipython_dir: Path, tmp_path: Path, cells: list[str],
+                    env: dict[str, str]) -> str:
+    """Run ``cells`` as nbclient does (``allow_stdin`` false), the kernel started with ``env`` added to the test's
+    own (no ``VOILA_*`` of it); the saved notebook's outputs, as JSON text."""
+    notebook = new_notebook(cells=[new_code_cell(text) for text in cells])
     specs = KernelSpecManager(kernel_dirs=[str(kernel_specs)], ensure_native_kernel=False)
     manager = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
     client = NotebookClient(notebook, km=manager, timeout=150, startup_timeout=60,
                             resources={"metadata": {"path": str(tmp_path)}})
-    client.execute(env=kernel_environment(ipython_dir))
+    own = {name: value for name, value in kernel_environment(ipython_dir).items() if not name.startswith("VOILA_")}
+    client.execute(env={**own, **env})
     saved = tmp_path / "executed.ipynb"
     nbformat.write(notebook, saved)
-    outputs = [cell.get("outputs", []) for cell in nbformat.read(saved, as_version=4).cells]
-    text = json.dumps(outputs)
+    text = json.dumps([cell.get("outputs", []) for cell in nbformat.read(saved, as_version=4).cells])
     assert "fermi: False" in text, text
     assert "cooling: False" in text, text
+    return text
+
+
+@pytest.mark.timeout(240)
+def test_the_saved_calls_have_no_progress_bar(kernel_specs: Path, ipython_dir: Path, tmp_path: Path) -> None:
+    text = run_by_nbclient(kernel_specs, ipython_dir, tmp_path, CELLS, {})
     for frozen in ("FloatProgress", "Executing", "widget-view", "<progress"):
-        assert frozen not in text, f"{frozen!r} saved in the calls' outputs: {outputs[2]} {outputs[4]}"
+        assert frozen not in text, f"{frozen!r} saved in the calls' outputs: {text}"
+
+
+@pytest.mark.timeout(240)
+def test_under_voila_the_bars_are_drawn(kernel_specs: Path, ipython_dir: Path, tmp_path: Path) -> None:
+    """Voilà executes the notebook with nbclient (``allow_stdin`` false) in a kernel it started with its
+    ``VOILA_*`` variables: a live page, so the call's ``ctx.report_progress`` bar and the Sim2L's bar are shown."""
+    text = run_by_nbclient(kernel_specs, ipython_dir, tmp_path, [VOILA_FIRST_CELL, *CELLS], VOILA_KERNEL)
+    assert "FloatProgress" in text or "<progress" in text, f"no progress bar for the fermi call: {text}"
+    assert "Executing" in text, f"no papermill bar for the cooling call: {text}"
 
 
 @pytest.mark.timeout(180)
