@@ -2,9 +2,11 @@
 
 Sybil parses each page into its fenced blocks; the evaluators here run a ``python`` block in the page's
 namespace and a ``bash`` block with ``bash -e -o pipefail``, both in the page's own temporary directory, which
-stands for the reader's checkout (it links the repository's ``examples/`` and ``notebooks/``). As in one terminal,
-a ``cd`` in a bash block moves the blocks after it (``cd "$(mktemp -d)"``: ``$TMPDIR`` is the page's own, removed
-with it); what a page leaves in the checkout's place is ``Page.left``.
+stands for the reader's checkout (it holds copies of the repository's ``examples/``, ``notebooks/`` and
+``tests/hpc/standin``: a block writing there never writes into the real checkout). As in one terminal, a ``cd`` in a
+bash block moves the blocks after it (``cd "$(mktemp -d)"``: ``$TMPDIR`` is the page's own, removed with it), its own
+``trap ... EXIT`` too (a block that ends by ``exit`` leaves the next where it started); what a page leaves in the
+checkout's place, in those folders too (``examples/NAME``), is ``Page.left``.
 An HTML comment on the line before a block says what it needs:
 
 - ``<!-- file: NAME -->``: the block is written to ``NAME`` (a Python file's definitions are also run, with the
@@ -45,7 +47,8 @@ BIN = Path(sys.executable).parent
 RUN_LANGUAGES = ("python", "bash")
 MARKER = re.compile(r"^<!--\s*(?P<kind>[a-z-]+):\s*(?P<value>.*?)\s*-->$")
 KINDS = ("file", "needs", "serves", "not-run")
-LINKED = ("examples", "notebooks", "tests/hpc/standin")  # repository folders a page's directory links to
+COPIED = ("examples", "notebooks", "tests/hpc/standin")  # repository folders a page's directory has copies of
+UNSEEN = "__pycache__"  # what Python writes beside a module it imports, ignored by git: not counted as left
 BLOCK_TIMEOUT = 120.0
 
 
@@ -81,18 +84,18 @@ class Page:
     files: list[Path] = field(default_factory=list)  # written by this page's 'file:' blocks
     cwd: Path = field(default=Path())  # where the next block runs: the directory, until a bash block's `cd`
     left: list[str] = field(default_factory=list)  # what the blocks left in the directory, once closed
+    copied: dict[str, bytes] = field(default_factory=dict)  # the copied folders' files as copied, by relative path
 
     @classmethod
     def open(cls, path: Path) -> Page:
         directory = Path(tempfile.mkdtemp(prefix="docs-page-"))
-        for name in LINKED:
-            (directory / name).parent.mkdir(parents=True, exist_ok=True)
-            (directory / name).symlink_to(ROOT / name)
+        for name in COPIED:
+            shutil.copytree(ROOT / name, directory / name, symlinks=True, ignore=shutil.ignore_patterns(UNSEEN))
         own = Path(tempfile.mkdtemp(prefix="docs-runner-"))
         (own / "tmp").mkdir()
         # curl in a block fails on an HTTP error status, as a reader would notice one.
         (own / ".curlrc").write_text("fail-with-body\nshow-error\n")
-        return cls(path, directory, own, cwd=directory)
+        return cls(path, directory, own, cwd=directory, copied=copied_files(directory))
 
     def close(self) -> None:
         for group in self.background:  # a shell and the server it started: the whole process group
@@ -108,8 +111,12 @@ class Page:
                 process.wait()
         for log in self.logs:
             log.close()
-        made = {Path(name).parts[0] for name in LINKED}  # the links (and tests/ holding one) the runner made
-        self.left = sorted(path.name for path in self.directory.iterdir() if path.name not in made)
+        made = {Path(name).parts[0] for name in COPIED}  # the copies (and tests/ holding one) the runner made
+        left = [path.name for path in self.directory.iterdir() if path.name not in made]
+        now = copied_files(self.directory)
+        left += [name for name, data in now.items() if self.copied.get(name) != data]  # written, or rewritten
+        left += [f"{name} (removed)" for name in self.copied.keys() - now.keys()]
+        self.left = sorted(left)
         shutil.rmtree(self.directory, ignore_errors=True)
         shutil.rmtree(self.own, ignore_errors=True)
 
@@ -186,6 +193,19 @@ class Page:
         raise AssertionError(
             f"{page_id(self.path)}: needs a server for {name!r}, but no file block or repository file has that name"
         )
+
+
+def copied_files(directory: Path) -> dict[str, bytes]:
+    """Every file (or link) under the copied folders of a page's ``directory``, by its path relative to it:
+    its bytes (a link's target)."""
+    found: dict[str, bytes] = {}
+    for name in COPIED:
+        for path in sorted((directory / name).rglob("*")):
+            if UNSEEN in path.parts or (path.is_dir() and not path.is_symlink()):
+                continue
+            data = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+            found[path.relative_to(directory).as_posix()] = data
+    return found
 
 
 def file_block(page: Path, name: str) -> str:
@@ -279,8 +299,11 @@ def evaluate_bash(example: Example) -> str | None:
     page, source = prepared
     where = page.own / "cwd"  # where the block ended: the next block starts there, as in one terminal
     where.unlink(missing_ok=True)
-    done = subprocess.run(  # the trap on the block's first line keeps bash's line numbers the page's
-        ["bash", "-e", "-o", "pipefail", "-c", f"trap 'pwd > {shlex.quote(str(where))}' EXIT; {source}"],
+    block = page.own / "block.sh"  # sourced, so bash's line numbers are the block's own
+    block.write_text(source)
+    # The cwd is recorded after the block, not by a trap: a block's own `trap ... EXIT` would replace it.
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", f"source {shlex.quote(str(block))}; pwd > {shlex.quote(str(where))}"],
         cwd=page.cwd,
         env=page.environment(),
         stdin=subprocess.DEVNULL,

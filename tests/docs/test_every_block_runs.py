@@ -101,3 +101,37 @@ def test_a_cd_moves_the_later_blocks_and_a_scratch_folder_is_the_pages_own(tmp_p
     assert ran.left == ["kept.txt"]
     assert not ran.directory.exists()
     assert not ran.own.exists()
+
+
+def test_a_write_through_the_checkouts_folders_is_left_there_and_not_in_the_checkout(tmp_path: Path) -> None:
+    """A block that `cd examples` and writes (and every later block, carried there) writes into the page's copy
+    of the folder, counted in `left`; the real checkout stays clean (review r30 F2: through the links they wrote
+    into the repository and `left` did not see it)."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```bash\ncd examples\necho leaked > docs_runner_leaked.txt\necho changed >> simple/start_mcp.py\n```\n\n"
+        "```bash\ntouch docs_runner_second.txt\nrm -r ../notebooks\n```\n"
+    )
+    notebooks = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "notebooks").rglob("*")
+                       if path.is_file() and "__pycache__" not in path.parts)
+    before = (ROOT / "examples" / "simple" / "start_mcp.py").read_bytes()
+    ran = run_page(page)
+    assert ran.ran == 2
+    assert ran.left == sorted(["examples/docs_runner_leaked.txt", "examples/docs_runner_second.txt",
+                               "examples/simple/start_mcp.py", *(f"{name} (removed)" for name in notebooks)])
+    assert not list((ROOT / "examples").glob("docs_runner_*"))
+    assert (ROOT / "examples" / "simple" / "start_mcp.py").read_bytes() == before
+    assert (ROOT / "notebooks").is_dir()
+
+
+def test_a_blocks_own_exit_trap_runs_and_its_cd_still_holds(tmp_path: Path) -> None:
+    """A block that sets its own `trap ... EXIT` (the usual way to stop what it started) still moves the blocks
+    after it (review r30 F2: its trap replaced the runner's, and the next block ran in the old folder)."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```bash\ncd \"$(mktemp -d)\"\ntrap 'echo ran > \"$PWD/trap.ran\"' EXIT\ntouch made_here.txt\n```\n\n"
+        "```bash\ntest -f made_here.txt && test -f trap.ran\n```\n"
+    )
+    ran = run_page(page)
+    assert ran.ran == 2
+    assert ran.left == []
