@@ -18,6 +18,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+import pytest
 from support import ROOT
 
 from nanohubmcp.server.methods import TABLES
@@ -140,3 +141,25 @@ def test_every_package_of_nanohubmcp_is_named_on_the_page() -> None:
     packages = {init.parent for init in PACKAGE.rglob("__init__.py")} - {PACKAGE}
     unnamed = sorted(str(p.relative_to(PACKAGE)) for p in packages if p not in named)
     assert not unnamed, f"docs/architecture.md does not name these packages of nanohubmcp/: {unnamed}"
+
+
+def _table_rows(text: str, heading: str) -> list[set[str]]:
+    """The names in the first column of the table under ``heading``, one set per row, top row first."""
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    return [{name.rstrip("/") for name in BACKTICKED.findall(row)} for row in rows]
+
+
+def _contract_layers(name_start: str) -> list[set[str]]:
+    """A layers contract of pyproject.toml as sets of names, bottom layer first, the root's prefix removed."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["name"].startswith(name_start)]
+    return [{n.strip().removeprefix("nanohubmcp.") for n in layer.split("|")} for layer in reversed(contract["layers"])]
+
+
+def test_the_pages_layers_are_the_import_contracts() -> None:
+    """Both tables list the layers of their contract, bottom to top, a row per layer with its modules."""
+    text = PAGE.read_text(encoding="utf-8")
+    assert _table_rows(text, "## Packages, bottom to top") == _contract_layers("Layers: ")
+    assert _table_rows(text, "## Inside `server/`, bottom to top") == _contract_layers("Layers inside server/")
