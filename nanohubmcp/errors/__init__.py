@@ -49,7 +49,8 @@ the core answered (per route: the handshake era, the stateless era, REST), :func
 for a refusal a transport answers itself (the exception's own ``http_status``, else its code's).
 The text a client gets for an exception a tool raised is :func:`message_of`'s, on every route.
 
-Every name is imported from here (``from nanohubmcp.errors import ToolError``); the parts live in
+Every exception and function of the parts is imported from here (``from nanohubmcp.errors import ToolError``,
+``from nanohubmcp.errors import notified_text``); the parts live in
 ``errors/codes.py`` (the JSON-RPC codes), ``errors/base.py`` (the root and the errors that are not
 JSON-RPC objects), ``errors/protocol.py`` (:class:`ProtocolError` and its subclasses) and
 ``errors/wire.py`` (the map to the wire and to HTTP statuses), with ``errors/sent_text.py`` (how much of a
@@ -121,6 +122,7 @@ from .protocol import (
     UnsupportedMediaType,
     UnsupportedProtocolVersion,
 )
+from .sent_text import MAX_NOTIFIED_CHARS, measure_data_with, notified_text, sent_error
 from .wire import (
     HANDSHAKE_ROUTE,
     INTERNAL_MESSAGE,
@@ -140,6 +142,7 @@ __all__ = [
     "INTERNAL_MESSAGE",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
+    "MAX_NOTIFIED_CHARS",
     "METHOD_NOT_FOUND",
     "MISSING_CLIENT_CAPABILITY",
     "MODERN_ROUTE",
@@ -193,7 +196,10 @@ __all__ = [
     "error_response",
     "http_status_for",
     "http_status_of",
+    "measure_data_with",
     "message_of",
+    "notified_text",
+    "sent_error",
     "to_error_object",
 ]
 

@@ -147,7 +147,9 @@ class ToolTimeout(ToolError):
 
 
 class ResultTooLarge(ToolError):
-    """A tool's result is larger than the server's ``max_result_bytes``: it is not sent.
+    """A tool's result is larger than the server's ``max_result_bytes``, or, answered as one server-sent event, larger
+    than the server's ``max_event_bytes`` (``server.results.event_bound``: a result held to an output schema, a
+    task's result read back over legacy SSE or told by a 2026 listen): it is not sent.
 
     The call fails as a tool does (``isError: true`` over MCP, HTTP 500 ``{"error": ...}`` over REST),
     with a message naming the size and the limit, logged as one line (no traceback). Found before

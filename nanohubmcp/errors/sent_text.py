@@ -12,15 +12,21 @@ text is cut by the same rule (trial54 N3), and so are a JSON-RPC error's message
 failed job's status message (its error's text, or its ``isError`` result's). A job's progress message is cut
 shorter still (``server.jobs.record.MAX_PROGRESS_MESSAGE``).
 
+An error's data is measured as the wire writes it: with the writer the transports send with
+(``protocol.jsonenc.dumps``, which writes a numpy or pandas value too), given here when that module is loaded
+(:func:`measure_data_with`; until then the standard library's ``json``). Data that writer cannot write is sent as a
+short text saying so.
+
 It sits with the exceptions (the bottom layer) because the one map of exceptions to wire errors uses it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["MAX_NOTIFIED_CHARS", "notified_text", "sent_error"]
+__all__ = ["MAX_NOTIFIED_CHARS", "measure_data_with", "notified_text", "sent_error"]
 
 MAX_NOTIFIED_CHARS: Final = 65_536
 """The most characters of a progress or log message, of an error result's text, or of a JSON-RPC error's message
@@ -28,6 +34,23 @@ or data (as JSON text), sent to a client (a longer one is cut, saying so): writt
 character (a control character as ``\\u00XX``) a message and its data stay well within the client's 1 MiB
 (:data:`~nanohubmcp.protocol.client_event_cap.CLIENT_EVENT_BYTES`), the least the server's ``max_event_bytes`` takes.
 A rule of its own, held whatever that bound (None too): a text this long is no message a reader reads whole."""
+
+
+def _stdlib_dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+_writer: Callable[[object], str] = _stdlib_dumps
+"""What writes an error's data as the wire does (:func:`measure_data_with`): compact JSON text."""
+
+
+def measure_data_with(writer: Callable[[object], str]) -> None:
+    """Measure (and, when cut, write) an error's data with ``writer``: the transports' own JSON writer
+    (``protocol.jsonenc.dumps``, which gives itself here when loaded), compact JSON text of a value; it raises
+    TypeError or ValueError (RecursionError) for a value it cannot write. The errors layer imports nothing above
+    it, so the writer is given, as ``protocol.foreign_values.convert_values_with`` is given the converters."""
+    global _writer
+    _writer = writer
 
 
 def notified_text(message: str) -> str:
@@ -50,8 +73,9 @@ def sent_error(error: dict[str, Any]) -> dict[str, Any]:
     """A JSON-RPC ``error`` member (``{code, message, data?}``) as a client is sent it: ``error`` itself when its
     message is at most :data:`MAX_NOTIFIED_CHARS` characters and its data (as compact JSON text) too, else a copy
     whose message is :func:`notified_text`'s and whose data is a text data cut so (a longer JSON value becomes its
-    JSON text, cut: the marker says how long it was). Data JSON cannot write is left as it is (the transport
-    answers without it).
+    JSON text, cut: the marker says how long it was). Data is measured as the wire writes it
+    (:func:`measure_data_with`: a numpy array as its values); data it cannot write is sent as a short text saying so
+    (``"data not sent: <why>"``).
 
     >>> sent_error({"code": -32602, "message": "bad x", "data": {"errors": ["bad x"]}})
     {'code': -32602, 'message': 'bad x', 'data': {'errors': ['bad x']}}
@@ -81,7 +105,7 @@ def _cut_data(data: object) -> str | None:
     if type(data) in (int, float, bool):
         return None
     try:  # (the measure only: the transport writes what is sent)
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):  # not JSON: left to the transport, which answers without it
-        return None
+        text = _writer(data)
+    except (TypeError, ValueError, RecursionError) as exc:  # (the wire could not write the error either)
+        return notified_text(f"data not sent: {type(exc).__name__}: {exc}")
     return notified_text(text) if len(text) > MAX_NOTIFIED_CHARS else None

@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any, Final
 
+from ..errors import measure_data_with
 from . import long_ints
 from .compact_json import compact_chunks
 from .encoded import Encoded
@@ -350,3 +351,6 @@ def dumps_within_depth(value: object, what: str, *, around: int = 0) -> str:
     except NestedTooDeep:  # past what the writer can go: the same limit, said the same way
         raise too_deep(what) from None
     return within_depth(text, what, around=around)
+
+
+measure_data_with(dumps)  # a JSON-RPC error's data is measured (and cut) as this writer writes it: errors.sent_text

@@ -79,14 +79,32 @@ def drain_stopped(loop: asyncio.AbstractEventLoop, stop_and_drain: Callable[[], 
     ran the loop again: the client's connection was dropped, no record written). A stop left queued on it (ipykernel
     7's shutdown leaves one) ends a run of the loop early: it is run again until the drain ended."""
     drained = loop.create_task(asyncio.wait_for(stop_and_drain(), bound))
-    deadline = time.monotonic() + bound
-    while not drained.done() and time.monotonic() < deadline:
-        with contextlib.suppress(RuntimeError):  # "Event loop stopped before Future completed"
-            loop.run_until_complete(drained)
-    if not drained.done():
-        drained.cancel()
-    elif not drained.cancelled():
+    _run_until(loop, drained, time.monotonic() + bound)
+    if not drained.done():  # past the bound: cancelled, and the loop run again (briefly) for it to be taken,
+        drained.cancel()  # so that no task is left pending ("Task was destroyed but it is pending!" at the exit)
+        _run_until(loop, drained, time.monotonic() + CANCEL_GRACE_SECONDS)
+    if not drained.done() or drained.cancelled():
+        log.warning("the stop did not drain within %.2g s", bound)
+    else:
         _tell(drained.exception(), bound)
+
+
+CANCEL_GRACE_SECONDS = 0.5
+"""How long :func:`drain_stopped` runs the loop again for a drain it cancelled past its bound to end."""
+
+
+def _run_until(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None], deadline: float) -> None:
+    """Run ``loop`` until ``task`` is done or ``deadline`` (``time.monotonic()``) passed, whatever stops a run of
+    it early (a stop left queued on it); ``task``'s own end (an exception, its cancellation) is read by the caller."""
+    ended = loop.create_future()  # (a future, no task: ended with the task, never raising its exception)
+    task.add_done_callback(lambda _: None if ended.done() else ended.set_result(None))
+    stop = loop.call_at(loop.time() + max(0.0, deadline - time.monotonic()), loop.stop)
+    try:
+        while not task.done() and time.monotonic() < deadline:
+            with contextlib.suppress(RuntimeError):  # "Event loop stopped before Future completed"
+                loop.run_until_complete(ended)
+    finally:
+        stop.cancel()
 
 
 def drain_running(loop: asyncio.AbstractEventLoop, stop_and_drain: Callable[[], Awaitable[None]],

@@ -44,6 +44,14 @@ def build() -> MCPServer:
         ctx.report_progress(1, 1)
         raise ProtocolError("p" * size, data={"log": "d" * size})
 
+    @server.tool()
+    def numbers(size: int, ctx: Context) -> str:
+        """One progress report, then a protocol error whose data holds a numpy array of ``size`` zeros."""
+        import numpy as np
+
+        ctx.report_progress(1, 1)
+        raise ProtocolError("refused", data={"values": np.zeros(size)})
+
     @server.resource("data://missing")
     def missing() -> str:
         """Never found: its message is 3 MB."""
@@ -92,6 +100,24 @@ def test_a_protocol_error_of_the_stateless_era_reaches_the_client_cut() -> None:
     assert error.code == -32004
     assert error.message == cut("p" * SIZE)
     assert error.data == cut('{"log":"' + "d" * SIZE + '"}')
+
+
+def test_numpy_data_is_measured_as_the_wire_writes_it_and_reaches_the_client_cut() -> None:
+    """(review r30 F3) The data was measured with the standard library's json, which cannot write a numpy array:
+    it was left whole, the wire's writer wrote its 1.2 MB and the official client dropped the event."""
+    pytest.importorskip("numpy")
+    with serve(build()) as url:
+        error = failed(url, "2026-07-28",
+                       lambda client: client.call_tool("numbers", {"size": 300_000}, progress_callback=_nothing))
+    assert error.code == -32004
+    assert error.message == "refused"
+    assert error.data == cut('{"values":[' + ",".join(["0.0"] * 300_000) + "]}")
+
+
+def test_data_the_wire_cannot_write_is_sent_as_a_text_saying_so() -> None:
+    error = to_error_object(ProtocolError("refused", data={"seen": {1, 2}}))
+    assert error == {"code": -32004, "message": "refused",
+                     "data": "data not sent: TypeError: Object of type set is not JSON serializable"}
 
 
 @pytest.mark.parametrize("era", ["sse", "2025-11-25"])

@@ -17,7 +17,7 @@ import logging
 from collections import deque
 from typing import Any
 
-from ...errors.sent_text import notified_text
+from ...errors import notified_text
 from ...protocol import jsonenc, jsonrpc
 from ...protocol.nesting import MAX_JSON_DEPTH, nested_deeper_than
 from ..wire.request import LOG_LEVELS

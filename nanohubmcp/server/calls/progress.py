@@ -29,7 +29,7 @@ import contextvars
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ...errors.sent_text import notified_text
+from ...errors import notified_text
 from ...protocol import jsonrpc
 from ..wire.request import RAN_ON, RequestContext, Slot
 

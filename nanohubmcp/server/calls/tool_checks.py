@@ -14,8 +14,7 @@ import asyncio
 import functools
 from typing import TYPE_CHECKING, Any
 
-from ...errors import RETRY_AFTER_META, InvalidArguments, InvalidParams, UnknownComponent
-from ...errors.sent_text import notified_text
+from ...errors import RETRY_AFTER_META, InvalidArguments, InvalidParams, UnknownComponent, notified_text
 from ...protocol.jsonrpc import json_kind
 from ...schema import CheckPending
 from ...schema.paths import echoed

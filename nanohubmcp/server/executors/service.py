@@ -22,8 +22,7 @@ from collections.abc import Awaitable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import message_of, to_error_object
-from ...errors.sent_text import notified_text
+from ...errors import message_of, notified_text, to_error_object
 from ...protocol import jsonenc, versions
 from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments

@@ -1,5 +1,10 @@
 """Prompts (list, get) and argument completion.
 
+A ``prompts/get`` whose answer goes as one SSE event (legacy SSE; Streamable HTTP once a log message of the get went
+first) over the server's ``max_event_bytes`` is a JSON-RPC error naming its size instead
+(:func:`~..results.event_bound.hold_prompt_to_event`), as a ``resources/read`` is: the official client would drop the
+event (over legacy SSE, with its whole session).
+
 Source: MCP 2025-11-25, Server § Prompts; Server § Utilities § Completion.
 """
 
@@ -15,6 +20,7 @@ from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
 from ..results import shape as results
+from ..results.event_bound import goes_as_event, hold_prompt_to_event
 from ..results.version_blocks import blocks_for
 from ..wire.request import RequestContext
 
@@ -36,6 +42,12 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
 
     The arguments of a large message (:attr:`~..wire.request.RequestContext.large`) are checked
     and converted on a worker thread: the same refusals, while the loop answers others.
+
+    Raises:
+        InternalError: (-32603) the answer goes as one SSE event (:func:`~..results.event_bound.goes_as_event`)
+            and is over the server's ``max_event_bytes`` (default 1 MiB; None: no bound)
+            (:func:`~..results.event_bound.hold_prompt_to_event`: its message names the size and where the
+            prompt is answered whole); the call is recorded as failed.
     """
     name = params.get("name")
     if not isinstance(name, str) or not name:
@@ -66,6 +78,8 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
         result = results.prompt_result(value, description=prompt.description)
         if not request.version.every_block:  # (a resource_link, audio an older version lacks)
             result = blocks_for(request.version, result)
+        if goes_as_event(request):  # over the client's 1 MiB: an error it reads, not an event it drops
+            hold_prompt_to_event(result, name, bound=core.result_options.max_event_bytes)
     except Exception as exc:
         if call:
             call.finish(False, str(exc))

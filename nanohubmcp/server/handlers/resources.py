@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidParams, ResourceNotFound
+from ...errors import InternalError, InvalidParams, ResourceNotFound
 from ...protocol.message_values import show
 from ...protocol.uris import bad_escape, comparison_form
 from ..calls.context import Context
@@ -137,10 +137,15 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         if call:
             call.finish(False, str(exc))
         raise _read_failed(uri, exc, modern=request.modern) from exc
+    try:  # the read is recorded as the client is answered: a refusal as failed
+        if goes_as_event(request):
+            hold_read_to_event(result, uri, kept=False, bound=core.result_options.max_event_bytes)
+    except InternalError as exc:
+        if call:
+            call.finish(False, exc.message)
+        raise
     if call:
         call.finish(True)
-    if goes_as_event(request):
-        hold_read_to_event(result, uri, kept=False, bound=core.result_options.max_event_bytes)
     return result
 
 

@@ -18,7 +18,7 @@ from ..executors.service import refused_job, start_job
 from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..registry.registry import decode_cursor, encode_cursor, refuse_unpaged_cursor
-from ..results.event_bound import goes_as_event, hold_task_to_event
+from ..results.event_bound import goes_as_event, held_to_schema, hold_task_to_event, task_result_via
 from ..wire.request import RequestContext
 from .answered_result import answered_result
 
@@ -123,10 +123,9 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
         return _tool_error(job.status_message or "the task failed", meta)
     result = await answered_result(core, job)
     if goes_as_event(request):  # over the client's 1 MiB: a tool error it reads, not an event it drops
-        tool = core.registry.tools.get(job.tool)
         try:
-            hold_task_to_event(result, job.id, job.tool, held=tool is not None and tool.output_schema is not None,
-                               bound=core.result_options.max_event_bytes)
+            hold_task_to_event(result, job.id, job.tool, held=held_to_schema(core.registry.tools, job.tool),
+                               bound=core.result_options.max_event_bytes, via=task_result_via(request))
         except ResultTooLarge as exc:
             return _tool_error(str(exc), meta)
     return {**result, "_meta": {**(result.get("_meta") or {}), **meta}}

@@ -28,7 +28,7 @@ it is a JSON body already, whatever its size.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from ...errors import InternalError, ResultTooLarge
 from ...protocol import jsonenc
@@ -38,7 +38,8 @@ from ..wire.request import RequestContext
 from .options import ResultOptions
 
 __all__ = ["EVENT_INLINE_BYTES", "EVENT_TRANSPORTS", "answer_options", "event_bytes", "event_inline_bytes",
-           "goes_as_event", "hold_read_to_event", "hold_task_to_event", "hold_to_event"]
+           "goes_as_event", "held_to_schema", "hold_prompt_to_event", "hold_read_to_event", "hold_task_to_event",
+           "hold_to_event", "task_result_via"]
 
 EVENT_INLINE_BYTES: Final = CLIENT_EVENT_BYTES // 4
 """The most bytes of a result's data inlined in an answer sent as one SSE event under the default bound (256 KiB,
@@ -112,6 +113,28 @@ def _too_large(what: str, size: int, bound: int) -> str:
             "and this answer goes as one")
 
 
+class _ToolsByName(Protocol):
+    """The registry's tools as :func:`held_to_schema` reads them."""
+
+    def get(self, name: str, /) -> Any: ...
+
+
+def held_to_schema(tools: _ToolsByName, name: str) -> bool:
+    """Whether tool ``name`` of ``tools`` (the registry's tools by name) declares an output schema, so that its
+    result's data is sent inline, never linked (the ``held`` of :func:`hold_to_event` and
+    :func:`hold_task_to_event`); False for a tool no longer registered."""
+    tool = tools.get(name)
+    return tool is not None and tool.output_schema is not None
+
+
+def task_result_via(request: RequestContext) -> str:
+    """How ``request`` (a ``tasks/result`` whose answer goes as one event) went, as :func:`hold_task_to_event`
+    says it: over legacy SSE, or over Streamable HTTP once a log or progress message of it went first."""
+    if request.transport == "sse":
+        return "tasks/result over the legacy SSE transport"
+    return "tasks/result over Streamable HTTP, after a log or progress message of it"
+
+
 def hold_to_event(result: dict[str, Any], tool: str, *, held: bool, bound: int | None) -> None:
     """Refuse ``result`` (tool ``tool``'s ``CallToolResult``, answered as one SSE event; ``held``: the tool declares
     an output schema, so its data was not linked) when it is over what one event of ``bound`` bytes (the server's
@@ -156,8 +179,9 @@ def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bo
         _too_large(f"task {task} (tool '{tool}') answered", size, bound) + f" ({via})"
         + ("; a result held to an output schema is sent inline, never linked" if held else
            "; its data is linked only over max_inline_bytes")
-        + f". The result is kept: send {read_with} for it over Streamable HTTP, where it is answered as JSON "
-        "whatever its size, or call the tool again for less data (a smaller size, range or sample)"
+        + f". The result is kept: send {read_with} for it over Streamable HTTP with nothing sent before the answer "
+        "(no log level set for it), where it is answered as JSON whatever its size, or call the tool again for less "
+        "data (a smaller size, range or sample)"
         + ("; the server's author may declare no output_schema, so that data over max_inline_bytes is kept and "
            "linked" if held else ""))
 
@@ -181,10 +205,32 @@ def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool, bound: i
             block["text"].close()
     what = "a large result the server kept" if kept else "a resource"
     raise InternalError(
-        _too_large(f"resources/read of {uri} ({what}) answered", size, bound) + " (it came over the legacy SSE "
-        "transport, or over Streamable HTTP after a log or progress message of the read). It is not cut and "
-        "cannot be read in parts: read it over Streamable HTTP with nothing sent before the answer (no log "
-        "level set for the read, no progress token), where it is answered as JSON whatever its size, or over "
-        "stdio" + ("" if kept else "; or ask the server's author for a smaller resource or a template that "
-                   "reads it in parts"),
+        _too_large(f"resources/read of {uri} ({what}) answered", size, bound)
+        + _sent_whole_over("read", "read", "read it")
+        + ("" if kept else "; or ask the server's author for a smaller resource or a template that reads it in parts"),
         {"uri": uri, "bytes": size, "limit": bound})
+
+
+def hold_prompt_to_event(result: dict[str, Any], name: str, *, bound: int | None) -> None:
+    """Refuse ``result`` (prompt ``name``'s ``GetPromptResult``, going as one SSE event: :func:`goes_as_event`)
+    when it is over what one event of ``bound`` bytes (the server's ``max_event_bytes``; None: no bound) carries
+    as JSON, as :func:`hold_read_to_event` refuses a read: a prompt's messages are the answer, not cut or linked.
+
+    Raises:
+        InternalError: (-32603) ``data``: ``{"prompt", "bytes", "limit"}`` (``limit``: the bound).
+    """
+    size = event_bytes(result, bound)
+    if size is None or bound is None:
+        return
+    raise InternalError(
+        _too_large(f"prompts/get of '{name}' answered", size, bound) + _sent_whole_over("get", "sent", "get it")
+        + "; or ask the server's author for a smaller prompt (a resource_link to its large part)",
+        {"prompt": name, "bytes": size, "limit": bound})
+
+
+def _sent_whole_over(verb: str, done: str, do: str) -> str:
+    """Why a request's answer went as one event and where it is answered whole (a read's, a prompt's)."""
+    return (f" (it came over the legacy SSE transport, or over Streamable HTTP after a log or progress message of "
+            f"the {verb}). It is not cut and cannot be {done} in parts: {do} over Streamable HTTP with nothing sent "
+            f"before the answer (no log level set for the {verb}, no progress token), where it is answered as JSON "
+            "whatever its size, or over stdio")

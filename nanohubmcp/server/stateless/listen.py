@@ -35,7 +35,7 @@ from ...protocol import jsonrpc
 from ...protocol.uris import comparison_form
 from ..handlers.answered_result import answered_result
 from ..jobs import service as jobmod
-from ..results.event_bound import hold_task_to_event
+from ..results.event_bound import held_to_schema, hold_task_to_event
 from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
 from .tasks import detailed_task, has_tasks_extension, task_status
@@ -212,9 +212,8 @@ class _TaskStatus:
         (:func:`~..results.event_bound.hold_task_to_event`): the client would drop the event, and with it the listen.
         ``tasks/get`` answers the result whole, as JSON."""
         task = detailed_task(self.core, job, result)
-        tool = self.core.registry.tools.get(job.tool)
         try:
-            hold_task_to_event(task, job.id, job.tool, held=tool is not None and tool.output_schema is not None,
+            hold_task_to_event(task, job.id, job.tool, held=held_to_schema(self.core.registry.tools, job.tool),
                                bound=self.core.result_options.max_event_bytes,
                                via="the last notifications/tasks of a subscriptions/listen", read_with="tasks/get")
         except ResultTooLarge as exc:
