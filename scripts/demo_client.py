@@ -7,7 +7,8 @@ Usage::
                                   [--token-file PATH]
 
 URL is the Streamable HTTP endpoint (default ``http://127.0.0.1:8000/mcp``); a base URL such
-as ``http://127.0.0.1:8000/`` gets ``mcp`` appended. A server that requires a token gets it as
+as ``http://127.0.0.1:8000/`` gets ``mcp`` appended; a URL ending in ``/sse`` (the legacy SSE
+endpoint every banner prints) is driven over the legacy SSE transport. A server that requires a token gets it as
 ``Authorization: Bearer <token>``: from ``$MCP_TOKEN`` (as the server and ``nanohubmcp bridge``
 read it), or from ``--token-file PATH`` (a file only its owner can read); ``--token TOKEN``
 works too, with a warning (a command line is visible to other users). The steps: initialize, list tools, call a
@@ -40,10 +41,16 @@ class DemoFailure(Exception):
 
 
 def endpoint(url: str) -> str:
-    """The MCP endpoint for ``url``: unchanged when it ends in ``/mcp``, else ``<url>/mcp``."""
-    if url.rstrip("/").endswith("/mcp"):
+    """The MCP endpoint for ``url``: unchanged when it ends in ``/mcp`` or ``/sse`` (the legacy SSE
+    endpoint), else ``<url>/mcp``."""
+    if url.rstrip("/").endswith(("/mcp", "/sse")):
         return url
     return url.rstrip("/") + "/mcp"
+
+
+def is_legacy_sse(url: str) -> bool:
+    """True for the legacy SSE endpoint (a path ending in ``/sse``), driven with the SDK's ``sse_client``."""
+    return url.split("?", 1)[0].rstrip("/").endswith("/sse")
 
 
 def step(title: str) -> None:
@@ -56,27 +63,30 @@ LIST_SHOWN = 4
 LONG_TEXT = 240
 """A text of more characters is shortened to its first ``TEXT_SHOWN`` and a count."""
 TEXT_SHOWN = 160
+ERROR_TEXT_SHOWN = 8000
+"""An error result's text (``isError: true``: prose saying how to fix the call) is printed whole up to this many
+characters; longer, its first ``ERROR_TEXT_SHOWN`` and its length."""
 
 
 class Cut(str):
     """What a shortened list or text says in place of the rest (printed as it is, not as a JSON string)."""
 
 
-def shortened(value: Any) -> Any:
+def shortened(value: Any, text_shown: int = TEXT_SHOWN) -> Any:
     """``value`` with its long lists and texts cut for the printout (at any depth): a list of more than
     ``LONG_LIST`` items keeps its first ``LIST_SHOWN`` and ends with ``... (201 numbers)`` (``items`` when not all
-    numbers); a text of more than ``LONG_TEXT`` characters keeps its first ``TEXT_SHOWN`` and says its length
-    (a base64 image, a tool's JSON text)."""
+    numbers); a text of more than ``LONG_TEXT`` characters (and more than ``text_shown``) keeps its first
+    ``text_shown`` and says its length (a base64 image, a tool's JSON text)."""
     if isinstance(value, dict):
-        return {key: shortened(item) for key, item in value.items()}
+        return {key: shortened(item, text_shown) for key, item in value.items()}
     if isinstance(value, list):
         if len(value) <= LONG_LIST:
-            return [shortened(item) for item in value]
+            return [shortened(item, text_shown) for item in value]
         numbers = all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
         rest = Cut(f"... ({len(value)} {'numbers' if numbers else 'items'})")
-        return [*(shortened(item) for item in value[:LIST_SHOWN]), rest]
-    if isinstance(value, str) and len(value) > LONG_TEXT:
-        return Cut(json.dumps(value[:TEXT_SHOWN], ensure_ascii=False)[:-1] + f'..." ({len(value)} characters)')
+        return [*(shortened(item, text_shown) for item in value[:LIST_SHOWN]), rest]
+    if isinstance(value, str) and len(value) > max(LONG_TEXT, text_shown):
+        return Cut(json.dumps(value[:text_shown], ensure_ascii=False)[:-1] + f'..." ({len(value)} characters)')
     return value
 
 
@@ -95,11 +105,11 @@ def as_text(value: Any, depth: int = 0) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def show(label: str, value: Any) -> None:
+def show(label: str, value: Any, text_shown: int = TEXT_SHOWN) -> None:
     """Print ``label: value`` with JSON-looking values indented under the label, long lists and texts
-    shortened (:func:`shortened`)."""
+    shortened (:func:`shortened`; a text to its first ``text_shown`` characters)."""
     if isinstance(value, (dict, list)):
-        text = as_text(shortened(value))
+        text = as_text(shortened(value, text_shown))
         print(f"  {label}:\n" + "\n".join("    " + line for line in text.splitlines()), flush=True)
     elif isinstance(value, str) and len(value) > LONG_TEXT:
         print(f"  {label}: {value[:TEXT_SHOWN]}... ({len(value)} characters)", flush=True)
@@ -127,15 +137,32 @@ def authorized_client(token: str | None) -> Any:
     return httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=300))
 
 
-async def run(args: argparse.Namespace) -> None:
-    from mcp import ClientSession
+def transport(url: str, bearer: str | None) -> Any:
+    """The SDK's client streams for ``url``: ``sse_client`` for the legacy SSE endpoint (:func:`is_legacy_sse`),
+    else ``streamable_http_client``; either sends ``Authorization: Bearer <bearer>`` when given."""
+    from mcp.client.sse import sse_client
     from mcp.client.streamable_http import streamable_http_client
 
+    if is_legacy_sse(url):
+        return sse_client(url, headers={"Authorization": f"Bearer {bearer}"} if bearer else None)
+
+    @contextlib.asynccontextmanager
+    async def streamable() -> Any:
+        async with authorized_client(bearer) as http_client, streamable_http_client(
+            url, http_client=http_client
+        ) as streams:
+            yield streams
+
+    return streamable()
+
+
+async def run(args: argparse.Namespace) -> None:
+    from mcp import ClientSession
+
     url = endpoint(args.url)
-    step(f"connect to {url} (Streamable HTTP)" + (" with a bearer token" if args.bearer else ""))
-    async with authorized_client(args.bearer) as http_client, streamable_http_client(
-        url, http_client=http_client
-    ) as streams, ClientSession(
+    kind = "legacy SSE" if is_legacy_sse(url) else "Streamable HTTP"
+    step(f"connect to {url} ({kind})" + (" with a bearer token" if args.bearer else ""))
+    async with transport(url, args.bearer) as streams, ClientSession(
         streams[0], streams[1], logging_callback=on_log
     ) as session:
         step("1. initialize")
@@ -158,7 +185,8 @@ async def run(args: argparse.Namespace) -> None:
 
         step(f"3. tools/call {tool_name} {json.dumps(arguments)}")
         result = await session.call_tool(tool_name, arguments)
-        show("content", blocks(result.content))
+        # An error's text says how to fix the call: shown whole (up to ERROR_TEXT_SHOWN characters).
+        show("content", blocks(result.content), ERROR_TEXT_SHOWN if result.is_error else TEXT_SHOWN)
         if result.structured_content is not None:
             show("structuredContent", result.structured_content)
         show("isError", result.is_error)
@@ -227,7 +255,8 @@ def choose_call(args: argparse.Namespace, tools: list[Any]) -> tuple[str, dict[s
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Drive an MCP server with the official mcp client.")
-    parser.add_argument("url", nargs="?", default=DEFAULT_URL, help=f"MCP endpoint (default {DEFAULT_URL})")
+    parser.add_argument("url", nargs="?", default=DEFAULT_URL,
+                        help=f"MCP endpoint: Streamable HTTP .../mcp, or legacy SSE .../sse (default {DEFAULT_URL})")
     parser.add_argument("--tool", default=None,
                         help="tool to call (default: add when the server has it, else its first tool "
                         "that needs no argument)")

@@ -86,13 +86,14 @@ def valid_id(value: object) -> TypeGuard[str | int]:
 
 
 def json_kind(value: object) -> str:
-    """What a decoded JSON value is, in JSON's words (for messages)."""
+    """What a decoded JSON value is, in JSON's words (for messages): a number with a fractional part is named
+    with its value (``the number 2025.1125``; JSON has no fractions)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, float):
-        return "a fraction" if not value.is_integer() else "a number written with a fraction or exponent"
+        return f"the number {value!r}" if not value.is_integer() else "a number written with a fraction or exponent"
     names: dict[type, str] = {dict: "an object", list: "an array", str: "a string", int: "an integer"}
     return names.get(type(value), type(value).__name__)
 

@@ -9,7 +9,8 @@ builds, on the runner's server or on one of the user's own) wraps every request:
   server reads up to :data:`READ_HEADER_BYTES`; beyond it the connection is closed unanswered
   (nobody reads a megabyte of headers to refuse it).
 - **Slow bodies.** A request body not complete :data:`BODY_TIMEOUT` seconds after its headers
-  loses its connection (a client trickling its body cannot hold a connection): every body being
+  is answered ``408 Request Timeout`` with ``Connection: close`` when nothing was answered yet (RFC 9110
+  § 15.5.9), and loses its connection (a client trickling its body cannot hold a connection): every body being
   read on a loop is timed in one table that one timer sweeps (:class:`Deadlines`), instead
   of a timer (or Tornado's ``body_timeout`` future chain) per request.
 - **Slow headers.** On the runner's server (:class:`LimitedServer`) a connection's next request
@@ -61,7 +62,9 @@ HEADER_TIMEOUT = 30.0
 previous request (so it is also how long an idle keep-alive connection stays open): a
 client trickling its headers byte by byte cannot hold a connection for minutes."""
 BODY_TIMEOUT = 30.0
-"""Seconds a client has to send a request body once its headers arrived (slowloris guard)."""
+"""Seconds a client has to send a request body once its headers arrived (slowloris guard); then 408."""
+CLOSE_AFTER_408 = 5.0
+"""Seconds a 408's connection stays open at most while its answer is written (a client that reads nothing)."""
 FIRST_READ_BYTES = 8 * 1024
 """What a :class:`LimitedServer` connection reads from its socket at a time for a request's headers (and a
 body of up to this size). Tornado reads ``read_chunk_size`` (64 KiB) at a time into a buffer it makes and
@@ -258,7 +261,7 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
             chunked = "Transfer-Encoding" in headers
             declared = headers.get("Content-Length", "0")
             if size <= MAX_HEADER_BYTES and (chunked or declared != "0"):
-                deadlines.add(self.key, BODY_TIMEOUT, connection.close)  # in place of the header deadline
+                deadlines.add(self.key, BODY_TIMEOUT, self._time_out_body)  # in place of the header deadline
                 # (a length of 3 characters or fewer is below FIRST_READ_BYTES: most calls' bodies, read as they are)
                 if self.wide_reads and (chunked or (len(declared) > 3 and (declared_length(declared) or 0)
                                                     > FIRST_READ_BYTES)):
@@ -289,6 +292,23 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
         self.connection.write_headers(httputil.ResponseStartLine("HTTP/1.1", 431, "Request Header Fields Too Large"),
                                       reply, body)
         self.connection.finish()
+
+    def _time_out_body(self) -> None:
+        """The body did not arrive in time: answer 408 (``Connection: close``) when nothing was answered yet,
+        then close (once the answer is written, or after :data:`CLOSE_AFTER_408` seconds); else just close."""
+        connection = self.connection
+        assert isinstance(connection, HTTP1Connection)  # (only its bodies are timed)
+        if connection._response_start_line is not None or connection.stream.closed():  # (an answer began)
+            connection.close()
+            return
+        body = jsonenc.dumpb(error_response(InvalidRequest(
+            f"Request Timeout: the body did not arrive within {BODY_TIMEOUT:g} s of its headers")))
+        reply = httputil.HTTPHeaders({"Content-Type": "application/json", "Content-Length": str(len(body)),
+                                      "Connection": "close"})
+        if self.deadlines is not None:
+            self.deadlines.add(self.key, CLOSE_AFTER_408, connection.close)
+        connection.write_headers(httputil.ResponseStartLine("HTTP/1.1", 408, "Request Timeout"), reply, body)
+        connection.finish()  # (the body is unread: Tornado closes the connection once the answer is written)
 
     def data_received(self, chunk: bytes) -> Any:
         return None if self.refused else self.delegate.data_received(chunk)

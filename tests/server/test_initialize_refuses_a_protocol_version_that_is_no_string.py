@@ -5,6 +5,8 @@ one, or a string naming no version spoken here, is still answered with the lates
 
 Trial56 F7: ``"protocolVersion": 123`` was answered 200 with 2025-11-25, a session opened, though every
 other field of the wrong type was refused. Fails before (the number was accepted).
+Trial57 F4: ``2025.1125`` was said to be "not a fraction" (JSON has no fractions): it is "not the number
+2025.1125".
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ def base() -> Any:
 
 
 @pytest.mark.parametrize(("value", "kind"), [(123, "an integer"), ({"v": "2025-11-25"}, "an object"),
-                                             (["2025-11-25"], "an array"), (True, "a boolean")])
+                                             (["2025-11-25"], "an array"), (True, "a boolean"),
+                                             (2025.1125, "not the number 2025.1125")])
 def test_a_version_that_is_no_string_is_invalid_params(base: str, value: object, kind: str) -> None:
     status, session, answer = initialize(base, {"protocolVersion": value})
     assert status == 200  # a method's -32602 in the handshake era (docs/api/http.md)

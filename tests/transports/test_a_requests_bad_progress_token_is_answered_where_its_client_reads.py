@@ -43,7 +43,7 @@ def call(token: object) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("token", "kind"), [({"a": 1}, "an object"), ([1], "an array"), (True, "a boolean"),
-                                             (1.5, "a fraction"), (1.0, "a number written with a fraction")])
+                                             (1.5, "the number 1.5"), (1.0, "a number written with a fraction")])
 def test_a_token_of_another_type_is_invalid_params_naming_the_rule(token: object, kind: str) -> None:
     with serve(build()) as url:
         reply = httpx.post(url + "mcp", json=call(token), headers={"Accept": ACCEPT}, timeout=10)

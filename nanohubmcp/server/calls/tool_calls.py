@@ -31,6 +31,7 @@ from ...errors import (
     ToolError,
     ToolTimeout,
     message_of,
+    notified_text,
 )
 from ...protocol.nesting import NestedTooDeep
 from ...protocol.result_types import ToolResult
@@ -301,7 +302,10 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     malformed answer) as one line at WARNING, its traceback only when the logger is at DEBUG; a ``meta``
     it returned that cannot be sent (``MetaNotSendable``: its message says all) as one line at WARNING;
     arguments the schema refused (INFO), or a tool that could not start (WARNING), as one line; a result
-    nested too deeply to send (ERROR) as one line. The arguments are never logged."""
+    nested too deeply to send (ERROR) as one line. The arguments are never logged. The traceback's last line
+    keeps an unexpected exception's message whole; the line above it says it as a client is sent it
+    (:func:`~nanohubmcp.errors.notified_text`: cut past 65,536 characters), so a 3 MB message is logged once a call,
+    not twice."""
     where = f"(request id {request.message.id}{f', job {job.id}' if job is not None else ''})"
     if isinstance(exc, InvalidArguments):
         log.info("tool %r %s refused its arguments: %s", name, where, exc)
@@ -320,7 +324,7 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
         log.warning("tool %r failed %s: %s%s", name, where, first, more,
                     exc_info=exc if log.isEnabledFor(logging.DEBUG) else None)
     else:
-        log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, exc, exc_info=exc)
+        log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, notified_text(str(exc)), exc_info=exc)
 
 
 def note_value(job: Job, tool: Tool, value: Any, *, data_only: bool = False) -> None:
