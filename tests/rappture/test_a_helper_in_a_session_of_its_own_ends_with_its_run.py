@@ -20,8 +20,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from rappture.test_a_killed_servers_program_is_stopped_at_the_next_start import running, wait_for
-from support import script_server
+from support import script_server, wait_until
+from swept_folders import running
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="found through /proc (Linux)")
 
@@ -77,7 +77,7 @@ def call(url: str, timeout: float = 60) -> int:
 
 
 def helper_pid(tool: Path) -> int:
-    return int(wait_for(lambda: (tool / "helper").exists() and (tool / "helper").read_text(), "the helper's pid"))
+    return int(wait_until(lambda: (tool / "helper").exists() and (tool / "helper").read_text(), "the helper's pid"))
 
 
 def end(tool: Path, *pids: int) -> None:
@@ -103,7 +103,7 @@ def test_the_time_limit_ends_the_helper(tmp_path: Path, monkeypatch: pytest.Monk
         with script_server(SCRIPT, str(tool / "tool.xml"), "3", directory=tmp_path / "a") as server:
             assert call(server.url) != 200  # (stopped at its time limit)
             helper = helper_pid(tool)
-            wait_for(lambda: not running(helper), "the helper to end with its run", seconds=10)
+            wait_until(lambda: not running(helper), "the helper to end with its run", timeout=10)
     finally:
         end(tool, helper)
 
@@ -119,7 +119,7 @@ def test_a_graceful_stop_ends_the_helper_and_no_other_runs(tmp_path: Path, monke
             helper = helper_pid(tool)
             server.process.send_signal(signal.SIGTERM)
             server.process.wait(60)
-        wait_for(lambda: not running(helper), "the helper to end with its server", seconds=10)
+        wait_until(lambda: not running(helper), "the helper to end with its server", timeout=10)
         assert running(other.pid)
     finally:
         end(tool, helper)
@@ -141,8 +141,8 @@ def test_the_next_start_ends_a_killed_servers_helper(tmp_path: Path, monkeypatch
             first.process.wait(30)
         assert running(helper)  # nothing stopped it: the server was killed
         with script_server(SCRIPT, str(tool / "tool.xml"), directory=tmp_path / "b"):
-            wait_for(lambda: not running(helper), "the next server to end the helper", seconds=15)
-            wait_for(lambda: not run.exists(), "the killed server's run folder to go")
+            wait_until(lambda: not running(helper), "the next server to end the helper", timeout=15)
+            wait_until(lambda: not run.exists(), "the killed server's run folder to go")
             assert running(other.pid)
     finally:
         end(tool, helper)
