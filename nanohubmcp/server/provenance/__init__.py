@@ -5,7 +5,8 @@
   call path and the record writer), with :mod:`.result_text` (the result's wire text, digest and links),
   :mod:`.session_names` (whose it is), :mod:`.tool_facts` (what its tool and process share) and
   :mod:`.job_record` (a job's record, completed when the job ends);
-  :mod:`.code_facts`: what it says of the tool's code and environment (code hash, versions);
+  :mod:`.code_facts`: what it says of the tool's code and environment (code hash, versions), with
+  :mod:`.distributions_read` (the installed distributions' table, read by a child process);
 - :mod:`.layer`: the pipeline layer writing records and answering reads of their URIs;
   :mod:`.record_ids`: the ids it mints (never beginning with ``-``: they are typed on command lines);
 - :mod:`.cache_store` / :mod:`.cache_layer`: the result cache of tools registered with ``cache=``;

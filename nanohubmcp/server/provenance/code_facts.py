@@ -14,10 +14,12 @@ Import names map to distributions through the installed-distributions table
 (``importlib.metadata.packages_distributions()``: ``yaml`` is PyYAML, ``PIL`` pillow). A name
 several distributions share (a namespace package: ``opentelemetry``, ``google``) maps by its
 second part (``opentelemetry.trace`` is opentelemetry-api), read from those distributions'
-files. Reading the table takes over a second on a busy machine: it is read once per process on a
-thread of its own (:func:`warm`, started when the provenance layer is made, at the first call),
-and :func:`code_of` — called on the record writer's thread, never on a call's path — waits for
-it (:data:`WAIT_SECONDS` at most). A server's stop ends that wait for its own records (:class:`TableWait`, one
+files. Reading the table takes over a second on a busy machine: it is read once per process by a
+child process (:mod:`.distributions_read`: this process's interpreter lock is not held for it, and an exit
+kills it at once), waited for on a daemon thread (:func:`warm`, started when the provenance layer is made, at
+the first call; read in this process, on a non-daemon thread, when no child can be started), and
+:func:`code_of` — called on the record writer's thread, never on a call's path — waits for it
+(:data:`WAIT_SECONDS` at most). A server's stop ends that wait for its own records (:class:`TableWait`, one
 per record store: another server of the process, still serving, waits on): the records it writes are on disk
 when it returns, and it runs on the event loop, so it cannot wait seconds for the table (a worker of
 ``--workers`` reads it again after its fork; a hub's NFS home reads it slowly). Only
@@ -31,10 +33,12 @@ asks again). The call path needs only the code's hash
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import inspect
 import logging
+import os
 import platform
 import sys
 import threading
@@ -43,6 +47,7 @@ from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 from ..wire.fork_safe import ForkSafeLock, after_fork_in_child
+from . import distributions_read
 from .code_files import WATCHED
 from .reached_bytes import code_text
 from .tool_options import SOURCE
@@ -228,42 +233,90 @@ class TableWait:
         self.stopped = False
 
 
+CHILD_SECONDS = 600.0
+"""How long the child process reading the table (:mod:`.distributions_read`) may take before it is killed (the
+records stop waiting for it after :data:`WAIT_SECONDS`; later ones still use it once read)."""
+_child: Any = None
+"""The child process reading the table, while it may be running (killed at this process's exit)."""
+_child_owner = 0
+"""The id of the process that started :data:`_child` (a forked child never kills its parent's)."""
+
+
 def _read_table() -> None:
+    """The reading thread (a daemon: it only waits for the child process, which the exit kills): the table read
+    by a child process, else (none could be started, or it failed) in this process on a non-daemon thread, as
+    before, which the exit then waits for (a daemon reading metadata at finalization can crash it)."""
     global _table
     try:
-        from importlib import metadata  # here: importing it costs a served script's start a tenth of a second
-
         try:
-            table = {name: sorted(set(dists)) for name, dists in metadata.packages_distributions().items()}
-            table.update(_namespaces(metadata, {name: dists for name, dists in table.items() if len(dists) > 1}))
-        except Exception:  # a broken distribution's metadata: records then say their packages are incomplete
-            log.exception("cannot read the installed distributions; provenance records look packages up by "
-                          "import name")
-            return
-        with _table_lock:
-            _table = table
+            table = _read_in_child()
+        except Exception:  # no child could be started, or it failed
+            table = _read_here()
+        if table is not None:
+            with _table_lock:
+                _table = table
     finally:
         _read.set()
         with _woken:
             _woken.notify_all()
 
 
-def _namespaces(metadata: Any, shared: dict[str, list[str]]) -> dict[str, list[str]]:
-    """``{"top.second": distributions}`` of the import names several distributions share (``shared``:
-    a namespace package, or a package others add modules to), from those distributions' files."""
-    found: dict[str, set[str]] = {}
-    for name in sorted({dist for dists in shared.values() for dist in dists}):
+def _read_in_child() -> dict[str, list[str]] | None:
+    """The table a child process read (None: it outlasted :data:`CHILD_SECONDS`, or this process exits).
+
+    Raises:
+        OSError: no child could be started, or it failed: read in this process instead."""
+    global _child, _child_owner
+    if _exiting:
+        return None
+    child = distributions_read.start_child()
+    if _child_owner != os.getpid():
+        atexit.register(_stop_child)
+    _child, _child_owner = child, os.getpid()
+    try:
+        table = distributions_read.child_table(child, CHILD_SECONDS)
+    except TimeoutError:
+        log.warning("reading the installed distributions took over %s s; provenance records look packages up "
+                    "by import name", CHILD_SECONDS)
+        return None
+    finally:
+        _child = None
+    if table is None and not _exiting:
+        raise OSError("the child process reading the installed distributions failed")
+    return table
+
+
+def _read_here() -> dict[str, list[str]] | None:
+    """The table read in this process, on a non-daemon thread (the exit waits for it): None if unreadable."""
+    found: list[dict[str, list[str]]] = []
+
+    def read() -> None:
         try:
-            files = metadata.distribution(name).files or ()
-        except metadata.PackageNotFoundError:
-            continue
-        for path in files:
-            parts = path.parts
-            if len(parts) > 1 and parts[0] in shared and parts[1] != "__pycache__":
-                second = parts[1].partition(".")[0] if len(parts) == 2 else parts[1]
-                if second and second != "__init__":
-                    found.setdefault(f"{parts[0]}.{second}", set()).add(name)
-    return {key: sorted(names) for key, names in found.items()}
+            found.append(distributions_read.read_table())
+        except Exception:  # a broken distribution's metadata: records then say their packages are incomplete
+            log.exception("cannot read the installed distributions; provenance records look packages up by "
+                          "import name")
+
+    try:
+        reader = threading.Thread(target=read, name="nanohubmcp-distributions-here", daemon=False)
+        reader.start()
+    except RuntimeError:  # the interpreter is exiting: no new thread
+        return None
+    reader.join()
+    return found[0] if found else None
+
+
+_exiting = False
+"""Set at this process's exit: no child is started, nor read in-process, after it."""
+
+
+def _stop_child() -> None:
+    """At exit: the child still reading is killed (nothing waits for its table)."""
+    global _exiting
+    _exiting = True
+    child = _child
+    if child is not None and _child_owner == os.getpid():
+        distributions_read.stop_child(child)
 
 
 def warm() -> None:
@@ -274,13 +327,14 @@ def warm() -> None:
     global _table_reader, _table_started
     if _table_reader is not None:  # (no lock: started once, and a second look under it below)
         return
+
     with _table_lock:
         if _table is not None or _table_reader is not None:
             return
-        # Not a daemon: a daemon thread still reading package metadata while the interpreter finalizes can crash
-        # it (SIGSEGV at exit); exit waits for the read instead (a second at most, once per process).
+        # A daemon: it waits for a child process, which the exit kills (_stop_child); a read in this process, if
+        # no child can be started, is on a non-daemon thread of its own (_read_here).
         _table_started = time.monotonic()
-        _table_reader = threading.Thread(target=_read_table, name="nanohubmcp-distributions", daemon=False)
+        _table_reader = threading.Thread(target=_read_table, name="nanohubmcp-distributions", daemon=True)
         _table_reader.start()
 
 
@@ -303,8 +357,9 @@ def distributions(*, wait: bool | TableWait = False) -> dict[str, list[str]] | N
 
 
 def _after_fork() -> None:  # a forked child has no reading thread (it reads again if it must), nor waiting ones
-    global _table_reader, _read, _woken
+    global _table_reader, _read, _woken, _child
     _woken = threading.Condition()
+    _child = None  # the parent's, if any: never this process's to kill
     if _table is None:
         _table_reader = None
         _read = threading.Event()
