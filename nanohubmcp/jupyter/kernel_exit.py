@@ -4,7 +4,8 @@ JupyterLab's "Shut Down Kernel" sends the kernel a shutdown request, and the Jup
 sends SIGTERM ``shutdown_wait_time / 2`` (2.5 s by default) later; a kernel ended by it writes nothing more.
 So the servers stop as the kernel handles the request (:mod:`.shutdown_request`: before its loops end), within
 :data:`EXIT_STOP_SECONDS` all together: a call still running is answered that the server is stopping (REST: 503)
-and its provenance record (``failed``) is written, as at ``%mcp stop``. The interpreter's exit (an ``atexit``
+and its provenance record (``failed``) is written, as at ``%mcp stop``; so is a job whose function still runs
+(:func:`stop_server`: ``failed``, "the server stopped while this job ran", timed to the stop). The interpreter's exit (an ``atexit``
 hook) stops those still registered: a kernel ended without the request (``exit()``, a plain interpreter).
 
 A child forked from the kernel (a ``processes`` job's process) starts with none registered: its exit, should it
@@ -17,7 +18,7 @@ calls before the SIGTERM.
 
 Example:
     ```python
-    kernel_exit.stop_at_exit(server, lambda within: server.stop(within=within))
+    kernel_exit.stop_at_exit(server, lambda within: kernel_exit.stop_server(server, within))
     kernel_exit.forget(server)   # stopped by the user (or replaced): the exit leaves it alone
     ```
 """
@@ -27,11 +28,12 @@ from __future__ import annotations
 import atexit
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ..server.wire.fork_safe import ForkSafeLock, after_fork_in_child
 from . import shutdown_request
 
-__all__ = ["EXIT_STOP_SECONDS", "forget", "stop_all", "stop_at_exit", "stop_within"]
+__all__ = ["EXIT_STOP_SECONDS", "forget", "stop_all", "stop_at_exit", "stop_server", "stop_within"]
 
 EXIT_STOP_SECONDS = 1.5
 """How long the servers' stops take at most, together, when the kernel's process exits (JupyterLab's "Shut Down
@@ -101,3 +103,17 @@ def stop_within(stops: list[Stop], within: float) -> None:
             failure = failure or exc
     if failure is not None:
         raise failure
+
+
+def stop_server(server: Any, within: float) -> None:
+    """Stop ``server`` (an ``MCPServer``) as the kernel's process ends, within ``within`` seconds: ``server.stop``,
+    then every job whose function runs on in the kernel (a ``threads`` job, which a stop leaves running while the
+    process lives on: ``%mcp stop``) is cut short now — ``failed``, "the server stopped while this job ran" — and its
+    provenance record written, timed to the stop: the process does not outlive it, and a record left ``working``
+    would stay so until a server opened the state folder again (trial57 F6)."""
+    server.stop(within=within)
+    core = server.core
+    if core.core_jobs.process_ended():
+        records = core.first_use.provenance_made
+        if records is not None:
+            records.stopping()  # the jobs' records, written now (the kernel's SIGTERM may come next)

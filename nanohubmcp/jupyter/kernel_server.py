@@ -196,7 +196,7 @@ def run_in_kernel(
                     host=host, port=port, quiet=True, loop="thread", **{**options, "public_url": hub.public_url}
                 )
         _SERVED.append(server)
-        kernel_exit.stop_at_exit(server, lambda within: server.stop(within=within))
+        kernel_exit.stop_at_exit(server, lambda within: kernel_exit.stop_server(server, within))
     routes.follow(server)
     served = Served(server, host, hub)
     _tell_the_panel(served)

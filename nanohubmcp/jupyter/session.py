@@ -39,7 +39,7 @@ from .cell_components import CellRegistry, Entry
 from .config import LIMIT_TRAITS, REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, SERVE_LIMIT_TRAITS, NanohubMCP
 from .display import first_line
 from .hub import HubView, detect_hub
-from .kernel_exit import EXIT_STOP_SECONDS
+from .kernel_exit import EXIT_STOP_SECONDS, stop_server
 from .progress_bar import CellProgressBars
 from .tokens import notebook_token
 
@@ -268,7 +268,7 @@ class KernelSession:
         kernel manager sends the kernel SIGTERM. A "kernel" mode server's loop, the kernel's, was stopped by the
         shutdown request (not closed): the stop runs it again for its drain."""
         if self._mode is not None:
-            self.server.stop(within=within)
+            stop_server(self.server, within)
 
     # -- where clients connect -----------------------------------------------------------
     @property

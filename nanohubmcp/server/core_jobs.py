@@ -88,6 +88,13 @@ class CoreJobs:
         jobs = self._made()
         return jobs.process_ending() if jobs is not None else 0
 
+    def process_ended(self) -> int:
+        """The process ends now without waiting for the jobs whose function still runs in it (a notebook kernel's
+        shutdown): store each one's end as cut short, now (:meth:`JobStore.process_ended
+        <.jobs.service.JobStore.process_ended>`); returns how many."""
+        jobs = self._made()
+        return jobs.process_ended() if jobs is not None else 0
+
     def settling(self) -> list[Future[None]]:
         """The jobs handed over at the stop whose end is not stored yet (:meth:`JobStore.settling
         <.jobs.service.JobStore.settling>`), and the job processes the stop ended not yet gone with their

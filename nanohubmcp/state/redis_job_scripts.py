@@ -78,13 +78,16 @@ PROGRESS = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'progress', ARGV[2], 'progress_total', ARGV[3], 'progress_message', ARGV[4])
 redis.call('HINCRBY', KEYS[1], 'progress_updates', 1)
+local ended = redis.call('HGET', KEYS[1], 'finished_at')
+if not ended or ended == 'null' then redis.call('HSET', KEYS[1], 'updated', ARGV[5]) end
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PUBLISH', KEYS[3], ARGV[1]) end
 return 1
 """
 """Stores one progress update (counted) of a job whose record exists, and names the job on the status
 channel when a process follows it, in one step.
 
-KEYS: ``job:<id>``, ``followed:<id>``, ``jobs:status``; ARGV: id, progress, total, message (each JSON)"""
+KEYS: ``job:<id>``, ``followed:<id>``, ``jobs:status``; ARGV: id, progress, total, message, updated (each
+JSON; ``updated`` is stored while the record holds no end)"""
 
 KEEP_DATA = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end

@@ -300,11 +300,12 @@ class RedisJobBackend:
         threading.Thread(target=watch, name="nanohubmcp-job-channels", daemon=True).start()
         weakref.finalize(self, stop.clear)
 
-    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None,
+                 updated: float) -> None:
         """Store one progress update (counted) in one step; a process following the job
         (:meth:`awaited` with ``follow``) is told on the status channel (:meth:`watch`)."""
         keys = [self._key("job", job_id), self._key("followed", job_id), self._key("jobs", "status")]
-        args = [job_id, json.dumps(progress), json.dumps(total), json.dumps(message)]
+        args = [job_id, json.dumps(progress), json.dumps(total), json.dumps(message), json.dumps(updated)]
         with self._guard():
             self._progress(keys=keys, args=args)
 

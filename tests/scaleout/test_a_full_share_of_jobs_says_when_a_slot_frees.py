@@ -8,6 +8,10 @@ their results); the refusal now says when the first of them expires (``retry_aft
 ``_meta``, REST's ``Retry-After``), and one that expired but was not swept yet (the sweep runs every 10 s;
 Redis keeps the record a minute longer) no longer counts. Before, ``retry_after`` did not exist and the
 expired job still refused the next one.
+
+Trial57 F2: the refusal's text (what a model reads, and REST's ``error``) still said only "Wait until earlier
+jobs finish and expire", when all 1,000 had finished: it now says how many run and how many finished and are
+kept, and when the first slot frees, the seconds ``Retry-After`` gives.
 """
 
 from __future__ import annotations
@@ -62,10 +66,13 @@ def test_the_refusal_says_when_the_first_finished_job_expires(make_store) -> Non
     with pytest.raises(JobLimitReached) as running:
         store.create("work", "s1")
     assert running.value.retry_after is None  # both still run: no one knows when a slot frees
+    assert "all 2 of yours are still running, so a slot frees only once one of them ends" in str(running.value)
     _done(first)
     with pytest.raises(JobLimitReached, match="max_jobs_per_owner") as finished:
         store.create("work", "s1")
     assert TTL - 5 <= finished.value.retry_after <= TTL
+    assert (f"you have 1 running and 1 finished and kept. A slot frees in about {finished.value.retry_after} s, "
+            "when your first finished job expires") in str(finished.value)
     store.create("work", "s2")  # another owner's share is its own
 
 
@@ -107,6 +114,9 @@ def test_rest_answers_429_with_retry_after_and_mcp_with_retry_after_meta(tmp_pat
         assert status == 429, body
         assert "max_jobs_per_owner" in str(body["error"])
         assert TTL - 5 <= int(headers["Retry-After"]) <= TTL
+        assert (f"all 1 of yours have finished and are kept. A slot frees in about {headers['Retry-After']} s"
+                in str(body["error"])), body
         refused = call_tool_http(base, "quick", {})  # a sessionless MCP call: the same owner (every sessionless caller)
         assert refused["isError"] is True
         assert TTL - 5 <= refused["_meta"]["io.nanohub/retryAfter"] <= TTL
+        assert f"A slot frees in about {refused['_meta']['io.nanohub/retryAfter']} s" in refused["content"][0]["text"]

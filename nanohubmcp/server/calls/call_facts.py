@@ -34,7 +34,9 @@ class CallFacts:
     @property
     def cancel_event(self) -> Any:
         """The cancellation flag: ``is_set()``, and ``wait(timeout)`` from a worker thread."""
-        return self._request.cancelled
+        flag = self._request.cancelled
+        flag.seen = True  # the function holds the flag: it may see a cancel (counted as seen)
+        return flag
 
     @property
     def task_metadata(self) -> dict[str, Any]:

@@ -295,11 +295,17 @@ class Context(CallFacts, LevelMethods):
     # -- cancellation -----------------------------------------------------------------------
     def is_cancelled(self) -> bool:
         """True once the client cancelled this request (or its session ended)."""
-        return self._request.cancelled.is_set()
+        return self._request.cancelled.look()
 
     def on_cancel(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` when the request is cancelled (on the event loop thread)."""
-        self._on_loop_thread(self._request.on_cancel, callback)
+        flag = self._request.cancelled
+
+        def told() -> None:
+            flag.seen = True  # the function heard of the cancel: what it returns may be cut short
+            callback()
+
+        self._on_loop_thread(self._request.on_cancel, told)
 
     def close_stream(self) -> None:
         """End this call's SSE response now; the client reconnects and gets the rest.

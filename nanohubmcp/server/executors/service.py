@@ -222,9 +222,10 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
                 loop.call_soon_threadsafe(job.done.set)
 
     def settle(done: Any) -> None:
-        if done.cancelled() or (request is not None and request.cancelled.is_set()):
-            # Told to stop as the process ends (JobStore.process_ending): whatever the function
-            # returned then, the server stopped while the job ran.
+        if done.cancelled() or (request is not None and request.cancelled.is_set() and request.cancelled.seen):
+            # Told to stop as the process ends (JobStore.process_ending), and the function saw it
+            # (ctx.is_cancelled()): whatever it returned then, the server stopped while the job ran.
+            # One that never looked ran to its own end within the stop's wait: its end is stored.
             jobmod.cut_short(job)
             return
         try:

@@ -79,8 +79,11 @@ class JobBackend(Protocol):
            ``blocks`` None clears it (a keep's reservation released).
         """
 
-    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
-        """Record one progress update (and count it); a back end that :attr:`tells_ends` tells the
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None,
+                 updated: float) -> None:
+        """Record one progress update (and count it) made at ``updated`` (epoch seconds; the record's
+        ``updated`` unless it holds an end, so another process reading the record never answers an
+        older ``lastUpdatedAt`` than this one did); a back end that :attr:`tells_ends` tells the
         processes following the job (:meth:`awaited` with ``follow``)."""
 
     def load(self, job_id: str) -> dict[str, Any] | None:

@@ -70,6 +70,7 @@ from .settle import (
     Reattach,
     cut_short,
     loop_ending,
+    process_ended,
     process_ending,
     revive,
     stop_run,
@@ -382,3 +383,8 @@ class JobStore(JobKeeping):
         """The process ends (a blocking serve stopped by SIGTERM or Ctrl-C): tell every job handed
         over at the stop to cancel (:func:`.settle.process_ending`). Returns how many were told."""
         return process_ending(self._live)
+
+    def process_ended(self) -> int:
+        """The process ends now without waiting for its jobs (a notebook kernel's shutdown): cut short every
+        job handed over at the stop (:func:`.settle.process_ended`). Returns how many."""
+        return process_ended(self._live)

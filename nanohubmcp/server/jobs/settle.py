@@ -7,7 +7,8 @@ that stops while its process lives on (a notebook's ``%mcp stop``, a restart aft
 changed) does not fail a job whose function runs on in a thread of the process: the tool-call
 service follows it (:data:`HandOver`), its end is stored when it comes, and the restarted server
 reads it (:func:`stop_run`); when the process itself ends (SIGTERM, Ctrl-C), those jobs are
-told to cancel (:func:`process_ending`).
+told to cancel (:func:`process_ending`); when it ends without waiting for them (a notebook kernel's shutdown),
+they are cut short at once (:func:`process_ended`).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
     from .record import JobKeeper
     from .runs import Runs
 
-__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "Reattach", "cut_short", "loop_ending", "process_ending",
-           "revive", "stop_run"]
+__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "Reattach", "cut_short", "loop_ending", "process_ended",
+           "process_ending", "revive", "stop_run"]
 
 SERVER_STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 """The status message of a job failed because its run ended (:func:`cut_short`)."""
@@ -151,3 +152,19 @@ def process_ending(live: dict[str, Job]) -> int:
             job.request.cancel(SERVER_STOPPED)
             told += 1
     return told
+
+
+def process_ended(live: dict[str, Job]) -> int:
+    """The process ends now without waiting for its jobs (a notebook kernel's shutdown: its kernel manager's
+    SIGTERM follows within 2.5 s): every job of ``live`` handed over at the stop that has not ended is told
+    to cancel and cut short now (:func:`cut_short`: ``failed``, its end and provenance record stored with the
+    time of the stop), not left ``working`` until a server opens the state folder again. A function that
+    returns later changes nothing (a job keeps its first end). Returns how many were cut short."""
+    ended = 0
+    for job in list(live.values()):
+        if job.handed_over and job.status not in TERMINAL:
+            if job.request is not None:
+                job.request.cancel(SERVER_STOPPED)
+            cut_short(job)
+            ended += 1
+    return ended

@@ -5,7 +5,8 @@ Every record of the owner counts, a finished one too, until it expires (``finish
 up to ``max_job_result_bytes``), so a result read stays readable, and counted, until then. A slot frees
 when the owner's earliest-expiring finished job expires; while every counted job still runs the time
 is unknown. The refusal tells it (:class:`~nanohubmcp.errors.JobLimitReached` ``retry_after``: the MCP
-result's ``_meta``, REST's ``Retry-After``).
+result's ``_meta``, REST's ``Retry-After``), and so does its text, which a model reads (:func:`owner_full`):
+how many of the owner's jobs run and how many finished are kept, and when the first slot frees.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 from ...errors import JobLimitReached
 from .backend import JobBackend
 
-__all__ = ["insert", "seconds_to_a_slot"]
+__all__ = ["insert", "owner_full", "seconds_to_a_slot", "slot_wait"]
 
 
 def insert(backend: JobBackend, record: dict[str, Any], max_total: int, max_per_owner: int,
@@ -37,12 +38,13 @@ def insert(backend: JobBackend, record: dict[str, Any], max_total: int, max_per_
         except JobLimitReached as refused:
             if not refused.per_owner:
                 raise
-            wait = seconds_to_a_slot(backend, record["owner_key"], max_per_owner, time.time())
+            wait, finished, counted = slot_wait(backend, record["owner_key"], max_per_owner, time.time())
             if wait is not None and wait <= 0 and attempt == 0:
                 sweep()
                 continue
-            refused.retry_after = None if wait is None else max(1, math.ceil(wait))
-            raise
+            retry_after = None if wait is None else max(1, math.ceil(wait))
+            raise JobLimitReached(owner_full(max_per_owner, counted, finished, retry_after), per_owner=True,
+                                  retry_after=retry_after) from None
 
 
 def seconds_to_a_slot(backend: JobBackend, owner_key: str, counted: int, now: float) -> float | None:
@@ -55,8 +57,41 @@ def seconds_to_a_slot(backend: JobBackend, owner_key: str, counted: int, now: fl
         counted: how many of the owner's records to read (``max_jobs_per_owner``: those counted).
         now: the time now (epoch seconds).
     """
+    return slot_wait(backend, owner_key, counted, now)[0]
+
+
+def slot_wait(backend: JobBackend, owner_key: str, counted: int, now: float) -> tuple[float | None, int, int]:
+    """``(seconds, finished, read)``: :func:`seconds_to_a_slot`'s seconds, how many of the owner's records
+    read (at most ``counted``) hold a finished job, and how many were read."""
     ids = [job_id for job_id, _created in backend.owner_index(owner_key, since=-math.inf, start=0, count=counted)]
     ends = [float(row["finished_at"]) + float(row["ttl"])
             for row in backend.summaries(ids, ("id", "finished_at", "ttl"))
             if row.get("finished_at") is not None and row.get("ttl") is not None]
-    return min(ends) - now if ends else None
+    return (min(ends) - now if ends else None), len(ends), len(ids)
+
+
+def owner_full(limit: int, counted: int, finished: int, retry_after: int | None) -> str:
+    """The refusal text of a full share (``max_jobs_per_owner`` ``limit``): why (``counted`` jobs of the
+    owner, ``finished`` of them ended and kept until they expire) and when a slot frees (``retry_after``
+    seconds, None: unknown, every counted job still runs), e.g. "... all 1000 of yours have finished and are
+    kept. A slot frees in about 3549 s (59 min), when your first finished job expires: retry then, ..."."""
+    head = (f"Too many jobs for one client: the server keeps at most {limit} (option max_jobs_per_owner), "
+            "a finished one until it expires (option job_ttl_seconds); ")
+    running = max(0, counted - finished)
+    if retry_after is None or finished == 0:
+        return (head + f"all {counted} of yours are still running, so a slot frees only once one of them ends "
+                "and then expires. Wait for your jobs to end, or ask the server's operator to "
+                "raise the limit.")
+    kept = f"all {counted} of yours have finished and are kept" if running == 0 else \
+        f"you have {running} running and {finished} finished and kept"
+    return (head + f"{kept}. A slot frees in about {_duration(retry_after)}, when your first finished job "
+            "expires: retry then, or ask the server's operator to raise the limit.")
+
+
+def _duration(seconds: int) -> str:
+    """``seconds`` as a person reads it: ``45 s``, ``3549 s (59 min)``, ``7300 s (2.0 h)``."""
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds} s ({round(seconds / 60)} min)"
+    return f"{seconds} s ({seconds / 3600:.1f} h)"

@@ -137,11 +137,13 @@ class SQLiteBackend(Untold):
             cursor = db.execute(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ?{condition}", [*values, job_id, *more])
             return int(cursor.rowcount)
 
-    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None,
+                 updated: float) -> None:
         with self._write() as db:
             db.execute("UPDATE jobs SET progress = ?, progress_total = ?, progress_message = ?, "
-                       "progress_updates = progress_updates + 1 WHERE id = ?",
-                       (real(progress), real(total), encode("progress_message", message), job_id))
+                       "progress_updates = progress_updates + 1, "
+                       "updated = CASE WHEN finished_at IS NULL THEN ? ELSE updated END WHERE id = ?",
+                       (real(progress), real(total), encode("progress_message", message), updated, job_id))
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         with self._locked() as db:

@@ -71,11 +71,14 @@ class MemoryBackend(Untold):
             held = row.get("kept_data")
             return list(held) if held is not None else None
 
-    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None,
+                 updated: float) -> None:
         with self._lock:
             row = self._rows.get(job_id)
             if row is not None:
                 row.update(progress=progress, progress_total=total, progress_message=message)
+                if row.get("finished_at") is None:
+                    row["updated"] = updated
                 row["progress_updates"] = row.get("progress_updates", 0) + 1
 
     def load(self, job_id: str) -> dict[str, Any] | None:

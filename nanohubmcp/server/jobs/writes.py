@@ -78,11 +78,12 @@ class JobWrites:
         characters. A progress the store cannot take is dropped (logged once a job); the job runs on."""
         message = bounded_message(message)
         job = self._live.get(job_id)
+        now = time.time()
         if job is not None:
             job.progress, job.progress_total, job.progress_message = progress, total, message
-            job.updated = time.time()
+            job.updated = now
         try:
-            self._backend().progress(job_id, progress, total, message)
+            self._backend().progress(job_id, progress, total, message, now)
         except (sqlite3.Error, StateUnavailable) as exc:  # best effort: never raised into the tool
             if job_id not in self._progress_lost and len(self._progress_lost) < self._max_lost:
                 self._progress_lost.add(job_id)

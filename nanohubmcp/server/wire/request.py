@@ -36,17 +36,26 @@ class CancelFlag:
     """A cancellation flag, cheap to create (a ``threading.Event`` only if someone waits).
 
     ``is_set()`` and ``set()`` behave like ``threading.Event``'s; ``wait(timeout)`` blocks a
-    worker thread until the flag is set.
+    worker thread until the flag is set. :attr:`seen` tells whether the tool's function may have seen it
+    set (:meth:`look`: ``ctx.is_cancelled()`` answered True, a ``ctx.on_cancel`` callback ran, or it holds
+    the flag itself: ``ctx.cancel_event``): a function that never saw it ran to its own end.
     """
 
-    __slots__ = ("_event", "_set")
+    __slots__ = ("_event", "_set", "seen")
 
     def __init__(self) -> None:
         self._set = False
         self._event: threading.Event | None = None
+        self.seen = False
 
     def is_set(self) -> bool:
         """True once set."""
+        return self._set
+
+    def look(self) -> bool:
+        """:meth:`is_set` asked by the tool's function: a True answer marks the flag :attr:`seen`."""
+        if self._set:
+            self.seen = True
         return self._set
 
     def set(self) -> None:
