@@ -5,8 +5,9 @@ sends SIGTERM ``shutdown_wait_time / 2`` (2.5 s by default) later; a kernel ende
 So the servers stop as the kernel handles the request (:mod:`.shutdown_request`: before its loops end), within
 :data:`EXIT_STOP_SECONDS` all together: a call still running is answered that the server is stopping (REST: 503)
 and its provenance record (``failed``) is written, as at ``%mcp stop``; so is a job whose function still runs
-(:func:`stop_server`: ``failed``, "the server stopped while this job ran", timed to the stop). The interpreter's exit (an ``atexit``
-hook) stops those still registered: a kernel ended without the request (``exit()``, a plain interpreter).
+(:func:`stop_server`: ``failed``, "the server stopped while this job ran", timed to the stop). The interpreter's
+exit (an ``atexit`` hook) stops those still registered: a kernel ended without the request (``exit()``, a plain
+interpreter).
 
 A child forked from the kernel (a ``processes`` job's process) starts with none registered: its exit, should it
 run ``atexit``, leaves the kernel's servers alone.

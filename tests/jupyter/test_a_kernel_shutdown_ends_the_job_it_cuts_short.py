@@ -62,6 +62,8 @@ def test_a_job_running_at_the_kernels_shutdown_is_ended_and_recorded_at_the_stop
         stored = db.execute("SELECT status, status_message FROM jobs WHERE id = ?", (job_id,)).fetchone()
     assert stored == ("failed", SERVER_STOPPED)  # before: ("working", None), until a server reopened the folder
     rows = [line for line in provenance_rows(state) if " slowjob " in line]
-    assert len(rows) == 1 and " failed " in rows[0] and "the server stopped while this job ran" in rows[0], rows
+    assert len(rows) == 1, rows
+    assert " failed " in rows[0], rows
+    assert "the server stopped while this job ran" in rows[0], rows
     seconds = float(re.findall(r"\s(\d+\.\d+)\s", rows[0])[-1])
     assert seconds < SLEEP_SECONDS / 2, rows  # timed to the stop, not to a later reopen

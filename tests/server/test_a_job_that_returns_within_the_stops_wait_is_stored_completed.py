@@ -55,4 +55,6 @@ def test_a_job_returning_during_the_stops_wait_is_stored_completed_with_its_valu
     # Before: {"status": "error", ..., "error": "the server stopped while this job ran: it did not complete; ..."}
     assert answer == {"status": "done", "job_id": job_id, "result": {"done": 20}}, output
     rows = provenance_rows(state, output)
-    assert len(rows) == 1 and "steps" in rows[0] and " completed " in f" {rows[0]} ", rows
+    assert len(rows) == 1, rows
+    assert " steps " in rows[0], rows
+    assert " completed " in rows[0], rows
