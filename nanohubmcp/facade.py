@@ -99,7 +99,8 @@ class MCPServer:
             protocol: always -32602; tool: always ``isError``).
         list_page_size: page size of ``tools/list``, ``resources/list``, ``resources/templates/list``,
             ``prompts/list`` and ``tasks/list`` results, each page's ``nextCursor`` leading to the next; at least 1
-            (None: one page, and a request's ``cursor`` is -32602; so is a cursor the server did not issue).
+            (None: one page). A list answered as one SSE event also ends its page within ``max_event_bytes``, with
+            ``nextCursor``, page size or not; a cursor the server did not issue is -32602.
         list_changed: advertise and send ``notifications/*/list_changed``.
         workers: thread pool size for sync tools (default ``min(32, cpu + 4)``); two more
             threads serve the functions known to return quickly (a quick lane). A positive integer or None.

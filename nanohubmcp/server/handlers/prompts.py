@@ -18,11 +18,11 @@ from ...errors import InvalidParams, UnknownComponent
 from ...schema.paths import echoed
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
-from ..registry.registry import list_result
 from ..results import shape as results
 from ..results.event_bound import goes_as_event, hold_prompt_to_event
 from ..results.version_blocks import blocks_for
 from ..wire.request import RequestContext
+from .list_pages import list_result
 
 if TYPE_CHECKING:
     from ..registry.prompts import Prompt
@@ -33,8 +33,8 @@ _SHAPE = "completion/complete needs params.ref {type, name|uri} and params.argum
 
 
 async def prompts_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``prompts/list``."""
-    return list_result(core.registry.prompts, "prompts", request.version, core.list_page_size, params)
+    """``prompts/list``, paged by :func:`.list_pages.list_result`."""
+    return list_result(core, request, core.registry.prompts, "prompts", params, "prompts/list")
 
 
 async def prompts_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

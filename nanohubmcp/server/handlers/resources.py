@@ -29,13 +29,13 @@ from ...protocol.message_values import show
 from ...protocol.uris import bad_escape, comparison_form
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
-from ..registry.registry import list_result
 from ..registry.resources import Resource, ResourceTemplate
 from ..results import RESULT_URI_PREFIX
 from ..results import shape as results
 from ..results.event_bound import goes_as_event, hold_read_to_event
 from ..wire.request import STREAMS_TEXT, RequestContext
 from .kept_reader import kept_reader
+from .list_pages import list_result
 
 if TYPE_CHECKING:
     from .host import HandlerServices
@@ -65,13 +65,14 @@ def _uri(params: dict[str, Any], method: str) -> str:
 
 
 async def resources_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``resources/list``."""
-    return list_result(core.registry.resources, "resources", request.version, core.list_page_size, params)
+    """``resources/list``, paged by :func:`.list_pages.list_result`."""
+    return list_result(core, request, core.registry.resources, "resources", params, "resources/list")
 
 
 async def templates_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``resources/templates/list``."""
-    return list_result(core.registry.templates, "resourceTemplates", request.version, core.list_page_size, params)
+    """``resources/templates/list``, paged by :func:`.list_pages.list_result`."""
+    return list_result(core, request, core.registry.templates, "resourceTemplates", params,
+                       "resources/templates/list")
 
 
 def found(core: HandlerServices, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 A task is a job seen through the Tasks API: ``tools/call`` with ``params.task`` answers at
 once with ``CreateTaskResult``; ``tasks/get`` polls, ``tasks/result`` waits for the outcome,
-``tasks/list`` shows the tasks of the caller's session only (paged as the other lists), ``tasks/cancel`` stops one.
+``tasks/list`` shows the tasks of the caller's session only (paged as the other lists, by count and by an
+event's bytes), ``tasks/cancel`` stops one.
 
 Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 """
@@ -17,10 +18,11 @@ from ...errors import InternalError, InvalidParams, ResultTooLarge
 from ..executors.service import refused_job, start_job
 from ..jobs import service as jobmod
 from ..registry.components import Tool
-from ..registry.registry import decode_cursor, encode_cursor, refuse_unpaged_cursor
+from ..registry.registry import decode_cursor, encode_cursor
 from ..results.event_bound import goes_as_event, held_to_schema, hold_task_to_event, task_result_via
 from ..wire.request import RequestContext
 from .answered_result import answered_result
+from .list_pages import event_bound, fitted_page
 
 if TYPE_CHECKING:
     from .host import HandlerServices
@@ -138,30 +140,29 @@ def _tool_error(text: str, meta: dict[str, Any]) -> dict[str, Any]:
 async def tasks_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/list``: ``{tasks: [Task, ...], nextCursor?}``, the tasks of the caller's session (never anyone
     else's; an ended session's tasks are read by id, not listed), oldest first, paged as the other lists
-    are (``MCPServer(list_page_size=N)``; MCP 2025-11-25, Server §
-    Utilities § Pagination).
+    are (MCP 2025-11-25, Server § Utilities § Pagination; :func:`.list_pages.fitted_page`): at most
+    ``MCPServer(list_page_size=N)`` tasks (None: every one) and, when the answer goes as one SSE event (legacy
+    SSE), at most the server's ``max_event_bytes`` (default 1 MiB): the page ends before the task that would
+    take it over (each task's ``statusMessage`` is cut at 65,536 characters, so one always fits).
 
     ``nextCursor`` names the position of a page's last task; ``cursor`` goes on after that position, even
-    when that task has expired since. Without a page size the answer is one page.
+    when that task has expired since.
+
+    .. versionchanged:: 1.0
+       Unpaged by default, every task in one answer: over legacy SSE, 20 failed tasks with long messages made one
+       1.3 MB event, which the official client dropped with its session. A cursor is taken without a page size.
 
     Raises:
-        InvalidParams: a ``cursor`` this server did not issue, or any ``cursor`` when it does not page (-32602).
+        InvalidParams: a ``cursor`` this server did not issue (-32602).
     """
     owner = request.session.id if request.session is not None else None
     cursor = params.get("cursor")
-    page_size = core.list_page_size
-    if not page_size:
-        refuse_unpaged_cursor(cursor)
-        every, _ = core.jobs.owned_by(owner, principal=request.principal, tasks_only=True)
-        return {"tasks": [task_object(j) for j in every]}
     after = _decoded_position(cursor) if cursor is not None else None
     jobs, more = core.jobs.owned_by(owner, principal=request.principal, tasks_only=True, after=after,
-                                    count=page_size)
-    result: dict[str, Any] = {"tasks": [task_object(j) for j in jobs]}
-    if more:
-        last = jobs[-1]
-        result["nextCursor"] = encode_cursor(f"{last.created!r}/{last.id}")
-    return result
+                                    count=core.list_page_size or None)
+    return fitted_page("tasks", [task_object(j) for j in jobs], more,
+                       lambda i: encode_cursor(f"{jobs[i].created!r}/{jobs[i].id}"), method="tasks/list",
+                       bound=event_bound(core, request))
 
 
 def _decoded_position(cursor: object) -> tuple[float, str]:

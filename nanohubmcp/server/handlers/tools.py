@@ -13,9 +13,9 @@ from ..calls.tool_calls import run_tool
 from ..calls.tool_checks import checks_loaded, lookup_tool, refuse_arguments, validated
 from ..executors.service import start_job_result
 from ..registry.components import task_support
-from ..registry.registry import list_result
 from ..results.version_blocks import blocks_for
 from ..wire.request import RequestContext
+from .list_pages import list_result
 from .tasks import create_task
 
 if TYPE_CHECKING:
@@ -23,16 +23,9 @@ if TYPE_CHECKING:
 
 
 async def tools_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tools/list``: ``{tools: [...], nextCursor?}``; on 2025-11-25 a tool that takes tasks
-    says so in ``execution.taskSupport`` (absent means "forbidden")."""
-    result = list_result(core.registry.tools, "tools", request.version, core.list_page_size, params)
-    if request.version.tasks:
-        for entry in result["tools"]:
-            tool = core.registry.tools.get(entry["name"])
-            support = task_support(tool) if tool is not None else "forbidden"
-            if support != "forbidden":
-                entry["execution"] = {"taskSupport": support}
-    return result
+    """``tools/list``: ``{tools: [...], nextCursor?}``, paged by :func:`.list_pages.list_result`; on 2025-11-25 a
+    tool that takes tasks says so in ``execution.taskSupport`` (absent means "forbidden")."""
+    return list_result(core, request, core.registry.tools, "tools", params, "tools/list")
 
 
 def tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:

@@ -275,7 +275,8 @@ class Tool:
         return f"tool '{self.name}'"
 
     def to_wire(self, version: str) -> dict[str, Any]:
-        """The ``tools/list`` entry for ``version``."""
+        """The ``tools/list`` entry for ``version``; on 2025-11-25 a tool that takes tasks says so in
+        ``execution.taskSupport``."""
         allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
         wire: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
         if self.description:
@@ -293,6 +294,10 @@ class Tool:
             wire["icons"] = self.icons
         if self.meta:
             wire["_meta"] = self.meta
+        if allows.tasks:  # 2025-11-25: a tool that takes tasks says so (absent means "forbidden")
+            support = task_support(self)
+            if support != "forbidden":
+                wire["execution"] = {"taskSupport": support}
         return wire
 
 

@@ -5,8 +5,9 @@ a change event: re-running a notebook cell that defines a tool must update it, n
 The maps are replaced, never mutated, so readers on the event loop need no lock while a
 notebook cell registers from another thread.
 
-Listing is in registration order. With a page size, cursors are opaque strings naming the
-last key returned (MCP 2025-11-25, Server § Utilities § Pagination).
+Listing is in registration order, a page at a time (``handlers.list_pages``: by the server's
+``list_page_size`` and, for an answer sent as one SSE event, by its bytes); cursors are opaque strings
+naming the last key returned (MCP 2025-11-25, Server § Utilities § Pagination).
 """
 
 from __future__ import annotations
@@ -71,16 +72,20 @@ class _Table(Generic[T]):
     def __contains__(self, key: object) -> bool:
         return key in self.by_name
 
-    def wire(self, version: str, page_size: int | None, cursor: object) -> tuple[list[dict[str, Any]], str | None]:
-        """Listing entries for ``version`` (cached per version) and the next cursor."""
+    def page(self, version: str, page_size: int | None,
+             cursor: object) -> tuple[list[dict[str, Any]], list[str], int, bool]:
+        """A page of listing entries for ``version`` (cached per version): the entries after the one ``cursor``
+        names (None: from the first), at most ``page_size`` of them (None: every one), the table's keys in order,
+        the index of the page's first entry among them, and whether entries follow the page.
+
+        Raises:
+            InvalidParams: (-32602) ``cursor`` is not one :func:`encode_cursor` makes, or names no entry now.
+        """
         items = self.by_name
         cached = self._wire_cache.get(version)
         if cached is None:
             cached = [item.to_wire(version) for item in items.values()]  # type: ignore[attr-defined]
             self._wire_cache[version] = cached
-        if not page_size:
-            refuse_unpaged_cursor(cursor)
-            return cached, None
         keys = list(items)
         start = 0
         if cursor is not None:
@@ -89,29 +94,8 @@ class _Table(Generic[T]):
                 raise InvalidParams("Invalid cursor: it is malformed or its position no longer exists; "
                                     "list again without a cursor")
             start = keys.index(last) + 1
-        end = start + page_size
-        page = cached[start:end]
-        return page, (encode_cursor(keys[end - 1]) if end < len(keys) else None)
-
-
-def list_result(table: _Table[Any], key: str, version: str, page_size: int | None,
-                params: dict[str, Any]) -> dict[str, Any]:
-    """A ``*/list`` result: ``{key: [...], nextCursor?}`` (MCP Server § Utilities § Pagination)."""
-    items, cursor = table.wire(version, page_size, params.get("cursor"))
-    result: dict[str, Any] = {key: items}
-    if cursor:
-        result["nextCursor"] = cursor
-    return result
-
-
-def refuse_unpaged_cursor(cursor: object) -> None:
-    """Raise -32602 for a ``cursor`` sent to a list this server answers in one page (it never issued one).
-
-    Raises:
-        InvalidParams: ``cursor`` is not None.
-    """
-    if cursor is not None:
-        raise InvalidParams("Invalid cursor: this server does not page its lists; omit 'cursor'")
+        end = len(keys) if not page_size else start + page_size
+        return cached[start:end] if start or end < len(keys) else cached, keys, start, end < len(keys)
 
 
 def encode_cursor(key: str) -> str:
