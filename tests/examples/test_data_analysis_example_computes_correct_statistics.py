@@ -67,7 +67,7 @@ async def test_the_tools_resources_and_prompt_are_listed(example: ExampleProcess
     assert normalize["properties"]["method"]["default"] == "minmax"
     assert sorted(str(r.uri) for r in resources) == ["data://samples/scatter", "data://samples/temperatures"]
     assert all(r.mime_type == "application/json" for r in resources)
-    assert templates == []
+    assert [t.uri_template for t in templates] == ["nanohubmcp://results/{id}{?part}"]  # the server's own
     assert [p.name for p in prompts] == ["analyze_data"]
 
 

@@ -59,7 +59,7 @@ async def test_the_tools_resource_and_prompt_are_listed(example: ExampleProcess)
     assert tools["ideal_gas"].input_schema.get("required", []) == []
     assert set(tools["relativistic_energy"].input_schema["properties"]) == {"rest_mass", "velocity"}
     assert [str(r.uri) for r in resources] == ["constants://physics"]
-    assert templates == []
+    assert [t.uri_template for t in templates] == ["nanohubmcp://results/{id}{?part}"]  # the server's own
     assert [p.name for p in prompts] == ["physics_problem"]
 
 

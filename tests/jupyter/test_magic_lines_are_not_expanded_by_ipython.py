@@ -41,7 +41,7 @@ def test_placeholders_and_dollar_words_stay_literal_with_matching_names_in_the_n
             }
 
     seen = run_async(listing())
-    assert sorted(seen["templates"]) == ["data://x/{id}", "data://y/{x}"]
+    assert sorted(seen["templates"]) == ["data://x/{id}", "data://y/{x}", "nanohubmcp://results/{id}{?part}"]
     assert seen["templates"]["data://y/{x}"] == "costs $price {units}"
     assert seen["resources"] == []
     assert seen["tools"]["pay"] == "pay $price for {units}"

@@ -72,7 +72,7 @@ def test_resources_prompts_and_jobs_reach_the_official_client(kernel: LiveKernel
 
     seen = run_async(scenario())
     assert seen["resources"] == ["config://settings"]
-    assert seen["templates"] == ["weather://{city}/current"]
+    assert seen["templates"] == ["weather://{city}/current", "nanohubmcp://results/{id}{?part}"]
     assert json.loads(seen["settings"]) == {"precision": 10}
     assert json.loads(seen["paris"]) == {"city": "paris", "temp": 21}
     assert seen["prompt"] == "Please calculate: 2+2"

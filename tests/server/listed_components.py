@@ -45,7 +45,8 @@ async def everything_still_lists(server: MCPServer) -> None:
     async with client_session(server) as session:
         assert [t.name for t in (await session.list_tools()).tools] == ["kept"]
         assert [r.name for r in (await session.list_resources()).resources] == ["kept_resource"]
-        assert (await session.list_resource_templates()).resource_templates == []
+        assert [t.uri_template for t in (await session.list_resource_templates()).resource_templates] == [
+            "nanohubmcp://results/{id}{?part}"]  # the server's own: a kept result's parts
         assert [p.name for p in (await session.list_prompts()).prompts] == ["kept_prompt"]
 
 

@@ -50,7 +50,7 @@ async def test_the_official_client_gets_progress_an_elicitation_and_logs() -> No
         assert (await session.call_tool("chatty", {"text": "hey"})).content[0].text == "HEY"
         assert (await session.call_tool("add", {"a": 1, "b": 2})).content[0].text == "3.0"  # still in step
         templates = (await session.list_resource_templates()).resource_templates
-        assert [t.uri_template for t in templates] == ["greeting://{name}"]
+        assert [t.uri_template for t in templates] == ["greeting://{name}", "nanohubmcp://results/{id}{?part}"]
         assert (await session.read_resource("greeting://Ada")).contents[0].text == "Hi Ada"
         assert (await session.get_prompt("explain", {"topic": "entropy"})).messages
 
@@ -70,6 +70,6 @@ async def test_fastmcp_gets_progress_an_elicitation_and_the_2026_era() -> None:
         assert (await client.call_tool("chatty", {"text": "hey"})).content[0].text == "HEY"
         assert (await client.call_tool("add", {"a": 1, "b": 2})).content[0].text == "3.0"
         templates = await client.list_resource_templates()
-        assert [t.uri_template for t in templates] == ["greeting://{name}"]
+        assert [t.uri_template for t in templates] == ["greeting://{name}", "nanohubmcp://results/{id}{?part}"]
         assert (await client.read_resource("greeting://Ada"))[0].text == "Hi Ada"
         assert (await client.get_prompt("explain", {"topic": "entropy"})).messages

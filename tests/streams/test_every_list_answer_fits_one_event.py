@@ -41,7 +41,8 @@ LISTS = {
     "tools/list": ("list_tools", "tools", "name", [f"tool_{i:03}" for i in range(COUNT)]),
     "resources/list": ("list_resources", "resources", "uri", [f"data://item/{i:03}" for i in range(COUNT)]),
     "resources/templates/list": ("list_resource_templates", "resourceTemplates", "uriTemplate",
-                                 [f"data://group{i:03}/{{part}}" for i in range(COUNT)]),
+                                 [*(f"data://group{i:03}/{{part}}" for i in range(COUNT)),
+                                  "nanohubmcp://results/{id}{?part}"]),  # the server's own, last
     "prompts/list": ("list_prompts", "prompts", "name", [f"prompt_{i:03}" for i in range(COUNT)]),
 }
 

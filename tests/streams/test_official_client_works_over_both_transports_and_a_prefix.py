@@ -68,7 +68,7 @@ async def exercise(url: str, transport: str) -> None:
         motd = await client.read_resource("data://motd")
         assert motd.contents[0].text == "hello from the server"
         templates = await client.list_resource_templates()
-        assert [t.uri_template for t in templates.resource_templates] == ["data://planets/{name}"]
+        assert [t.uri_template for t in templates.resource_templates] == ["data://planets/{name}", "nanohubmcp://results/{id}{?part}"]
         mars = await client.read_resource("data://planets/mars")
         assert '"moons":2' in mars.contents[0].text.replace(" ", "")
 

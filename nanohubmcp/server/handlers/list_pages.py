@@ -94,16 +94,20 @@ def _too_large(entry: dict[str, Any], size: int, bound: int, method: str, cursor
 
 
 def list_result(core: HandlerServices, request: RequestContext, table: _Table[Any], key: str,
-                params: dict[str, Any], method: str) -> dict[str, Any]:
+                params: dict[str, Any], method: str, *, last: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """A registry list's answer (``tools/list``, ``resources/list``, ``resources/templates/list``,
     ``prompts/list``): ``{key: [...], nextCursor?}`` in registration order, a page of ``list_page_size`` entries
-    (None: every one) fitted to the event's bytes when it goes as one (:func:`fitted_page`).
+    (None: every one) fitted to the event's bytes when it goes as one (:func:`fitted_page`). ``last``: the server's
+    own entries, after the table's on its last page (a page cut before them names the table's last entry, after
+    which the next page holds them).
 
     Raises:
         InvalidParams: (-32602) a ``cursor`` that is not one this server issued, or whose entry is gone.
         InternalError: (-32603) one entry alone over the event's bound (:func:`fitted_page`).
     """
     entries, keys, start, more = table.page(request.version, core.list_page_size, params.get("cursor"))
+    if not more and last:
+        entries = [*entries, *last]
     return fitted_page(key, entries, more, lambda i: encode_cursor(keys[start + i]), method=method,
                        bound=event_bound(core, request))
 

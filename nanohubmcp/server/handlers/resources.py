@@ -33,6 +33,7 @@ from ..registry.resources import Resource, ResourceTemplate
 from ..results import RESULT_URI_PREFIX
 from ..results import shape as results
 from ..results.event_bound import goes_as_event, hold_read_to_event
+from ..results.kept_parts import parts_note, parts_template, split_part
 from ..wire.request import STREAMS_TEXT, RequestContext
 from .kept_reader import kept_reader
 from .list_pages import list_result
@@ -70,9 +71,10 @@ async def resources_list(core: HandlerServices, request: RequestContext, params:
 
 
 async def templates_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``resources/templates/list``, paged by :func:`.list_pages.list_result`."""
+    """``resources/templates/list``, paged by :func:`.list_pages.list_result`: the server's templates, and last the
+    one a kept large result reads in parts by (:data:`~..results.kept_parts.PARTS_TEMPLATE`)."""
     return list_result(core, request, core.registry.templates, "resourceTemplates", params,
-                       "resources/templates/list")
+                       "resources/templates/list", last=(parts_template(),))
 
 
 def found(core: HandlerServices, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, Any]]:
@@ -109,12 +111,19 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
     uri = _uri(params, "resources/read")
     key = comparison_form(uri)  # the store's URIs are minted in that form; the id in them is compared exactly
     if key.startswith(RESULT_URI_PREFIX):
+        key, part = split_part(key)  # ?part=N: one part of it (kept_parts), each fitting one event
         reader = kept_reader(core, request, key)  # the caller's own; what a job kept: also its job's readers
-        kept = core.result_store.read(key, reader, pieces=STREAMS_TEXT in request.slots)
+        bound = core.result_options.max_event_bytes
+        if part is not None:
+            kept = core.result_store.read_part(key, reader, part, bound, named=uri)
+        else:
+            kept = core.result_store.read(key, reader, pieces=STREAMS_TEXT in request.slots)
         if kept is not None:
             kept["contents"][0]["uri"] = uri  # the spelling asked for, as a registered resource's read names it
             if goes_as_event(request):  # over the client's 1 MiB: an error it reads, not an event it drops
-                hold_read_to_event(kept, uri, kept=True, bound=core.result_options.max_event_bytes)
+                held = core.result_store.size_of(key)
+                parts = "" if held is None else parts_note(uri.partition("?")[0], held[0], held[1], bound)
+                hold_read_to_event(kept, uri, kept=True, bound=bound, parts=parts)
             return kept
         evicted = core.result_store.evicted(key, reader)
         if evicted is not None:

@@ -21,7 +21,8 @@ the completed task a 2026 ``subscriptions/listen`` tells (:func:`hold_task_to_ev
 kept large result, a large resource) over legacy SSE, or over Streamable HTTP once a log or progress message of
 the read went first (its answer then the last event of the POST's stream, or of the GET stream resuming it),
 answers a JSON-RPC error naming its size and where it reads whole (:func:`hold_read_to_event`): a resource's
-contents cannot be cut or linked, and the server offers no read of a part. Where nothing went before the answer,
+contents cannot be cut or linked; a kept result's error names its parts (:mod:`.kept_parts`), each of which reads in
+one event. Where nothing went before the answer,
 it is a JSON body already, whatever its size.
 """
 
@@ -186,13 +187,14 @@ def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bo
            "linked" if held else ""))
 
 
-def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool, bound: int | None) -> None:
+def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool, bound: int | None, parts: str = "") -> None:
     """Refuse ``result`` (the ``ReadResourceResult`` of ``uri``, going as one SSE event: :func:`goes_as_event`)
     when it is over what one event of ``bound`` bytes (the server's ``max_event_bytes``; None: no bound) carries as
     JSON (:func:`event_bytes`): the client would lose the
-    read. A resource's contents cannot be linked or cut (its text or blob is the answer), nor read a part at a
-    time here, so the read is a JSON-RPC error naming the size and where it reads whole; a kept file's text
-    (``kept``: a large result the server keeps) is closed.
+    read. A resource's contents cannot be linked or cut (its text or blob is the answer), so the read is a JSON-RPC
+    error naming the size and where it reads whole; a kept file's text (``kept``: a large result the server keeps)
+    is closed, and ``parts`` (:func:`~.kept_parts.parts_note`: how many parts and the first's URI) says how it
+    reads in parts, on any transport.
 
     Raises:
         InternalError: (-32603) ``data``: ``{"uri", "bytes", "limit"}`` (``limit``: the bound).
@@ -206,7 +208,7 @@ def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool, bound: i
     what = "a large result the server kept" if kept else "a resource"
     raise InternalError(
         _too_large(f"resources/read of {uri} ({what}) answered", size, bound)
-        + _sent_whole_over("read", "read", "read it")
+        + _sent_whole_over("read", "read", "read it", parts=parts if kept else "")
         + ("" if kept else "; or ask the server's author for a smaller resource or a template that reads it in parts"),
         {"uri": uri, "bytes": size, "limit": bound})
 
@@ -228,9 +230,13 @@ def hold_prompt_to_event(result: dict[str, Any], name: str, *, bound: int | None
         {"prompt": name, "bytes": size, "limit": bound})
 
 
-def _sent_whole_over(verb: str, done: str, do: str) -> str:
-    """Why a request's answer went as one event and where it is answered whole (a read's, a prompt's)."""
-    return (f" (it came over the legacy SSE transport, or over Streamable HTTP after a log or progress message of "
-            f"the {verb}). It is not cut and cannot be {done} in parts: {do} over Streamable HTTP with nothing sent "
-            f"before the answer (no log level set for the {verb}, no progress token), where it is answered as JSON "
-            "whatever its size, or over stdio")
+def _sent_whole_over(verb: str, done: str, do: str, *, parts: str = "") -> str:
+    """Why a request's answer went as one event and where it is answered whole (a read's, a prompt's); ``parts``:
+    how it reads in parts instead (a kept result's), when it does."""
+    why = (" (it came over the legacy SSE transport, or over Streamable HTTP after a log or progress message of "
+           f"the {verb}).")
+    where = (f"over Streamable HTTP with nothing sent before the answer (no log level set for the {verb}, no progress "
+             "token), where it is answered as JSON whatever its size, or over stdio")
+    if parts:
+        return f"{why} Read it {parts}, on any transport; or {do} whole {where}"
+    return f"{why} It is not cut and cannot be {done} in parts: {do} {where}"

@@ -54,6 +54,7 @@ from .deferred import LOCK_WAIT_SECONDS, Finish, file_now_or_later, lock_wait
 from .evictions import Evictions
 from .folder import KEPT_ERRORS, finish, write_data
 from .index import KeptEntry, ResultIndex
+from .kept_parts import cut_part
 from .kept_size import TooLargeToKeep, utf8_size
 from .kept_text import READ_PIECE_BYTES, kept_text
 from .owners import KeptBy
@@ -265,6 +266,46 @@ class ResultStore:
         else:
             item["blob"] = base64.b64encode(data).decode("ascii")
         return {"contents": [item]}
+
+    def read_part(self, uri: str, owner: str | None, index: int, bound: int | None,
+                  *, named: str) -> dict[str, Any] | None:
+        """Part ``index`` of ``uri`` for ``owner`` as a ``ReadResourceResult`` naming ``named`` (the part's URI as
+        asked for), cut for one event of ``bound`` bytes (:func:`.kept_parts.cut_part`); None as :meth:`read`
+        answers None. Only the part's bytes are read from a kept file.
+
+        Raises:
+            InvalidParams: (-32602) ``index`` out of range, naming the range.
+            UnicodeDecodeError: a textual result whose data is not UTF-8.
+        """
+        with self._lock:
+            self._open()
+            self._index.sweep(time.time())
+            entry = self._index.known(uri)
+            if entry is None or (entry.owner is not None and entry.owner != owner):
+                return None
+            data, path = entry.data, (self._files.path(uri) if entry.data is None else None)
+        if data is not None:
+            whole = data.encode("utf-8", KEPT_ERRORS) if isinstance(data, str) else bytes(data)
+            return cut_part(lambda at, count: whole[at:at + count], len(whole), entry.mime_type, index, bound,
+                            uri=named, errors=KEPT_ERRORS)
+        try:
+            kept = open(path, "rb") if path is not None else None  # noqa: SIM115  (closed below)
+        except OSError:
+            return None
+        if kept is None:
+            return None
+        with kept:
+            def read_at(at: int, count: int) -> bytes:
+                kept.seek(at)
+                return kept.read(count)
+            return cut_part(read_at, os.fstat(kept.fileno()).st_size, entry.mime_type, index, bound,
+                            uri=named, errors=KEPT_ERRORS)
+
+    def size_of(self, uri: str) -> tuple[int, str] | None:
+        """The bytes and MIME type of ``uri`` while it is held, else None (not a permission)."""
+        with self._lock:
+            entry = self._index.get(uri)
+            return None if entry is None else (entry.size, entry.mime_type)
 
     def holds(self, uri: str, owner: str | None, job: str | None = None) -> bool:
         """Whether ``uri`` still reads for ``owner`` (:meth:`read` would answer it): not expired, not dropped

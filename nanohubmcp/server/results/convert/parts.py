@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ....protocol import escaped_text, jsonenc
 from ....protocol.encoded import Encoded
 from ....protocol.wire import UNSET
+from ..kept_parts import parts_note
 from ..named_blocks import kept_as
 from .arrays import LongerThan
 
@@ -57,8 +58,12 @@ def link_note(summary: str | None, size: int, sink: ResultSink, link: Wire, *, b
     note = (
         f"The full result ({measured}) is larger than max_inline_bytes "
         f"({sink.options.max_inline_bytes}), {kept_as(link['uri'])}"
-        f"({link.get('mimeType')}); read it with resources/read to get all of it."
+        f"({link.get('mimeType')}); read it with resources/read to get all of it"
     )
+    kept = link.get("size")
+    parts = parts_note(link["uri"], kept if isinstance(kept, int) else size, link.get("mimeType"),
+                       sink.options.max_event_bytes)
+    note += f", whole or, where an answer goes as one server-sent event (legacy SSE), {parts}." if parts else "."
     return _text(f"{summary}\n\n{note}" if summary else note)
 
 
