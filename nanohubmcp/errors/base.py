@@ -100,8 +100,8 @@ class ToolError(NanohubMCPError):
 class JobLimitReached(ToolError):
     """The job store is full (in total or for this caller): no new job is accepted.
 
-    An ``@async_tool`` call answers it as an ``isError`` result, a task-augmented call as
-    JSON-RPC -32603, REST as HTTP 429; the message names the limit and the option raising it.
+    An ``@async_tool`` call and a task-augmented call (either era) answer it as the same ``isError``
+    result (never JSON-RPC -32603), REST as HTTP 429; the message names the limit and the option raising it.
     When the caller's own share (``max_jobs_per_owner``) is full and one of its jobs has finished,
     the result's ``_meta`` carries ``{RETRY_AFTER_META: seconds}`` and REST's 429 ``Retry-After``
     (RFC 9110 § 10.2.3): the seconds until that job's record expires and stops counting.

@@ -13,9 +13,10 @@ A child forked from the kernel (a ``processes`` job's process) starts with none 
 run ``atexit``, leaves the kernel's servers alone.
 
 Both kinds of notebook server register here: the ``%%mcp_tool`` session's (``%load_ext nanohubmcp``) and each
-plain ``server.run()`` server (:mod:`.kernel_server`). With several, the bound is shared: each stop takes at
-most its share of the time left (the time left over the stops still to come), so the last one still answers its
-calls before the SIGTERM.
+plain ``server.run()`` server (:mod:`.kernel_server`). With several, they stop together, each on a thread of its
+own, against one deadline: a "kernel" mode server whose loop is busy (a cell computing as "Restart Kernel" is
+pressed) cannot drain, and its stop gives up at the deadline, while a "thread" mode server's stop beside it answers
+its calls and writes their records (review r31 F3: run in turn, the second got 1 ms, past the SIGTERM).
 
 Example:
     ```python
@@ -27,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import atexit
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -43,8 +45,12 @@ after its shutdown request, and a kernel ended by it writes nothing more: the ca
 and their records written, before then (trial53 F5)."""
 
 SMALLEST_SHARE = 0.001
-"""A stop's least bound in seconds (``stop(within=)`` takes only a positive number): the time was spent by the
-stops before it, and its running calls are answered at once."""
+"""A stop's least bound in seconds (``stop(within=)`` takes only a positive number): no time was left, and its
+running calls are answered at once."""
+
+JOIN_GRACE_SECONDS = 0.5
+"""How long past the deadline :func:`stop_within` waits for the stops to return (a server thread's last turns once
+its drain ended); a stop still running then is left to its thread (a daemon)."""
 
 Stop = Callable[[float], None]
 """Stops one server within the given seconds (``lambda within: server.stop(within=within)``)."""
@@ -60,8 +66,8 @@ def stop_at_exit(owner: object, stop: Stop) -> None:
 
     Args:
         owner: what is stopped (compared by identity; :func:`forget` takes it).
-        stop: called once, at the kernel's shutdown request or the exit, with the seconds it may take (> 0), off
-            the kernel's running loop (a thread of its own; at the exit, the exiting thread: the loop ended).
+        stop: called once, at the kernel's shutdown request or the exit, with the seconds it may take (> 0), on a
+            thread of its own (off the kernel's loop), beside the other servers' stops (:func:`stop_within`).
     """
     with _LOCK:
         _STOPS[:] = [(o, s) for o, s in _STOPS if o is not owner]
@@ -82,8 +88,7 @@ def forget(owner: object) -> None:
 
 def stop_all() -> None:
     """The kernel's shutdown request, and the ``atexit`` hook: stop every registered server (forgotten then: a
-    second call stops nothing), in the order they registered, within :data:`EXIT_STOP_SECONDS` in all
-    (:func:`stop_within`)."""
+    second call stops nothing), all at once, within :data:`EXIT_STOP_SECONDS` (:func:`stop_within`)."""
     with _LOCK:
         stops = [stop for _, stop in _STOPS]
         _STOPS.clear()
@@ -91,17 +96,32 @@ def stop_all() -> None:
 
 
 def stop_within(stops: list[Stop], within: float) -> None:
-    """Call each of ``stops`` in turn with its share of the ``within`` seconds left (the time left over the stops
-    still to come, at least :data:`SMALLEST_SHARE`). A stop that raises does not keep the others from stopping;
-    the first error is raised after them (``atexit`` prints it)."""
+    """Call every one of ``stops`` at once, each on a thread of its own (started in their order), with the seconds
+    left until one deadline ``within`` seconds away (at least :data:`SMALLEST_SHARE`), and wait for them until that
+    deadline and :data:`JOIN_GRACE_SECONDS` more: a stop that cannot end in time (its loop busy) holds up neither
+    the others nor the caller for longer. A stop that raises does not keep the others from stopping; the first
+    error (in their order) is raised after them (``atexit`` prints it)."""
     deadline = time.monotonic() + within
-    failure: Exception | None = None
-    for index, stop in enumerate(stops):
-        share = (deadline - time.monotonic()) / (len(stops) - index)
+    failures: list[Exception | None] = [None] * len(stops)
+
+    def run(index: int, stop: Stop) -> None:
         try:
-            stop(max(share, SMALLEST_SHARE))
-        except Exception as exc:  # the next servers still stop
-            failure = failure or exc
+            stop(max(deadline - time.monotonic(), SMALLEST_SHARE))
+        except Exception as exc:  # the other servers still stop
+            failures[index] = exc
+
+    threads = []
+    for index, stop in enumerate(stops):
+        thread = threading.Thread(target=run, args=(index, stop), name="nanohubmcp-stop", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:  # no thread can start now (the interpreter finalizing): stopped here, in turn
+            run(index, stop)
+            continue
+        threads.append(thread)
+    for thread in threads:
+        thread.join(max(deadline + JOIN_GRACE_SECONDS - time.monotonic(), 0.0))
+    failure = next((exc for exc in failures if exc is not None), None)
     if failure is not None:
         raise failure
 

@@ -4,8 +4,10 @@
 transport received, decides each message's era and the protocol version in force
 (:func:`~.eras.is_modern`; :func:`~.eras.handshake_version`, with a header's :func:`~.eras.spoken_version`; over
 HTTP the three in one question, :func:`~.eras.in_force`, once the session a request names was read;
-a 2026-07-28 request's own ``_meta``, :func:`~.stateless.envelope.modern_version`), finds the session it names
-(not touched: serving touches it when the request ends), and builds its :class:`RequestContext`.
+a 2026-07-28 request's own ``_meta``, :func:`~.stateless.envelope.modern_version`), finds the session a
+handshake-era request names (not touched: serving touches it when the request ends; a 2026-07-28 request's
+stray ``Mcp-Session-Id`` reads no shared store's copy, which would keep it alive), and builds its
+:class:`RequestContext`.
 An HTTP transport hands it a whole body and its headers' values (:meth:`Intake.receive`); a
 transport with one peer and its own session hands it each line (:meth:`Intake.read`,
 :meth:`Intake.admit`). The :class:`~.connection.Connection` a transport holds offers these verbs as
@@ -181,14 +183,20 @@ class Intake:
         local = False
         if session_id and not opens:
             # Read first when it is here (no round trip): the eras are then asked once, era and version
-            # together; the stateless era leaves it unused.
-            replication = self.core.replication  # with one: held here in step, the common case
-            try:
-                local = replication is None or replication.held(session_id) is not None
-            except StateUnavailable as exc:  # the refusal names the request it refuses
-                raise exc.naming(message.id) from exc
-            if local:
+            # together; the stateless era leaves it unused. A shared store's copy is read only once the request
+            # is known to be of the handshake era, its header one this server speaks: reading it keeps the
+            # session alive (its idle clock restarted), which a 2026-07-28 request, or a refused one, must not.
+            replication = self.core.replication
+            if replication is None:  # this process's own sessions: the read changes nothing
+                local = True
                 session = self.core.sessions.owned(session_id, principal)
+            elif in_force(message, header_version, None) is not None:
+                try:
+                    local = replication.held(session_id) is not None
+                except StateUnavailable as exc:  # the refusal names the request it refuses
+                    raise exc.naming(message.id) from exc
+                if local:
+                    session = self.core.sessions.owned(session_id, principal)
         in_effect = in_force(message, header_version, session)
         if in_effect is None:  # the stateless era (2026-07-28)
             if not is_request:

@@ -6,9 +6,12 @@ there is saved as it was when shown (``HBox(children=(FloatProgress(value=0.0), 
 although the call then finished. Front ends (JupyterLab, Notebook, VS Code) send ``allow_stdin`` true.
 
 Voilà runs a notebook with nbclient too (``allow_stdin`` false), but its page is a live front end: it draws the
-widgets through the kernel's comms as they change. A kernel Voilà starts has ``VOILA_*`` variables in its
-environment (``VOILA_BASE_URL``, ``VOILA_SERVER_URL``, ``VOILA_APP_PORT``, ``VOILA_PREHEAT``; and
-``VOILA_KERNEL_ID``, which it sets in the kernel before the notebook's first cell): there it is no batch run.
+widgets through the kernel's comms as they change. Before the notebook's first cell Voilà sets ``VOILA_KERNEL_ID``
+in the kernel it renders with, to that kernel's id, which names its connection file (``kernel-<id>.json``: the
+Jupyter server's kernel manager names them so): a kernel whose own connection file it names is Voilà's, and no
+batch run. Every process that kernel starts inherits the variable (with ``VOILA_BASE_URL`` and the others): a
+notebook it runs with papermill or nbclient (a Sim2L's run) has a kernel of another id, a batch run (review r31
+F1: any ``VOILA_*`` variable counted, and those runs saved stale bars again).
 
 The request is read with ipykernel's public ``kernel.get_parent("shell")``: the latest message of the shell
 channel, for any thread (the server's too, where a call's progress is drawn from). Only an ``execute_request``
@@ -22,27 +25,31 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["VOILA_PREFIX", "batch_run", "under_voila"]
+__all__ = ["VOILA_KERNEL_ID", "batch_run", "under_voila"]
 
-VOILA_PREFIX = "VOILA_"
-"""What the names of the variables Voilà puts in its kernels' environment begin with."""
+VOILA_KERNEL_ID = "VOILA_KERNEL_ID"
+"""The variable Voilà sets, in the kernel it renders a notebook with, to that kernel's id."""
 
 
-def under_voila() -> bool:
-    """True when a variable of this process's environment is one of Voilà's (see the module docstring)."""
-    return any(name.startswith(VOILA_PREFIX) for name in os.environ)
+def under_voila(connection_file: str) -> bool:
+    """True when ``VOILA_KERNEL_ID`` names the kernel whose connection file is ``connection_file`` (a path or a
+    name: ``kernel-<id>.json``), the kernel Voilà renders with; False in a kernel started from it (see the module
+    docstring), and without the variable."""
+    kernel_id = os.environ.get(VOILA_KERNEL_ID)
+    return bool(kernel_id) and os.path.basename(connection_file) == f"kernel-{kernel_id}.json"
 
 
 def batch_run() -> bool:
     """True in an IPython kernel whose latest shell request is a cell from a client that takes no input and draws
     no widget (nbclient's ``allow_stdin=False``: ``jupyter nbconvert --execute``, ``jupyter execute``,
-    papermill); False outside a kernel, under a front end, and under Voilà (nbclient too, but a live page)."""
+    papermill, and those started from a Voilà kernel); False outside a kernel, under a front end, and in the kernel
+    Voilà renders with (nbclient too, but a live page)."""
     app = sys.modules.get("ipykernel.kernelapp")
     if app is None or not app.IPKernelApp.initialized():
         return False
-    kernel = getattr(app.IPKernelApp.instance(), "kernel", None)
-    get_parent = getattr(kernel, "get_parent", None)
-    if get_parent is None or under_voila():
+    instance = app.IPKernelApp.instance()
+    get_parent = getattr(getattr(instance, "kernel", None), "get_parent", None)
+    if get_parent is None or under_voila(str(getattr(instance, "connection_file", "") or "")):
         return False
     parent = get_parent("shell")
     if not isinstance(parent, dict) or (parent.get("header") or {}).get("msg_type") != "execute_request":

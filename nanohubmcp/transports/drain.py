@@ -108,22 +108,31 @@ def _run_until(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None], deadli
 
 
 def drain_running(loop: asyncio.AbstractEventLoop, stop_and_drain: Callable[[], Awaitable[None]],
-                  bound: float) -> None:
-    """Run ``stop_and_drain()`` on ``loop``, a loop the server does not own that another thread runs, and wait,
-    ``bound`` seconds at most, until it ended.
+                  bound: float, wait: float | None = None) -> None:
+    """Run ``stop_and_drain()`` on ``loop``, a loop the server does not own that another thread runs (``bound``
+    seconds at most there), and wait until it ended: ``wait`` seconds at most (None: ``bound``).
 
     That is a Jupyter kernel's loop as the kernel handles its shutdown request (:mod:`nanohubmcp.jupyter.
     shutdown_request`): the request's handling waits for the stop before it stops the loop, so the drain runs
     there while the loop still runs. Before, a stop from another thread returned once the stop had begun, its
-    drain left to a loop about to stop. A loop held up (a cell running) drains once free: the wait ends first."""
+    drain left to a loop about to stop. A loop held up (a cell running) drains once free: the wait ends first, at
+    ``wait`` (the stop's own deadline: the kernel's other servers stop meanwhile, review r31 F3). A loop closed
+    meanwhile runs nothing: no wait, and no coroutine left never awaited."""
+    if loop.is_closed():
+        return
+    drain = stop_and_drain()
+    bounded = asyncio.wait_for(drain, bound)
     try:
-        drained = asyncio.run_coroutine_threadsafe(asyncio.wait_for(stop_and_drain(), bound), loop)
+        drained = asyncio.run_coroutine_threadsafe(bounded, loop)
     except RuntimeError:  # the loop closed meanwhile: nothing runs there any more
+        bounded.close()  # (never awaited: closed, not warned of)
+        if asyncio.iscoroutine(drain):
+            drain.close()
         return
     try:
-        drained.result(bound)
+        drained.result(bound if wait is None else wait)
     except concurrent.futures.TimeoutError:
-        log.warning("the stop did not drain within %.2g s", bound)
+        log.warning("the stop did not drain within %.2g s", bound if wait is None else wait)
     except concurrent.futures.CancelledError:
         pass
     except Exception as failure:

@@ -354,7 +354,8 @@ class Runner:
         elif running is None and not self._own_loop and not loop.is_running():  # a kernel's, at its exit
             drain_stopped(loop, self._stop_and_drain, within + JOIN_MARGIN_SECONDS if within is not None else timeout)
         elif not self._own_loop:  # a kernel's, running, from another thread (its shutdown request): drained there
-            drain_running(loop, self._stop_and_drain, within + JOIN_MARGIN_SECONDS if within is not None else timeout)
+            drain_running(loop, self._stop_and_drain, within + JOIN_MARGIN_SECONDS if within is not None else timeout,
+                          wait=within if within is not None else timeout)  # (a busy loop: given up at the deadline)
         else:
             done = threading.Event()
 

@@ -4,7 +4,8 @@ saves no progress bar frozen at its start (trial55 F9: ``r = %mcp call fermi {..
 and ``Executing: 0%| | 0/10`` as their output although both calls finished). Under a front end the bars
 are drawn as before (tests/jupyter/test_a_tqdm_loop_in_a_notebook_tool_reaches_the_client_and_its_cell.py), and
 under Voilà, which runs the notebook with nbclient too but draws its widgets live (review r30 F1: before, a
-Voilà app showed no bar)."""
+Voilà app showed no bar), but not in a notebook a Voilà kernel runs with papermill or nbclient (a Sim2L's run), which
+inherits Voilà's variables and is a batch run (review r31 F1: any ``VOILA_*`` variable counted)."""
 
 from __future__ import annotations
 
@@ -35,19 +36,25 @@ CELLS = [
 
 
 # What Voilà puts in the environment of a kernel it starts for a page (voila's handler: the server's URLs and port,
-# no preheat) and, in its first request, VOILA_KERNEL_ID (voila's notebook_renderer, before the notebook's cells).
+# no preheat) and, in its first request, VOILA_KERNEL_ID (voila's notebook_renderer, before the notebook's cells):
+# the kernel's id, which names its connection file (kernel-<id>.json, as the Jupyter server's kernel manager does).
 VOILA_KERNEL = {"VOILA_PREHEAT": "False", "VOILA_BASE_URL": "/", "VOILA_SERVER_URL": "/",
                 "VOILA_REQUEST_URL": "http://localhost:8866/", "VOILA_APP_PORT": "8866"}
-VOILA_FIRST_CELL = 'import os\nos.environ["VOILA_KERNEL_ID"] = "0c9d6e1f-voila"'
+VOILA_KERNEL_ID = "0c9d6e1f-5a7b-4c1d-9e2f-3a4b5c6d7e8f"
+VOILA_FIRST_CELL = f'import os\nos.environ["VOILA_KERNEL_ID"] = "{VOILA_KERNEL_ID}"'
 
 
 def run_by_nbclient(kernel_specs: Path, ipython_dir: Path, tmp_path: Path, cells: list[str],
-                    env: dict[str, str]) -> str:
+                    env: dict[str, str], kernel_id: str | None = None) -> str:
     """Run ``cells`` as nbclient does (``allow_stdin`` false), the kernel started with ``env`` added to the test's
-    own (no ``VOILA_*`` of it); the saved notebook's outputs, as JSON text."""
+    own (no ``VOILA_*`` of it), and, with ``kernel_id``, that id and its connection file named by it, as the Jupyter
+    server Voilà runs in starts kernels; the saved notebook's outputs, as JSON text."""
     notebook = new_notebook(cells=[new_code_cell(text) for text in cells])
     specs = KernelSpecManager(kernel_dirs=[str(kernel_specs)], ensure_native_kernel=False)
     manager = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
+    if kernel_id is not None:
+        manager.kernel_id = kernel_id
+        manager.connection_file = str(tmp_path / f"kernel-{kernel_id}.json")
     client = NotebookClient(notebook, km=manager, timeout=150, startup_timeout=60,
                             resources={"metadata": {"path": str(tmp_path)}})
     own = {name: value for name, value in kernel_environment(ipython_dir).items() if not name.startswith("VOILA_")}
@@ -70,10 +77,23 @@ def test_the_saved_calls_have_no_progress_bar(kernel_specs: Path, ipython_dir: P
 @pytest.mark.timeout(240)
 def test_under_voila_the_bars_are_drawn(kernel_specs: Path, ipython_dir: Path, tmp_path: Path) -> None:
     """Voilà executes the notebook with nbclient (``allow_stdin`` false) in a kernel it started with its
-    ``VOILA_*`` variables: a live page, so the call's ``ctx.report_progress`` bar and the Sim2L's bar are shown."""
-    text = run_by_nbclient(kernel_specs, ipython_dir, tmp_path, [VOILA_FIRST_CELL, *CELLS], VOILA_KERNEL)
+    ``VOILA_*`` variables, ``VOILA_KERNEL_ID`` naming it: a live page, so the call's ``ctx.report_progress`` bar
+    and the Sim2L's bar are shown."""
+    text = run_by_nbclient(kernel_specs, ipython_dir, tmp_path, [VOILA_FIRST_CELL, *CELLS], VOILA_KERNEL,
+                           kernel_id=VOILA_KERNEL_ID)
     assert "FloatProgress" in text or "<progress" in text, f"no progress bar for the fermi call: {text}"
     assert "Executing" in text, f"no papermill bar for the cooling call: {text}"
+
+
+@pytest.mark.timeout(240)
+def test_a_notebook_run_from_a_voila_kernel_is_a_batch_run(kernel_specs: Path, ipython_dir: Path,
+                                                           tmp_path: Path) -> None:
+    """A Voilà app running a notebook with papermill or nbclient (a Sim2L's run): the kernel it starts inherits
+    Voilà's variables, ``VOILA_KERNEL_ID`` naming the Voilà kernel, not this one. No bar is saved."""
+    inherited = {**VOILA_KERNEL, "VOILA_KERNEL_ID": VOILA_KERNEL_ID}
+    text = run_by_nbclient(kernel_specs, ipython_dir, tmp_path, CELLS, inherited)
+    for frozen in ("FloatProgress", "Executing", "widget-view", "<progress"):
+        assert frozen not in text, f"{frozen!r} saved in the calls' outputs: {text}"
 
 
 @pytest.mark.timeout(180)

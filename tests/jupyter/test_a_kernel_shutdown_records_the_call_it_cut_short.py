@@ -13,6 +13,8 @@ with the process, the client got "Server disconnected without sending a response
 Then (r30): under load the kernel-manager cases failed the same way (5 of 8 with 4 copies at once): the stop
 began only at the interpreter's exit, after it joined the threads that are no daemon (the package-metadata reader:
 a second and more), too late before the SIGTERM; it now begins as the kernel handles the shutdown request.
+Then (review r31 F3): a "kernel" mode server whose loop was busy (a cell computing) held the stops in turn 2.7 s,
+and a ``server.run()`` server after it began its stop past the SIGTERM: the servers now stop together.
 """
 
 from __future__ import annotations
@@ -161,3 +163,35 @@ def _shut_down_during_the_calls(start_kernel: Any, tmp_path: Path, kind: str, ho
     for line in lines:
         assert "failed" in line, rows
         assert "the server stopped while this call ran" in line, rows
+
+
+BUSY = "import pathlib, time\npathlib.Path({marker!r}).write_text('busy')\ntime.sleep(30)"
+"""A cell computing (the usual reason to shut a kernel down): the kernel's own loop, a "kernel" mode server's, is
+held; the shutdown request is handled on the control thread meanwhile."""
+
+
+@pytest.mark.timeout(180)
+def test_a_busy_kernel_loop_does_not_hold_up_the_other_servers_stop(start_kernel: Any, tmp_path: Path) -> None:
+    """A ``mode = "kernel"`` server whose loop is held by a running cell cannot drain at the shutdown request; a
+    ``server.run()`` server beside it (its own loop free) still answers its running call 503 and records it before
+    the kernel manager's SIGTERM. Before, the stops ran in turn: the kernel mode one waited 2.7 s for its loop, the
+    ``server.run()`` one began past the SIGTERM with 1 ms: no answer, no record."""
+    state = tmp_path / "state"
+    live: LiveKernel = start_kernel(NANOHUBMCP_STATE_DIR=str(state), MCP_TOKEN="")
+    _serve(live, "kernel mode", tmp_path)  # registered first: its stop came first
+    [(url, token, marker)] = _serve(live, "server.run()", tmp_path)
+    answers: list[Any] = []
+    threading.Thread(target=_post, args=(url, answers, token), daemon=True).start()
+    wait_until(marker.exists, "the call running", 60)
+    busy = tmp_path / "cell-busy"
+    live.submit(BUSY.format(marker=str(busy)))
+    wait_until(busy.exists, "the cell running", 60)
+    live.shutdown()  # the request, SIGTERM 2.5 s later
+    wait_until(lambda: len(answers) == 1, "the call answered", 60)
+    [(status, body)] = answers
+    assert status == 503, answers
+    assert "The server is stopping" in body, answers
+    lines = [line for line in provenance_rows(state) if " nap " in line]
+    assert len(lines) == 1, lines
+    assert "failed" in lines[0], lines
+    assert "the server stopped while this call ran" in lines[0], lines

@@ -41,7 +41,7 @@ from ..registry.components import STOPS_WHEN_CANCELLED, Tool
 from ..results import convert
 from ..results import shape as results
 from ..results.convert.mixed import places_of
-from ..results.event_bound import EVENT_TRANSPORTS, answer_options, goes_as_event, hold_to_event
+from ..results.event_bound import AS_EVENT_WHEN, answer_options, goes_as_event, hold_to_event
 from ..results.meta_values import MetaNotSendable
 from ..results.options import ResultOptions
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
@@ -119,9 +119,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 result = _shaping(core, request, tool, value, job)
                 if not isinstance(result, dict):
                     result = await result
-        # (what goes_as_event's rule needs first, read here: a call answered as JSON or a line enters nothing more)
-        if job is None and (request.stream_opened or request.transport == "sse") \
-                and request.transport in EVENT_TRANSPORTS and goes_as_event(request):
+        # (goes_as_event's first test, its table read here: a call answered as JSON or a line enters nothing more)
+        if job is None and request.transport in AS_EVENT_WHEN[request.stream_opened] and goes_as_event(request):
             # not linked (an output schema), and over the client's 1 MiB
             hold_to_event(result, tool.name, held=tool.output_schema is not None,
                           bound=core.result_options.max_event_bytes)

@@ -132,7 +132,9 @@ async def finish_call(core: JobHost, job: jobmod.Job, request: RequestContext,
 
     The one end of every job that follows a call: an ``@async_tool``'s job and a 2026-07-28 call gone on as a
     task (``ctx.start_task()``, :func:`~..stateless.tasks.adopt`). The result is stored as the job store keeps it
-    (:func:`finish_with`); a call cancelled (by its client, or its task) ends ``cancelled``; a protocol error
+    (:func:`finish_with`); a call cancelled (by its client, or its task) ends ``cancelled``, but ``failed`` with
+    :data:`~..jobs.settle.CLIENT_CLOSED` when its task was cancelled by the end of a loop the server does not serve
+    on (a testing client's ``asyncio.run`` returning: :func:`_cancelled`); a protocol error
     raised by the call ends ``failed`` with that error. Nothing is stored once another follower took the job
     over (the server stopped, or the loop ended, meanwhile: ``hand_over`` or ``carry_over`` stores its end).
     """

@@ -38,15 +38,21 @@ from ...protocol.text_pieces import TextPieces
 from ..wire.request import RequestContext
 from .options import ResultOptions
 
-__all__ = ["EVENT_INLINE_BYTES", "EVENT_TRANSPORTS", "answer_options", "event_bytes", "event_inline_bytes",
-           "goes_as_event", "held_to_schema", "hold_prompt_to_event", "hold_read_to_event", "hold_task_to_event",
-           "hold_to_event", "task_result_via"]
+__all__ = ["AS_EVENT_WHEN", "EVENT_INLINE_BYTES", "EVENT_TRANSPORTS", "answer_options", "event_bytes",
+           "event_inline_bytes", "goes_as_event", "held_to_schema", "hold_prompt_to_event", "hold_read_to_event",
+           "hold_task_to_event", "hold_to_event", "task_result_via"]
 
 EVENT_INLINE_BYTES: Final = CLIENT_EVENT_BYTES // 4
 """The most bytes of a result's data inlined in an answer sent as one SSE event under the default bound (256 KiB,
 the default ``max_inline_bytes``): :func:`event_inline_bytes` of 1 MiB."""
 
-EVENT_TRANSPORTS: Final = frozenset({"streamable-http", "sse"})
+AS_EVENT_WHEN: Final = {False: frozenset({"sse"}), True: frozenset({"streamable-http", "sse"})}
+"""By :attr:`RequestContext.stream_opened <nanohubmcp.server.wire.request.RequestContext.stream_opened>`, the
+transports (:attr:`RequestContext.transport`) whose answer goes as one SSE event: legacy SSE always, Streamable
+HTTP once the request's stream opened. :func:`goes_as_event`'s first test, and the one source of it: a caller on the
+hot path may read it first (a dict and a set, no call) and ask :func:`goes_as_event` only when it says yes."""
+
+EVENT_TRANSPORTS: Final = AS_EVENT_WHEN[True]
 """The transports whose answers may go as SSE events (:attr:`RequestContext.transport`)."""
 
 
@@ -57,9 +63,8 @@ def goes_as_event(request: RequestContext) -> bool:
     or a 2026-07-28 call gone on as a task by ``ctx.start_task()``: :attr:`RequestContext.job_id`): its answer, the
     job's handle, went or goes alone, and the result is the job's, stored whole and read back by ``tasks/get``,
     ``tasks/result`` or ``get_job_result``, which hold it to their own answers."""
-    if request.data_only or request.transport not in EVENT_TRANSPORTS or request.job_id is not None:
-        return False
-    return request.transport == "sse" or request.stream_opened
+    return request.transport in AS_EVENT_WHEN[request.stream_opened] and not request.data_only \
+        and request.job_id is None
 
 
 def event_inline_bytes(bound: int) -> int:
