@@ -74,12 +74,12 @@ def sent_error(error: dict[str, Any]) -> dict[str, Any]:
     message is at most :data:`MAX_NOTIFIED_CHARS` characters and its data (as compact JSON text) too, else a copy
     whose message is :func:`notified_text`'s and whose data is a text data cut so (a longer JSON value becomes its
     JSON text, cut: the marker says how long it was). Data is measured as the wire writes it
-    (:func:`measure_data_with`: a numpy array as its values); data it cannot write is sent as a short text saying so
-    (``"data not sent: <why>"``).
+    (:func:`measure_data_with`: a numpy array as its values); data it cannot write is left as it is: the transport
+    answers the error without it and logs why.
 
     >>> sent_error({"code": -32602, "message": "bad x", "data": {"errors": ["bad x"]}})
     {'code': -32602, 'message': 'bad x', 'data': {'errors': ['bad x']}}
-    >>> sent_error({"code": -32004, "message": "m" * 70_000})["message"][-30:]
+    >>> sent_error({"code": -32004, "message": "m" * 70_000})["message"][-31:]
     'in all; a client is sent 65536]'
     >>> sent_error({"code": -32004, "message": "m", "data": ["d" * 70_000]})["data"][:4]
     '["dd'
@@ -99,13 +99,14 @@ def sent_error(error: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cut_data(data: object) -> str | None:
-    """``data`` cut as :func:`sent_error` says, or None when it is sent as it is."""
+    """``data`` cut as :func:`sent_error` says, or None when it is sent as it is (also data the measure cannot
+    write: the transport's writer answers the error without it and logs why, as for any unwritable data)."""
     if type(data) is str:
         return notified_text(data) if len(data) > MAX_NOTIFIED_CHARS else None
     if type(data) in (int, float, bool):
         return None
     try:  # (the measure only: the transport writes what is sent)
         text = _writer(data)
-    except (TypeError, ValueError, RecursionError) as exc:  # (the wire could not write the error either)
-        return notified_text(f"data not sent: {type(exc).__name__}: {exc}")
+    except (TypeError, ValueError, RecursionError):  # the transport's writer leaves it out, saying so in the log
+        return None
     return notified_text(text) if len(text) > MAX_NOTIFIED_CHARS else None
