@@ -33,6 +33,9 @@ class KeptEntry:
     size: int
     data: bytes | bytearray | str | None = None
     job: str | None = None
+    encoded: bytes | None = None
+    """The UTF-8 of a ``str`` ``data`` of a MIME type read as bytes, made at its first part read (the parts are
+    cut from it: :meth:`~.store.ResultStore.read_part`); None until then."""
 
     @classmethod
     def of(cls, meta: dict[str, Any]) -> KeptEntry:

@@ -54,7 +54,7 @@ from .deferred import LOCK_WAIT_SECONDS, Finish, file_now_or_later, lock_wait
 from .evictions import Evictions
 from .folder import KEPT_ERRORS, finish, write_data
 from .index import KeptEntry, ResultIndex
-from .kept_parts import cut_part
+from .kept_parts import cut_part, is_textual
 from .kept_size import TooLargeToKeep, utf8_size
 from .kept_text import READ_PIECE_BYTES, kept_text
 from .owners import KeptBy
@@ -271,7 +271,8 @@ class ResultStore:
                   *, named: str) -> dict[str, Any] | None:
         """Part ``index`` of ``uri`` for ``owner`` as a ``ReadResourceResult`` naming ``named`` (the part's URI as
         asked for), cut for one event of ``bound`` bytes (:func:`.kept_parts.cut_part`); None as :meth:`read`
-        answers None. Only the part's bytes are read from a kept file.
+        answers None. Only the part's bytes are read from a kept file; a text held in memory is encoded once, at its
+        first part read (:meth:`_encoded`), not once a part.
 
         Raises:
             InvalidParams: (-32602) ``index`` out of range, naming the range.
@@ -285,9 +286,9 @@ class ResultStore:
                 return None
             data, path = entry.data, (self._files.path(uri) if entry.data is None else None)
         if data is not None:
-            whole = data.encode("utf-8", KEPT_ERRORS) if isinstance(data, str) else bytes(data)
-            return cut_part(lambda at, count: whole[at:at + count], len(whole), entry.mime_type, index, bound,
-                            uri=named, errors=KEPT_ERRORS)
+            whole = memoryview(self._encoded(entry, data) if isinstance(data, str) else data)
+            return cut_part(lambda at, count: whole[at:at + count].tobytes(), len(whole), entry.mime_type, index,
+                            bound, uri=named, errors=KEPT_ERRORS)
         try:
             kept = open(path, "rb") if path is not None else None  # noqa: SIM115  (closed below)
         except OSError:
@@ -300,6 +301,20 @@ class ResultStore:
                 return kept.read(count)
             return cut_part(read_at, os.fstat(kept.fileno()).st_size, entry.mime_type, index, bound,
                             uri=named, errors=KEPT_ERRORS)
+
+    def _encoded(self, entry: KeptEntry, text: str) -> bytes:
+        """The UTF-8 of ``entry``'s ``text`` (held in memory) that its parts are cut from, made at its first part
+        read only: then kept in the text's place when the entry reads as text (:meth:`read` decodes it to the same
+        text; the memory held is then the size the store counts), else beside it (:meth:`read` answers the text)."""
+        if entry.encoded is not None:
+            return entry.encoded
+        encoded = text.encode("utf-8", KEPT_ERRORS)
+        with self._lock:
+            if not is_textual(entry.mime_type):
+                entry.encoded = encoded
+            elif entry.data is text:
+                entry.data = encoded
+        return encoded
 
     def size_of(self, uri: str) -> tuple[int, str] | None:
         """The bytes and MIME type of ``uri`` while it is held, else None (not a permission)."""
