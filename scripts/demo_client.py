@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Drive an MCP server with the official ``mcp`` Python client and print every step.
 
 Usage::
@@ -30,8 +31,15 @@ import sys
 import warnings
 from typing import Any
 
-from nanohubmcp.auth.token_option import add_token_options, token_from_options
-from nanohubmcp.errors import ConfigurationError
+try:
+    from nanohubmcp.auth.token_option import add_token_options, token_from_options
+    from nanohubmcp.errors import ConfigurationError
+except ImportError:  # run by another Python than the checkout's environment (./scripts/demo_client.py, python3 ...)
+    _VENV_PYTHON = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv", "bin", "python")
+    if os.path.exists(_VENV_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(_VENV_PYTHON):
+        os.execv(_VENV_PYTHON, [_VENV_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
+    sys.exit("demo_client.py needs nanohubmcp and the mcp client: run it with the checkout's environment, "
+             ".venv/bin/python scripts/demo_client.py URL (scripts/setup makes .venv), or install nanohub-mcp")
 
 DEFAULT_URL = "http://127.0.0.1:8000/mcp"
 
