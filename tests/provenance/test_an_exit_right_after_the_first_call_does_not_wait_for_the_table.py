@@ -28,7 +28,7 @@ EXITED_WITHIN = 2.5
 EXITS = """
 import json, sys
 from nanohubmcp import MCPServer
-from nanohubmcp.server.provenance import code_facts
+from nanohubmcp.server.provenance import code_facts, distributions_read
 
 server = MCPServer("exiting", state_dir=sys.argv[1])
 
@@ -40,7 +40,7 @@ def double(x: int) -> int:
 server.start(port=0)
 server.call("double", {"x": 1})
 server.stop()
-child = getattr(code_facts, "_child", None)
+child = distributions_read.READER.child
 print(json.dumps({"read": code_facts._table is not None, "child": child.pid if child is not None else None}),
       flush=True)
 """

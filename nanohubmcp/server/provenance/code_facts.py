@@ -33,12 +33,9 @@ asks again). The call path needs only the code's hash
 
 from __future__ import annotations
 
-import atexit
 import functools
 import hashlib
 import inspect
-import logging
-import os
 import platform
 import sys
 import threading
@@ -51,8 +48,6 @@ from . import distributions_read
 from .code_files import WATCHED
 from .reached_bytes import code_text
 from .tool_options import SOURCE
-
-log = logging.getLogger("nanohubmcp.provenance")
 
 CODE = "provenance_code"
 """``Tool.extra`` key: what :func:`code_of` found (kept for the tool's life once complete)."""
@@ -233,25 +228,12 @@ class TableWait:
         self.stopped = False
 
 
-CHILD_SECONDS = 600.0
-"""How long the child process reading the table (:mod:`.distributions_read`) may take before it is killed (the
-records stop waiting for it after :data:`WAIT_SECONDS`; later ones still use it once read)."""
-_child: Any = None
-"""The child process reading the table, while it may be running (killed at this process's exit)."""
-_child_owner = 0
-"""The id of the process that started :data:`_child` (a forked child never kills its parent's)."""
-
-
 def _read_table() -> None:
-    """The reading thread (a daemon: it only waits for the child process, which the exit kills): the table read
-    by a child process, else (none could be started, or it failed) in this process on a non-daemon thread, as
-    before, which the exit then waits for (a daemon reading metadata at finalization can crash it)."""
+    """The reading thread (a daemon: it waits for :mod:`.distributions_read`'s child process, which the exit
+    kills; a read in this process, when no child can be started, is on a non-daemon thread of its own)."""
     global _table
     try:
-        try:
-            table = _read_in_child()
-        except Exception:  # no child could be started, or it failed
-            table = _read_here()
+        table = distributions_read.READER.read()
         if table is not None:
             with _table_lock:
                 _table = table
@@ -259,64 +241,6 @@ def _read_table() -> None:
         _read.set()
         with _woken:
             _woken.notify_all()
-
-
-def _read_in_child() -> dict[str, list[str]] | None:
-    """The table a child process read (None: it outlasted :data:`CHILD_SECONDS`, or this process exits).
-
-    Raises:
-        OSError: no child could be started, or it failed: read in this process instead."""
-    global _child, _child_owner
-    if _exiting:
-        return None
-    child = distributions_read.start_child()
-    if _child_owner != os.getpid():
-        atexit.register(_stop_child)
-    _child, _child_owner = child, os.getpid()
-    try:
-        table = distributions_read.child_table(child, CHILD_SECONDS)
-    except TimeoutError:
-        log.warning("reading the installed distributions took over %s s; provenance records look packages up "
-                    "by import name", CHILD_SECONDS)
-        return None
-    finally:
-        _child = None
-    if table is None and not _exiting:
-        raise OSError("the child process reading the installed distributions failed")
-    return table
-
-
-def _read_here() -> dict[str, list[str]] | None:
-    """The table read in this process, on a non-daemon thread (the exit waits for it): None if unreadable."""
-    found: list[dict[str, list[str]]] = []
-
-    def read() -> None:
-        try:
-            found.append(distributions_read.read_table())
-        except Exception:  # a broken distribution's metadata: records then say their packages are incomplete
-            log.exception("cannot read the installed distributions; provenance records look packages up by "
-                          "import name")
-
-    try:
-        reader = threading.Thread(target=read, name="nanohubmcp-distributions-here", daemon=False)
-        reader.start()
-    except RuntimeError:  # the interpreter is exiting: no new thread
-        return None
-    reader.join()
-    return found[0] if found else None
-
-
-_exiting = False
-"""Set at this process's exit: no child is started, nor read in-process, after it."""
-
-
-def _stop_child() -> None:
-    """At exit: the child still reading is killed (nothing waits for its table)."""
-    global _exiting
-    _exiting = True
-    child = _child
-    if child is not None and _child_owner == os.getpid():
-        distributions_read.stop_child(child)
 
 
 def warm() -> None:
@@ -331,8 +255,8 @@ def warm() -> None:
     with _table_lock:
         if _table is not None or _table_reader is not None:
             return
-        # A daemon: it waits for a child process, which the exit kills (_stop_child); a read in this process, if
-        # no child can be started, is on a non-daemon thread of its own (_read_here).
+        # A daemon: it waits for a child process, which the exit kills; a read in this process, if no child can
+        # be started, is on a non-daemon thread of its own (distributions_read.TableReader).
         _table_started = time.monotonic()
         _table_reader = threading.Thread(target=_read_table, name="nanohubmcp-distributions", daemon=True)
         _table_reader.start()
@@ -357,9 +281,9 @@ def distributions(*, wait: bool | TableWait = False) -> dict[str, list[str]] | N
 
 
 def _after_fork() -> None:  # a forked child has no reading thread (it reads again if it must), nor waiting ones
-    global _table_reader, _read, _woken, _child
+    global _table_reader, _read, _woken
     _woken = threading.Condition()
-    _child = None  # the parent's, if any: never this process's to kill
+    distributions_read.READER.after_fork()
     if _table is None:
         _table_reader = None
         _read = threading.Event()

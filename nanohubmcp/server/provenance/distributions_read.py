@@ -8,20 +8,34 @@ file run as a script (``python -I distributions_read.py``, only the standard lib
 event loop answers calls meanwhile at full speed), and an exit kills the child at once (:func:`stop_child`) where
 it waited for a thread reading metadata in-process (a daemon one can crash the interpreter's finalization). The
 child reads the same ``sys.path`` with the same interpreter, so its table is the in-process read's, to the byte.
+
+:data:`READER` (:class:`TableReader`) is that child's life in this process: started, waited for, killed at the exit
+(an ``atexit`` hook), forgotten by a fork; read in-process (on a non-daemon thread) only when no child could be
+started or it failed. The child is in a session of its own: a terminal's Ctrl-C (SIGINT to its foreground process
+group) does not end it, and a child ended by a signal all the same (killed) leaves no table, never a read
+in-process the exit would wait for.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
+import logging
 import os
 import selectors
 import subprocess
 import sys
+import threading
 import time
 from typing import IO, Any
 
+log = logging.getLogger("nanohubmcp.provenance")
+
 MAX_BYTES = 64 * 1024 * 1024
 """The most a child's table may print (this package's ``.venv``, 280 distributions: ~40 KB)."""
+CHILD_SECONDS = 600.0
+"""How long the child process reading the table may take before it is killed (the records stop waiting for it
+after ``code_facts.WAIT_SECONDS``; later ones still use it once read)."""
 
 
 def read_table() -> dict[str, list[str]]:
@@ -55,8 +69,8 @@ def namespaces(metadata: Any, shared: dict[str, list[str]]) -> dict[str, list[st
 
 
 def start_child() -> Any:
-    """Start the child that reads the table (a ``subprocess.Popen``; its stdout a pipe, given this process's
-    ``sys.path`` and working folder).
+    """Start the child that reads the table (a ``subprocess.Popen`` in a session of its own; its stdout a pipe,
+    given this process's ``sys.path`` — its ``str`` and ``os.PathLike`` entries, as text — and working folder).
 
     Raises:
         OSError: no child can be started (no ``sys.executable``, an embedded interpreter, no process left),
@@ -64,15 +78,27 @@ def start_child() -> Any:
     here = os.path.abspath(__file__)
     if not sys.executable or not os.path.isfile(here) or not here.endswith(".py"):
         raise OSError("no interpreter or script to read the distributions table in a child process")
+    given = json.dumps(search_path()).encode()  # before the child starts: nothing then raises with it running
     child = subprocess.Popen([sys.executable, "-I", here], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL)
+                             stderr=subprocess.DEVNULL, start_new_session=True)
     assert child.stdin is not None
     try:
-        child.stdin.write(json.dumps(sys.path).encode())
+        child.stdin.write(given)
         child.stdin.close()
     except OSError:  # the child died at once: its output is empty, the caller reads in-process
         pass
+    except BaseException:  # (an interrupt): never a child left waiting on its stdin
+        stop_child(child)
+        raise
     return child
+
+
+def search_path() -> list[str]:
+    """``sys.path`` as the child is given it: each ``str`` entry, and each ``os.PathLike`` one (a
+    ``pathlib.Path``, which importlib reads too) as its text; an entry of another type (bytes) is left out
+    (importlib's metadata read fails on it in-process)."""
+    entries = (os.fspath(entry) if isinstance(entry, os.PathLike) else entry for entry in list(sys.path))
+    return [entry for entry in entries if isinstance(entry, str)]
 
 
 def child_table(child: Any, timeout: float) -> dict[str, list[str]] | None:
@@ -117,6 +143,85 @@ def stop_child(child: Any) -> None:
     if child.poll() is None:
         child.kill()
         child.wait()
+
+
+class TableReader:
+    """This process's read of the table (:data:`READER`): by a child (:func:`start_child`), which the exit kills
+    (:meth:`stop_at_exit`), else in this process on a non-daemon thread the exit waits for (a daemon reading
+    metadata at finalization can crash it)."""
+
+    def __init__(self) -> None:
+        self.child: Any = None
+        """The child reading the table, while it may be running."""
+        self.owner = 0
+        """The id of the process that started :attr:`child` (a forked child never kills its parent's)."""
+        self.exiting = False
+        """Set at this process's exit: no child is started, nor a read in-process, after it."""
+
+    def read(self) -> dict[str, list[str]] | None:
+        """The table (to be called on a daemon thread: it waits for the child), or None: unreadable, the child
+        outlasted :data:`CHILD_SECONDS` or was ended by a signal, or this process exits."""
+        try:
+            return self._read_in_child()
+        except Exception:  # no child could be started, or it failed
+            return None if self.exiting else self._read_here()
+
+    def _read_in_child(self) -> dict[str, list[str]] | None:
+        """Raises:
+            OSError: no child could be started, or it failed: read in this process instead."""
+        if self.exiting:
+            return None
+        child = start_child()
+        if self.owner != os.getpid():
+            atexit.register(self.stop_at_exit)
+        self.child, self.owner = child, os.getpid()
+        try:
+            table = child_table(child, CHILD_SECONDS)
+        except TimeoutError:
+            log.warning("reading the installed distributions took over %s s; provenance records look packages "
+                        "up by import name", CHILD_SECONDS)
+            return None
+        finally:
+            self.child = None
+        if table is not None or self.exiting:
+            return table
+        if child.returncode is not None and child.returncode < 0:  # killed: not read again in this process
+            log.warning("the child process reading the installed distributions was ended by signal %s; "
+                        "provenance records look packages up by import name", -child.returncode)
+            return None
+        raise OSError("the child process reading the installed distributions failed")
+
+    def _read_here(self) -> dict[str, list[str]] | None:
+        found: list[dict[str, list[str]]] = []
+
+        def read() -> None:
+            try:
+                found.append(read_table())
+            except Exception:  # a broken distribution's metadata: records then say their packages are incomplete
+                log.exception("cannot read the installed distributions; provenance records look packages up by "
+                              "import name")
+
+        try:
+            reader = threading.Thread(target=read, name="nanohubmcp-distributions-here", daemon=False)
+            reader.start()
+        except RuntimeError:  # the interpreter is exiting: no new thread
+            return None
+        reader.join()
+        return found[0] if found else None
+
+    def stop_at_exit(self) -> None:
+        """At exit: the child still reading is killed (nothing waits for its table)."""
+        self.exiting = True
+        child = self.child
+        if child is not None and self.owner == os.getpid():
+            stop_child(child)
+
+    def after_fork(self) -> None:
+        """In a forked child: the parent's child, if any, is never this process's to kill."""
+        self.child = None
+
+
+READER = TableReader()
 
 
 def _main() -> int:
