@@ -145,7 +145,6 @@ def parts_template() -> dict[str, Any]:
     """The ``resources/templates/list`` entry of :data:`PARTS_TEMPLATE`."""
     return {"uriTemplate": PARTS_TEMPLATE, "name": "kept-result-part",
             "title": "A part of a large result the server kept",
-            "description": "A large result the server kept (a resource_link's nanohubmcp://results/... URI) read "
-                           "a part at a time, each part small enough for one server-sent event: ?part=0, 1, ... "
-                           "as many as the link's note says. A text's parts joined are its text; a blob's parts "
-                           "are base64 of consecutive byte ranges."}
+            "description": "A part of a kept result (a resource_link's nanohubmcp://results/... URI), small enough "
+                           "for one server-sent event: ?part=0, 1, ... as the link's note says; text parts join to "
+                           "its text, blob parts are base64 byte ranges."}
