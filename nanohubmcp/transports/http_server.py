@@ -106,15 +106,18 @@ class Deadlines:
         self._pending.pop(key, None)
 
     def _sweep(self) -> None:
-        self._timer = None
+        """Expire what is due, then sweep again once (while anything is timed). ``_timer`` stays set while the
+        expiries run, so an entry one of them adds (a 408's close: :data:`CLOSE_AFTER_408`) arms no second timer:
+        one chain of sweeps a loop, however many 408s were answered."""
         now = self._loop.time()
         expired = [key for key, (deadline, _) in self._pending.items() if deadline <= now]
-        for key in expired:
-            entry = self._pending.pop(key, None)
-            if entry is not None:
-                entry[1]()
-        if self._pending:
-            self._timer = self._loop.call_later(self._interval, self._sweep)
+        try:
+            for key in expired:
+                entry = self._pending.pop(key, None)
+                if entry is not None:
+                    entry[1]()
+        finally:
+            self._timer = self._loop.call_later(self._interval, self._sweep) if self._pending else None
 
 
 _DEADLINES_BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Deadlines] = weakref.WeakKeyDictionary()

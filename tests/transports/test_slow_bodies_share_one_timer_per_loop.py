@@ -63,3 +63,39 @@ async def test_each_loop_has_its_own_table() -> None:
         assert loop_deadlines(other) is not loop_deadlines(loop)
     finally:
         other.close()
+
+
+def armed_sweeps(loop: asyncio.AbstractEventLoop, table: Deadlines) -> int:
+    """How many timers of ``table``'s sweep ``loop`` holds."""
+    return sum(1 for handle in loop._scheduled  # type: ignore[attr-defined]
+               if not handle.cancelled() and getattr(handle._callback, "__self__", None) is table)
+
+
+async def test_entries_added_by_expiries_leave_one_sweep_armed() -> None:
+    """A 408 is answered inside a sweep and re-adds its key (its close after CLOSE_AFTER_408): that add armed a
+    second timer, and the sweep's own re-arm a third chain... each 408 one more chain of sweeps walking the table
+    for the server's life (review r32 F2: 2 -> 22 sweeps in 2 s after ten 408s). One chain stays armed."""
+    loop = asyncio.get_running_loop()
+    table = Deadlines(loop)
+    answered: list[int] = []
+    all_answered = asyncio.Event()
+
+    def time_out(i: int) -> None:  # as _time_out_body: the 408 is written, its connection closes later
+        table.add(("body", i), 3600.0, lambda: None)
+        answered.append(i)
+        if len(answered) == 5:
+            all_answered.set()
+
+    for i in range(5):  # five stalled bodies, expiring in five different sweeps (every 0.01 s)
+        table.add(("body", i), 0.04 * (i + 1), lambda i=i: time_out(i))
+    await asyncio.wait_for(all_answered.wait(), 5)  # set inside the last sweep, which has ended by now
+    assert len(table) == 5
+    assert armed_sweeps(loop, table) == 1
+    for i in range(5):  # the connections closed: the one chain ends at its next sweep
+        table.discard(("body", i))
+    for _ in range(500):
+        if table._timer is None:  # type: ignore[attr-defined]
+            break
+        await asyncio.sleep(0.01)
+    assert table._timer is None  # type: ignore[attr-defined]
+    assert armed_sweeps(loop, table) == 0
