@@ -19,6 +19,7 @@ from IPython.display import display
 from ..errors import NanohubMCPError, RegistrationError
 from ..protocol.jsondec import loads
 from ..server.provenance.records import record_id_of
+from ..sources.batch_run import batch_run
 from .display import JUPYTER_TOKEN_NOTE, StatusView, through_jupyter
 from .history_view import HISTORY_ROWS, SCANNED, format_record, history_report
 from .jobs_view import jobs_report
@@ -151,7 +152,9 @@ class ServerCommands:
 
     def call(self, rest: str) -> Any:
         """``%mcp call NAME {JSON}``: the tool's ``CallToolResult``, or None when the answer is shown
-        later (a tool on the kernel's loop, which the calling cell holds)."""
+        later (a tool on the kernel's loop, which the calling cell holds). In a batch run (nbconvert,
+        ``jupyter execute``, papermill) nothing shows it later: such a call is a :class:`UsageError`
+        naming ``await current().server.call_async(...)``, which waits for it."""
         name, _, raw = rest.strip().partition(" ")
         if not name:
             raise UsageError('%mcp call needs a tool name, then its arguments as JSON: %mcp call add {"a": 1}')
@@ -175,6 +178,12 @@ class ServerCommands:
                 return server.call(name, arguments)
         except NanohubMCPError as exc:
             raise UsageError(f"%mcp call {name}: {exc}") from None
+        if batch_run():  # nothing draws a later answer there, and ``r`` would be None (trial58 F12)
+            raise UsageError(
+                f"%mcp call {name}: this tool runs on the kernel's loop, which this cell holds, and in a batch run "
+                "(nbconvert, jupyter execute, papermill) its result would never be shown: call it as "
+                f'r = await current().server.call_async("{name}", {{...}}), after '
+                "from nanohubmcp.jupyter.extension import current")
         # The call needs the kernel's loop, which this cell holds: show the answer when it comes.
         shown = display(f"calling {name}... (it runs on the kernel, which this cell holds: its result shows here "
                         "once the cell has finished, and a value is kept only by "
