@@ -146,7 +146,9 @@ class TaskInputs:
         except asyncio.TimeoutError:
             raise ClientRequestTimeout(f"the client did not answer within {timeout:g} s") from None
         except asyncio.CancelledError:
-            if job.status in jobmod.TERMINAL or (job.request is not None and job.request.cancelled.is_set()):
+            # look(): the function hears of the cancel through this error: it saw it (CancelFlag.seen)
+            cancelled = job.request is not None and job.request.cancelled.look()
+            if cancelled or job.status in jobmod.TERMINAL:
                 raise ClientRequestError("the task was cancelled while waiting for the client") from None
             raise
         finally:

@@ -101,7 +101,8 @@ class ClientRequests:
             except asyncio.TimeoutError:
                 raise ClientRequestTimeout(f"the client did not answer {method} within {timeout:g} s") from None
             except asyncio.CancelledError:
-                if request.cancelled.is_set() or session.closed:
+                # look(): the function hears of the cancel through this error: it saw it (CancelFlag.seen)
+                if request.cancelled.look() or session.closed:
                     raise ClientRequestError(f"{method} was abandoned: the request was cancelled") from None
                 raise
         finally:

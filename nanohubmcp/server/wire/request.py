@@ -37,8 +37,9 @@ class CancelFlag:
 
     ``is_set()`` and ``set()`` behave like ``threading.Event``'s; ``wait(timeout)`` blocks a
     worker thread until the flag is set. :attr:`seen` tells whether the tool's function may have seen it
-    set (:meth:`look`: ``ctx.is_cancelled()`` answered True, a ``ctx.on_cancel`` callback ran, or it holds
-    the flag itself: ``ctx.cancel_event``): a function that never saw it ran to its own end.
+    set (:meth:`look`: ``ctx.is_cancelled()`` answered True, a ``ctx.on_cancel`` callback ran, it holds the flag
+    itself, ``ctx.cancel_event``, or an elicitation or sampling it waited on was abandoned for it): a function
+    that never saw it ran to its own end.
     """
 
     __slots__ = ("_event", "_set", "seen")
