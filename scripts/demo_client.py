@@ -28,6 +28,7 @@ import contextlib
 import json
 import os
 import sys
+import urllib.parse
 import warnings
 from typing import Any
 
@@ -49,16 +50,19 @@ class DemoFailure(Exception):
 
 
 def endpoint(url: str) -> str:
-    """The MCP endpoint for ``url``: unchanged when it ends in ``/mcp`` or ``/sse`` (the legacy SSE
-    endpoint), else ``<url>/mcp``."""
-    if url.rstrip("/").endswith(("/mcp", "/sse")):
+    """The MCP endpoint for ``url``: unchanged when its path ends in ``/mcp`` or ``/sse`` (the legacy SSE
+    endpoint), else with ``/mcp`` added to its path (a query and fragment kept after it:
+    ``http://h:8000/?x=1`` -> ``http://h:8000/mcp?x=1``)."""
+    parts = urllib.parse.urlsplit(url)
+    path = parts.path.rstrip("/")
+    if path.endswith(("/mcp", "/sse")):
         return url
-    return url.rstrip("/") + "/mcp"
+    return urllib.parse.urlunsplit(parts._replace(path=path + "/mcp"))
 
 
 def is_legacy_sse(url: str) -> bool:
     """True for the legacy SSE endpoint (a path ending in ``/sse``), driven with the SDK's ``sse_client``."""
-    return url.split("?", 1)[0].rstrip("/").endswith("/sse")
+    return urllib.parse.urlsplit(url).path.rstrip("/").endswith("/sse")
 
 
 def step(title: str) -> None:
