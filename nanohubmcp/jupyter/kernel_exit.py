@@ -128,10 +128,11 @@ def stop_within(stops: list[Stop], within: float) -> None:
 
 def stop_server(server: Any, within: float) -> None:
     """Stop ``server`` (an ``MCPServer``) as the kernel's process ends, within ``within`` seconds: ``server.stop``,
-    then every job whose function runs on in the kernel (a ``threads`` job, which a stop leaves running while the
-    process lives on: ``%mcp stop``) is cut short now — ``failed``, "the server stopped while this job ran" — and its
-    provenance record written, timed to the stop: the process does not outlive it, and a record left ``working``
-    would stay so until a server opened the state folder again (trial57 F6)."""
+    then every job of the kernel not ended (a ``threads`` job, which a stop leaves running while the process lives
+    on: ``%mcp stop``; any job the stop did not settle, its loop held by a cell) is cut short now — ``failed``,
+    "the server stopped while this job ran" — and its provenance record written, timed to the stop: the process
+    does not outlive it, and a record left ``working`` would stay so until a server opened the state folder again
+    (trial57 F6)."""
     server.stop(within=within)
     core = server.core
     if core.core_jobs.process_ended():

@@ -386,5 +386,6 @@ class JobStore(JobKeeping):
 
     def process_ended(self) -> int:
         """The process ends now without waiting for its jobs (a notebook kernel's shutdown): cut short every
-        job handed over at the stop (:func:`.settle.process_ended`). Returns how many."""
+        job of this process not ended, handed over at the stop or not (:func:`.settle.process_ended`). Returns
+        how many."""
         return process_ended(self._live)

@@ -156,13 +156,16 @@ def process_ending(live: dict[str, Job]) -> int:
 
 def process_ended(live: dict[str, Job]) -> int:
     """The process ends now without waiting for its jobs (a notebook kernel's shutdown: its kernel manager's
-    SIGTERM follows within 2.5 s): every job of ``live`` handed over at the stop that has not ended is told
-    to cancel and cut short now (:func:`cut_short`: ``failed``, its end and provenance record stored with the
-    time of the stop), not left ``working`` until a server opens the state folder again. A function that
-    returns later changes nothing (a job keeps its first end). Returns how many were cut short."""
+    SIGTERM follows within 2.5 s): every job of ``live`` that has not ended — handed over at the stop, or not
+    settled by it at all (the stop's drain had not run on a loop a cell held: review r32 F8) — is told to
+    cancel and cut short now (:func:`cut_short`: ``failed``, its end and provenance record stored with the
+    time of the stop), not left ``working`` until a server opens the state folder again; one its executor
+    keeps running without this process (``executor_ref``: Dask) is left for a restarted server, as
+    :func:`stop_run` leaves it. A function that returns later, or a drain that runs later, changes nothing (a
+    job keeps its first end). Returns how many were cut short."""
     ended = 0
     for job in list(live.values()):
-        if job.handed_over and job.status not in TERMINAL:
+        if job.status not in TERMINAL and (job.handed_over or job.executor_ref is None):
             if job.request is not None:
                 job.request.cancel(SERVER_STOPPED)
             cut_short(job)
