@@ -47,7 +47,25 @@ def read_table() -> dict[str, list[str]]:
 
     table = {name: sorted(set(dists)) for name, dists in metadata.packages_distributions().items()}
     table.update(namespaces(metadata, {name: dists for name, dists in table.items() if len(dists) > 1}))
+    for name, dists in _editable_names_module().editable_names(metadata).items():  # `pip install -e`: not listed
+        table[name] = sorted(set(table.get(name, ())) | set(dists))
     return table
+
+
+def _editable_names_module() -> Any:
+    """:mod:`.editable_names`, imported as this package's module, or by its path when this file runs as the
+    child's script (``python -I``: no package, nor this folder on ``sys.path``)."""
+    if __package__:
+        from . import editable_names
+        return editable_names
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "_nanohubmcp_editable_names", os.path.join(os.path.dirname(os.path.abspath(__file__)), "editable_names.py"))
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def namespaces(metadata: Any, shared: dict[str, list[str]]) -> dict[str, list[str]]:
