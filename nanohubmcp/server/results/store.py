@@ -224,6 +224,15 @@ class ResultStore:
     def _make_room(self, entry: KeptEntry) -> None:
         self._index.make_room(entry, self.max_bytes, self.max_bytes_per_owner)
 
+    def _entry_for(self, uri: str, owner: str | None) -> KeptEntry | None:
+        """The entry of ``uri`` if ``owner`` may read it (known, not expired, theirs or no one's); under the lock."""
+        self._open()
+        self._index.sweep(time.time())
+        entry = self._index.known(uri)
+        if entry is None or (entry.owner is not None and entry.owner != owner):
+            return None
+        return entry
+
     def read(self, uri: str, owner: str | None, *, pieces: bool = False) -> dict[str, Any] | None:
         """The ``ReadResourceResult`` of ``uri`` for ``owner``, or None (unknown, expired, not theirs).
 
@@ -236,10 +245,8 @@ class ResultStore:
             UnicodeDecodeError: a textual result whose data is not UTF-8.
         """
         with self._lock:
-            self._open()
-            self._index.sweep(time.time())
-            entry = self._index.known(uri)
-            if entry is None or (entry.owner is not None and entry.owner != owner):
+            entry = self._entry_for(uri, owner)
+            if entry is None:
                 return None
             textual = entry.mime_type.startswith("text/") or entry.mime_type == "application/json"
             data = entry.data
@@ -279,10 +286,8 @@ class ResultStore:
             UnicodeDecodeError: a textual result whose data is not UTF-8.
         """
         with self._lock:
-            self._open()
-            self._index.sweep(time.time())
-            entry = self._index.known(uri)
-            if entry is None or (entry.owner is not None and entry.owner != owner):
+            entry = self._entry_for(uri, owner)
+            if entry is None:
                 return None
             data, path = entry.data, (self._files.path(uri) if entry.data is None else None)
         if data is not None:
