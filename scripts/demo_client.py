@@ -13,11 +13,12 @@ endpoint every banner prints) is driven over the legacy SSE transport. A server 
 ``Authorization: Bearer <token>``: from ``$MCP_TOKEN`` (as the server and ``nanohubmcp bridge``
 read it), or from ``--token-file PATH`` (a file only its owner can read); ``--token TOKEN``
 works too, with a warning (a command line is visible to other users). The steps: initialize, list tools, call a
-tool (default ``add`` with ``{"a": 2, "b": 3}``), list resources and read each, list resource
-templates, list prompts and get one (default: the first, with every argument set to "2+2").
+tool (default ``add`` with ``{"a": 2, "b": 3}``, else the first tool that needs no argument, else the first whose
+required arguments :func:`example_arguments` can make up; none: the call is skipped, saying why), list resources and
+read each, list resource templates, list prompts and get one (default: the first, with every argument set to "2+2").
 
-Exit status: 0 when every step succeeded, 1 when one failed (the message says which), 2 for
-bad command-line arguments.
+Exit status: 0 when every step succeeded, 1 when one failed (the message says which; the tool call answering an error
+or skipped counts, after the other steps ran), 2 for bad command-line arguments.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ except ImportError:  # run by another Python than the checkout's environment (./
         os.execv(_VENV_PYTHON, [_VENV_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
     sys.exit("demo_client.py needs nanohubmcp and the mcp client: run it with the checkout's environment, "
              ".venv/bin/python scripts/demo_client.py URL (scripts/setup makes .venv), or install nanohub-mcp")
+
+from demo_arguments import example_arguments  # scripts/, this file's folder, is first on sys.path
 
 DEFAULT_URL = "http://127.0.0.1:8000/mcp"
 
@@ -193,19 +196,7 @@ async def run(args: argparse.Namespace) -> None:
         for tool in tools:
             params = ", ".join(tool.input_schema.get("properties", {}))
             print(f"  - {tool.name}({params}): {(tool.description or '').strip().splitlines()[0]}")
-        tool_name, arguments = choose_call(args, tools)
-
-        step(f"3. tools/call {tool_name} {json.dumps(arguments)}")
-        result = await session.call_tool(tool_name, arguments)
-        # An error's text says how to fix the call: shown whole (up to ERROR_TEXT_SHOWN characters).
-        show("content", blocks(result.content), ERROR_TEXT_SHOWN if result.is_error else TEXT_SHOWN)
-        if result.structured_content is not None:
-            show("structuredContent", result.structured_content)
-        show("isError", result.is_error)
-        if result.is_error and (args.tool is not None or tool_name == "add"):
-            raise DemoFailure(f"tool {tool_name!r} reported an error")
-        if result.is_error:  # picked by this script and called without arguments: its answer is shown
-            print(f"  ({tool_name} wants arguments: pass --tool {tool_name} --arguments JSON)")
+        problem = await call_step(session, args, tools)
 
         step("4. resources/list and resources/read")
         resources = (await session.list_resources()).resources
@@ -246,23 +237,62 @@ async def run(args: argparse.Namespace) -> None:
         else:
             print("  (no prompts)")
 
+    if problem is not None:  # the other steps ran: shown above
+        raise DemoFailure(problem)
     step("done: every step succeeded")
 
 
-def choose_call(args: argparse.Namespace, tools: list[Any]) -> tuple[str, dict[str, Any]]:
+async def call_step(session: Any, args: argparse.Namespace, tools: list[Any]) -> str | None:
+    """Step 3: call the tool :func:`choose_call` picks and show its result. Raises :class:`DemoFailure` for an
+    error from a tool the user named (or ``add``); returns what went wrong (the demo fails once the other steps
+    ran) for an error from a tool this script picked, or for no tool it could call; None when the call succeeded."""
+    chosen = choose_call(args, tools)
+    if isinstance(chosen, str):
+        step("3. tools/call (skipped)")
+        print(f"  ({chosen})")
+        return f"tools/call skipped: {chosen}"
+    tool, arguments = chosen
+    step(f"3. tools/call {tool.name} {json.dumps(arguments)}")
+    result = await session.call_tool(tool.name, arguments)
+    # An error's text says how to fix the call: shown whole (up to ERROR_TEXT_SHOWN characters).
+    show("content", blocks(result.content), ERROR_TEXT_SHOWN if result.is_error else TEXT_SHOWN)
+    if result.structured_content is not None:
+        show("structuredContent", result.structured_content)
+    show("isError", result.is_error)
+    if not result.is_error:
+        return None
+    if args.tool is not None or tool.name == "add":
+        raise DemoFailure(f"tool {tool.name!r} reported an error")
+    if not tool.input_schema.get("properties"):
+        return f"tool {tool.name!r}, which takes no arguments, answered an error (above)"
+    print(f"  ({tool.name} answered an error (above); it may want other arguments: "
+          f"pass --tool {tool.name} --arguments JSON)")
+    return (f"tool {tool.name!r} answered an error (above) to {json.dumps(arguments)}, arguments this script "
+            f"chose: pass --tool {tool.name} --arguments JSON")
+
+
+def choose_call(args: argparse.Namespace, tools: list[Any]) -> tuple[Any, dict[str, Any]] | str:
     """The tool to call and its arguments: --tool/--arguments when given; else add(a=2, b=3) when the
-    server has it, else its first tool that needs no argument (called with none)."""
-    names = {t.name for t in tools}
+    server has it, else its first tool that needs no argument (called with none), else its first tool whose
+    required arguments :func:`example_arguments` can make up; else why none can be called (a string)."""
+    by_name = {t.name: t for t in tools}
     if args.tool is not None:
-        if args.tool not in names:
+        if args.tool not in by_name:
             raise DemoFailure(f"the server has no tool named {args.tool!r}; pick one with --tool")
-        return args.tool, args.arguments if args.arguments is not None else {}
-    if "add" in names:
-        return "add", args.arguments if args.arguments is not None else {"a": 2, "b": 3}
+        return by_name[args.tool], args.arguments if args.arguments is not None else {}
+    if "add" in by_name:
+        return by_name["add"], args.arguments if args.arguments is not None else {"a": 2, "b": 3}
     for tool in tools:
         if not tool.input_schema.get("required"):
-            return tool.name, args.arguments if args.arguments is not None else {}
-    raise DemoFailure("every tool of the server needs arguments: pick one with --tool NAME --arguments JSON")
+            return tool, args.arguments if args.arguments is not None else {}
+    for tool in tools:
+        made_up = example_arguments(tool.input_schema)
+        if made_up is not None:
+            return tool, args.arguments if args.arguments is not None else made_up
+    if not tools:
+        return "the server has no tools"
+    return ("every tool of the server needs arguments this script cannot make up: "
+            "pick one with --tool NAME --arguments JSON")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -302,9 +332,23 @@ def main(argv: list[str] | None = None) -> int:
         while getattr(detail, "exceptions", None):  # unwrap anyio's exception groups
             detail = detail.exceptions[0]
         kind = "" if isinstance(detail, DemoFailure) else f"{type(detail).__name__}: "
-        print(f"\nDEMO FAILED: {kind}{detail}{token_hint(detail, args.bearer)}", file=sys.stderr)
+        hints = token_hint(detail, args.bearer) + connect_hint(detail, endpoint(args.url))
+        print(f"\nDEMO FAILED: {kind}{detail}{hints}", file=sys.stderr)
         return 1
     return 0
+
+
+def connect_hint(failure: BaseException, url: str) -> str:
+    """Which host and port could not be reached, and what to check, for a refused or failed connection
+    (``httpx.ConnectError``, ``ConnectionRefusedError``); "" otherwise."""
+    if not (isinstance(failure, OSError) or type(failure).__name__ == "ConnectError"):
+        return ""
+    from urllib.parse import urlsplit
+
+    place = urlsplit(url)
+    authority = f"{place.hostname}:{place.port or (443 if place.scheme == 'https' else 80)}"
+    return (f"\n  cannot connect to {authority} (is the server running? start it, e.g. "
+            "nanohubmcp run start_mcp.py --port 8000 or scripts/demo, and give its URL with that port)")
 
 
 def token_hint(failure: BaseException, bearer: str | None) -> str:
