@@ -22,12 +22,11 @@ class CancelFlag:
     that never saw it ran to its own end.
     """
 
-    __slots__ = ("_event", "_set", "seen")
-
-    def __init__(self) -> None:
-        self._set = False
-        self._event: threading.Event | None = None
-        self.seen = False
+    # Class-level defaults, no ``__init__``: one is made per request, and ``CancelFlag()`` then runs no Python
+    # code (no module boundary on a call's path: bench/hops.md); an instance writes its own on first change.
+    _set: bool = False
+    _event: threading.Event | None = None
+    seen: bool = False
 
     def is_set(self) -> bool:
         """True once set."""
