@@ -277,13 +277,8 @@ class Serving:
             try:
                 runner.serve_forever(workers, on_ready=ready, grace=grace)
             except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
-                from ..transports.ports import in_the_ports_words
-
-                said = in_the_ports_words(exc, port)
-                one_line_if_uncaught(said)
-                if said is exc:
-                    raise
-                raise said from None
+                one_line_if_uncaught(exc)
+                raise
             finally:
                 self._runner = None
         except KeyboardInterrupt:  # Ctrl-C while starting: returns, as one while serving
@@ -392,4 +387,3 @@ class Serving:
     def url(self) -> str | None:
         """The base URL clients use (the public URL when set), with a trailing slash."""
         return base_url(self._runner)
-

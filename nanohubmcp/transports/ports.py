@@ -16,7 +16,6 @@ import tornado.netutil
 
 from ..errors import ConfigurationError
 from ..protocol.port_numbers import port_of
-from .port_option import CommandLinePort
 
 BACKLOG = 1024
 """The listen backlog of each socket: connections the kernel holds before the server accepts them."""
@@ -56,14 +55,6 @@ class PortInUse(ConfigurationError):
     def saying(self, any_port: str) -> PortInUse:
         """The same error, naming ``any_port`` (e.g. ``--port 0``) as the way to any free port."""
         return PortInUse(self.host, self.port, any_port)
-
-
-def in_the_ports_words(exc: ConfigurationError, port: int | None) -> ConfigurationError:
-    """``exc``, but a busy ``port`` given by a command line (:class:`~.port_option.CommandLinePort`: a script's
-    ``--port`` or ``$MCP_PORT``) as the same error saying ``--port 0``, not ``port=0``."""
-    if isinstance(exc, PortInUse) and isinstance(port, CommandLinePort):
-        return exc.saying(CommandLinePort.ANY_PORT)
-    return exc
 
 
 def bind(host: str, port: int, *, reuse_port: bool = False) -> list[socket.socket]:
