@@ -16,6 +16,7 @@ import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from kernels import KERNEL_NAME, LiveKernel, kernel_environment
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
@@ -58,7 +59,11 @@ def run_by_nbclient(kernel_specs: Path, ipython_dir: Path, tmp_path: Path, cells
     client = NotebookClient(notebook, km=manager, timeout=150, startup_timeout=60,
                             resources={"metadata": {"path": str(tmp_path)}})
     own = {name: value for name, value in kernel_environment(ipython_dir).items() if not name.startswith("VOILA_")}
-    client.execute(env={**own, **env})
+    try:
+        client.execute(env={**own, **env})
+    finally:  # nbclient shuts down only a kernel manager it made itself: this one is the test's to stop
+        if manager.has_kernel:
+            run_sync(manager.shutdown_kernel)(now=True)
     saved = tmp_path / "executed.ipynb"
     nbformat.write(notebook, saved)
     text = json.dumps([cell.get("outputs", []) for cell in nbformat.read(saved, as_version=4).cells])
