@@ -13,6 +13,7 @@ import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from kernels import KERNEL_NAME, kernel_environment
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
@@ -53,9 +54,13 @@ def test_the_saved_notebook_holds_no_token(source: str, kernel_specs: Path, ipyt
     manager = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
     client = NotebookClient(notebook, km=manager, timeout=120, startup_timeout=60,
                             resources={"metadata": {"path": str(tmp_path)}})
-    with client.setup_kernel(env=kernel_environment(ipython_dir, **env)):
-        for index, cell in enumerate(notebook.cells):
-            client.execute_cell(cell, index)
+    try:
+        with client.setup_kernel(env=kernel_environment(ipython_dir, **env)):
+            for index, cell in enumerate(notebook.cells):
+                client.execute_cell(cell, index)
+    finally:  # nbclient shuts down only a kernel manager it made itself
+        if manager.has_kernel:
+            run_sync(manager.shutdown_kernel)(now=True)
     saved = tmp_path / "executed.ipynb"
     nbformat.write(notebook, saved)
     token = secret.read_text()

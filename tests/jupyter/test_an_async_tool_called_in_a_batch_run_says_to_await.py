@@ -12,6 +12,7 @@ import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from kernels import KERNEL_NAME, kernel_environment
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
@@ -36,7 +37,11 @@ def test_the_call_says_to_await_and_that_works(kernel_specs: Path, ipython_dir: 
     client = NotebookClient(notebook, km=manager, timeout=120, startup_timeout=60, allow_errors=True,
                             resources={"metadata": {"path": str(tmp_path)}})
     own = {name: value for name, value in kernel_environment(ipython_dir).items() if not name.startswith("VOILA_")}
-    client.execute(env=own)
+    try:
+        client.execute(env=own)
+    finally:  # nbclient shuts down only a kernel manager it made itself
+        if manager.has_kernel:
+            run_sync(manager.shutdown_kernel)(now=True)
     saved = tmp_path / "executed.ipynb"
     nbformat.write(notebook, saved)
     outputs = [json.dumps(cell.get("outputs", [])) for cell in nbformat.read(saved, as_version=4).cells]
