@@ -4,14 +4,20 @@
 sorted, plus ``"top.second"`` keys for the names several distributions share (:func:`namespaces`), over a second on
 a busy machine. :mod:`.code_facts` runs it in a child process (:func:`start_child`, :func:`child_table`): this
 file run as a script (``python -I distributions_read.py``, only the standard library), given the parent's
-``sys.path`` on stdin, prints the table as JSON. The parent's interpreter lock is then never held for the read (the
+``sys.path`` in its environment (:data:`SEARCH_PATH_VARIABLE`; ``-I`` ignores only ``PYTHON*`` variables),
+prints the table as JSON. The parent's interpreter lock is then never held for the read (the
 event loop answers calls meanwhile at full speed), and an exit kills the child at once (:func:`stop_child`) where
 it waited for a thread reading metadata in-process (a daemon one can crash the interpreter's finalization). The
 child reads the same ``sys.path`` with the same interpreter, so its table is the in-process read's, to the byte.
 
 :data:`READER` (:class:`TableReader`) is that child's life in this process: started, waited for, killed at the exit
 (an ``atexit`` hook), forgotten by a fork; read in-process (on a non-daemon thread) only when no child could be
-started or it failed. The child is in a session of its own: a terminal's Ctrl-C (SIGINT to its foreground process
+started or it failed. No fork of this process happens while the child is being started (:data:`STARTING`): a
+process forked then (a ``--workers`` worker, a ``processes`` job) would keep the write end of the child's output
+pipe, or of ``Popen``'s exec-status one, and this process would wait for the table until :data:`CHILD_SECONDS`
+(or for ever) while it lived. One forked later holds only the output's read end: harmless (this process still
+reads the whole table and its end; the child, killed when this process stops reading, never waits on it). The
+child is in a session of its own: a terminal's Ctrl-C (SIGINT to its foreground process
 group) does not end it, and a child ended by a signal all the same (killed) leaves no table, never a read
 in-process the exit would wait for.
 """
@@ -29,6 +35,9 @@ import threading
 import time
 from typing import IO, Any
 
+if __package__:  # (the child's script, ``python -I``, is no package: it needs none of it)
+    from ..wire.fork_safe import ForkFence
+
 log = logging.getLogger("nanohubmcp.provenance")
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -36,6 +45,13 @@ MAX_BYTES = 64 * 1024 * 1024
 CHILD_SECONDS = 600.0
 """How long the child process reading the table may take before it is killed (the records stop waiting for it
 after ``code_facts.WAIT_SECONDS``; later ones still use it once read)."""
+SEARCH_PATH_VARIABLE = "NANOHUBMCP_DISTRIBUTIONS_SEARCH_PATH"
+"""The child's environment variable holding the parent's ``sys.path`` (:func:`search_path`, as JSON)."""
+MAX_SEARCH_PATH_BYTES = 100_000
+"""The longest ``sys.path`` (as JSON) a child is given, under Linux's 128 KiB bound on one environment string;
+a longer one is read in-process."""
+STARTING: Any = ForkFence() if __package__ else None
+"""Held while the child is being started (``Popen``'s pipes open in this process): no fork happens then."""
 
 
 def read_table() -> dict[str, list[str]]:
@@ -88,27 +104,24 @@ def namespaces(metadata: Any, shared: dict[str, list[str]]) -> dict[str, list[st
 
 def start_child() -> Any:
     """Start the child that reads the table (a ``subprocess.Popen`` in a session of its own; its stdout a pipe,
-    given this process's ``sys.path`` — its ``str`` and ``os.PathLike`` entries, as text — and working folder).
+    its stdin ``/dev/null``), given this process's ``sys.path`` — its ``str`` and ``os.PathLike`` entries, as
+    text, in :data:`SEARCH_PATH_VARIABLE` — and working folder. No fork of this process happens meanwhile
+    (:data:`STARTING`).
 
     Raises:
-        OSError: no child can be started (no ``sys.executable``, an embedded interpreter, no process left),
-            or this file is not on disk (a zipped install): read in-process instead."""
+        OSError: no child can be started (no ``sys.executable``, an embedded interpreter, no process left, an
+            environment too large), this file is not on disk (a zipped install), or ``sys.path`` is over
+            :data:`MAX_SEARCH_PATH_BYTES`: read in-process instead."""
     here = os.path.abspath(__file__)
     if not sys.executable or not os.path.isfile(here) or not here.endswith(".py"):
         raise OSError("no interpreter or script to read the distributions table in a child process")
-    given = json.dumps(search_path()).encode()  # before the child starts: nothing then raises with it running
-    child = subprocess.Popen([sys.executable, "-I", here], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, start_new_session=True)
-    assert child.stdin is not None
-    try:
-        child.stdin.write(given)
-        child.stdin.close()
-    except OSError:  # the child died at once: its output is empty, the caller reads in-process
-        pass
-    except BaseException:  # (an interrupt): never a child left waiting on its stdin
-        stop_child(child)
-        raise
-    return child
+    given = json.dumps(search_path())  # ASCII (``\u`` escapes): any entry's text, in any locale
+    if len(given) > MAX_SEARCH_PATH_BYTES:
+        raise OSError(f"sys.path is {len(given)} bytes as JSON, over {MAX_SEARCH_PATH_BYTES}")
+    env = {**os.environ, SEARCH_PATH_VARIABLE: given}
+    with STARTING:
+        return subprocess.Popen([sys.executable, "-I", here], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, start_new_session=True, env=env)
 
 
 def search_path() -> list[str]:
@@ -243,7 +256,7 @@ READER = TableReader()
 
 
 def _main() -> int:
-    sys.path[:] = json.loads(sys.stdin.read())
+    sys.path[:] = json.loads(os.environ[SEARCH_PATH_VARIABLE])
     try:
         table = read_table()
     except Exception:
