@@ -18,6 +18,11 @@ display hook (``display_pub.register_hook``, both 6.x and 7.x) stamps the defini
 on every display message this thread publishes. Outside a kernel (plain IPython) all of this is
 harmless: there is no header to route by.
 
+In the kernel Voilà renders a page with, the output goes to the cell Voilà ran last instead
+(:func:`~nanohubmcp.sources.batch_run.voila_cell`): its page shows only what the cell it runs
+outputs, so a ``%%mcp_tool``'s ``print``, tqdm bar and ``ctx.report_progress`` bar, called from a
+later cell's ``%mcp call``, were dropped there (measured with voila 0.5.13).
+
 Limit: on 6.x the hook covers a call's own thread; ``display()`` from an ``async def`` tool,
 which runs as a task on the kernel loop, follows the global header (the running cell).
 
@@ -31,6 +36,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..server.calls import progress
+from ..sources.batch_run import voila_cell
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -70,7 +76,8 @@ class CellOutput:
         return cls(contextvars.copy_context(), shell, parent if isinstance(parent, dict) else None)
 
     def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """Call ``fn(*args, **kwargs)`` so that its output goes to the captured cell.
+        """Call ``fn(*args, **kwargs)`` so that its output goes to the captured cell (in the kernel Voilà renders
+        with, to the cell it ran last: see the module docstring).
 
         Safe from any thread and for concurrent calls: each call enters its own copy of the
         captured context (one Context cannot be entered by two threads at once). The progress
@@ -86,6 +93,14 @@ class CellOutput:
     def _call(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
         if self.parent is None:
             return fn(*args, **kwargs)
+        parent = voila_cell() or self.parent
+        header = dict(parent.get("header") or {})
+
+        def stamp(msg: dict[str, Any]) -> dict[str, Any]:
+            """Display hook: address a display message to the cell."""
+            msg["parent_header"] = dict(header)
+            return msg
+
         set_parent = getattr(self._shell, "set_thread_parent", None)
         reset_parent = getattr(self._shell, "reset_thread_parent", None)
         publisher = getattr(self._shell, "display_pub", None)
@@ -94,18 +109,13 @@ class CellOutput:
             if hasattr(publisher, "register_hook") and hasattr(publisher, "unregister_hook")
             else None
         )
-        tokens = set_parent(self.parent) if set_parent is not None and reset_parent is not None else None
+        tokens = set_parent(parent) if set_parent is not None and reset_parent is not None else None
         if hooks is not None:
-            hooks.register_hook(self._stamp)
+            hooks.register_hook(stamp)
         try:
             return fn(*args, **kwargs)
         finally:
             if hooks is not None:
-                hooks.unregister_hook(self._stamp)
+                hooks.unregister_hook(stamp)
             if tokens is not None:
                 reset_parent(tokens)  # type: ignore[misc]
-
-    def _stamp(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """Display hook: address a display message to the defining cell."""
-        msg["parent_header"] = dict((self.parent or {}).get("header") or {})
-        return msg

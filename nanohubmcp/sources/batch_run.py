@@ -18,14 +18,21 @@ channel, for any thread (the server's too, where a call's progress is drawn from
 with ``allow_stdin`` false counts: a kernel that ran no cell yet, a widget's comm message (a click in a live
 page), a completion request, or an ipykernel without ``get_parent`` reads as a front end. ipykernel is not imported
 here: outside a kernel (a server started by a command, a test) the answer is False without it.
+
+Voilà's page shows only what the cell its nbclient runs outputs (measured with voila 0.5.13): a display addressed
+to another cell, the one that defined a ``%%mcp_tool`` called from a later cell's ``%mcp call``, is dropped, and
+the live page draws nothing addressed to any cell (only widgets shown before). :func:`voila_cell` names the cell
+that runs there, for a call's output to go to (:class:`nanohubmcp.jupyter.output.CellOutput`).
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import sys
+from typing import Any
 
-__all__ = ["VOILA_KERNEL_ID", "batch_run", "under_voila"]
+__all__ = ["VOILA_KERNEL_ID", "batch_run", "under_voila", "voila_cell"]
 
 VOILA_KERNEL_ID = "VOILA_KERNEL_ID"
 """The variable Voilà sets, in the kernel it renders a notebook with, to that kernel's id."""
@@ -39,19 +46,48 @@ def under_voila(connection_file: str) -> bool:
     return bool(kernel_id) and os.path.basename(connection_file) == f"kernel-{kernel_id}.json"
 
 
+def _kernel_app() -> Any:
+    """The running IPython kernel application, or None (outside a kernel: ipykernel not imported)."""
+    app = sys.modules.get("ipykernel.kernelapp")
+    if app is None or not app.IPKernelApp.initialized():
+        return None
+    return app.IPKernelApp.instance()
+
+
+def _is_voilas(instance: Any) -> bool:
+    return under_voila(str(getattr(instance, "connection_file", "") or ""))
+
+
+def _execute_request(parent: Any) -> dict[str, Any] | None:
+    """``parent`` when it is an ``execute_request`` (a cell), else None."""
+    if not isinstance(parent, dict) or (parent.get("header") or {}).get("msg_type") != "execute_request":
+        return None
+    return parent
+
+
 def batch_run() -> bool:
     """True in an IPython kernel whose latest shell request is a cell from a client that takes no input and draws
     no widget (nbclient's ``allow_stdin=False``: ``jupyter nbconvert --execute``, ``jupyter execute``,
     papermill, and those started from a Voilà kernel); False outside a kernel, under a front end, and in the kernel
     Voilà renders with (nbclient too, but a live page)."""
-    app = sys.modules.get("ipykernel.kernelapp")
-    if app is None or not app.IPKernelApp.initialized():
-        return False
-    instance = app.IPKernelApp.instance()
+    instance = _kernel_app()
     get_parent = getattr(getattr(instance, "kernel", None), "get_parent", None)
-    if get_parent is None or under_voila(str(getattr(instance, "connection_file", "") or "")):
+    if get_parent is None or _is_voilas(instance):
         return False
-    parent = get_parent("shell")
-    if not isinstance(parent, dict) or (parent.get("header") or {}).get("msg_type") != "execute_request":
-        return False
-    return (parent.get("content") or {}).get("allow_stdin") is False
+    parent = _execute_request(get_parent("shell"))
+    return parent is not None and (parent.get("content") or {}).get("allow_stdin") is False
+
+
+def voila_cell() -> dict[str, Any] | None:
+    """In the kernel Voilà renders with, the ``execute_request`` of the cell it ran last (the one running while it
+    renders the page), read from any thread and any context; None elsewhere, before a cell, and when the latest
+    shell request is no cell (a widget's message from the live page).
+
+    ipykernel 7 keeps a shell request per context: a call running in the context of the cell that defined its
+    tool reads that cell with ``get_parent("shell")``. Read in an empty context it falls back to the request set
+    last, which is the running cell (ipykernel 6 keeps only that one)."""
+    instance = _kernel_app()
+    get_parent = getattr(getattr(instance, "kernel", None), "get_parent", None)
+    if get_parent is None or not _is_voilas(instance):
+        return None
+    return _execute_request(contextvars.Context().run(get_parent, "shell"))
