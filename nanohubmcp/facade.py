@@ -98,9 +98,13 @@ class MCPServer:
             are reported (auto: -32602 up to 2025-06-18, ``isError`` from 2025-11-25, SEP-1303;
             protocol: always -32602; tool: always ``isError``).
         list_page_size: page size of ``tools/list``, ``resources/list``, ``resources/templates/list``,
-            ``prompts/list`` and ``tasks/list`` results, each page's ``nextCursor`` leading to the next; at least 1
-            (None: one page). A list answered as one SSE event also ends its page within ``max_event_bytes``, with
-            ``nextCursor``, page size or not; a cursor the server did not issue is -32602.
+            ``prompts/list`` and ``tasks/list`` results, each page's ``nextCursor`` leading to the next; at least 1.
+            None (the default): a registry list is one page by count, and ``tasks/list`` (the tasks clients made, up
+            to ``max_jobs_per_owner`` a principal) pages 100 tasks. Every list page, page size or not and on every
+            transport, also ends within ``max_event_bytes`` (1 MiB; None: 1 MiB still) of JSON, with ``nextCursor``
+            (so 1,000 failed tasks with long messages come ~15 a page, not as one 65 MB answer); one entry alone
+            larger is a page of its own, or, answered as one SSE event, -32603 naming it. A cursor the server did not
+            issue is -32602.
         list_changed: advertise and send ``notifications/*/list_changed``.
         workers: thread pool size for sync tools (default ``min(32, cpu + 4)``); two more
             threads serve the functions known to return quickly (a quick lane). A positive integer or None.

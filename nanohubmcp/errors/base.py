@@ -104,12 +104,16 @@ class JobLimitReached(ToolError):
     result (never JSON-RPC -32603), REST as HTTP 429; the message names the limit and the option raising it.
     When the caller's own share (``max_jobs_per_owner``) is full and one of its jobs has finished,
     the result's ``_meta`` carries ``{RETRY_AFTER_META: seconds}`` and REST's 429 ``Retry-After``
-    (RFC 9110 § 10.2.3): the seconds until that job's record expires and stops counting.
+    (RFC 9110 § 10.2.3): the seconds until that job's record expires and stops counting. When the whole
+    store (``max_jobs``) is full they always do: the seconds until its first finished record expires, else
+    (no job has finished, or a Redis store, which keeps no index of expiries) a backoff of 60 s
+    (:mod:`nanohubmcp.server.jobs.slot_free`).
 
     Attributes:
         per_owner: True for the caller's share (``max_jobs_per_owner``), False for the server's
             (``max_jobs``).
-        retry_after: whole seconds until a slot frees, None when unknown (every counted job still runs).
+        retry_after: whole seconds until a slot frees (the whole store's: else a backoff of 60 s), None when
+            unknown (the caller's share: every counted job still runs).
     """
 
     def __init__(self, message: str, *, per_owner: bool = False, retry_after: int | None = None) -> None:

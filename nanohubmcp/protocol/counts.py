@@ -14,7 +14,7 @@ from .whole_numbers import whole_number, whole_refusal
 __all__ = ["COUNTS", "counted", "takes"]
 
 COUNTS: dict[str, tuple[int, str, str]] = {
-    "list_page_size": (1, "entries per page", ", or None for one page"),
+    "list_page_size": (1, "entries per page", ", or None for the default pages"),
     "workers": (1, "threads", ", or None for the default"),
     "job_workers": (1, "jobs run at once", ", or None for as many as workers"),
     "max_stuck_calls": (0, "calls", ""),

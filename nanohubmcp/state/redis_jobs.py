@@ -368,6 +368,11 @@ class RedisJobBackend:
                 self._redis.srem(self._key("jobs", "live"), *gone)
         return gone
 
+    def earliest_expiry(self) -> float | None:
+        """None: the records expire on their own (``EXPIRE``), and no index holds when; finding the first would
+        read every record (up to ``max_jobs``). A full store's refusal gives its fixed backoff instead."""
+        return None
+
     def session_gone(self, key: str) -> bool:
         """Whether the session of ``key`` (``session_key`` of its id: records never hold the id) is
         gone from Redis: ended by a DELETE on any process, expired idle, or lost with the store. The

@@ -2,8 +2,9 @@
 SSE, 20 failed tasks with long messages made one 1.3 MB event, which a client reading 1 MiB an event (the official
 one) drops with its session; ``tools/list``, ``resources/list``, ``resources/templates/list`` and ``prompts/list``
 alike with many large entries. Now a list answered as one event ends its page before the bound and gives
-``nextCursor`` (even without ``list_page_size``); as JSON (Streamable HTTP) it is one page. Real servers: the
-official client where it has the method, raw legacy SSE for ``tasks/list`` (mcp 2.3.0 sends none)."""
+``nextCursor`` (even without ``list_page_size``); as JSON (Streamable HTTP) it is bounded alike since issue 28's
+leftover (``test_every_list_answer_is_bounded_as_json_too``). Real servers: the official client where it has the
+method, raw legacy SSE for ``tasks/list`` (mcp 2.3.0 sends none)."""
 
 from __future__ import annotations
 
@@ -75,17 +76,6 @@ def test_a_registry_list_over_legacy_sse_comes_in_pages_the_official_client_read
     assert names == LISTS[method][3]
     assert pages >= 2
     assert after.content[0].text == "ok"
-
-
-def test_the_same_list_as_json_is_one_page() -> None:
-    async def main(url: str) -> tuple[list[str], int]:
-        with anyio.fail_after(60):
-            async with mcp_client(url + "mcp") as client:
-                return await every_page(client, "tools/list")
-
-    with serve(registry_server()) as url:
-        names, pages = anyio.run(main, url)
-    assert (names, pages) == (LISTS["tools/list"][3], 1)
 
 
 def test_one_entry_over_the_bound_is_an_error_naming_it_and_the_cursor_past_it() -> None:

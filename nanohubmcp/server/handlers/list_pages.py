@@ -1,27 +1,36 @@
-"""A ``*/list`` answer's page: at most ``list_page_size`` entries and, when the answer goes as one SSE event, at most
-the server's ``max_event_bytes`` (MCP 2025-11-25, Server § Utilities § Pagination: the page size is the server's).
+"""A ``*/list`` answer's page (MCP 2025-11-25, Server § Utilities § Pagination: the page size is the server's, the
+cursor opaque): at most :func:`page_count` entries and at most :func:`page_bound`'s bytes of JSON, whatever the
+transport; ``nextCursor`` names the last entry sent, and the client lists on from there until none is given.
 
-Over the legacy SSE transport (and over Streamable HTTP once a message went before the answer) an answer is one SSE
-event, which the official ``mcp`` client reads only up to 1 MiB (:mod:`~...protocol.client_event_cap`): an event past
-it is dropped, and over legacy SSE the whole session with it. So a list answered as an event under a bound ends its
-page before the entry that would take the answer over it (:func:`fitted_page`) and gives ``nextCursor``, an opaque
-cursor naming the last entry sent, as a page of ``list_page_size`` does; the client lists on from there. An answer
-sent as a JSON body (Streamable HTTP, nothing sent before it), over stdio or in memory is paged by count only.
+By count: ``MCPServer(list_page_size=N)`` entries, every list alike. Left at None, a registry list (``tools/list``,
+``resources/list``, ``resources/templates/list``, ``prompts/list``: what the server's author registered) is one page
+by count, and ``tasks/list`` (what clients made: up to ``max_jobs_per_owner``, 1,000, a principal's) pages of
+:data:`TASKS_PAGE_SIZE` (100), so one page reads at most 101 records (a page's and one to tell that more follow).
 
-One entry alone over the bound (a tool whose schema or description is over a MiB) cannot be sent as one event: the
-page holding it is the JSON-RPC error -32603 naming it, its size, and the cursor past it (``data.nextCursor``).
-A ``tasks/list`` entry is never that large: a task's status message is cut at 65,536 characters
-(:data:`~...errors.MAX_NOTIFIED_CHARS`, at most ~400 KB as JSON) and the bound is at least 1 MiB.
+By bytes: the server's ``max_event_bytes`` (default 1 MiB, what the official ``mcp`` client reads in one SSE event,
+:mod:`~...protocol.client_event_cap`; None: :data:`LIST_PAGE_BYTES`, the same 1 MiB) of JSON a page, less
+:data:`~...protocol.client_event_cap.EVENT_ENVELOPE_BYTES`: the page ends before the entry that would take it over
+(:func:`fitted_page`). So 1,000 failed tasks each with a 65,536-character status message (~65 MB of JSON) come in
+pages of ~15, each under a MiB, over Streamable HTTP's JSON bodies as over legacy SSE's events; and a page is the
+same size whichever transport carries it.
+
+One entry alone over the bound (a tool whose schema or description is over a MiB): as a JSON body (Streamable HTTP,
+nothing sent before it; stdio; in memory) it is a page of its own, sent whole, as a JSON answer of any size is; as
+one SSE event (legacy SSE, or Streamable HTTP once a message went before the answer), which a client drops past
+``max_event_bytes`` (over legacy SSE with its session), the page holding it is the JSON-RPC error -32603 naming it,
+its size, and the cursor past it (``data.nextCursor``). A ``tasks/list`` entry is never that large: a task's status
+message is cut at 65,536 characters (:data:`~...errors.MAX_NOTIFIED_CHARS`, at most ~400 KB as JSON).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import InternalError
 from ...protocol import jsonenc
-from ...protocol.client_event_cap import EVENT_ENVELOPE_BYTES, said_bound
+from ...protocol.client_event_cap import CLIENT_EVENT_BYTES, EVENT_ENVELOPE_BYTES, said_bound
 from ..registry.registry import encode_cursor
 from ..results.event_bound import goes_as_event
 from ..wire.request import RequestContext
@@ -30,43 +39,82 @@ if TYPE_CHECKING:
     from ..registry.registry import _Table
     from .host import HandlerServices
 
-__all__ = ["event_bound", "fitted_page", "list_result"]
+__all__ = ["LIST_PAGE_BYTES", "TASKS_PAGE_SIZE", "PageBound", "entry_bytes", "fitted_page", "list_result",
+           "page_bound", "page_count"]
+
+TASKS_PAGE_SIZE: Final = 100
+"""Tasks a ``tasks/list`` page holds when ``list_page_size`` is None: a principal's up to 1,000 tasks in ten pages,
+each reading at most 101 records (the common API default, GitHub's and Stripe's: 100 at most a page)."""
+LIST_PAGE_BYTES: Final = CLIENT_EVENT_BYTES
+"""Bytes of JSON a list page is held to when ``max_event_bytes`` is None (no bound on an event): 1 MiB, what the
+official client reads in one event, so a page is the same on every transport."""
 
 _LABELS = ("uriTemplate", "uri", "taskId", "name")
 """The key naming a list entry in a refusal: a template's, a resource's, a task's, a tool's or prompt's."""
 
 
-def event_bound(core: HandlerServices, request: RequestContext) -> int | None:
-    """The most bytes ``request``'s answer may be: the server's ``max_event_bytes`` when it goes as one SSE event
-    (:func:`~..results.event_bound.goes_as_event`), else None (no bound: a JSON body)."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class PageBound:
+    """What one list page may weigh: ``limit`` bytes of JSON (less the event's envelope, as an event's answer), and
+    whether one entry alone over it is refused (``hard``: the answer goes as one SSE event, which a client drops
+    past the server's ``max_event_bytes``) or sent whole as a page of its own (a JSON body)."""
+
+    limit: int
+    hard: bool
+
+
+def page_bound(core: HandlerServices, request: RequestContext) -> PageBound:
+    """The bound on ``request``'s list page: the server's ``max_event_bytes`` (None: :data:`LIST_PAGE_BYTES`), hard
+    when the answer goes as one SSE event under it (:func:`~..results.event_bound.goes_as_event`)."""
     bound = core.result_options.max_event_bytes
-    return bound if bound is not None and goes_as_event(request) else None
+    if bound is None:
+        return PageBound(LIST_PAGE_BYTES, hard=False)
+    return PageBound(bound, hard=goes_as_event(request))
+
+
+def page_count(core: HandlerServices, *, tasks: bool = False) -> int | None:
+    """Entries a page holds at most: the server's ``list_page_size``; None (every one, to the bytes' bound) for a
+    registry list and :data:`TASKS_PAGE_SIZE` for ``tasks/list`` (``tasks``) when it is None."""
+    return core.list_page_size or (TASKS_PAGE_SIZE if tasks else None)
+
+
+def entry_bytes(entry: dict[str, Any]) -> int:
+    """Bytes of ``entry``'s JSON on the wire (UTF-8)."""
+    return _bytes(jsonenc.dumps(entry))
 
 
 def fitted_page(key: str, entries: Sequence[dict[str, Any]], more: bool, cursor_after: Callable[[int], str], *,
-                method: str, bound: int | None) -> dict[str, Any]:
-    """``{key: entries[:n], nextCursor?}``: every entry (``n = len(entries)``) when the answer is within ``bound``
-    bytes of JSON less :data:`~...protocol.client_event_cap.EVENT_ENVELOPE_BYTES` (or ``bound`` is None), else
-    the most leading entries that are, ``nextCursor`` then naming the last of them. ``more``: entries follow this
-    page (``nextCursor`` is given even when every entry fits); ``cursor_after(i)``: the cursor naming entry ``i``.
+                method: str, bound: PageBound, sizes: Sequence[int] = ()) -> dict[str, Any]:
+    """``{key: entries[:n], nextCursor?}``: every entry (``n = len(entries)``) when the answer is within
+    ``bound.limit`` bytes of JSON less :data:`~...protocol.client_event_cap.EVENT_ENVELOPE_BYTES`, else the most
+    leading entries that are, ``nextCursor`` then naming the last of them; a first entry alone over it is a page of
+    its own unless ``bound.hard``. ``more``: entries follow this page (``nextCursor`` is given even when every entry
+    fits); ``cursor_after(i)``: the cursor naming entry ``i``; ``sizes``: the bytes of the leading entries' JSON when
+    known (:func:`entry_bytes`; the others are measured here).
 
     Raises:
-        InternalError: (-32603) the first entry alone is over the bound; ``data``: ``{"entry", "bytes", "limit",
+        InternalError: (-32603) the first entry alone is over a hard bound; ``data``: ``{"entry", "bytes", "limit",
             "nextCursor"?}`` (the cursor past it, when entries follow it).
     """
-    count = len(entries)
-    if bound is None:
-        return _page(key, list(entries), cursor_after(count - 1) if more and count else None)
-    limit, used = bound - EVENT_ENVELOPE_BYTES, len(key) + 6  # {"key":[]}
+    count, known = len(entries), len(sizes)
+    limit = bound.limit - EVENT_ENVELOPE_BYTES
+    totals = [len(key) + 6]  # {"key":[]}, then with each entry: the page's bytes before its cursor
     for i, entry in enumerate(entries):
-        used += _bytes(jsonenc.dumps(entry)) + (1 if i else 0)
-        follows = more or i + 1 < count
-        cursor = cursor_after(i) if follows else None
-        if used + (len(cursor) + 16 if cursor else 0) > limit:  # ,"nextCursor":"…"
-            if i == 0:
-                raise _too_large(entry, used, bound, method, cursor)
-            return _page(key, list(entries[:i]), cursor_after(i - 1))
-    return _page(key, list(entries), cursor_after(count - 1) if more and count else None)
+        totals.append(totals[-1] + (sizes[i] if i < known else entry_bytes(entry)) + (1 if i else 0))
+        if totals[-1] > limit:
+            break
+    for n in range(len(totals) - 1, 0, -1):  # the most leading entries that fit with the cursor after them
+        if totals[n] > limit:
+            continue
+        cursor = cursor_after(n - 1) if more or n < count else None
+        if totals[n] + (len(cursor) + 16 if cursor else 0) <= limit:  # ,"nextCursor":"…"
+            return _page(key, list(entries) if n == count else list(entries[:n]), cursor)
+    if not count:
+        return _page(key, [], None)
+    cursor = cursor_after(0) if more or count > 1 else None
+    if bound.hard:
+        raise _too_large(entries[0], totals[1], bound.limit, method, cursor)
+    return _page(key, [entries[0]], cursor)  # alone over the bound: whole, as a JSON answer of any size is
 
 
 def _page(key: str, entries: list[dict[str, Any]], cursor: str | None) -> dict[str, Any]:
@@ -97,17 +145,17 @@ def list_result(core: HandlerServices, request: RequestContext, table: _Table[An
                 params: dict[str, Any], method: str, *, last: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """A registry list's answer (``tools/list``, ``resources/list``, ``resources/templates/list``,
     ``prompts/list``): ``{key: [...], nextCursor?}`` in registration order, a page of ``list_page_size`` entries
-    (None: every one) fitted to the event's bytes when it goes as one (:func:`fitted_page`). ``last``: the server's
-    own entries, after the table's on its last page (a page cut before them names the table's last entry, after
-    which the next page holds them).
+    (None: every one) within the page's bytes (:func:`page_bound`, :func:`fitted_page`; each entry's measured once
+    per change of the table). ``last``: the server's own entries, after the table's on its last page (a page cut
+    before them names the table's last entry, after which the next page holds them).
 
     Raises:
         InvalidParams: (-32602) a ``cursor`` that is not one this server issued, or whose entry is gone.
-        InternalError: (-32603) one entry alone over the event's bound (:func:`fitted_page`).
+        InternalError: (-32603) one entry alone over the bound of an answer sent as one SSE event (:func:`fitted_page`).
     """
-    entries, keys, start, more = table.page(request.version, core.list_page_size, params.get("cursor"))
-    if not more and last:
+    listed = table.page(request.version, page_count(core), params.get("cursor"), measure=entry_bytes)
+    entries, keys, start = listed.entries, listed.keys, listed.start
+    if not listed.more and last:
         entries = [*entries, *last]
-    return fitted_page(key, entries, more, lambda i: encode_cursor(keys[start + i]), method=method,
-                       bound=event_bound(core, request))
-
+    return fitted_page(key, entries, listed.more, lambda i: encode_cursor(keys[start + i]), method=method,
+                       bound=page_bound(core, request), sizes=listed.sizes)

@@ -2,8 +2,8 @@
 
 A task is a job seen through the Tasks API: ``tools/call`` with ``params.task`` answers at
 once with ``CreateTaskResult``; ``tasks/get`` polls, ``tasks/result`` waits for the outcome,
-``tasks/list`` shows the tasks of the caller's session only (paged as the other lists, by count and by an
-event's bytes), ``tasks/cancel`` stops one.
+``tasks/list`` shows the tasks of the caller's session only (paged as the other lists, by count and by
+bytes: :mod:`.list_pages`), ``tasks/cancel`` stops one.
 
 Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 """
@@ -22,7 +22,7 @@ from ..registry.registry import decode_cursor, encode_cursor
 from ..results.event_bound import goes_as_event, held_to_schema, hold_task_to_event, task_result_via
 from ..wire.request import RequestContext
 from .answered_result import answered_result
-from .list_pages import event_bound, fitted_page
+from .list_pages import fitted_page, page_bound, page_count
 
 if TYPE_CHECKING:
     from .host import HandlerServices
@@ -140,17 +140,20 @@ def _tool_error(text: str, meta: dict[str, Any]) -> dict[str, Any]:
 async def tasks_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/list``: ``{tasks: [Task, ...], nextCursor?}``, the tasks of the caller's session (never anyone
     else's; an ended session's tasks are read by id, not listed), oldest first, paged as the other lists
-    are (MCP 2025-11-25, Server § Utilities § Pagination; :func:`.list_pages.fitted_page`): at most
-    ``MCPServer(list_page_size=N)`` tasks (None: every one) and, when the answer goes as one SSE event (legacy
-    SSE), at most the server's ``max_event_bytes`` (default 1 MiB): the page ends before the task that would
-    take it over (each task's ``statusMessage`` is cut at 65,536 characters, so one always fits).
+    are (MCP 2025-11-25, Server § Utilities § Pagination; :mod:`.list_pages`), whatever the transport: at most
+    ``MCPServer(list_page_size=N)`` tasks (None: :data:`~.list_pages.TASKS_PAGE_SIZE`, 100) and at most the
+    server's ``max_event_bytes`` (default 1 MiB; None: 1 MiB still) of JSON, the page ending before the task that
+    would take it over (each task's ``statusMessage`` is cut at 65,536 characters, so one always fits). So a
+    principal's 1,000 failed tasks with long messages (~65 MB of JSON) come in pages of ~15, each under a MiB;
+    the client follows ``nextCursor`` until none is given.
 
     ``nextCursor`` names the position of a page's last task; ``cursor`` goes on after that position, even
     when that task has expired since.
 
     .. versionchanged:: 1.0
        Unpaged by default, every task in one answer: over legacy SSE, 20 failed tasks with long messages made one
-       1.3 MB event, which the official client dropped with its session. A cursor is taken without a page size.
+       1.3 MB event, which the official client dropped with its session; as a JSON body, 1,000 such tasks one
+       ~65 MB answer. A cursor is taken without a page size.
 
     Raises:
         InvalidParams: a ``cursor`` this server did not issue (-32602).
@@ -159,10 +162,10 @@ async def tasks_list(core: HandlerServices, request: RequestContext, params: dic
     cursor = params.get("cursor")
     after = _decoded_position(cursor) if cursor is not None else None
     jobs, more = core.jobs.owned_by(owner, principal=request.principal, tasks_only=True, after=after,
-                                    count=core.list_page_size or None)
+                                    count=page_count(core, tasks=True))
     return fitted_page("tasks", [task_object(j) for j in jobs], more,
                        lambda i: encode_cursor(f"{jobs[i].created!r}/{jobs[i].id}"), method="tasks/list",
-                       bound=event_bound(core, request))
+                       bound=page_bound(core, request))
 
 
 def _decoded_position(cursor: object) -> tuple[float, str]:

@@ -113,6 +113,11 @@ class JobBackend(Protocol):
     def purge(self, now: float) -> list[str]:
         """Delete finished records past their ttl; returns their ids."""
 
+    def earliest_expiry(self) -> float | None:
+        """When the first finished record expires (epoch seconds; past: expired, not purged yet), where the back end
+        keeps that at hand (an index, memory); None when no record has finished or reading it would read every
+        record (Redis, whose records expire on their own: it keeps no index of their expiries)."""
+
     def session_gone(self, key: str) -> bool:
         """Whether the store knows that the session of ``key`` (``session_key`` of its id) ended: True when the server's
         sessions live beside the jobs (Redis) and its record is gone; False when it cannot tell

@@ -1,4 +1,5 @@
-"""When a caller whose share of the job store is full (``max_jobs_per_owner``) may start a job again.
+"""When a caller whose share of the job store is full (``max_jobs_per_owner``), or who found the whole store full
+(``max_jobs``), may start a job again.
 
 Every record of the owner counts, a finished one too, until it expires (``finished_at + ttl``,
 ``job_ttl_seconds``): the bound is on what one principal keeps stored (a finished job keeps its result,
@@ -7,6 +8,12 @@ when the owner's earliest-expiring finished job expires; while every counted job
 is unknown. The refusal tells it (:class:`~nanohubmcp.errors.JobLimitReached` ``retry_after``: the MCP
 result's ``_meta``, REST's ``Retry-After``), and so does its text, which a model reads (:func:`owner_full`):
 how many of the owner's jobs run and how many finished are kept, and when the first slot frees.
+
+The whole store (``max_jobs``, every owner's records) frees a slot when its first finished record expires: the back
+end's :meth:`~.backend.JobBackend.earliest_expiry`, one look at an index (SQLite) or at memory, never a read of the
+records (up to 10,000). Where that is unknown — no stored job has finished, or the store is Redis, whose records
+expire on their own with no index of when — the refusal gives :data:`FULL_STORE_RETRY_SECONDS` (a minute), a backoff
+its text names as one (:func:`store_full`).
 """
 
 from __future__ import annotations
@@ -19,32 +26,53 @@ from typing import Any
 from ...errors import JobLimitReached
 from .backend import JobBackend
 
-__all__ = ["insert", "owner_full", "seconds_to_a_slot", "slot_wait"]
+__all__ = ["FULL_STORE_RETRY_SECONDS", "insert", "owner_full", "owner_refusal", "seconds_to_a_slot", "slot_wait",
+           "store_full", "store_refusal"]
+
+FULL_STORE_RETRY_SECONDS = 60
+"""``Retry-After`` of a full store (``max_jobs``) that cannot tell when a slot frees: a minute, a backoff that keeps a
+client's retries at one a minute (a refused start costs the server one look) while the jobs run."""
 
 
 def insert(backend: JobBackend, record: dict[str, Any], max_total: int, max_per_owner: int,
            sweep: Callable[[], None]) -> None:
-    """Store a new job's ``record`` within the bounds; a refusal of the owner's share says when a slot
-    frees (``retry_after``), after one ``sweep`` and retry when an expired record of the owner still
-    counted (the store sweeps seldom: ``PURGE_EVERY_SECONDS``).
+    """Store a new job's ``record`` within the bounds; a refusal says when a slot frees (``retry_after``), after
+    one ``sweep`` and retry when an expired record still counted (the store sweeps seldom: ``PURGE_EVERY_SECONDS``).
 
     Raises:
-        JobLimitReached: a bound is reached (the owner's: ``retry_after`` set when known).
+        JobLimitReached: a bound is reached (the owner's: ``retry_after`` set when known; the store's: always set,
+            :data:`FULL_STORE_RETRY_SECONDS` when unknown).
     """
     for attempt in range(2):
         try:
             backend.insert(record, max_total=max_total, max_per_owner=max_per_owner)
             return
         except JobLimitReached as refused:
-            if not refused.per_owner:
-                raise
-            wait, finished, counted = slot_wait(backend, record["owner_key"], max_per_owner, time.time())
-            if wait is not None and wait <= 0 and attempt == 0:
+            wait, refusal = (owner_refusal(backend, record["owner_key"], max_per_owner) if refused.per_owner
+                             else store_refusal(backend, max_total))
+            if wait is not None and wait <= 0 and attempt == 0:  # an expired record not swept yet
                 sweep()
                 continue
-            retry_after = None if wait is None else max(1, math.ceil(wait))
-            raise JobLimitReached(owner_full(max_per_owner, counted, finished, retry_after), per_owner=True,
-                                  retry_after=retry_after) from None
+            raise refusal from None
+
+
+def owner_refusal(backend: JobBackend, owner_key: str, max_per_owner: int) -> tuple[float | None, JobLimitReached]:
+    """``(seconds, refusal)``: the seconds to the first expiry of the finished jobs of the owner ``owner_key`` (0 or
+    less: one expired, not swept yet; None: none has finished), and the refusal of its full share saying them."""
+    wait, finished, counted = slot_wait(backend, owner_key, max_per_owner, time.time())
+    retry_after = None if wait is None else max(1, math.ceil(wait))
+    return wait, JobLimitReached(owner_full(max_per_owner, counted, finished, retry_after), per_owner=True,
+                                 retry_after=retry_after)
+
+
+def store_refusal(backend: JobBackend, max_total: int) -> tuple[float | None, JobLimitReached]:
+    """``(seconds, refusal)``: the seconds to the first expiry of the store's finished records
+    (:meth:`~.backend.JobBackend.earliest_expiry`; None: unknown), and the refusal of the full store (``max_jobs``)
+    saying them, or :data:`FULL_STORE_RETRY_SECONDS` when unknown."""
+    expires = backend.earliest_expiry()
+    wait = None if expires is None else expires - time.time()
+    retry_after = FULL_STORE_RETRY_SECONDS if wait is None else max(1, math.ceil(wait))
+    return wait, JobLimitReached(store_full(max_total, retry_after, known=wait is not None), retry_after=retry_after)
 
 
 def seconds_to_a_slot(backend: JobBackend, owner_key: str, counted: int, now: float) -> float | None:
@@ -86,6 +114,21 @@ def owner_full(limit: int, counted: int, finished: int, retry_after: int | None)
         f"you have {running} running and {finished} finished and kept"
     return (head + f"{kept}. A slot frees in about {_duration(retry_after)}, when your first finished job "
             "expires: retry then, or ask the server's operator to raise the limit.")
+
+
+def store_full(limit: int, retry_after: int, *, known: bool) -> str:
+    """The refusal text of a full store (``max_jobs`` ``limit``): that a finished job counts until it expires, and
+    when to retry: in ``retry_after`` seconds, when the first finished job expires (``known``), else as a backoff,
+    e.g. "Too many jobs on this server: ... A slot frees in about 3549 s (59 min), when the first finished job
+    expires: retry then, ..."."""
+    head = (f"Too many jobs on this server: it keeps at most {limit} of all its clients (option max_jobs), a "
+            "finished one until it expires (option job_ttl_seconds). ")
+    if known:
+        return (head + f"A slot frees in about {_duration(retry_after)}, when the first finished job expires: retry "
+                "then, or ask the server's operator to raise the limit.")
+    return (head + "The server cannot tell when a slot frees (none of its stored jobs has finished, or its store "
+            f"keeps no index of when they expire): retry in {_duration(retry_after)}, or ask the server's operator "
+            "to raise the limit.")
 
 
 def _duration(seconds: int) -> str:

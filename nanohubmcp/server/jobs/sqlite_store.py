@@ -207,6 +207,11 @@ class SQLiteBackend(Untold):
                 db.execute(f"DELETE FROM jobs WHERE {expired}", (now,))
             return gone
 
+    def earliest_expiry(self) -> float | None:
+        with self._locked() as db:  # (the index jobs_by_expires: one look, not a scan)
+            found = db.execute("SELECT MIN(expires) FROM jobs").fetchone()
+        return None if found is None or found[0] is None else float(found[0])
+
     def session_gone(self, key: str) -> bool:
         return False  # sessions are each process's: the one holding it stores session_ended
 

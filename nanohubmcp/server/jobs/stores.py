@@ -116,6 +116,11 @@ class MemoryBackend(Untold):
                 del self._rows[key]
         return gone
 
+    def earliest_expiry(self) -> float | None:
+        with self._lock:
+            return min((r["finished_at"] + r["ttl"] for r in self._rows.values() if r["finished_at"] is not None),
+                       default=None)
+
     def session_gone(self, key: str) -> bool:
         return False  # sessions are this process's: it tells the job store (JobStore.session_ended)
 

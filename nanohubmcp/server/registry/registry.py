@@ -6,7 +6,7 @@ The maps are replaced, never mutated, so readers on the event loop need no lock 
 notebook cell registers from another thread.
 
 Listing is in registration order, a page at a time (``handlers.list_pages``: by the server's
-``list_page_size`` and, for an answer sent as one SSE event, by its bytes); cursors are opaque strings
+``list_page_size`` and by bytes, each entry's measured once a change); cursors are opaque strings
 naming the last key returned (MCP 2025-11-25, Server § Utilities § Pagination).
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ...errors import InvalidParams, ResourceNotFound
@@ -31,6 +31,29 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+class Listed:
+    """A page of a table's listing (:meth:`_Table.page`): ``entries``, the page's, in registration order; ``keys``,
+    the table's keys in order (the cursors name them); ``start``, the index of the page's first entry among them;
+    ``more``, whether entries follow the page; ``sizes``, the bytes of each entry's JSON as ``measure`` gave them
+    (empty without one). (A plain class: a ``NamedTuple`` costs a served script's cold start.)"""
+
+    __slots__ = ("entries", "keys", "more", "sizes", "start")
+
+    def __init__(self, entries: list[dict[str, Any]], keys: list[str], start: int, more: bool,
+                 sizes: Sequence[int]) -> None:
+        self.entries, self.keys, self.start, self.more, self.sizes = entries, keys, start, more, sizes
+
+
+class _Wire:
+    """One version's listing entries, and their sizes once a ``measure`` asked (kept till the table changes)."""
+
+    __slots__ = ("entries", "sizes")
+
+    def __init__(self, entries: list[dict[str, Any]]) -> None:
+        self.entries = entries
+        self.sizes: list[int] | None = None
+
+
 class _Table(Generic[T]):
     """One copy-on-write name → record map plus its change event."""
 
@@ -41,7 +64,7 @@ class _Table(Generic[T]):
         self._bus = bus
         self._event = event
         self._lock = threading.Lock()
-        self._wire_cache: dict[str, list[dict[str, Any]]] = {}
+        self._wire_cache: dict[str, _Wire] = {}
 
     def put(self, key: str, item: T) -> None:
         with self._lock:
@@ -72,11 +95,11 @@ class _Table(Generic[T]):
     def __contains__(self, key: object) -> bool:
         return key in self.by_name
 
-    def page(self, version: str, page_size: int | None,
-             cursor: object) -> tuple[list[dict[str, Any]], list[str], int, bool]:
+    def page(self, version: str, page_size: int | None, cursor: object, *,
+             measure: Callable[[dict[str, Any]], int] | None = None) -> Listed:
         """A page of listing entries for ``version`` (cached per version): the entries after the one ``cursor``
-        names (None: from the first), at most ``page_size`` of them (None: every one), the table's keys in order,
-        the index of the page's first entry among them, and whether entries follow the page.
+        names (None: from the first), at most ``page_size`` of them (None: every one), with the bytes ``measure``
+        gives of each (measured once per version and change).
 
         Raises:
             InvalidParams: (-32602) ``cursor`` is not one :func:`encode_cursor` makes, or names no entry now.
@@ -84,8 +107,10 @@ class _Table(Generic[T]):
         items = self.by_name
         cached = self._wire_cache.get(version)
         if cached is None:
-            cached = [item.to_wire(version) for item in items.values()]  # type: ignore[attr-defined]
+            cached = _Wire([item.to_wire(version) for item in items.values()])  # type: ignore[attr-defined]
             self._wire_cache[version] = cached
+        if measure is not None and cached.sizes is None:
+            cached.sizes = [measure(entry) for entry in cached.entries]
         keys = list(items)
         start = 0
         if cursor is not None:
@@ -95,7 +120,10 @@ class _Table(Generic[T]):
                                     "list again without a cursor")
             start = keys.index(last) + 1
         end = len(keys) if not page_size else start + page_size
-        return cached[start:end] if start or end < len(keys) else cached, keys, start, end < len(keys)
+        whole = not start and end >= len(keys)
+        entries = cached.entries if whole else cached.entries[start:end]
+        sizes = cached.sizes if cached.sizes is None or whole else cached.sizes[start:end]
+        return Listed(entries, keys, start, end < len(keys), sizes or ())
 
 
 def encode_cursor(key: str) -> str:

@@ -1,0 +1,124 @@
+"""A job refused because the whole job store is full (``max_jobs``, every client's jobs) says when to retry, as a
+full share of one client (``max_jobs_per_owner``) does: REST's 429 ``Retry-After``, the MCP result's
+``_meta["io.nanohub/retryAfter"]``, and its text. Issue 28's leftover: that refusal gave no time at all ("Wait until
+earlier jobs finish and expire"), and a record expired but not swept yet (the sweep runs every 10 s) still refused.
+
+The time is the store's earliest expiry, one look at an index (SQLite) or at memory, never a read of the records; when
+the store cannot tell (no job has finished; Redis, which keeps no index of expiries), a documented backoff of 60 s.
+Every back end: in memory, one SQLite file, a real redis-server; a real server for the REST and MCP answers.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from support import call_tool_http, serve, wait_until
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import JobLimitReached
+from nanohubmcp.server.jobs import service as jobmod
+from nanohubmcp.state.url import parse
+
+pytestmark = pytest.mark.timeout(120)
+TTL = 100.0
+BACKOFF = 60
+"""The documented backoff of a full store that cannot tell when a slot frees (``slot_free.BACKOFF``)."""
+
+
+def _done(job: jobmod.Job) -> None:
+    job.finish(jobmod.COMPLETED, result={"content": [{"type": "text", "text": "done"}]})
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def full_store(request: pytest.FixtureRequest,
+               tmp_path: Path) -> Iterator[tuple[str, Callable[[float], jobmod.JobStore]]]:
+    """``(kind, make)``: ``make(ttl)`` a job store of that kind holding at most 2 jobs of all owners."""
+    made: list[jobmod.JobStore] = []
+
+    def make(ttl: float) -> jobmod.JobStore:
+        if request.param == "redis":
+            url = parse(request.getfixturevalue("redis_server").url)
+            store = jobmod.JobStore(ttl, name=f"whole{len(made)}", shared=url, max_jobs=2)
+        else:
+            store = jobmod.JobStore(ttl, name="whole", state_dir=tmp_path / str(len(made)), kind=request.param,
+                                    max_jobs=2)
+        made.append(store)
+        return store
+
+    yield request.param, make
+    for store in made:
+        store.backend.close()
+        if store.runs.locks is not None:
+            store.runs.locks.release()
+
+
+def test_the_refusal_says_when_the_first_finished_job_expires_else_a_minute(full_store) -> None:  # type: ignore[no-untyped-def]
+    kind, make = full_store
+    store = make(TTL)
+    first, _second = store.create("work", "s1"), store.create("work", "s2")
+    with pytest.raises(JobLimitReached, match=r"at most 2 .*\(option max_jobs\)") as running:
+        store.create("work", "s3")
+    assert running.value.retry_after == BACKOFF  # both run: nobody knows when a slot frees
+    assert not running.value.per_owner
+    assert "The server cannot tell when a slot frees" in str(running.value)
+    assert "retry in 60 s" in str(running.value)
+    _done(first)
+    with pytest.raises(JobLimitReached) as finished:
+        store.create("work", "s3")
+    if kind == "redis":  # its records expire on their own: no index says when, and reading every one costs too much
+        assert finished.value.retry_after == BACKOFF
+        return
+    assert TTL - 5 <= finished.value.retry_after <= TTL
+    assert (f"A slot frees in about {finished.value.retry_after} s, when the first finished job expires: retry then"
+            in str(finished.value))
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_a_job_expired_but_not_swept_yet_no_longer_fills_the_store(kind: str, tmp_path: Path) -> None:
+    store = jobmod.JobStore(1.0, name="whole", state_dir=tmp_path, kind=kind, max_jobs=2)
+    jobs = [store.create("work", f"s{i}") for i in range(2)]
+    for job in jobs:
+        _done(job)
+    ends = max(job.finished_at for job in jobs) + 1.0
+    wait_until(lambda: time.time() > ends + 0.05, "both jobs to expire", 10)
+    assert store.create("work", "s3").status == jobmod.WORKING
+    store.backend.close()
+
+
+def _rest(base: str, name: str) -> tuple[int, dict[str, str], dict[str, object]]:
+    request = urllib.request.Request(base + "tools/" + name, b"{}", {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), json.loads(exc.read())
+
+
+def test_rest_answers_429_with_retry_after_and_mcp_with_retry_after_meta(tmp_path: Path) -> None:
+    server = MCPServer("whole", state_dir=str(tmp_path), max_jobs=1, job_ttl_seconds=TTL)
+
+    @server.async_tool()
+    def quick() -> str:
+        """Answer at once."""
+        return "quick"
+
+    with serve(server) as base:
+        status, _, started = _rest(base, "quick")
+        assert status == 202, started
+        wait_until(lambda: server.core.jobs.backend.load(str(started["job_id"]))["status"] == jobmod.COMPLETED,
+                   "the job to finish", 30)
+        status, headers, body = _rest(base, "quick")
+        assert status == 429, body
+        assert "(option max_jobs)" in str(body["error"])
+        assert TTL - 5 <= int(headers["Retry-After"]) <= TTL
+        assert f"A slot frees in about {headers['Retry-After']} s" in str(body["error"]), body
+        refused = call_tool_http(base, "quick", {})
+        assert refused["isError"] is True
+        assert TTL - 5 <= refused["_meta"]["io.nanohub/retryAfter"] <= TTL
+        assert f"A slot frees in about {refused['_meta']['io.nanohub/retryAfter']} s" in refused["content"][0]["text"]
