@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Instructions per ``tools/call`` through the connection seam, in a session, counted by exp-bbv over every
-thread (the provenance writer's included): provenance on, off, or a result-cache hit.
+thread (the provenance writer's included): provenance on, off, or a result-cache hit; ``sse`` and ``sse-off``:
+provenance on or off, the call come over the legacy SSE transport (its answer one event: measured against the
+event bound, then written).
 
     PYTHONPATH=<checkout> .venv/bin/python bench/seam_instructions.py hit          # 256 and 1280 calls
     PYTHONPATH=<checkout> .venv/bin/python bench/seam_instructions.py on 256 1280
+    PYTHONPATH=<checkout> .venv/bin/python bench/seam_instructions.py sse
 
 What ``run.py``'s instruction rows measure over HTTP (an ``add(a, b)`` of ``{"a": 1.5, "b": 2.25}``, protocol
 2025-11-25, a session), without the HTTP server around it: no socket, no clock-driven read attempts, so two runs
@@ -44,7 +47,7 @@ def child(mode: str, calls: int) -> None:
     code_facts.warm()
     if code_facts._table_reader is not None:
         code_facts._table_reader.join()
-    server = MCPServer("seam", state_dir=tempfile.mkdtemp(), provenance=mode != "off")
+    server = MCPServer("seam", state_dir=tempfile.mkdtemp(), provenance=mode not in ("off", "sse-off"))
 
     @server.tool(cache=mode == "hit")
     async def add(a: float, b: float) -> float:
@@ -55,7 +58,7 @@ def child(mode: str, calls: int) -> None:
     session.initialized = True
 
     async def run(n: int) -> None:
-        connection = Connection(server.core, "bench")
+        connection = Connection(server.core, "sse" if mode.startswith("sse") else "bench")
         for i in range(n):
             body = jsonenc.dumpb({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
                                   "params": {"name": "add", "arguments": {"a": 1.5, "b": 2.25}}})
@@ -67,7 +70,7 @@ def child(mode: str, calls: int) -> None:
 
     asyncio.run(run(56))
     asyncio.run(run(calls))
-    if mode != "off":
+    if mode not in ("off", "sse-off"):
         server.core.provenance.pending.drain()
 
 
@@ -82,7 +85,9 @@ def count(mode: str, calls: int) -> int:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--child":
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+    elif sys.argv[1] == "--child":
         child(sys.argv[2], int(sys.argv[3]))
     else:
         mode = sys.argv[1]

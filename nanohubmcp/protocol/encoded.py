@@ -25,14 +25,15 @@ class Encoded:
     ``jsonenc.dumps``/``dumpb`` write ``text`` verbatim where the value stands; ``value`` is the
     Python value it reads as (decoded on first use, then kept), for code that reads the data. An
     ``Encoded`` equals its value (``Encoded("[1]") == [1]``). Made by the result converters; the
-    caller vouches that ``text`` is what ``jsonenc.dumps`` writes for the value.
+    caller vouches that ``text`` is what ``jsonenc.dumps`` writes for the value; one who has the value too
+    may give it (``value``: then never decoded), vouching that it is not changed after.
     """
 
     __slots__ = ("_value", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, value: object = None) -> None:
         self.text: Final = text
-        self._value: Any = _UNREAD
+        self._value: Any = _UNREAD if value is None else value
 
     @property
     def value(self) -> Any:

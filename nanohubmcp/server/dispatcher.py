@@ -25,6 +25,7 @@ from ..schema.paths import echoed
 from .layers import session_limit, tool_scopes, version_gate
 from .middleware import Request
 from .pipeline import NotAResult, Pipeline
+from .results.written import WRITTEN, as_sent
 from .wire.request import META_SERVER_INFO, RequestContext
 
 if TYPE_CHECKING:
@@ -112,6 +113,8 @@ class Dispatcher:
                 return error_response(exc, message.id)
             finally:
                 in_flight.discard(request)
+            if WRITTEN in request.slots:  # (written when measured for one event: copied, not written again)
+                result = as_sent(request, result)
             return {"jsonrpc": "2.0", "id": message.id, "result": result}  # the success response (JSON-RPC 2.0 § 5)
         if kind == jsonrpc.RESPONSE:
             replication = self.core.replication

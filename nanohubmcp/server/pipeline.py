@@ -36,8 +36,9 @@ The step after the innermost of them hands them the result with the values the s
 as JSON text (an array's or a table's ``structuredContent``, a
 :class:`~nanohubmcp.protocol.encoded.Encoded`) decoded into lists and dicts
 (:mod:`~nanohubmcp.server.results.decoded`): they may dump, measure and change it, and what they
-return is written as it stands. A chain without the application's layers still writes that text as
-it is, never decoded.
+return is written as it stands (the text an answer going as one SSE event was written to when measured,
+:mod:`~nanohubmcp.server.results.written`, is dropped there: it is written again as they leave it). A chain
+without the application's layers still writes that text as it is, never decoded.
 """
 
 from __future__ import annotations
@@ -239,10 +240,14 @@ def _reached(call_next: CallNext, streams: bool) -> CallNext:
     values (:func:`~nanohubmcp.server.results.decoded.decoded`), a kept read's text left in its
     pieces when ``streams``."""
     from .results.decoded import decoded  # (a server with middleware only: not loaded at start)
+    from .results.written import WRITTEN
 
     async def reached(request: Request) -> dict[str, Any]:
-        request.context.slots[ANSWERED_BY_LAYER] = False
-        return decoded(await call_next(request), texts=not streams)
+        slots = request.context.slots
+        slots[ANSWERED_BY_LAYER] = False
+        result = await call_next(request)
+        slots.pop(WRITTEN, None)  # (they may change the result anywhere: it is written again as they leave it)
+        return decoded(result, texts=not streams)
 
     return reached
 

@@ -46,6 +46,7 @@ from ..results.meta_values import MetaNotSendable
 from ..results.options import ResultOptions
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.sink import ResultSink, call_sink
+from ..results.written import keep_written
 from ..shutdown import STOPPED
 from ..wire import trace_context
 from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, TIMED_OUT, RequestContext
@@ -122,8 +123,10 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         # (goes_as_event's first test, its table read here: a call answered as JSON or a line enters nothing more)
         if job is None and request.transport in AS_EVENT_WHEN[request.stream_opened] and goes_as_event(request):
             # not linked (an output schema), and over the client's 1 MiB
-            hold_to_event(result, tool.name, held=tool.output_schema is not None,
-                          bound=core.result_options.max_event_bytes)
+            text = hold_to_event(result, tool.name, held=tool.output_schema is not None,
+                                 bound=core.result_options.max_event_bytes)
+            if text is not None:  # (its text, written to measure it: the response copies it)
+                keep_written(request, result, text)
     except asyncio.CancelledError:
         if record:
             record.finish(False, "cancelled")

@@ -21,6 +21,7 @@ from ..calls.invoke import CallRecord, call_function
 from ..results import shape as results
 from ..results.event_bound import goes_as_event, hold_prompt_to_event
 from ..results.version_blocks import blocks_for
+from ..results.written import keep_written
 from ..wire.request import RequestContext
 from .list_pages import list_result
 
@@ -79,7 +80,9 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
         if not request.version.every_block:  # (a resource_link, audio an older version lacks)
             result = blocks_for(request.version, result)
         if goes_as_event(request):  # over the client's 1 MiB: an error it reads, not an event it drops
-            hold_prompt_to_event(result, name, bound=core.result_options.max_event_bytes)
+            text = hold_prompt_to_event(result, name, bound=core.result_options.max_event_bytes)
+            if text is not None:
+                keep_written(request, result, text)
     except Exception as exc:
         if call:
             call.finish(False, str(exc))

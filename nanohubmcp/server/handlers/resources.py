@@ -34,6 +34,7 @@ from ..results import RESULT_URI_PREFIX
 from ..results import shape as results
 from ..results.event_bound import goes_as_event, hold_read_to_event
 from ..results.kept_parts import parts_note, parts_template, split_part
+from ..results.written import keep_written
 from ..wire.request import STREAMS_TEXT, RequestContext
 from .kept_reader import kept_reader
 from .list_pages import list_result
@@ -123,7 +124,9 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
             if goes_as_event(request):  # over the client's 1 MiB: an error it reads, not an event it drops
                 held = core.result_store.size_of(key)
                 parts = "" if held is None else parts_note(uri.partition("?")[0], held[0], held[1], bound)
-                hold_read_to_event(kept, uri, kept=True, bound=bound, parts=parts)
+                text = hold_read_to_event(kept, uri, kept=True, bound=bound, parts=parts)
+                if text is not None:
+                    keep_written(request, kept, text)
             return kept
         evicted = core.result_store.evicted(key, reader)
         if evicted is not None:
@@ -149,7 +152,9 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         raise _read_failed(uri, exc, modern=request.modern) from exc
     try:  # the read is recorded as the client is answered: a refusal as failed
         if goes_as_event(request):
-            hold_read_to_event(result, uri, kept=False, bound=core.result_options.max_event_bytes)
+            text = hold_read_to_event(result, uri, kept=False, bound=core.result_options.max_event_bytes)
+            if text is not None:
+                keep_written(request, result, text)
     except InternalError as exc:
         if call:
             call.finish(False, exc.message)

@@ -20,6 +20,7 @@ from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..registry.registry import decode_cursor, encode_cursor
 from ..results.event_bound import goes_as_event, held_to_schema, hold_task_to_event, task_result_via
+from ..results.written import keep_written
 from ..wire.request import RequestContext
 from .answered_result import answered_result
 from .list_pages import fitted_page, page_bound, page_count
@@ -124,13 +125,16 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
     if job.result is None and job.status == jobmod.FAILED:
         return _tool_error(job.status_message or "the task failed", meta)
     result = await answered_result(core, job)
+    answer = {**result, "_meta": {**(result.get("_meta") or {}), **meta}}
     if goes_as_event(request):  # over the client's 1 MiB: a tool error it reads, not an event it drops
         try:
-            hold_task_to_event(result, job.id, job.tool, held=held_to_schema(core.registry.tools, job.tool),
-                               bound=core.result_options.max_event_bytes, via=task_result_via(request))
+            text = hold_task_to_event(answer, job.id, job.tool, held=held_to_schema(core.registry.tools, job.tool),
+                                      bound=core.result_options.max_event_bytes, via=task_result_via(request))
         except ResultTooLarge as exc:
             return _tool_error(str(exc), meta)
-    return {**result, "_meta": {**(result.get("_meta") or {}), **meta}}
+        if text is not None:
+            keep_written(request, answer, text)
+    return answer
 
 
 def _tool_error(text: str, meta: dict[str, Any]) -> dict[str, Any]:

@@ -29,18 +29,35 @@ it is a JSON body already, whatever its size.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Final, Protocol
+import functools
+from typing import Any, Final, NamedTuple, Protocol
 
 from ...errors import InternalError, ResultTooLarge
 from ...protocol import jsonenc
 from ...protocol.client_event_cap import CLIENT_EVENT_BYTES, EVENT_ENVELOPE_BYTES, said_bound
+from ...protocol.least_size import least_bytes
 from ...protocol.text_pieces import TextPieces
 from ..wire.request import RequestContext
 from .options import ResultOptions
+from .written import KEPT_FROM
 
-__all__ = ["AS_EVENT_WHEN", "EVENT_INLINE_BYTES", "EVENT_TRANSPORTS", "answer_options", "event_bytes",
-           "event_inline_bytes", "goes_as_event", "held_to_schema", "hold_prompt_to_event", "hold_read_to_event",
-           "hold_task_to_event", "hold_to_event", "task_result_via"]
+__all__ = [
+    "AS_EVENT_WHEN",
+    "EVENT_INLINE_BYTES",
+    "EVENT_TRANSPORTS",
+    "Measure",
+    "answer_options",
+    "event_bytes",
+    "event_inline_bytes",
+    "goes_as_event",
+    "held_to_schema",
+    "hold_prompt_to_event",
+    "hold_read_to_event",
+    "hold_task_to_event",
+    "hold_to_event",
+    "measure",
+    "task_result_via",
+]
 
 EVENT_INLINE_BYTES: Final = CLIENT_EVENT_BYTES // 4
 """The most bytes of a result's data inlined in an answer sent as one SSE event under the default bound (256 KiB,
@@ -86,15 +103,40 @@ def answer_options(options: ResultOptions, request: RequestContext) -> ResultOpt
     return dataclasses.replace(options, max_inline_bytes=share)
 
 
-def event_bytes(result: dict[str, Any], bound: int | None) -> int | None:
-    """The bytes of ``result`` as JSON (UTF-8) when over what one event of ``bound`` bytes carries (``bound`` less
-    :data:`~nanohubmcp.protocol.client_event_cap.EVENT_ENVELOPE_BYTES`), else None (it fits one event, ``bound`` is
-    None: no bound, or JSON cannot write it: left to the transport, which answers it as it answers any such result). A
-    ``resources/read`` content's text read from a kept file (:class:`~nanohubmcp.protocol.text_pieces.TextPieces`)
-    counts its :attr:`~nanohubmcp.protocol.text_pieces.TextPieces.size`, counted when it was opened: the file is
-    not read again."""
+class Measure(NamedTuple):
+    """What :func:`measure` found of a result for one event."""
+
+    size: int | None
+    """The result's bytes as JSON (UTF-8) when over what the event carries, else None (it fits, no bound, or JSON
+    cannot write it)."""
+    at_least: bool = False
+    """``size`` is a lower bound, found without writing the result
+    (:func:`~nanohubmcp.protocol.least_size.least_bytes`): it is that far over whatever the rest of it is."""
+    text: str | None = None
+    """The result's JSON text when it fits and was written whole, of :data:`.written.KEPT_FROM` characters or more
+    (for the response to copy: :mod:`.written`), else None."""
+
+
+def measure(result: dict[str, Any], bound: int | None, *, early: bool = True) -> Measure:
+    """How ``result`` stands against one event of ``bound`` bytes (``bound`` less
+    :data:`~nanohubmcp.protocol.client_event_cap.EVENT_ENVELOPE_BYTES`; None: no bound, nothing measured): over
+    it (:attr:`Measure.size`), or fitting, with its JSON text (:attr:`Measure.text`, written by
+    :func:`~nanohubmcp.protocol.jsonenc.dumps`: the response copies it, never writing it again). A result whose
+    strings and lists alone are over it (:func:`~nanohubmcp.protocol.least_size.least_bytes`) is over without
+    being written (``at_least``; ``early=False``: not looked for, the result is written at once: a tool's result
+    not held to an output schema, whose data over a quarter of the bound was linked, is seldom over it, and the
+    look costs a small answer about as much as writing it). A ``resources/read`` content's text read from a kept file
+    (:class:`~nanohubmcp.protocol.text_pieces.TextPieces`) counts its
+    :attr:`~nanohubmcp.protocol.text_pieces.TextPieces.size`, counted when it was opened: the file is not read
+    again (and no text is kept: the wire writes that text a piece at a time). JSON cannot write it: fits, left to
+    the transport, which answers it as it answers any such result."""
     if bound is None:
-        return None
+        return _FITS
+    room = bound - EVENT_ENVELOPE_BYTES
+    if early:
+        least = least_bytes(result)
+        if least > room:
+            return Measure(least, at_least=True)
     pieces = 0
     contents = result.get("contents")
     if isinstance(contents, list) and any(isinstance(block.get("text"), TextPieces) for block in contents):
@@ -109,12 +151,27 @@ def event_bytes(result: dict[str, Any], bound: int | None) -> int | None:
     try:
         text = jsonenc.dumps(result)
     except (TypeError, ValueError):  # (NestedTooDeep and LongInteger are ValueErrors)
-        return None
+        return _FITS
     size = pieces + (len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass")))
-    return size if size > bound - EVENT_ENVELOPE_BYTES else None
+    if size > room:
+        return Measure(size)
+    return _fitting((None, False, text if len(text) >= KEPT_FROM and not pieces else None))
 
 
-def _too_large(what: str, size: int, bound: int) -> str:
+_fitting: Final = functools.partial(tuple.__new__, Measure)  # (a Measure without NamedTuple's __new__: every answer)
+
+
+_FITS: Final = Measure(None)
+
+
+def event_bytes(result: dict[str, Any], bound: int | None) -> int | None:
+    """:func:`measure`'s :attr:`~Measure.size`: the bytes of ``result`` as JSON (UTF-8) when over what one event
+    of ``bound`` bytes carries (at least that many, when found without writing it), else None."""
+    return measure(result, bound).size
+
+
+def _too_large(what: str, found: Measure, bound: int) -> str:
+    size = f"{found.size} or more" if found.at_least else found.size
     return (f"{what} {size} bytes of JSON, more than a client reads in one server-sent event ({said_bound(bound)}), "
             "and this answer goes as one")
 
@@ -141,23 +198,27 @@ def task_result_via(request: RequestContext) -> str:
     return "tasks/result over Streamable HTTP, after a log or progress message of it"
 
 
-def hold_to_event(result: dict[str, Any], tool: str, *, held: bool, bound: int | None) -> None:
+def hold_to_event(result: dict[str, Any], tool: str, *, held: bool, bound: int | None) -> str | None:
     """Refuse ``result`` (tool ``tool``'s ``CallToolResult``, answered as one SSE event; ``held``: the tool declares
     an output schema, so its data was not linked) when it is over what one event of ``bound`` bytes (the server's
     ``max_event_bytes``; None: no bound) carries as JSON (:func:`event_bytes`): the client would lose the call,
     never reading it. A result JSON cannot write is left to the transport, which answers it as it answers any such
     result.
 
+    Returns:
+        ``result``'s JSON text when it fits and was written whole (:attr:`Measure.text`), for its response to copy
+        (:func:`.written.keep_written`); else None.
+
     Raises:
         ResultTooLarge: naming the size, the bound, why the answer goes as an event, and what to do
             instead (less data; a call answered as JSON; for a result held to an output schema, which is never
             linked, the server's author dropping the schema).
     """
-    size = event_bytes(result, bound)
-    if size is None or bound is None:
-        return
+    found = measure(result, bound, early=held)
+    if found.size is None or bound is None:
+        return found.text
     raise ResultTooLarge(
-        _too_large(f"tool '{tool}' answered", size, bound) + " (the call reported progress or logged before it ended, "
+        _too_large(f"tool '{tool}' answered", found, bound) + " (the call reported progress or logged before it ended, "
         "or came over the legacy SSE transport)"
         + ("; a result held to an output schema is sent inline, never linked" if held else "")
         + ". Ask for less data (a smaller size, range or sample), or call the tool over Streamable HTTP with no "
@@ -168,21 +229,25 @@ def hold_to_event(result: dict[str, Any], tool: str, *, held: bool, bound: int |
 
 def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bool, bound: int | None,
                        via: str = "tasks/result over the legacy SSE transport",
-                       read_with: str = "tasks/result") -> None:
+                       read_with: str = "tasks/result") -> str | None:
     """Refuse ``result`` (what a finished task ``task`` of tool ``tool`` answers, going as one SSE event: a
     ``tasks/result`` over legacy SSE, ``via``, or the 2026 listen's last ``notifications/tasks`` of it, whose
     ``DetailedTask`` carries it; ``held``: the tool declares an output schema, so its data was not linked) when it
     is over what one event of ``bound`` bytes carries as JSON, as :func:`hold_to_event` refuses a call's. The task's
     result stays stored: ``read_with`` over Streamable HTTP answers it whole, as JSON.
 
+    Returns:
+        ``result``'s JSON text when it fits and was written whole (:attr:`Measure.text`), for its response to copy
+        (:func:`.written.keep_written`); else None.
+
     Raises:
         ResultTooLarge: naming the size, the bound, and what to do instead.
     """
-    size = event_bytes(result, bound)
-    if size is None or bound is None:
-        return
+    found = measure(result, bound)
+    if found.size is None or bound is None:
+        return found.text
     raise ResultTooLarge(
-        _too_large(f"task {task} (tool '{tool}') answered", size, bound) + f" ({via})"
+        _too_large(f"task {task} (tool '{tool}') answered", found, bound) + f" ({via})"
         + ("; a result held to an output schema is sent inline, never linked" if held else
            "; its data is linked only over max_inline_bytes")
         + f". The result is kept: send {read_with} for it over Streamable HTTP with nothing sent before the answer "
@@ -192,7 +257,8 @@ def hold_task_to_event(result: dict[str, Any], task: str, tool: str, *, held: bo
            "linked" if held else ""))
 
 
-def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool, bound: int | None, parts: str = "") -> None:
+def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool, bound: int | None,
+                       parts: str = "") -> str | None:
     """Refuse ``result`` (the ``ReadResourceResult`` of ``uri``, going as one SSE event: :func:`goes_as_event`)
     when it is over what one event of ``bound`` bytes (the server's ``max_event_bytes``; None: no bound) carries as
     JSON (:func:`event_bytes`): the client would lose the
@@ -201,38 +267,48 @@ def hold_read_to_event(result: dict[str, Any], uri: str, *, kept: bool, bound: i
     is closed, and ``parts`` (:func:`~.kept_parts.parts_note`: how many parts and the first's URI) says how it
     reads in parts, on any transport.
 
+    Returns:
+        ``result``'s JSON text when it fits and was written whole (:attr:`Measure.text`), for its response to copy
+        (:func:`.written.keep_written`); else None.
+
     Raises:
-        InternalError: (-32603) ``data``: ``{"uri", "bytes", "limit"}`` (``limit``: the bound).
+        InternalError: (-32603) ``data``: ``{"uri", "bytes", "limit"}`` (``limit``: the bound; ``bytes``: a lower bound
+            when the message says "or more", found without writing the answer).
     """
-    size = event_bytes(result, bound)
-    if size is None or bound is None:
-        return
+    found = measure(result, bound)
+    if found.size is None or bound is None:
+        return found.text
     for block in result.get("contents") or ():
         if isinstance(block.get("text"), TextPieces):
             block["text"].close()
     what = "a large result the server kept" if kept else "a resource"
     raise InternalError(
-        _too_large(f"resources/read of {uri} ({what}) answered", size, bound)
+        _too_large(f"resources/read of {uri} ({what}) answered", found, bound)
         + _sent_whole_over("read", "read", "read it", parts=parts if kept else "")
         + ("" if kept else "; or ask the server's author for a smaller resource or a template that reads it in parts"),
-        {"uri": uri, "bytes": size, "limit": bound})
+        {"uri": uri, "bytes": found.size, "limit": bound})
 
 
-def hold_prompt_to_event(result: dict[str, Any], name: str, *, bound: int | None) -> None:
+def hold_prompt_to_event(result: dict[str, Any], name: str, *, bound: int | None) -> str | None:
     """Refuse ``result`` (prompt ``name``'s ``GetPromptResult``, going as one SSE event: :func:`goes_as_event`)
     when it is over what one event of ``bound`` bytes (the server's ``max_event_bytes``; None: no bound) carries
     as JSON, as :func:`hold_read_to_event` refuses a read: a prompt's messages are the answer, not cut or linked.
 
+    Returns:
+        ``result``'s JSON text when it fits and was written whole (:attr:`Measure.text`), for its response to copy
+        (:func:`.written.keep_written`); else None.
+
     Raises:
-        InternalError: (-32603) ``data``: ``{"prompt", "bytes", "limit"}`` (``limit``: the bound).
+        InternalError: (-32603) ``data``: ``{"prompt", "bytes", "limit"}`` (``limit``: the bound; ``bytes``: a lower
+            bound when the message says "or more").
     """
-    size = event_bytes(result, bound)
-    if size is None or bound is None:
-        return
+    found = measure(result, bound)
+    if found.size is None or bound is None:
+        return found.text
     raise InternalError(
-        _too_large(f"prompts/get of '{name}' answered", size, bound) + _sent_whole_over("get", "sent", "get it")
+        _too_large(f"prompts/get of '{name}' answered", found, bound) + _sent_whole_over("get", "sent", "get it")
         + "; or ask the server's author for a smaller prompt (a resource_link to its large part)",
-        {"prompt": name, "bytes": size, "limit": bound})
+        {"prompt": name, "bytes": found.size, "limit": bound})
 
 
 def _sent_whole_over(verb: str, done: str, do: str, *, parts: str = "") -> str:

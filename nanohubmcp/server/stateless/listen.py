@@ -36,6 +36,7 @@ from ...protocol.uris import comparison_form
 from ..handlers.answered_result import answered_result
 from ..jobs import service as jobmod
 from ..results.event_bound import held_to_schema, hold_task_to_event
+from ..results.written import Written, written_of
 from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
 from .tasks import detailed_task, has_tasks_extension, task_status
@@ -128,8 +129,9 @@ async def subscriptions_listen(core: HandlerServices, request: RequestContext,
             "send 'Accept: application/json, text/event-stream'")
     sub_meta = {SUBSCRIPTION_ID: request.request_id}
 
-    def send(method: str, payload: dict[str, Any] | None = None) -> None:
-        request.send_related(jsonrpc.notification(method, {**(payload or {}), "_meta": sub_meta}))
+    def send(method: str, payload: dict[str, Any] | None = None, written: Written | None = None) -> None:
+        params = {**(payload or {}), "_meta": sub_meta}
+        request.send_related(jsonrpc.notification(method, params if written is None else written.sent(params)))
 
     wanted_lists = {_LIST_FLAGS[f] for f in _LIST_FLAGS if honoured.get(f)}
     subscribed = [(comparison_form(uri), uri) for uri in honoured.get("resourceSubscriptions", [])]
@@ -185,7 +187,7 @@ class _TaskStatus:
        A failed keep of the data no longer loses the completion (it ended the following untold)."""
 
     def __init__(self, core: HandlerServices, job: jobmod.Job,
-                 send: Callable[[str, dict[str, Any]], None]) -> None:
+                 send: Callable[[str, dict[str, Any], Written | None], None]) -> None:
         self.core = core
         self.job = job
         self.send = send
@@ -204,21 +206,24 @@ class _TaskStatus:
                 log.warning("task %s: its data could not be linked (%s: %s); its result is told whole",
                             job.id, type(exc).__name__, exc)
                 result = None  # (the result as stored)
-            self.tell(self.told(job, result))
+            self.tell(*self.told(job, result))
 
-    def told(self, job: jobmod.Job, result: dict[str, Any] | None) -> dict[str, Any]:
+    def told(self, job: jobmod.Job, result: dict[str, Any] | None) -> tuple[dict[str, Any], Written | None]:
         """The completed ``job``'s ``DetailedTask`` with ``result``; one over the server's ``max_event_bytes`` (default
         the official client's 1 MiB) for one event with a tool error naming its size instead
         (:func:`~..results.event_bound.hold_task_to_event`): the client would drop the event, and with it the listen.
-        ``tasks/get`` answers the result whole, as JSON."""
+        ``tasks/get`` answers the result whole, as JSON. With it, its text as written to measure it (the
+        notification copies it), or None."""
         task = detailed_task(self.core, job, result)
         try:
-            hold_task_to_event(task, job.id, job.tool, held=held_to_schema(self.core.registry.tools, job.tool),
-                               bound=self.core.result_options.max_event_bytes,
-                               via="the last notifications/tasks of a subscriptions/listen", read_with="tasks/get")
+            text = hold_task_to_event(task, job.id, job.tool, held=held_to_schema(self.core.registry.tools, job.tool),
+                                      bound=self.core.result_options.max_event_bytes,
+                                      via="the last notifications/tasks of a subscriptions/listen",
+                                      read_with="tasks/get")
         except ResultTooLarge as exc:
-            return detailed_task(self.core, job, {"content": [{"type": "text", "text": str(exc)}], "isError": True})
-        return task
+            return detailed_task(self.core, job, {"content": [{"type": "text", "text": str(exc)}],
+                                                  "isError": True}), None
+        return task, written_of(task, text)
 
     def report(self, job: jobmod.Job) -> None:
         if task_status(job) == jobmod.COMPLETED:  # (also an isError result: every result is held to one event)
@@ -226,10 +231,10 @@ class _TaskStatus:
         else:
             self.tell(detailed_task(self.core, job))
 
-    def tell(self, task: dict[str, Any]) -> None:
+    def tell(self, task: dict[str, Any], written: Written | None = None) -> None:
         if task != self.last:
             self.last = task
-            self.send("notifications/tasks", task)
+            self.send("notifications/tasks", task, written)
 
 
 def _cancel(waiter: asyncio.Future[Any]) -> None:
