@@ -33,7 +33,8 @@ pytestmark = [pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason
 @contextlib.contextmanager
 def detaching_sim2l(folder: Path) -> Iterator[tuple[Path, Path, Path]]:
     """The cooling Sim2L whose computing cell, for ``points=17``, starts a helper in a new session working in
-    ``/``, notes its pid in ``folder/helper`` and waits for ``folder/stop``; a state directory and a server log
+    ``/``, notes its pid in ``folder/helper`` and waits for ``folder/stop`` (before simtool's import: the cells
+    before it take 0.2 s or less); a state directory and a server log
     in ``folder``. The helper is killed at the end if it still runs."""
     pytest.importorskip("papermill")
     pytest.importorskip("simtool")
@@ -49,7 +50,7 @@ def detaching_sim2l(folder: Path) -> Iterator[tuple[Path, Path, Path]]:
     notebook = folder / "nb"
     notebook.mkdir()
     try:
-        yield cooling_variant(notebook, code), folder / "state", folder / "server.log"
+        yield cooling_variant(notebook, code, simtool_late=True), folder / "state", folder / "server.log"
     finally:
         stop.write_text("")
         if helper.exists() and helper.read_text() and running(int(helper.read_text())):
@@ -59,7 +60,7 @@ def detaching_sim2l(folder: Path) -> Iterator[tuple[Path, Path, Path]]:
 @pytest.mark.timeout(300)
 def test_the_cell_time_limit_ends_the_helper(tmp_path: Path) -> None:
     with detaching_sim2l(tmp_path) as (notebook, state, log), \
-            sim2l_server(notebook, state, log, "--cell-timeout", "8") as (_server, port):
+            sim2l_server(notebook, state, log, "--cell-timeout", "4") as (_server, port):
         answer = httpx.post(f"http://127.0.0.1:{port}/tools/cooling", json={"points": 17}, timeout=200)
         assert answer.status_code != 200, answer.text
         helper = noted(tmp_path / "helper")

@@ -55,7 +55,8 @@ def test_jobs_leave_no_run_folder_and_a_stop_leaves_no_kernel(tmp_path: Path, mo
     state = tmp_path / "state"
     app = tmp_path / "app" / "app.py"
     app.parent.mkdir()
-    app.write_text(APP.format(state=str(state), notebook=str(cooling_variant(tmp_path, code))))
+    # (simtool imported after the code: the fourth job's run reaches its child without it)
+    app.write_text(APP.format(state=str(state), notebook=str(cooling_variant(tmp_path, code, simtool_late=True))))
     monkeypatch.setenv("MCP_TOKEN", "")
     left: list[int] = []
     try:
