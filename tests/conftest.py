@@ -4,6 +4,7 @@ sub-folders have their own ``conftest.py``, so ``from support import`` would be 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,19 @@ os.environ.setdefault("MCP_TOKEN", "")
 # thread's stack on its stderr instead of nothing; tests that build an environment of their own add
 # support.FAULTHANDLER to it.
 os.environ.setdefault("PYTHONFAULTHANDLER", "1")
+
+
+def _hangups_let_pass(signum: int, frame: object) -> None:
+    """SIGHUP in the test process when the run started with it ignored: nothing, as nohup meant."""
+
+
+# A run started under nohup (SIGHUP ignored) passed that on to every server process the tests start, and a
+# server rightly keeps an ignored SIGHUP ignored: the tests of how SIGHUP stops a server failed. A handler of
+# our own instead of the ignore: the test process still outlives a hangup, and every program it starts begins
+# with SIGHUP at its default (exec resets a caught signal, never an ignored one). Tests of a server under nohup
+# ignore it in the server's own process (tests/scaleout/test_sighup_stops_the_server_cleanly_and_says_why.py).
+if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, _hangups_let_pass)
 
 
 @pytest.fixture
