@@ -42,10 +42,12 @@ def _done(job: jobmod.Job) -> None:
 @pytest.fixture(params=["memory", "sqlite", "redis"])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
     made: list[jobmod.JobStore] = []
+    # (Redis asked for first: it stops after this fixture's end has closed the stores, so their threads end at once)
+    redis = request.getfixturevalue("redis_server") if request.param == "redis" else None
 
     def make(ttl: float) -> jobmod.JobStore:
-        if request.param == "redis":
-            url = parse(request.getfixturevalue("redis_server").url)
+        if redis is not None:
+            url = parse(redis.url)
             store = jobmod.JobStore(ttl, name=f"share{len(made)}", shared=url, max_jobs_per_owner=2)
         else:
             store = jobmod.JobStore(ttl, name="share", state_dir=tmp_path / str(len(made)), kind=request.param,
