@@ -10,6 +10,8 @@ inherits Voilà's variables and is a batch run (review r31 F1: any ``VOILA_*`` v
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -72,31 +74,68 @@ def run_by_nbclient(kernel_specs: Path, ipython_dir: Path, tmp_path: Path, cells
     return text
 
 
+RUNS: dict[str, tuple[list[str], dict[str, str], str | None]] = {
+    # a batch client's run: the test's own environment, no VOILA_* in it
+    "batch": (CELLS, {}, None),
+    # Voilà executes the notebook with nbclient (allow_stdin false) in a kernel it started with its VOILA_*
+    # variables, VOILA_KERNEL_ID naming it
+    "voila": ([VOILA_FIRST_CELL, *CELLS], VOILA_KERNEL, VOILA_KERNEL_ID),
+    # a notebook a Voilà kernel runs with papermill or nbclient: Voilà's variables inherited, VOILA_KERNEL_ID
+    # naming the Voilà kernel, not this one
+    "from voila": (CELLS, {**VOILA_KERNEL, "VOILA_KERNEL_ID": VOILA_KERNEL_ID}, None),
+}
+"""The nbclient runs the tests below judge: cells, environment added, the kernel's id."""
+
+
+@pytest.fixture(scope="module")
+def saved(kernel_specs: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
+    """``saved(run)``: the saved outputs (JSON text) of one of :data:`RUNS`. The three runs go at once, each in a
+    kernel, folder, IPython directory and state directory of its own (one after another they took 40 s: two of
+    those seconds in three are simtool's and papermill's imports, on one core of two); a run that failed raises
+    in the tests judging it."""
+
+    def run(name: str) -> str:
+        folder = tmp_path_factory.mktemp(name.replace(" ", "_"))
+        (folder / "ipython").mkdir()
+        cells, env, kernel_id = RUNS[name]
+        env = {**env, "NANOHUBMCP_STATE_DIR": str(folder / "state")}
+        return run_by_nbclient(kernel_specs, folder / "ipython", folder, cells, env, kernel_id=kernel_id)
+
+    with ThreadPoolExecutor(len(RUNS)) as pool:
+        runs = {name: pool.submit(run, name) for name in RUNS}
+        texts = {name: future.exception() or future.result() for name, future in runs.items()}
+
+    def judged(name: str) -> str:
+        text = texts[name]
+        if isinstance(text, BaseException):
+            raise text
+        return text
+
+    return judged
+
+
 @pytest.mark.timeout(240)
-def test_the_saved_calls_have_no_progress_bar(kernel_specs: Path, ipython_dir: Path, tmp_path: Path) -> None:
-    text = run_by_nbclient(kernel_specs, ipython_dir, tmp_path, CELLS, {})
+def test_the_saved_calls_have_no_progress_bar(saved: Callable[[str], str]) -> None:
+    text = saved("batch")
     for frozen in ("FloatProgress", "Executing", "widget-view", "<progress"):
         assert frozen not in text, f"{frozen!r} saved in the calls' outputs: {text}"
 
 
 @pytest.mark.timeout(240)
-def test_under_voila_the_bars_are_drawn(kernel_specs: Path, ipython_dir: Path, tmp_path: Path) -> None:
+def test_under_voila_the_bars_are_drawn(saved: Callable[[str], str]) -> None:
     """Voilà executes the notebook with nbclient (``allow_stdin`` false) in a kernel it started with its
     ``VOILA_*`` variables, ``VOILA_KERNEL_ID`` naming it: a live page, so the call's ``ctx.report_progress`` bar
     and the Sim2L's bar are shown."""
-    text = run_by_nbclient(kernel_specs, ipython_dir, tmp_path, [VOILA_FIRST_CELL, *CELLS], VOILA_KERNEL,
-                           kernel_id=VOILA_KERNEL_ID)
+    text = saved("voila")
     assert "FloatProgress" in text or "<progress" in text, f"no progress bar for the fermi call: {text}"
     assert "Executing" in text, f"no papermill bar for the cooling call: {text}"
 
 
 @pytest.mark.timeout(240)
-def test_a_notebook_run_from_a_voila_kernel_is_a_batch_run(kernel_specs: Path, ipython_dir: Path,
-                                                           tmp_path: Path) -> None:
+def test_a_notebook_run_from_a_voila_kernel_is_a_batch_run(saved: Callable[[str], str]) -> None:
     """A Voilà app running a notebook with papermill or nbclient (a Sim2L's run): the kernel it starts inherits
     Voilà's variables, ``VOILA_KERNEL_ID`` naming the Voilà kernel, not this one. No bar is saved."""
-    inherited = {**VOILA_KERNEL, "VOILA_KERNEL_ID": VOILA_KERNEL_ID}
-    text = run_by_nbclient(kernel_specs, ipython_dir, tmp_path, CELLS, inherited)
+    text = saved("from voila")
     for frozen in ("FloatProgress", "Executing", "widget-view", "<progress"):
         assert frozen not in text, f"{frozen!r} saved in the calls' outputs: {text}"
 
