@@ -50,6 +50,7 @@ async def test_a_cancelled_call_kills_its_kernel(tmp_path: Path) -> None:
         f"    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
         "    time.sleep(600)\n",
         "coolslow.ipynb",
+        simtool_late=True,  # the sleeping cell reached without simtool's import (seconds on a busy machine)
     )
     server = MCPServer("slow-sim2l", job_store="memory")
     server.add_sim2l(str(path), name="cooling")

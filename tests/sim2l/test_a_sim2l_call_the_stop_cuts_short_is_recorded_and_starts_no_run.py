@@ -57,7 +57,7 @@ async def test_a_stopped_call_is_recorded_and_its_waiting_twin_starts_no_kernel(
     pidfile = tmp_path / "kernel.pid"
     path = cooling_variant(tmp_path, "import os, time\n"
                                      f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
-                                     "time.sleep(600)\n")
+                                     "time.sleep(600)\n", simtool_late=True)  # (no simtool import before it)
     process, log, port = _serve(["sim2l", str(path)], tmp_path)
     kernels: set[int] = set()
 
@@ -118,7 +118,7 @@ async def test_a_stopped_call_is_recorded_and_its_waiting_twin_starts_no_kernel(
 async def test_a_cell_over_its_time_leaves_nbclients_line_off_stderr(tmp_path: Path) -> None:
     pytest.importorskip("papermill")
     pytest.importorskip("simtool")
-    path = cooling_variant(tmp_path, "import time\ntime.sleep(600)\n")
+    path = cooling_variant(tmp_path, "import time\ntime.sleep(600)\n", simtool_late=True)  # (no simtool before it)
     process, log, port = _serve(["sim2l", str(path), "--cell-timeout", "3"], tmp_path)
     try:
         with anyio.fail_after(200):

@@ -43,7 +43,8 @@ def _job_server(tmp_path: Path, executor: str) -> tuple[MCPServer, Path]:
         "    child.wait()\n"
     )
     server = MCPServer(f"sim2l-{executor}", state_dir=str(tmp_path / "state"), job_executor=executor)
-    server.add_sim2l(str(cooling_variant(tmp_path, code)), name="cool_job", background=True)
+    # (simtool imported after the code: the 17 points' run reaches its sleep without it)
+    server.add_sim2l(str(cooling_variant(tmp_path, code, simtool_late=True)), name="cool_job", background=True)
     return server, pids
 
 

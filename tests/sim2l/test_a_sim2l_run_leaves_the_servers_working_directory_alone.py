@@ -35,6 +35,7 @@ async def test_the_servers_working_directory_is_unchanged_while_a_run_goes_on(tm
         f"open({str(started)!r}, 'w').write(os.getcwd())\n"
         f"while not os.path.exists({str(go)!r}):\n"
         "    time.sleep(0.05)\n",
+        simtool_late=True,  # the waiting cell reached without simtool's import (seconds on a busy machine)
     )
     server = MCPServer("cwd", state_dir=str(tmp_path / "state"))
     server.add_sim2l(str(notebook), name="cool")
