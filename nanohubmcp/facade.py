@@ -103,8 +103,9 @@ class MCPServer:
             to ``max_jobs_per_owner`` a principal) pages 100 tasks. Every list page, page size or not and on every
             transport, also ends within ``max_event_bytes`` (1 MiB; None: 1 MiB still) of JSON, with ``nextCursor``
             (so 1,000 failed tasks with long messages come ~15 a page, not as one 65 MB answer); one entry alone
-            larger is a page of its own, or, answered as one SSE event, -32603 naming it. A cursor the server did not
-            issue is -32602.
+            larger is a page of its own, or, answered as one SSE event, -32603 naming it. A cursor is opaque and sealed
+            (:mod:`~nanohubmcp.server.handlers.cursors`): one the server did not issue for that list (and, for
+            ``tasks/list``, that session), or whose entry was removed or registered again since, is -32602.
         list_changed: advertise and send ``notifications/*/list_changed``.
         workers: thread pool size for sync tools (default ``min(32, cpu + 4)``); two more
             threads serve the functions known to return quickly (a quick lane). A positive integer or None.

@@ -186,6 +186,7 @@ class Registrar:
                 annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False},
                 provenance=False,  # a poll is no computation; the job's own record names the result
             )
+            registry.tools.trail("get_job_result")  # listed after the author's tools, which lead a first page
         if background and "cancel_job" not in registry.tools:
             # A client without MCP Tasks cancels with it (a tool of the user's own of that name wins).
             from .server.executors.job_tools import job_cancel_tool
@@ -196,6 +197,7 @@ class Registrar:
                 annotations={"readOnlyHint": False, "idempotentHint": True, "destructiveHint": True},
                 provenance=False,
             )
+            registry.tools.trail("cancel_job")
         earlier = registry.tools.get(tool.name)
         registry.add_tool(tool)
         if earlier is not None and provenance_options.cached(earlier):

@@ -12,7 +12,8 @@ as ``http://127.0.0.1:8000/`` gets ``mcp`` appended; a URL ending in ``/sse`` (t
 endpoint every banner prints) is driven over the legacy SSE transport. A server that requires a token gets it as
 ``Authorization: Bearer <token>``: from ``$MCP_TOKEN`` (as the server and ``nanohubmcp bridge``
 read it), or from ``--token-file PATH`` (a file only its owner can read); ``--token TOKEN``
-works too, with a warning (a command line is visible to other users). The steps: initialize, list tools, call a
+works too, with a warning (a command line is visible to other users). Every list is read whole, following
+``nextCursor`` (at most 100 pages). The steps: initialize, list tools, call a
 tool (default ``add`` with ``{"a": 2, "b": 3}``, else the first tool that needs no argument, else the first whose
 required arguments :func:`example_arguments` can make up; none: the call is skipped, saying why), list resources and
 read each, list resource templates, list prompts and get one (default: the first, with every argument set to "2+2").
@@ -171,6 +172,35 @@ def transport(url: str, bearer: str | None) -> Any:
     return streamable()
 
 
+MAX_PAGES = 100
+"""The most pages of one list this script reads (following ``nextCursor``) before it stops, saying so."""
+
+
+async def listed(lister: Any, field: str) -> list[Any]:
+    """Every entry of a ``*/list`` (``lister``: a ``ClientSession.list_*`` method; ``field``: its result's list),
+    following ``nextCursor`` page after page (MCP 2025-11-25, Server § Utilities § Pagination), at most
+    :data:`MAX_PAGES` pages.
+
+    Raises:
+        DemoFailure: the server still gave a ``nextCursor`` after :data:`MAX_PAGES` pages, or the same one twice.
+    """
+    from mcp.types import PaginatedRequestParams
+
+    entries: list[Any] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        page = await lister(params=None if cursor is None else PaginatedRequestParams(cursor=cursor))
+        entries += getattr(page, field)
+        cursor = page.next_cursor
+        if not cursor:
+            return entries
+        if cursor in seen:
+            raise DemoFailure(f"the server gave the nextCursor {cursor!r} twice: its list does not end")
+        seen.add(cursor)
+    raise DemoFailure(f"the server's list still had a nextCursor after {MAX_PAGES} pages; stopped reading it")
+
+
 async def run(args: argparse.Namespace) -> None:
     from mcp import ClientSession
 
@@ -192,14 +222,14 @@ async def run(args: argparse.Namespace) -> None:
                 await session.set_logging_level("info")
 
         step("2. tools/list")
-        tools = (await session.list_tools()).tools
+        tools = await listed(session.list_tools, "tools")
         for tool in tools:
             params = ", ".join(tool.input_schema.get("properties", {}))
             print(f"  - {tool.name}({params}): {(tool.description or '').strip().splitlines()[0]}")
         problem = await call_step(session, args, tools)
 
         step("4. resources/list and resources/read")
-        resources = (await session.list_resources()).resources
+        resources = await listed(session.list_resources, "resources")
         if not resources:
             print("  (no resources)")
         for resource in resources:
@@ -211,14 +241,14 @@ async def run(args: argparse.Namespace) -> None:
                 show("    contents", text if text is not None else f"<{len(item.blob)} base64 chars>")
 
         step("5. resources/templates/list")
-        templates = (await session.list_resource_templates()).resource_templates
+        templates = await listed(session.list_resource_templates, "resource_templates")
         if not templates:
             print("  (no resource templates)")
         for template in templates:
             print(f"  - {template.uri_template}: {template.description or ''}")
 
         step("6. prompts/list and prompts/get")
-        prompts = (await session.list_prompts()).prompts
+        prompts = await listed(session.list_prompts, "prompts")
         for prompt in prompts:
             names = ", ".join(a.name for a in prompt.arguments or [])
             print(f"  - {prompt.name}({names}): {prompt.description or ''}")

@@ -23,6 +23,7 @@ It sits with the exceptions (the bottom layer) because the one map of exceptions
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -53,17 +54,23 @@ def measure_data_with(writer: Callable[[object], str]) -> None:
     _writer = writer
 
 
+_CUT_NOTE: Final = re.compile(rf"… \[cut: [0-9]{{1,20}} characters in all; a client is sent {MAX_NOTIFIED_CHARS}\]")
+"""The note :func:`notified_text` ends a cut text with (after its first :data:`MAX_NOTIFIED_CHARS` characters)."""
+
+
 def notified_text(message: str) -> str:
     """``message`` (a progress or log message, an error's text) as a client is sent it: itself up to
     :data:`MAX_NOTIFIED_CHARS` characters, else its first :data:`MAX_NOTIFIED_CHARS` followed by
-    ``"… [cut: N characters in all; a client is sent 65536]"``.
+    ``"… [cut: N characters in all; a client is sent 65536]"``. A text already so cut is itself (cut once: its
+    note keeps the first text's size, as a failed job's error result, cut when the call failed, is its status).
 
     >>> notified_text("step 3 of 10")
     'step 3 of 10'
-    >>> notified_text("x" * 70_000).endswith("x… [cut: 70000 characters in all; a client is sent 65536]")
-    True
+    >>> cut = notified_text("x" * 70_000)
+    >>> cut.endswith("x… [cut: 70000 characters in all; a client is sent 65536]"), notified_text(cut) == cut
+    (True, True)
     """
-    if len(message) <= MAX_NOTIFIED_CHARS:
+    if len(message) <= MAX_NOTIFIED_CHARS or _CUT_NOTE.fullmatch(message, MAX_NOTIFIED_CHARS):
         return message
     said = f"… [cut: {len(message)} characters in all; a client is sent {MAX_NOTIFIED_CHARS}]"
     return message[:MAX_NOTIFIED_CHARS] + said

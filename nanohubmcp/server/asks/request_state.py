@@ -137,6 +137,11 @@ class RequestStateCodec:
         (``(nonce, expiry time) -> True`` when it was not used before), so a state is good for
         one retry on any of them."""
 
+    def derived_key(self, purpose: bytes) -> bytes:
+        """A 32-byte key for ``purpose`` (HMAC-SHA256 of it under this codec's key): shared as the key is (the
+        ``state_secret``, or the shared state store's), so another process behind the URL derives the same."""
+        return hmac.new(self._key, purpose, hashlib.sha256).digest()
+
     def _mac(self, signed: str) -> str:
         return _b64(hmac.new(self._key, signed.encode("ascii"), hashlib.sha256).digest())
 

@@ -1,6 +1,7 @@
 """A ``*/list`` answer's page (MCP 2025-11-25, Server § Utilities § Pagination: the page size is the server's, the
 cursor opaque): at most :func:`page_count` entries and at most :func:`page_bound`'s bytes of JSON, whatever the
-transport; ``nextCursor`` names the last entry sent, and the client lists on from there until none is given.
+transport; ``nextCursor`` names the last entry sent (sealed: :mod:`.cursors`), and the client lists on from there
+until none is given.
 
 By count: ``MCPServer(list_page_size=N)`` entries, every list alike. Left at None, a registry list (``tools/list``,
 ``resources/list``, ``resources/templates/list``, ``prompts/list``: what the server's author registered) is one page
@@ -28,12 +29,12 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from ...errors import InternalError
+from ...errors import InternalError, InvalidParams
 from ...protocol import jsonenc
 from ...protocol.client_event_cap import CLIENT_EVENT_BYTES, EVENT_ENVELOPE_BYTES, said_bound
-from ..registry.registry import encode_cursor
 from ..results.event_bound import goes_as_event
 from ..wire.request import RequestContext
+from .cursors import seal_of
 
 if TYPE_CHECKING:
     from ..registry.registry import _Table
@@ -150,12 +151,27 @@ def list_result(core: HandlerServices, request: RequestContext, table: _Table[An
     before them names the table's last entry, after which the next page holds them).
 
     Raises:
-        InvalidParams: (-32602) a ``cursor`` that is not one this server issued, or whose entry is gone.
+        InvalidParams: (-32602) a ``cursor`` that is not one this server issued for ``method`` (:mod:`.cursors`),
+            or whose entry is gone or was registered again since (removed and added: it moved to the end).
         InternalError: (-32603) one entry alone over the bound of an answer sent as one SSE event (:func:`fitted_page`).
     """
-    listed = table.page(request.version, page_count(core), params.get("cursor"), measure=entry_bytes)
-    entries, keys, start = listed.entries, listed.keys, listed.start
+    cursor = params.get("cursor")
+    after = None if cursor is None else _registry_position(seal_of(core.request_codec).open(method, cursor))
+    listed = table.page(request.version, page_count(core), after, measure=entry_bytes)
+    entries = listed.entries
     if not listed.more and last:
         entries = [*entries, *last]
-    return fitted_page(key, entries, listed.more, lambda i: encode_cursor(keys[start + i]), method=method,
-                       bound=page_bound(core, request), sizes=listed.sizes)
+    return fitted_page(key, entries, listed.more, lambda i: _registry_cursor(core, method, listed.position(i)),
+                       method=method, bound=page_bound(core, request), sizes=listed.sizes)
+
+
+def _registry_cursor(core: HandlerServices, method: str, position: tuple[str, int]) -> str:
+    key, number = position
+    return seal_of(core.request_codec).seal(method, f"{number}/{key}")
+
+
+def _registry_position(opened: str) -> tuple[str, int]:
+    number, _, key = opened.partition("/")
+    if not number.isdigit():  # (a sealed cursor of this list is always so)
+        raise InvalidParams("Invalid cursor: it is not a cursor of this list; list again without a cursor")
+    return key, int(number)

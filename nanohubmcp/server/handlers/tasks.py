@@ -18,11 +18,11 @@ from ...errors import InternalError, InvalidParams, ResultTooLarge
 from ..executors.service import refused_job, start_job
 from ..jobs import service as jobmod
 from ..registry.components import Tool
-from ..registry.registry import decode_cursor, encode_cursor
 from ..results.event_bound import goes_as_event, held_to_schema, hold_task_to_event, task_result_via
 from ..results.written import keep_written
 from ..wire.request import RequestContext
 from .answered_result import answered_result
+from .cursors import seal_of
 from .list_pages import fitted_page, page_bound, page_count
 
 if TYPE_CHECKING:
@@ -151,8 +151,8 @@ async def tasks_list(core: HandlerServices, request: RequestContext, params: dic
     principal's 1,000 failed tasks with long messages (~65 MB of JSON) come in pages of ~15, each under a MiB;
     the client follows ``nextCursor`` until none is given.
 
-    ``nextCursor`` names the position of a page's last task; ``cursor`` goes on after that position, even
-    when that task has expired since.
+    ``nextCursor`` names the position of a page's last task, sealed for the caller's session (:mod:`.cursors`:
+    opaque, no task id in it); ``cursor`` goes on after that position, even when that task has expired since.
 
     .. versionchanged:: 1.0
        Unpaged by default, every task in one answer: over legacy SSE, 20 failed tasks with long messages made one
@@ -160,20 +160,22 @@ async def tasks_list(core: HandlerServices, request: RequestContext, params: dic
        ~65 MB answer. A cursor is taken without a page size.
 
     Raises:
-        InvalidParams: a ``cursor`` this server did not issue (-32602).
+        InvalidParams: a ``cursor`` this server did not issue to the caller's session for ``tasks/list`` (forged,
+            altered, another list's or session's, from before a restart without a shared key), -32602.
     """
     owner = request.session.id if request.session is not None else None
+    scope = f"tasks/list\0{owner or ''}"  # a cursor is good in the session it was issued to only
     cursor = params.get("cursor")
-    after = _decoded_position(cursor) if cursor is not None else None
+    after = _position(seal_of(core.request_codec).open(scope, cursor)) if cursor is not None else None
     jobs, more = core.jobs.owned_by(owner, principal=request.principal, tasks_only=True, after=after,
                                     count=page_count(core, tasks=True))
     return fitted_page("tasks", [task_object(j) for j in jobs], more,
-                       lambda i: encode_cursor(f"{jobs[i].created!r}/{jobs[i].id}"), method="tasks/list",
-                       bound=page_bound(core, request))
+                       lambda i: seal_of(core.request_codec).seal(scope, f"{jobs[i].created!r}/{jobs[i].id}"),
+                       method="tasks/list", bound=page_bound(core, request))
 
 
-def _decoded_position(cursor: object) -> tuple[float, str]:
-    created, _, task_id = decode_cursor(cursor).partition("/")
+def _position(opened: str) -> tuple[float, str]:
+    created, _, task_id = opened.partition("/")
     try:
         when = float(created)
     except ValueError:

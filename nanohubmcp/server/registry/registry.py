@@ -6,14 +6,13 @@ The maps are replaced, never mutated, so readers on the event loop need no lock 
 notebook cell registers from another thread.
 
 Listing is in registration order, a page at a time (``handlers.list_pages``: by the server's
-``list_page_size`` and by bytes, each entry's measured once a change); cursors are opaque strings
-naming the last key returned (MCP 2025-11-25, Server § Utilities § Pagination).
+``list_page_size`` and by bytes, each entry's measured once a change); a page's cursor names its last key and
+that key's registration number (a key removed and added again gets a new one and goes last), sealed
+(``handlers.cursors``; MCP 2025-11-25, Server § Utilities § Pagination).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -33,15 +32,22 @@ T = TypeVar("T")
 
 class Listed:
     """A page of a table's listing (:meth:`_Table.page`): ``entries``, the page's, in registration order; ``keys``,
-    the table's keys in order (the cursors name them); ``start``, the index of the page's first entry among them;
-    ``more``, whether entries follow the page; ``sizes``, the bytes of each entry's JSON as ``measure`` gave them
-    (empty without one). (A plain class: a ``NamedTuple`` costs a served script's cold start.)"""
+    the table's keys in order; ``numbers``, each key's registration number (a cursor names a key and its number);
+    ``start``, the index of the page's first entry among them; ``more``, whether entries follow the page;
+    ``sizes``, the bytes of each entry's JSON as ``measure`` gave them (empty without one). (A plain class: a
+    ``NamedTuple`` costs a served script's cold start.)"""
 
-    __slots__ = ("entries", "keys", "more", "sizes", "start")
+    __slots__ = ("entries", "keys", "more", "numbers", "sizes", "start")
 
-    def __init__(self, entries: list[dict[str, Any]], keys: list[str], start: int, more: bool,
-                 sizes: Sequence[int]) -> None:
-        self.entries, self.keys, self.start, self.more, self.sizes = entries, keys, start, more, sizes
+    def __init__(self, entries: list[dict[str, Any]], keys: list[str], numbers: Mapping[str, int], start: int,
+                 more: bool, sizes: Sequence[int]) -> None:
+        self.entries, self.keys, self.numbers, self.start, self.more, self.sizes = (
+            entries, keys, numbers, start, more, sizes)
+
+    def position(self, i: int) -> tuple[str, int]:
+        """Where the page's entry ``i`` stands: its key and registration number."""
+        key = self.keys[self.start + i]
+        return key, self.numbers[key]
 
 
 class _Wire:
@@ -65,12 +71,49 @@ class _Table(Generic[T]):
         self._event = event
         self._lock = threading.Lock()
         self._wire_cache: dict[str, _Wire] = {}
+        self._listing: tuple[Mapping[str, T], Mapping[str, int]] = ({}, {})
+        """``by_name`` and each key's registration number, replaced together (a page reads both as one)."""
+        self._registered = 0
+        self._trailing: frozenset[str] = frozenset()
+        """Keys listed after every other (the server's own: :meth:`trail`)."""
 
     def put(self, key: str, item: T) -> None:
+        """Register ``item`` as ``key``: in its place when the key is registered, else last (before the trailing
+        keys, which move after it and so get new numbers: a cursor naming one of them is refused)."""
         with self._lock:
-            self.by_name = {**self.by_name, key: item}
+            items, numbers = self._listing
+            trailing = self._trailing
+            if key in numbers:  # defined again: in its place (the server's own replaced by the author's: theirs)
+                self._trailing = trailing - {key}
+                items = {**items, key: item}
+            elif not trailing:  # a new key (or one removed before) goes last, with a new number
+                self._registered += 1
+                numbers = {**numbers, key: self._registered}
+                items = {**items, key: item}
+            else:
+                items = {**{k: v for k, v in items.items() if k not in trailing}, key: item,
+                         **{k: v for k, v in items.items() if k in trailing}}
+                moved = [key, *(k for k in items if k in trailing)]
+                numbers = {**numbers, **{k: self._registered + i for i, k in enumerate(moved, 1)}}
+                self._registered += len(moved)
+            self.by_name = items
+            self._listing = (items, numbers)
             self._wire_cache = {}
         self._bus.emit(self._event, name=key)
+
+    def trail(self, key: str) -> None:
+        """List ``key`` (registered just now) last, and after every key registered later too: the server's own
+        tools (``get_job_result``, ``cancel_job``) after the author's, so that the author's lead a first page."""
+        with self._lock:
+            items, numbers = self._listing
+            if key not in items:
+                return
+            self._registered += 1
+            items = {**{k: v for k, v in items.items() if k != key}, key: items[key]}
+            self.by_name = items
+            self._listing = (items, {**numbers, key: self._registered})
+            self._trailing = self._trailing | {key}
+            self._wire_cache = {}
 
     def remove(self, key: str) -> bool:
         with self._lock:
@@ -78,7 +121,11 @@ class _Table(Generic[T]):
                 return False
             items = dict(self.by_name)
             del items[key]
+            numbers = dict(self._listing[1])
+            del numbers[key]
+            self._trailing = self._trailing - {key}
             self.by_name = items
+            self._listing = (items, numbers)
             self._wire_cache = {}
         self._bus.emit(self._event, name=key)
         return True
@@ -95,16 +142,18 @@ class _Table(Generic[T]):
     def __contains__(self, key: object) -> bool:
         return key in self.by_name
 
-    def page(self, version: str, page_size: int | None, cursor: object, *,
+    def page(self, version: str, page_size: int | None, after: tuple[str, int] | None, *,
              measure: Callable[[dict[str, Any]], int] | None = None) -> Listed:
-        """A page of listing entries for ``version`` (cached per version): the entries after the one ``cursor``
-        names (None: from the first), at most ``page_size`` of them (None: every one), with the bytes ``measure``
-        gives of each (measured once per version and change).
+        """A page of listing entries for ``version`` (cached per version): the entries after the one ``after``
+        names (its key and registration number, :meth:`Listed.position`; None: from the first), at most
+        ``page_size`` of them (None: every one), with the bytes ``measure`` gives of each (measured once per
+        version and change).
 
         Raises:
-            InvalidParams: (-32602) ``cursor`` is not one :func:`encode_cursor` makes, or names no entry now.
+            InvalidParams: (-32602) ``after`` names an entry that is gone, or was registered again since (removed
+                and added: it moved to the end, so going on after it would skip the entries between).
         """
-        items = self.by_name
+        items, numbers = self._listing
         cached = self._wire_cache.get(version)
         if cached is None:
             cached = _Wire([item.to_wire(version) for item in items.values()])  # type: ignore[attr-defined]
@@ -113,36 +162,17 @@ class _Table(Generic[T]):
             cached.sizes = [measure(entry) for entry in cached.entries]
         keys = list(items)
         start = 0
-        if cursor is not None:
-            last = decode_cursor(cursor)
-            if last not in items:
-                raise InvalidParams("Invalid cursor: it is malformed or its position no longer exists; "
-                                    "list again without a cursor")
+        if after is not None:
+            last, number = after
+            if numbers.get(last) != number:
+                raise InvalidParams("Invalid cursor: the entry it goes on after was removed or registered again "
+                                    "since; list again without a cursor")
             start = keys.index(last) + 1
         end = len(keys) if not page_size else start + page_size
         whole = not start and end >= len(keys)
         entries = cached.entries if whole else cached.entries[start:end]
         sizes = cached.sizes if cached.sizes is None or whole else cached.sizes[start:end]
-        return Listed(entries, keys, start, end < len(keys), sizes or ())
-
-
-def encode_cursor(key: str) -> str:
-    """The opaque ``nextCursor`` naming ``key``, the last entry of a page (URL-safe base64 of its UTF-8)."""
-    return base64.urlsafe_b64encode(key.encode("utf-8")).decode("ascii")
-
-
-def decode_cursor(cursor: object) -> str:
-    """The key a cursor of :func:`encode_cursor` names.
-
-    Raises:
-        InvalidParams: ``cursor`` is not a string, or not one :func:`encode_cursor` makes (-32602).
-    """
-    if not isinstance(cursor, str):
-        raise InvalidParams("Invalid cursor: it must be a string returned as nextCursor")
-    try:
-        return base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
-    except (binascii.Error, UnicodeError, ValueError):
-        raise InvalidParams("Invalid cursor: it is malformed; list again without a cursor") from None
+        return Listed(entries, keys, numbers, start, end < len(keys), sizes or ())
 
 
 class Registry:

@@ -1,0 +1,105 @@
+"""The ``nextCursor`` of a ``*/list`` page: opaque and authenticated (MCP 2025-11-25, Server § Utilities §
+Pagination: the cursor is opaque to the client, and an invalid one is -32602).
+
+A cursor holds the position after which the next page starts (a registry entry's key and registration number,
+a task's creation time and id: :mod:`.list_pages`, :mod:`.tasks`), sealed for one ``scope`` (the list's method,
+and for ``tasks/list`` the caller's session) with a key derived from the server's ``requestState`` key
+(:meth:`~..asks.request_state.RequestStateCodec.derived_key`: random per process unless ``state_secret=`` is
+given, and with a shared state store (Redis) the store's, so a cursor one process issued reads on another behind
+the same URL).
+
+Sealing is deterministic authenticated encryption in the SIV manner, on the standard library's HMAC-SHA256 only:
+``tag = HMAC(k_tag, scope ‖ 0 ‖ position)[:16]``, the position XORed with the HMAC-SHA256 key stream
+``HMAC(k_stream, tag ‖ i)``, and the cursor is URL-safe base64 (no padding) of ``c1 ‖ tag ‖ ciphertext``. So a
+cursor shows nothing of its position (no task id, the capability to read or cancel a task once its session
+ended, ends up in a log that records cursors), and one the server did not issue for that list and caller
+(forged, altered, another list's, another session's, from before a restart with a random key) fails the tag:
+:class:`~...errors.InvalidParams`, "list again without a cursor". The same position in the same scope always
+gives the same cursor.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+from typing import TYPE_CHECKING, Final
+
+from ...errors import InvalidParams
+
+if TYPE_CHECKING:
+    from ..asks.request_state import RequestStateCodec
+
+__all__ = ["CursorSeal", "seal_of"]
+
+_VERSION: Final = b"c1"
+_TAG_BYTES: Final = 16
+_PURPOSE: Final = b"nanohubmcp list cursor v1"
+_NOT_ISSUED: Final = ("Invalid cursor: the server did not issue it for this list (it was altered, is another "
+                      "list's or session's, or dates from before the server restarted); list again without a cursor")
+
+
+class CursorSeal:
+    """Seals positions into cursors and opens them, with one 32-byte ``key``."""
+
+    __slots__ = ("_stream", "_tag")
+
+    def __init__(self, key: bytes) -> None:
+        self._tag = hmac.new(key, b"tag", hashlib.sha256).digest()
+        self._stream = hmac.new(key, b"stream", hashlib.sha256).digest()
+
+    def seal(self, scope: str, position: str) -> str:
+        """The cursor for ``position`` (any text) in ``scope`` (the list, and the caller when it is theirs)."""
+        plain = position.encode("utf-8", "surrogatepass")
+        tag = self._tag_of(scope, plain)
+        body = _VERSION + tag + _xor(plain, self._key_stream(tag, len(plain)))
+        return base64.urlsafe_b64encode(body).rstrip(b"=").decode("ascii")
+
+    def open(self, scope: str, cursor: object) -> str:
+        """The position ``cursor`` holds, when this seal made it for ``scope``.
+
+        Raises:
+            InvalidParams: (-32602) ``cursor`` is no string, or not one :meth:`seal` made for ``scope`` with this
+                key.
+        """
+        if not isinstance(cursor, str):
+            raise InvalidParams("Invalid cursor: it must be the string a page gave as nextCursor; list again "
+                                "without a cursor")
+        try:
+            body = base64.urlsafe_b64decode(cursor.encode("ascii") + b"=" * (-len(cursor) % 4))
+        except (binascii.Error, UnicodeError, ValueError):
+            raise InvalidParams(_NOT_ISSUED) from None
+        if len(body) < len(_VERSION) + _TAG_BYTES or not body.startswith(_VERSION):
+            raise InvalidParams(_NOT_ISSUED)
+        tag, sealed = body[len(_VERSION):len(_VERSION) + _TAG_BYTES], body[len(_VERSION) + _TAG_BYTES:]
+        plain = _xor(sealed, self._key_stream(tag, len(sealed)))
+        if not hmac.compare_digest(tag, self._tag_of(scope, plain)):
+            raise InvalidParams(_NOT_ISSUED)
+        return plain.decode("utf-8", "surrogatepass")
+
+    def _tag_of(self, scope: str, plain: bytes) -> bytes:
+        signed = scope.encode("utf-8", "surrogatepass") + b"\0" + plain
+        return hmac.new(self._tag, signed, hashlib.sha256).digest()[:_TAG_BYTES]
+
+    def _key_stream(self, tag: bytes, size: int) -> bytes:
+        blocks = (hmac.new(self._stream, tag + i.to_bytes(4, "big"), hashlib.sha256).digest()
+                  for i in range((size + 31) // 32))
+        return b"".join(blocks)[:size]
+
+
+def _xor(data: bytes, stream: bytes) -> bytes:
+    return (int.from_bytes(data, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(data), "big")
+
+
+_made: tuple[RequestStateCodec, CursorSeal] | None = None
+
+
+def seal_of(codec: RequestStateCodec) -> CursorSeal:
+    """The seal keyed from ``codec``'s key (:meth:`~..asks.request_state.RequestStateCodec.derived_key`), made
+    again when the server's codec changed (it joined a shared state store)."""
+    global _made
+    made = _made
+    if made is None or made[0] is not codec:
+        made = _made = (codec, CursorSeal(codec.derived_key(_PURPOSE)))
+    return made[1]
