@@ -37,9 +37,10 @@ while not os.path.exists(sys.argv[2]):
 """
 
 
-def stuck_sim2l(folder: Path) -> Path:
+def stuck_sim2l(folder: Path, *, simtool_late: bool = False) -> Path:
     """The cooling Sim2L whose computing cell, for ``points=17``, notes its kernel's pid in ``folder/kernel``
-    and runs a program that notes its own in ``folder/program`` and waits for ``folder/stop``."""
+    and runs a program that notes its own in ``folder/program`` and waits for ``folder/stop``; with
+    ``simtool_late``, simtool imported after that (see :func:`~sim2l.cooling_variant.cooling_variant`)."""
     code = ("import os, subprocess, sys\n"
             "if points == 17:\n"
             f"    open({str(folder / 'kernel')!r}, 'w').write(str(os.getpid()))\n"
@@ -47,7 +48,7 @@ def stuck_sim2l(folder: Path) -> Path:
             f"{str(folder / 'stop')!r}])\n")
     notebook = folder / "nb"
     notebook.mkdir()
-    return cooling_variant(notebook, code)
+    return cooling_variant(notebook, code, simtool_late=simtool_late)
 
 
 def parent_of(pid: int) -> int:
@@ -88,13 +89,13 @@ def sim2l_server(notebook: Path, state: Path, log: Path, *extra: str) -> Iterato
 
 
 @contextlib.contextmanager
-def stuck_run(folder: Path) -> Iterator[tuple[Path, Path, Path]]:
+def stuck_run(folder: Path, *, simtool_late: bool = False) -> Iterator[tuple[Path, Path, Path]]:
     """The stuck Sim2L (:func:`stuck_sim2l`), a state directory and a server log in ``folder``; its program,
     whatever became of it, is told to stop at the end (and killed if it still runs)."""
     pytest.importorskip("papermill")
     pytest.importorskip("simtool")
     try:
-        yield stuck_sim2l(folder), folder / "state", folder / "server.log"
+        yield stuck_sim2l(folder, simtool_late=simtool_late), folder / "state", folder / "server.log"
     finally:
         (folder / "stop").write_text("")
         program = folder / "program"
@@ -109,7 +110,7 @@ def scratch_folders(state: Path) -> list[Path]:
 
 @pytest.mark.timeout(300)
 def test_the_next_server_kills_what_a_killed_servers_notebook_started(tmp_path: Path) -> None:
-    with stuck_run(tmp_path) as (notebook, state, log):
+    with stuck_run(tmp_path, simtool_late=True) as (notebook, state, log):
         with sim2l_server(notebook, state, log) as (server, port):
             call_in_background(port)
             kernel, program = noted(tmp_path / "kernel"), noted(tmp_path / "program")

@@ -43,7 +43,7 @@ def connection_file(kernel: int) -> Path:
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_killed_servers_claim_and_kernel_connection_file_go_at_the_next_start(tmp_path: Path) -> None:
-    with stuck_run(tmp_path) as (notebook, state, log):
+    with stuck_run(tmp_path, simtool_late=True) as (notebook, state, log):
         with sim2l_server(notebook, state, log) as (server, port):
             call_in_background(port)
             kernel = noted(tmp_path / "kernel")
@@ -64,7 +64,7 @@ def test_a_killed_servers_claim_and_kernel_connection_file_go_at_the_next_start(
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_stopped_servers_run_leaves_no_claim_or_connection_file(tmp_path: Path) -> None:
-    with stuck_run(tmp_path) as (notebook, state, log):
+    with stuck_run(tmp_path, simtool_late=True) as (notebook, state, log):
         with sim2l_server(notebook, state, log) as (server, port):
             call_in_background(port)
             kernel = noted(tmp_path / "kernel")
