@@ -32,12 +32,15 @@ LINE = re.compile(r"^nanohubmcp: stopped; waiting for (\d+) running tool call\(s
 
 
 @contextlib.contextmanager
-def _holding(redis_server: RedisServer, tmp_path: Path) -> Iterator[tuple[Server, list[wire.Events], dict[str, int]]]:
-    """A ``--workers 2`` server whose workers each run calls of ``hold`` (until the end of the test): the server,
-    the calls (one more may be added) and how many each worker runs, by process id."""
+def _holding(redis_server: RedisServer, tmp_path: Path,
+             *extra_args: str) -> Iterator[tuple[Server, list[wire.Events], dict[str, int]]]:
+    """A ``--workers 2`` server (``nanohubmcp run`` with ``extra_args``) whose workers each run calls of ``hold``
+    (until the end of the test): the server, the calls (one more may be added) and how many each worker runs, by
+    process id."""
     env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
     port = free_port()
-    server = Server(tmp_path, port, redis_server.url, workers=2, env=env, access_log=False, app=APP)
+    server = Server(tmp_path, port, redis_server.url, workers=2, env=env, access_log=False, app=APP,
+                    extra_args=extra_args)
     release = tmp_path / "release"
     calls: list[wire.Events] = []
     try:
@@ -58,7 +61,8 @@ def _holding(redis_server: RedisServer, tmp_path: Path) -> Iterator[tuple[Server
 def test_the_line_counts_the_calls_of_every_worker(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    with _holding(redis_server, tmp_path) as (server, calls, where):
+    # (--exit-grace 3: the workers' drains, and so the stubborn call, end 1 s after the signal, not the default's 8 s)
+    with _holding(redis_server, tmp_path, "--exit-grace", "3") as (server, calls, where):
         session = wire.initialize(server.url)
         late, _ = calls_running_where(server.url, session, "stubborn", {}, rid=100)  # one more call on one worker
         calls.append(late)

@@ -138,7 +138,9 @@ async def forever() -> str:
 def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
     app = tmp_path / "hostile_app.py"
     app.write_text(APP, encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-m", "nanohubmcp", "run", str(app), "--port", "0"],
+    # (--exit-grace 3: the stop cuts the running call off 1 s after SIGTERM, not at the default grace's 8 s)
+    process = subprocess.Popen([sys.executable, "-m", "nanohubmcp", "run", str(app), "--port", "0",
+                                "--exit-grace", "3"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                cwd=tmp_path)
     try:
