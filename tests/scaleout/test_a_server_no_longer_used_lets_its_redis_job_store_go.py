@@ -56,3 +56,38 @@ def test_a_server_no_longer_used_lets_its_job_store_and_threads_go(redis_server:
     for thread in threads:
         thread.join(5)
     assert not [t.name for t in threads if t.is_alive()]
+
+
+def test_a_server_that_paged_a_list_is_let_go_too(redis_server: RedisServer) -> None:
+    """A list paged with a cursor (``tools/list`` at ``list_page_size=2``: the cursor's seal is made from the
+    server's ``requestState`` codec) does not hold the server once it is gone. Before, the seal's one-entry cache
+    (a module global of ``server.handlers.cursors``) held the codec, its Redis state and through them the whole
+    server, its job store and its threads, until another server paged a list."""
+    import wire
+
+    before = set(threading.enumerate())
+    server = MCPServer("paged", state_url=redis_server.url, list_page_size=2)
+    for name in ("one", "two", "three"):
+        server.tool(name=name, description=name)(lambda: "")
+
+    @server.async_tool()
+    def work(n: int) -> int:
+        """Double ``n`` in the background."""
+        return 2 * n
+
+    with serve(server) as url:
+        started = httpx.post(f"{url}tools/work", json={"n": 21}, timeout=10)  # (a job: the store's threads run)
+        assert started.status_code in (200, 202), started.text
+        session = wire.initialize(url + "mcp")
+        page = wire.result(url + "mcp", session, "tools/list", {})
+        assert "nextCursor" in page, page
+        assert wire.result(url + "mcp", session, "tools/list", {"cursor": page["nextCursor"]})["tools"]
+    threads = [t for t in threading.enumerate() if t not in before and t.name in JOB_STORE_THREADS]
+    assert sorted(t.name for t in threads) == sorted(JOB_STORE_THREADS), threads
+    held = weakref.ref(server)
+    del server, work
+    gc.collect()
+    assert held() is None, "the server is still held once it is gone"
+    for thread in threads:
+        thread.join(5)
+    assert not [t.name for t in threads if t.is_alive()]

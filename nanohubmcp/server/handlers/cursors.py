@@ -24,6 +24,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import weakref
 from typing import TYPE_CHECKING, Final
 
 from ...errors import InvalidParams
@@ -92,7 +93,9 @@ def _xor(data: bytes, stream: bytes) -> bytes:
     return (int.from_bytes(data, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(data), "big")
 
 
-_made: tuple[RequestStateCodec, CursorSeal] | None = None
+_made: tuple[weakref.ref[RequestStateCodec], CursorSeal] | None = None
+"""The last seal made, with its codec held weakly: held itself, the codec (its shared state store's client, and
+through it the server) outlived its server, the server's job store and threads too, until another server paged."""
 
 
 def seal_of(codec: RequestStateCodec) -> CursorSeal:
@@ -100,6 +103,6 @@ def seal_of(codec: RequestStateCodec) -> CursorSeal:
     again when the server's codec changed (it joined a shared state store)."""
     global _made
     made = _made
-    if made is None or made[0] is not codec:
-        made = _made = (codec, CursorSeal(codec.derived_key(_PURPOSE)))
+    if made is None or made[0]() is not codec:
+        made = _made = (weakref.ref(codec), CursorSeal(codec.derived_key(_PURPOSE)))
     return made[1]
