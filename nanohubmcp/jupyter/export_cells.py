@@ -7,6 +7,8 @@
   function the magic picks (:mod:`.cellspec` reads the magic's line, as the live magic does);
 - a ``%%mcp_view URI`` cell: its code, its last expression passed to ``server.add_app_view``;
 - a ``%%time`` / ``%%capture`` / ``%%prun`` cell: its body's code (:data:`.script_magics.CELL_KEEPS_BODY`);
+  a ``%%capture [options]`` line above a ``%%mcp_*`` cell magic (a Voilà app hiding the server's status): that
+  component's cell, as without the capture;
 - any other cell magic: a comment; the names it bound stay unbound (:mod:`.export_bindings`).
 
 :class:`Cells` composes the parts and holds what the whole notebook adds up to: the blocks, the ``%config``
@@ -70,14 +72,34 @@ class Cells:
         magic = cell_magic(code)
         if magic is None:
             self.blocks.append(self._plain(text, code))
-        elif magic[0] in _COMPONENTS:
-            self.blocks.append(self._component(*magic))
-        elif magic[0] == "mcp_view":
-            self.blocks.append(self._view(magic[1], magic[2]))
+        elif magic[0] == "capture" and (captured := self._captured(magic[1], magic[2])) is not None:
+            self.blocks.append(captured)
         elif magic[0] in CELL_KEEPS_BODY:
             self.blocks.append(self._keep_body(*magic))
         else:
-            self.blocks.append(self._drop_cell_magic(*magic))
+            self.blocks.append(self._serving(magic) or self._drop_cell_magic(*magic))
+
+    def _serving(self, magic: tuple[str, str, str]) -> str | None:
+        """The block of a ``%%mcp_tool`` / ``%%mcp_resource`` / ``%%mcp_prompt`` / ``%%mcp_view`` cell, else None."""
+        if magic[0] in _COMPONENTS:
+            return self._component(*magic)
+        if magic[0] == "mcp_view":
+            return self._view(magic[1], magic[2])
+        return None
+
+    def _captured(self, line: str, body: str) -> str | None:
+        """A ``%%capture [options]`` cell whose next line is ``%%mcp_tool`` (or another component's magic: how a
+        Voilà app hides the server's status): that component's block, as without the capture, ``%%capture
+        NAME``'s NAME left unbound (refused if used later); None for any other ``%%capture`` cell."""
+        inner = cell_magic(self._transform(body))
+        if inner is None or not (inner[0] in _COMPONENTS or inner[0] == "mcp_view"):
+            return None
+        self.cursor.offset += 1 + leading_blank_lines(body)
+        certain, _ = magic_bound_names("capture", line)
+        self._bindings.leave_unbound(certain, self.cursor.number,
+                                     "a %%capture cell, whose capture the script drops", left_out=False)
+        what = shorten(f"%%capture {line}".rstrip())
+        return f"# {what}: the cell's {inner[0][4:]} is served, without the capture\n{self._serving(inner)}"
 
     def _plain(self, text: str, code: str) -> str:
         try:

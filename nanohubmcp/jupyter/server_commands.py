@@ -19,12 +19,13 @@ from IPython.display import display
 from ..errors import NanohubMCPError, RegistrationError
 from ..protocol.jsondec import loads
 from ..server.provenance.records import record_id_of
-from ..sources.batch_run import batch_run
+from ..sources.batch_run import batch_run, voila_kernel
 from .display import JUPYTER_TOKEN_NOTE, StatusView, through_jupyter
 from .history_view import HISTORY_ROWS, SCANNED, format_record, history_report
 from .jobs_view import jobs_report
 from .source_lines import parse_source_line
 from .token_view import MCPToken, show_token_once
+from .voila_page import show_on_page
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -46,9 +47,7 @@ class ServerCommands:
         try:
             started = self.session.ensure_started()
         except NanohubMCPError as exc:
-            raise UsageError(
-                f"{what} is registered, but the MCP server could not start: {_port_hint(str(exc))}"
-            ) from None
+            raise _not_started(f"{what} is registered, but the MCP server could not start", exc) from None
         if started:
             display(StatusView(self.session.status()))
         else:
@@ -60,7 +59,7 @@ class ServerCommands:
         try:
             started = self.session.start()
         except NanohubMCPError as exc:
-            raise UsageError(f"the MCP server could not start: {_port_hint(str(exc))}") from None
+            raise _not_started("the MCP server could not start", exc) from None
         if not started:
             print(f"The MCP server is already running at {self.session.mcp_url}")
         display(StatusView(self.session.status()))
@@ -200,13 +199,22 @@ class ServerCommands:
         return None
 
 
-def _port_hint(message: str) -> str:
-    if "already in use" in message:
-        return (
-            f"{message}. In a notebook: %config NanohubMCP.port = 0 (any free port) or another port, "
-            "then %mcp start"
-        )
-    return message
+def _not_started(what: str, exc: NanohubMCPError) -> UsageError:
+    """The one-line error of a server that could not start. In the kernel Voilà renders a page with, whose page
+    drops a cell's errors, it is shown on the page first (:func:`.voila_page.show_on_page`), saying what a Voilà
+    app needs, so the visitor reads it instead of a blank page."""
+    line = f"{what}: {_port_hint(str(exc), voila=voila_kernel() is not None)}"
+    show_on_page(line)
+    return UsageError(line)
+
+
+def _port_hint(message: str, *, voila: bool = False) -> str:
+    if "already in use" not in message:
+        return message
+    if voila:
+        return (f"{message}. In a Voilà app every page load runs its own kernel and server, and the first keeps "
+                "the port: set %config NanohubMCP.port = 0 (any free port)")
+    return f"{message}. In a notebook: %config NanohubMCP.port = 0 (any free port) or another port, then %mcp start"
 
 
 def running_loop() -> asyncio.AbstractEventLoop | None:

@@ -32,7 +32,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["VOILA_KERNEL_ID", "batch_run", "under_voila", "voila_cell"]
+__all__ = ["VOILA_KERNEL_ID", "batch_run", "under_voila", "voila_cell", "voila_kernel"]
 
 VOILA_KERNEL_ID = "VOILA_KERNEL_ID"
 """The variable Voilà sets, in the kernel it renders a notebook with, to that kernel's id."""
@@ -78,6 +78,13 @@ def batch_run() -> bool:
     return parent is not None and (parent.get("content") or {}).get("allow_stdin") is False
 
 
+def voila_kernel() -> Any:
+    """The ipykernel kernel (its ``session``, ``iopub_socket``) when this process is the kernel Voilà renders
+    with, else None (outside a kernel, and in a kernel started from Voilà's)."""
+    instance = _kernel_app()
+    return getattr(instance, "kernel", None) if instance is not None and _is_voilas(instance) else None
+
+
 def voila_cell() -> dict[str, Any] | None:
     """In the kernel Voilà renders with, the ``execute_request`` of the cell it ran last (the one running while it
     renders the page), read from any thread and any context; None elsewhere, before a cell, and when the latest
@@ -86,8 +93,7 @@ def voila_cell() -> dict[str, Any] | None:
     ipykernel 7 keeps a shell request per context: a call running in the context of the cell that defined its
     tool reads that cell with ``get_parent("shell")``. Read in an empty context it falls back to the request set
     last, which is the running cell (ipykernel 6 keeps only that one)."""
-    instance = _kernel_app()
-    get_parent = getattr(getattr(instance, "kernel", None), "get_parent", None)
-    if get_parent is None or not _is_voilas(instance):
+    get_parent = getattr(voila_kernel(), "get_parent", None)
+    if get_parent is None:
         return None
     return _execute_request(contextvars.Context().run(get_parent, "shell"))
