@@ -106,8 +106,7 @@ class JobLimitReached(ToolError):
     the result's ``_meta`` carries ``{RETRY_AFTER_META: seconds}`` and REST's 429 ``Retry-After``
     (RFC 9110 § 10.2.3): the seconds until that job's record expires and stops counting. When the whole
     store (``max_jobs``) is full they always do: the seconds until its first finished record expires, else
-    (no job has finished, or a Redis store, which keeps no index of expiries) a backoff of 60 s
-    (:mod:`nanohubmcp.server.jobs.slot_free`).
+    (no job has finished) a backoff of 60 s (:mod:`nanohubmcp.server.jobs.slot_free`).
 
     Attributes:
         per_owner: True for the caller's share (``max_jobs_per_owner``), False for the server's

@@ -8,7 +8,7 @@ the back end stores them in (a status is ``'"completed"'``). Nothing here talks 
 
 from __future__ import annotations
 
-__all__ = ["CHANGED", "END", "INSERT", "KEEP_DATA", "PROGRESS"]
+__all__ = ["CHANGED", "END", "INSERT", "KEEP_DATA", "PROGRESS", "PURGE"]
 
 INSERT = """
 local total = redis.call('ZCARD', KEYS[1])
@@ -45,20 +45,22 @@ if not status then return 0 end
 if status == '"completed"' or status == '"cancelled"' then return 0 end
 if status == '"failed"' and (ARGV[4] == '' or redis.call('HGET', KEYS[1], 'runner') ~= ARGV[4]
     or redis.call('HGET', KEYS[1], 'status_message') ~= ARGV[5]) then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+redis.call('HSET', KEYS[1], unpack(ARGV, 7))
 redis.call('SREM', KEYS[2], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[1])
+if ARGV[6] ~= '' then redis.call('ZADD', KEYS[7], ARGV[6], ARGV[2]) end
 if ARGV[3] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) end
 if redis.call('DEL', KEYS[4], KEYS[6]) > 0 then redis.call('PUBLISH', KEYS[5], ARGV[2]) end
 return 1
 """
 """Stores a job's end unless its record holds one already (a cancel stored by another process is
-final) other than the guessed end ARGV[4..5] names (runner, message as JSON; "" for none), names a
-cancelled job on the cancel channel, and an awaited or followed one (its marks dropped) on the end
-channel, in one step. Returns 1 when the end was stored.
+final) other than the guessed end ARGV[4..5] names (runner, message as JSON; "" for none), scores the
+job's expiry (ARGV[6], epoch seconds; "" for none) in the expiry index, names a cancelled job on the
+cancel channel, and an awaited or followed one (its marks dropped) on the end channel, in one step.
+Returns 1 when the end was stored.
 
-KEYS: ``job:<id>``, ``jobs:live``, ``jobs:cancel``, ``awaited:<id>``, ``jobs:end``, ``followed:<id>``;
-ARGV: expire seconds, id, 1 to publish, runner, message, field, value..."""
+KEYS: ``job:<id>``, ``jobs:live``, ``jobs:cancel``, ``awaited:<id>``, ``jobs:end``, ``followed:<id>``,
+``jobs:expires``; ARGV: expire seconds, id, 1 to publish, runner, message, expires at, field, value..."""
 
 CHANGED = """
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -108,3 +110,44 @@ first stored wins; "" as the kept data removes the field (a reservation released
 the record holds then (as JSON), nil when it holds none or the record is gone.
 
 KEYS: ``job:<id>``; ARGV: kept data, the kept data replaced (each JSON, or "")"""
+
+PURGE = """
+local now, batch, walk = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[5])
+local gone = {}
+local function drop(id)
+  local owner = redis.call('HGET', ARGV[3] .. id, 'owner_key')
+  if owner then redis.call('ZREM', ARGV[4] .. cjson.decode(owner), id) end
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('SREM', KEYS[3], id)
+  gone[#gone + 1] = id
+end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1], 'LIMIT', 0, batch)) do
+  drop(id)
+end
+local at = tonumber(redis.call('GET', KEYS[4]) or '0')
+local ids = redis.call('ZRANGE', KEYS[1], at, at + walk - 1)
+if #ids < walk then redis.call('DEL', KEYS[4]) else redis.call('SET', KEYS[4], at + #ids) end
+local scored = #ids > 0 and redis.call('ZMSCORE', KEYS[2], unpack(ids)) or {}
+for i, id in ipairs(ids) do
+  if not scored[i] then
+    local ends = redis.call('HMGET', ARGV[3] .. id, 'finished_at', 'ttl')
+    local finished, ttl = tonumber(ends[1]), tonumber(ends[2])
+    if not ends[1] and not ends[2] then
+      drop(id)
+    elseif finished and ttl then
+      if finished + ttl < now then drop(id) else redis.call('ZADD', KEYS[2], finished + ttl, id) end
+    end
+  end
+end
+return gone
+"""
+"""Drops from the indexes (``jobs``, the owner's, ``jobs:expires``, ``jobs:live``) the ids of the jobs expired at
+ARGV[1] (their ``finished_at`` + ``ttl`` before it): at most ARGV[2] of the expiry index's earliest, then, of the next
+ARGV[5] ids of ``jobs`` from the walk's place (``jobs:scan``, back to the first at the end: every id is looked at
+over successive calls), each one the expiry index lacks — its record gone, or its end written by an earlier version
+that kept no index — dropped when its record is gone or expired, else scored in the index. The records stay until
+their ``EXPIRE``. Returns the ids dropped (an id may have left ``jobs`` before).
+
+KEYS: ``jobs``, ``jobs:expires``, ``jobs:live``, ``jobs:scan``; ARGV: now, how many, the prefix of ``job:<id>``,
+the prefix of ``jobs:o:<owner>``, how many to walk (``ZMSCORE``: Redis 6.2)"""

@@ -10,7 +10,8 @@ after the job finished (a field added since an earlier version wrote the record 
 its default: ``item_places`` None; ``kept_data``, the link its MCP answers give for its large data, is set once
 by the first process to reserve it: :meth:`RedisJobBackend.keep_data`); ``jobs`` and ``jobs:o:<owner>`` sorted sets
 of ids by creation time (the bounds are counted there; ids whose record expired are dropped as they are met);
-``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server process
+``jobs:expires`` the finished ids by when each expires, with ``jobs:scan`` where the purge's walk of ``jobs`` is
+(:mod:`.redis_job_expiry`); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server process
 (:class:`~.redis_runners.RedisRunners`), so a job whose process died is told from one still running; channel
 ``jobs:cancel``: the id of each job a process stored as cancelled, for the process running it to stop it;
 ``awaited:<id>``, set while a process waits for the end of a job another process runs (``tasks/result``),
@@ -42,6 +43,7 @@ from ..errors import JobLimitReached
 from ..schema.secret import stored_form
 from . import redis_job_scripts as scripts
 from .errors import StateBusy, StateUnavailable
+from .redis_job_expiry import ExpiryIndex, expires_at
 from .redis_refusals import Refusals, refusal
 from .url import REDIS_ENCODING_ERRORS, StateURL
 
@@ -50,7 +52,6 @@ log = logging.getLogger("nanohubmcp.state")
 TERMINAL = ("completed", "failed", "cancelled")
 KEEP_AFTER_TTL = 60
 """Seconds a finished record outlives its ttl in Redis (the job store's own purge comes first)."""
-PURGE_BATCH = 500
 
 MAX_ANSWERS = 64
 """Answers kept per task for the process running it, the newest (``tasks/update`` sent elsewhere)."""
@@ -127,6 +128,7 @@ class RedisJobBackend:
         self._changed = self._redis.register_script(scripts.CHANGED)
         self._progress = self._redis.register_script(scripts.PROGRESS)
         self._keep_data = self._redis.register_script(scripts.KEEP_DATA)
+        self._expiries = ExpiryIndex(self._redis, self._key, self._guard)
         self._limit_message = limit_message
         self._url = url
         self._watching = threading.Event()
@@ -167,6 +169,7 @@ class RedisJobBackend:
                     stored = self._redis.hget(key, "ttl")
                     ttl = json.loads(stored) if stored else 3600
                 pipe.expire(key, int(float(ttl)) + KEEP_AFTER_TTL)
+                self._expiries.add(pipe, job_id, float(fields["finished_at"]) + float(ttl))
             pipe.execute()
 
     def end(self, job_id: str, fields: dict[str, Any], guess: tuple[str, str] | None = None) -> bool:
@@ -175,15 +178,17 @@ class RedisJobBackend:
         runner while its heartbeat lapsed); a cancel is also named on the cancel channel, so the
         process running the job stops it, and the end of a job a process waits for
         (:meth:`awaited`) on the end channel, so that process answers (:meth:`watch`)."""
-        ttl = fields.get("ttl")
+        ttl, expires = fields.get("ttl"), expires_at(fields)
         args: list[Any] = [int(float(ttl if ttl is not None else 3600)) + KEEP_AFTER_TTL, job_id,
                            "1" if fields.get("status") == "cancelled" else "0",
-                           *((json.dumps(guess[0]), json.dumps(guess[1])) if guess is not None else ("", ""))]
+                           *((json.dumps(guess[0]), json.dumps(guess[1])) if guess is not None else ("", "")),
+                           "" if expires is None else repr(expires)]
         for name, value in fields.items():
             if name != "id":
                 args += [name, json.dumps(value)]
         keys = [self._key("job", job_id), self._key("jobs", "live"), self._key("jobs", "cancel"),
-                self._key("awaited", job_id), self._key("jobs", "end"), self._key("followed", job_id)]
+                self._key("awaited", job_id), self._key("jobs", "end"), self._key("followed", job_id),
+                self._expiries.name]
         with self._guard():
             return bool(self._end(keys=keys, args=args))
 
@@ -356,22 +361,13 @@ class RedisJobBackend:
         return [row for row in self._many(ids) if row.get("status") not in TERMINAL]
 
     def purge(self, now: float) -> list[str]:
-        """Drop from the indexes the ids whose records expired (Redis removed the records); returns them."""
-        with self._guard(reading=True):
-            ids = self._redis.zrange(self._key("jobs"), 0, PURGE_BATCH - 1)
-            pipe = self._redis.pipeline(transaction=False)
-            for job_id in ids:
-                pipe.exists(self._key("job", job_id))
-            gone = [job_id for job_id, alive in zip(ids, pipe.execute(), strict=True) if not alive]
-            if gone:
-                self._redis.zrem(self._key("jobs"), *gone)
-                self._redis.srem(self._key("jobs", "live"), *gone)
-        return gone
+        """Drop from the indexes the ids of the jobs expired at ``now`` (a bounded batch: :mod:`.redis_job_expiry`;
+        Redis removes their records ``KEEP_AFTER_TTL`` later); returns them."""
+        return self._expiries.purge(now)
 
     def earliest_expiry(self) -> float | None:
-        """None: the records expire on their own (``EXPIRE``), and no index holds when; finding the first would
-        read every record (up to ``max_jobs``). A full store's refusal gives its fixed backoff instead."""
-        return None
+        """From the expiry index, one look (:meth:`.redis_job_expiry.ExpiryIndex.earliest`)."""
+        return self._expiries.earliest()
 
     def session_gone(self, key: str) -> bool:
         """Whether the session of ``key`` (``session_key`` of its id: records never hold the id) is

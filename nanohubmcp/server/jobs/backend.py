@@ -115,8 +115,8 @@ class JobBackend(Protocol):
 
     def earliest_expiry(self) -> float | None:
         """When the first finished record expires (epoch seconds; past: expired, not purged yet), where the back end
-        keeps that at hand (an index, memory); None when no record has finished or reading it would read every
-        record (Redis, whose records expire on their own: it keeps no index of their expiries)."""
+        keeps that at hand (an index, memory: one look, never a read of every record); None when no record has
+        finished (or, in Redis, none the index holds yet: an earlier version's, until the purge's walk scores it)."""
 
     def session_gone(self, key: str) -> bool:
         """Whether the store knows that the session of ``key`` (``session_key`` of its id) ended: True when the server's

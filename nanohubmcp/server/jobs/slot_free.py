@@ -10,10 +10,9 @@ result's ``_meta``, REST's ``Retry-After``), and so does its text, which a model
 how many of the owner's jobs run and how many finished are kept, and when the first slot frees.
 
 The whole store (``max_jobs``, every owner's records) frees a slot when its first finished record expires: the back
-end's :meth:`~.backend.JobBackend.earliest_expiry`, one look at an index (SQLite) or at memory, never a read of the
-records (up to 10,000). Where that is unknown — no stored job has finished, or the store is Redis, whose records
-expire on their own with no index of when — the refusal gives :data:`FULL_STORE_RETRY_SECONDS` (a minute), a backoff
-its text names as one (:func:`store_full`).
+end's :meth:`~.backend.JobBackend.earliest_expiry`, one look at an index (SQLite, Redis) or at memory, never a read of
+the records (up to 10,000). Where that is unknown — no stored job has finished — the refusal gives
+:data:`FULL_STORE_RETRY_SECONDS` (a minute), a backoff its text names as one (:func:`store_full`).
 """
 
 from __future__ import annotations
@@ -126,9 +125,8 @@ def store_full(limit: int, retry_after: int, *, known: bool) -> str:
     if known:
         return (head + f"A slot frees in about {_duration(retry_after)}, when the first finished job expires: retry "
                 "then, or ask the server's operator to raise the limit.")
-    return (head + "The server cannot tell when a slot frees (none of its stored jobs has finished, or its store "
-            f"keeps no index of when they expire): retry in {_duration(retry_after)}, or ask the server's operator "
-            "to raise the limit.")
+    return (head + "The server cannot tell when a slot frees (none of its stored jobs has finished): retry in "
+            f"{_duration(retry_after)}, or ask the server's operator to raise the limit.")
 
 
 def _duration(seconds: int) -> str:
