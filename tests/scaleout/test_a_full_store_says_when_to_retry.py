@@ -50,10 +50,12 @@ def full_store(request: pytest.FixtureRequest,
                tmp_path: Path) -> Iterator[tuple[str, Callable[[float], jobmod.JobStore]]]:
     """``(kind, make)``: ``make(ttl)`` a job store of that kind holding at most 2 jobs of all owners."""
     made: list[jobmod.JobStore] = []
+    # (Redis asked for first: it stops after this fixture's end has closed the stores, so their threads end at once)
+    redis = request.getfixturevalue("redis_server") if request.param == "redis" else None
 
     def make(ttl: float) -> jobmod.JobStore:
-        if request.param == "redis":
-            url = parse(request.getfixturevalue("redis_server").url)
+        if redis is not None:
+            url = parse(redis.url)
             store = jobmod.JobStore(ttl, name=f"whole{len(made)}", shared=url, max_jobs=2)
         else:
             store = jobmod.JobStore(ttl, name="whole", state_dir=tmp_path / str(len(made)), kind=request.param,
