@@ -238,7 +238,9 @@ def _reached(call_next: CallNext, streams: bool) -> CallNext:
     """``call_next`` (what follows the innermost of the application's layers), marking the request
     as handed on past them (:data:`ANSWERED_BY_LAYER`) and handing them its result made of plain
     values (:func:`~nanohubmcp.server.results.decoded.decoded`), a kept read's text left in its
-    pieces when ``streams``."""
+    pieces when ``streams``, and a registry list's entries copied (:func:`~.registry.list_copies.detached`:
+    a change they make in place stays out of the registry's cached listing)."""
+    from .registry.list_copies import detached
     from .results.decoded import decoded  # (a server with middleware only: not loaded at start)
     from .results.written import WRITTEN
 
@@ -247,7 +249,7 @@ def _reached(call_next: CallNext, streams: bool) -> CallNext:
         slots[ANSWERED_BY_LAYER] = False
         result = await call_next(request)
         slots.pop(WRITTEN, None)  # (they may change the result anywhere: it is written again as they leave it)
-        return decoded(result, texts=not streams)
+        return detached(request.method, decoded(result, texts=not streams))
 
     return reached
 

@@ -99,7 +99,7 @@ def fitted_page(key: str, entries: Sequence[dict[str, Any]], more: bool, cursor_
     """
     count, known = len(entries), len(sizes)
     limit = bound.limit - EVENT_ENVELOPE_BYTES
-    totals = [len(key) + 6]  # {"key":[]}, then with each entry: the page's bytes before its cursor
+    totals = [len(key) + 7]  # {"key":[]}, then with each entry: the page's bytes before its cursor
     for i, entry in enumerate(entries):
         totals.append(totals[-1] + (sizes[i] if i < known else entry_bytes(entry)) + (1 if i else 0))
         if totals[-1] > limit:

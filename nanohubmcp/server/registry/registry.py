@@ -6,16 +6,17 @@ The maps are replaced, never mutated, so readers on the event loop need no lock 
 notebook cell registers from another thread.
 
 Listing is in registration order, a page at a time (``handlers.list_pages``: by the server's
-``list_page_size`` and by bytes, each entry's measured once a change); a page's cursor names its last key and
-that key's registration number (a key removed and added again gets a new one and goes last), sealed
-(``handlers.cursors``; MCP 2025-11-25, Server § Utilities § Pagination).
+``list_page_size`` and by bytes, an entry's measured once a change, when a page first reads it); a page's cursor
+names its last key and that key's registration number (a key removed and added again gets a new one and goes
+last), sealed (``handlers.cursors``; MCP 2025-11-25, Server § Utilities § Pagination). A change replaces the map,
+its numbers and the listings cached of them together (:class:`_Snapshot`).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ...errors import InvalidParams, ResourceNotFound
 from ...protocol.uris import comparison_form
@@ -29,13 +30,18 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+_MEASURING = threading.Lock()
+"""Held while an entry's size is stored and counted (:class:`_Sizes`): once per entry and change."""
+
 
 class Listed:
     """A page of a table's listing (:meth:`_Table.page`): ``entries``, the page's, in registration order; ``keys``,
     the table's keys in order; ``numbers``, each key's registration number (a cursor names a key and its number);
     ``start``, the index of the page's first entry among them; ``more``, whether entries follow the page;
-    ``sizes``, the bytes of each entry's JSON as ``measure`` gave them (empty without one). (A plain class: a
-    ``NamedTuple`` costs a served script's cold start.)"""
+    ``sizes``, the bytes of each entry's JSON as ``measure`` gives them, each measured when first read (empty
+    without one). ``entries`` are the table's cached ones: read them, never change them (the application's
+    middleware gets copies: ``list_copies.detached``). (A plain class: a ``NamedTuple`` costs a served script's
+    cold start.)"""
 
     __slots__ = ("entries", "keys", "more", "numbers", "sizes", "start")
 
@@ -51,13 +57,66 @@ class Listed:
 
 
 class _Wire:
-    """One version's listing entries, and their sizes once a ``measure`` asked (kept till the table changes)."""
+    """One version's listing entries, and the bytes of each entry's JSON once a page read it (None till then; one
+    ``measure`` per table: ``list_pages.entry_bytes``), kept till the table changes."""
 
-    __slots__ = ("entries", "sizes")
+    __slots__ = ("entries", "sizes", "unmeasured")
 
     def __init__(self, entries: list[dict[str, Any]]) -> None:
         self.entries = entries
-        self.sizes: list[int] | None = None
+        self.sizes: list[int | None] = [None] * len(entries)
+        self.unmeasured = len(entries)
+        """How many ``sizes`` are None still."""
+
+
+class _Sizes(Sequence[int]):
+    """The bytes of the entries ``start..start+count`` of a :class:`_Wire`, each measured the first time it is
+    read and kept there: a page reads only the entries it may hold (at most ``page_size`` and one more), not
+    the table's."""
+
+    __slots__ = ("_count", "_measure", "_start", "_wire")
+
+    def __init__(self, wire: _Wire, start: int, count: int, measure: Callable[[dict[str, Any]], int]) -> None:
+        self._wire, self._start, self._count, self._measure = wire, start, count, measure
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        at = self._start + index
+        wire = self._wire
+        size = wire.sizes[at]
+        if size is None:
+            size = self._measure(wire.entries[at])
+            with _MEASURING:  # (counted once should two threads measure one entry)
+                if wire.sizes[at] is None:
+                    wire.sizes[at] = size
+                    wire.unmeasured -= 1
+        return size
+
+
+class _Snapshot:
+    """A table as one change left it: its name → record map, each key's registration number, and the listings
+    built from them (per version), replaced together by the next change; a page built from a map thus lands in
+    that map's cache, never a newer one's."""
+
+    __slots__ = ("by_name", "numbers", "wires")
+
+    def __init__(self, by_name: Mapping[str, Any], numbers: Mapping[str, int]) -> None:
+        self.by_name, self.numbers = by_name, numbers
+        self.wires: dict[str, _Wire] = {}
 
 
 class _Table(Generic[T]):
@@ -70,9 +129,9 @@ class _Table(Generic[T]):
         self._bus = bus
         self._event = event
         self._lock = threading.Lock()
-        self._wire_cache: dict[str, _Wire] = {}
-        self._listing: tuple[Mapping[str, T], Mapping[str, int]] = ({}, {})
-        """``by_name`` and each key's registration number, replaced together (a page reads both as one)."""
+        self._now = _Snapshot(self.by_name, {})
+        """``by_name``, each key's registration number and their listings, replaced together (a page reads them
+        as one: a change on another thread meanwhile is the next page's)."""
         self._registered = 0
         self._trailing: frozenset[str] = frozenset()
         """Keys listed after every other (the server's own: :meth:`trail`)."""
@@ -81,7 +140,7 @@ class _Table(Generic[T]):
         """Register ``item`` as ``key``: in its place when the key is registered, else last (before the trailing
         keys, which move after it and so get new numbers: a cursor naming one of them is refused)."""
         with self._lock:
-            items, numbers = self._listing
+            items, numbers = self._now.by_name, self._now.numbers
             trailing = self._trailing
             if key in numbers:  # defined again: in its place (the server's own replaced by the author's: theirs)
                 self._trailing = trailing - {key}
@@ -97,23 +156,21 @@ class _Table(Generic[T]):
                 numbers = {**numbers, **{k: self._registered + i for i, k in enumerate(moved, 1)}}
                 self._registered += len(moved)
             self.by_name = items
-            self._listing = (items, numbers)
-            self._wire_cache = {}
+            self._now = _Snapshot(items, numbers)
         self._bus.emit(self._event, name=key)
 
     def trail(self, key: str) -> None:
         """List ``key`` (registered just now) last, and after every key registered later too: the server's own
         tools (``get_job_result``, ``cancel_job``) after the author's, so that the author's lead a first page."""
         with self._lock:
-            items, numbers = self._listing
+            items, numbers = self._now.by_name, self._now.numbers
             if key not in items:
                 return
             self._registered += 1
             items = {**{k: v for k, v in items.items() if k != key}, key: items[key]}
             self.by_name = items
-            self._listing = (items, {**numbers, key: self._registered})
+            self._now = _Snapshot(items, {**numbers, key: self._registered})
             self._trailing = self._trailing | {key}
-            self._wire_cache = {}
 
     def remove(self, key: str) -> bool:
         with self._lock:
@@ -121,12 +178,11 @@ class _Table(Generic[T]):
                 return False
             items = dict(self.by_name)
             del items[key]
-            numbers = dict(self._listing[1])
+            numbers = dict(self._now.numbers)
             del numbers[key]
             self._trailing = self._trailing - {key}
             self.by_name = items
-            self._listing = (items, numbers)
-            self._wire_cache = {}
+            self._now = _Snapshot(items, numbers)
         self._bus.emit(self._event, name=key)
         return True
 
@@ -146,20 +202,18 @@ class _Table(Generic[T]):
              measure: Callable[[dict[str, Any]], int] | None = None) -> Listed:
         """A page of listing entries for ``version`` (cached per version): the entries after the one ``after``
         names (its key and registration number, :meth:`Listed.position`; None: from the first), at most
-        ``page_size`` of them (None: every one), with the bytes ``measure`` gives of each (measured once per
-        version and change).
+        ``page_size`` of them (None: every one), with the bytes ``measure`` gives of each (``Listed.sizes``: an
+        entry is measured when it is first read, once per version and change).
 
         Raises:
             InvalidParams: (-32602) ``after`` names an entry that is gone, or was registered again since (removed
                 and added: it moved to the end, so going on after it would skip the entries between).
         """
-        items, numbers = self._listing
-        cached = self._wire_cache.get(version)
+        now = self._now  # one read: the map, its numbers and its cache are of one change whatever a thread puts
+        items, numbers = now.by_name, now.numbers
+        cached = now.wires.get(version)
         if cached is None:
-            cached = _Wire([item.to_wire(version) for item in items.values()])  # type: ignore[attr-defined]
-            self._wire_cache[version] = cached
-        if measure is not None and cached.sizes is None:
-            cached.sizes = [measure(entry) for entry in cached.entries]
+            cached = now.wires[version] = _Wire([item.to_wire(version) for item in items.values()])
         keys = list(items)
         start = 0
         if after is not None:
@@ -168,11 +222,15 @@ class _Table(Generic[T]):
                 raise InvalidParams("Invalid cursor: the entry it goes on after was removed or registered again "
                                     "since; list again without a cursor")
             start = keys.index(last) + 1
-        end = len(keys) if not page_size else start + page_size
+        end = len(keys) if not page_size else min(start + page_size, len(keys))
         whole = not start and end >= len(keys)
         entries = cached.entries if whole else cached.entries[start:end]
-        sizes = cached.sizes if cached.sizes is None or whole else cached.sizes[start:end]
-        return Listed(entries, keys, numbers, start, end < len(keys), sizes or ())
+        sizes: Sequence[int] = ()
+        if measure is not None and cached.unmeasured:
+            sizes = _Sizes(cached, start, end - start, measure)
+        elif measure is not None:  # every entry measured: the plain list (no call per entry)
+            sizes = cached.sizes if whole else cached.sizes[start:end]  # type: ignore[assignment]
+        return Listed(entries, keys, numbers, start, end < len(keys), sizes)
 
 
 class Registry:
