@@ -49,7 +49,7 @@ async def drain(core: ServerCore, http: tornado.httpserver.HTTPServer | None, un
     from .process_exit import drain_step  # (once serving ended: not with the first answer)
 
     if notice is not None and until is not None:
-        notice.draining(core, until)
+        await notice.draining(core, until)
     await core.shutdown.quiet(lambda: bool(core.in_flight), drain_step(until, first=True))
     answering = core.shutdown.cut_off()
     if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends

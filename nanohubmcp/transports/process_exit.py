@@ -62,6 +62,11 @@ calls cut off are written in milliseconds, and a call still running that long af
 So the running calls have the exit grace less 2 s to answer with their result (8 s of the default 10 s: the
 process's exit keeps :data:`EXIT_MARGIN_SECONDS`), as gunicorn's ``--graceful-timeout`` gives requests in flight."""
 
+NOTICE_AFTER_SECONDS = 0.5
+"""How long after a stop's drain begins a single process says what it waits for (:meth:`StopNotice.draining`):
+the tool calls that answer sooner (a quick call whose client closed stdin right after sending it) are not
+waited for, and no line says they were (trial60 F3)."""
+
 
 def drain_step(until: float | None, *, first: bool = False) -> float:
     """How long, in seconds, the next step of a stop's drain may take. With ``until`` (a ``time.monotonic()``, a
@@ -238,23 +243,35 @@ class StopNotice:
         self.said = False
         """Whether :meth:`draining` said the line."""
 
-    def draining(self, core: ServerCore, until: float) -> None:
+    async def draining(self, core: ServerCore, until: float) -> None:
         """The drain of ``core``'s stop begins, to end by ``until`` (a ``time.monotonic()``): with tool calls
-        running, a single process says what it waits for, at most until then, and how to quit at once
-        (``nanohubmcp: stopped; waiting for 1 running tool call(s) to return (...) - send SIGTERM again to quit
-        now``), the functions of the jobs handed over at the stop that still run in this process named too
-        (``1 running tool call(s) and 2 running job(s)``: the process waits for them as well, review r28 #8); a
-        forked worker of ``--workers`` says nothing but tells its parent how many calls and jobs, counted apart
-        alike (:meth:`.workers.WorkerDeaths.calls_left`), which says it once for all at Ctrl-C."""
-        calls = sum(1 for request in core.in_flight if request.message.method == "tools/call")
-        if not calls:
+        still running :data:`NOTICE_AFTER_SECONDS` later (half of what is left at most), a single process says what
+        it waits for, at most until then, and how to quit at once (``nanohubmcp: stopped; waiting for 1 running
+        tool call(s) to return (...) - send SIGTERM again to quit now``), the functions of the jobs handed over at
+        the stop that still run in this process named too (``1 running tool call(s) and 2 running job(s)``: the
+        process waits for them as well, review r28 #8); calls that answer within that moment (stdin closed right
+        after a quick call) get no line: they were not waited for (trial60 F3: the line said they were told to
+        cancel, and the call then answered normally). A forked worker of ``--workers`` says nothing but tells its
+        parent at once how many calls and jobs, counted apart alike (:meth:`.workers.WorkerDeaths.calls_left`),
+        which says it once for all at Ctrl-C."""
+        def calls_running() -> int:
+            return sum(1 for request in core.in_flight if request.message.method == "tools/call")
+
+        if not calls_running():
             return
         from ..server.calls.invoke import RUNNING
 
-        _, jobs = count_running(list(RUNNING), core.core_jobs.work())  # (the calls: those in flight, above)
         if worker_task() is not None:
-            WORKER_DEATHS.calls_left(calls, jobs)
+            _, jobs = count_running(list(RUNNING), core.core_jobs.work())
+            WORKER_DEATHS.calls_left(calls_running(), jobs)
             return
+        moment = time.monotonic() + min(NOTICE_AFTER_SECONDS, max(0.0, until - time.monotonic()) / 2)
+        while calls_running() and time.monotonic() < moment:
+            await asyncio.sleep(0.02)
+        calls = calls_running()
+        if not calls:
+            return
+        _, jobs = count_running(list(RUNNING), core.core_jobs.work())  # (the calls: those in flight, above)
         wait = max(0.0, until - time.monotonic())
         if round(wait, 1) > 0:  # (none left, the loop having taken the stop late: said after, if at all)
             say(_waiting_line(what_runs(calls, jobs), wait, self.grace, self._stopped_by()))

@@ -235,7 +235,7 @@ class StdioTransport:
             core.core_jobs.process_ending()
         self.connection.close("the server is stopping")
         if self._notice is not None and until is not None:
-            self._notice.draining(core, until)
+            await self._notice.draining(core, until)
         ended = self._ended
         # The running calls' moment to answer; a stop by a signal (the input still open) then keeps the session a
         # moment after the last answer, for its client's follow-up (the official client's tools/list), as HTTP's.

@@ -6,6 +6,7 @@ Source: MCP 2025-11-25, Server § Resources (definition fields).
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -150,6 +151,27 @@ def _checked_annotations(label: str, annotations: object) -> dict[str, Any] | No
     return checked
 
 
+def returned_mime_type(fn: Callable[..., Any]) -> str | None:
+    """The MIME type a read of ``fn``'s resource is certain to give, from its return annotation, for the listing
+    (``resources/list``, ``resources/templates/list``) of a resource registered without ``mime_type=``:
+    ``application/json`` when it is annotated to return a ``dict`` (``dict``, ``dict[str, float]``), whose read is
+    its JSON text (:func:`~nanohubmcp.server.results.resources.resource_contents`); None for anything else (a
+    ``str`` may be a converted form, a ``list`` may hold images): before, the listing gave no MIME type though the
+    read gave ``application/json`` (trial60 F1).
+
+    Example:
+        >>> def settings() -> dict[str, float]: ...
+        >>> returned_mime_type(settings), returned_mime_type(lambda: 1)
+        ('application/json', None)
+    """
+    from ...schema.hints import type_hints
+
+    returned = type_hints(fn).get("return")
+    if returned is dict or typing.get_origin(returned) is dict:
+        return "application/json"
+    return None
+
+
 def make_resource(
     fn: Callable[..., Any],
     uri: str,
@@ -188,7 +210,7 @@ def make_resource(
         "signature": signature,
         "description": check_text(label, "description",
                                   description if description is not None else signature.description),
-        "mime_type": check_mime_type(label, mime_type),
+        "mime_type": check_mime_type(label, mime_type) or returned_mime_type(fn),
         "title": check_text(label, "title", title),
         "tags": frozenset(tags or ()),
         "meta": check_meta("resource", uri, meta),
