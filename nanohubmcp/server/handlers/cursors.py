@@ -37,6 +37,9 @@ __all__ = ["CursorSeal", "seal_of"]
 _VERSION: Final = b"c1"
 _TAG_BYTES: Final = 16
 _PURPOSE: Final = b"nanohubmcp list cursor v1"
+MAX_CURSOR_CHARS: Final = 65536
+"""The longest cursor opened (a registry key, a resource's URI, is far shorter): a longer one is refused before
+its key stream (one HMAC per 32 bytes) is made."""
 _NOT_ISSUED: Final = ("Invalid cursor: the server did not issue it for this list (it was altered, is another "
                       "list's or session's, or dates from before the server restarted); list again without a cursor")
 
@@ -61,12 +64,14 @@ class CursorSeal:
         """The position ``cursor`` holds, when this seal made it for ``scope``.
 
         Raises:
-            InvalidParams: (-32602) ``cursor`` is no string, or not one :meth:`seal` made for ``scope`` with this
-                key.
+            InvalidParams: (-32602) ``cursor`` is no string, is longer than :data:`MAX_CURSOR_CHARS`, or is not
+                one :meth:`seal` made for ``scope`` with this key.
         """
         if not isinstance(cursor, str):
             raise InvalidParams("Invalid cursor: it must be the string a page gave as nextCursor; list again "
                                 "without a cursor")
+        if len(cursor) > MAX_CURSOR_CHARS:
+            raise InvalidParams(_NOT_ISSUED)
         try:
             body = base64.urlsafe_b64decode(cursor.encode("ascii") + b"=" * (-len(cursor) % 4))
         except (binascii.Error, UnicodeError, ValueError):

@@ -1,0 +1,20 @@
+"""A cursor longer than the longest the server opens is refused (-32602) before its key stream is made (one HMAC
+per 32 bytes: a body-sized cursor of megabytes held the event loop for a third of a second), even one the server
+sealed itself; a long one under the bound still opens."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanohubmcp.errors import InvalidParams
+from nanohubmcp.server.handlers.cursors import MAX_CURSOR_CHARS, CursorSeal
+
+
+def test_a_cursor_over_the_bound_is_refused_and_one_under_it_still_opens() -> None:
+    seal = CursorSeal(b"k" * 32)
+    long_position = "x" * 40_000  # a long registry key still pages
+    assert seal.open("tools/list", seal.seal("tools/list", long_position)) == long_position
+    over = seal.seal("tools/list", "y" * 50_000)  # a valid seal, but longer than any cursor the server opens
+    assert len(over) > MAX_CURSOR_CHARS
+    with pytest.raises(InvalidParams, match="list again without a cursor"):
+        seal.open("tools/list", over)
