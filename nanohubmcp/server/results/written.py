@@ -90,8 +90,9 @@ def written_of(value: dict[str, Any], text: str | None) -> Written | None:
 def keep_written(request: RequestContext, value: dict[str, Any], text: str) -> None:
     """Keep ``text`` (``value``'s JSON, written to measure it) for ``request``'s response, when it is worth copying
     (:func:`written_of`)."""
-    if len(text) >= KEPT_FROM:
-        request.slots[WRITTEN] = Written(value, text)
+    written = written_of(value, text)
+    if written is not None:
+        request.slots[WRITTEN] = written
 
 
 def as_sent(request: RequestContext, result: dict[str, Any]) -> Any:
