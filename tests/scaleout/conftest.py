@@ -7,7 +7,7 @@ them; CI runs it). Locally a missing one skips these tests; under CI it fails th
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -91,7 +91,36 @@ def two_job_stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[t
     try:
         yield made[0], made[1]
     finally:
-        for store in made:
-            store.backend.close()
-            if store.runs.locks is not None:
-                store.runs.locks.release()  # (its heartbeat's thread ends now, not at the next collection)
+        _closed(made)
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def job_store_of_each_kind(request: pytest.FixtureRequest,
+                           tmp_path: Path) -> Iterator[Callable[..., jobmod.JobStore]]:
+    """``make(ttl, name, **limits)``: a new job store of each kind (in memory, one SQLite file, a real
+    redis-server) keeping jobs ``ttl`` seconds, named ``name`` (on Redis ``name`` and how many were made before:
+    each its own keys), with ``limits`` (``max_jobs=2``, ``max_jobs_per_owner=2``). All are closed at the end."""
+    made: list[jobmod.JobStore] = []
+    # (Redis asked for first: it stops after this fixture's end has closed the stores, so their threads end at once)
+    redis: RedisServer | None = request.getfixturevalue("redis_server") if request.param == "redis" else None
+
+    def make(ttl: float, name: str, **limits: int) -> jobmod.JobStore:
+        if redis is not None:
+            store = jobmod.JobStore(ttl, name=f"{name}{len(made)}", shared=parse(redis.url), **limits)
+        else:
+            store = jobmod.JobStore(ttl, name=name, state_dir=tmp_path / str(len(made)), kind=request.param,
+                                    **limits)
+        made.append(store)
+        return store
+
+    try:
+        yield make
+    finally:
+        _closed(made)
+
+
+def _closed(stores: list[jobmod.JobStore]) -> None:
+    for store in stores:
+        store.backend.close()
+        if store.runs.locks is not None:
+            store.runs.locks.release()  # (its heartbeat's thread ends now, not at the next collection)

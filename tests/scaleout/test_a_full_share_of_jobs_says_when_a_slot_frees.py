@@ -16,60 +16,29 @@ kept, and when the first slot frees, the seconds ``Retry-After`` gives.
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support import serve, wait_until
+from full_stores import TTL, finish, refused_once_full
+from support import wait_until
 
-from nanohubmcp import MCPServer
 from nanohubmcp.errors import JobLimitReached
 from nanohubmcp.server.jobs import service as jobmod
-from nanohubmcp.state.url import parse
 
 pytestmark = pytest.mark.timeout(120)
-TTL = 100.0
 
 
-def _done(job: jobmod.Job) -> None:
-    job.finish(jobmod.COMPLETED, result={"content": [{"type": "text", "text": "done"}]})
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
-    made: list[jobmod.JobStore] = []
-    # (Redis asked for first: it stops after this fixture's end has closed the stores, so their threads end at once)
-    redis = request.getfixturevalue("redis_server") if request.param == "redis" else None
-
-    def make(ttl: float) -> jobmod.JobStore:
-        if redis is not None:
-            url = parse(redis.url)
-            store = jobmod.JobStore(ttl, name=f"share{len(made)}", shared=url, max_jobs_per_owner=2)
-        else:
-            store = jobmod.JobStore(ttl, name="share", state_dir=tmp_path / str(len(made)), kind=request.param,
-                                    max_jobs_per_owner=2)
-        made.append(store)
-        return store
-
-    yield make
-    for store in made:
-        store.backend.close()
-        if store.runs.locks is not None:
-            store.runs.locks.release()
-
-
-def test_the_refusal_says_when_the_first_finished_job_expires(make_store) -> None:  # type: ignore[no-untyped-def]
-    store = make_store(TTL)
+def test_the_refusal_says_when_the_first_finished_job_expires(
+        job_store_of_each_kind: Callable[..., jobmod.JobStore]) -> None:
+    store = job_store_of_each_kind(TTL, "share", max_jobs_per_owner=2)
     first, _second = store.create("work", "s1"), store.create("work", "s1")
     with pytest.raises(JobLimitReached) as running:
         store.create("work", "s1")
     assert running.value.retry_after is None  # both still run: no one knows when a slot frees
     assert "all 2 of yours are still running, so a slot frees only once one of them ends" in str(running.value)
-    _done(first)
+    finish(first)
     with pytest.raises(JobLimitReached, match="max_jobs_per_owner") as finished:
         store.create("work", "s1")
     assert TTL - 5 <= finished.value.retry_after <= TTL
@@ -78,47 +47,19 @@ def test_the_refusal_says_when_the_first_finished_job_expires(make_store) -> Non
     store.create("work", "s2")  # another owner's share is its own
 
 
-def test_a_job_expired_but_not_swept_yet_no_longer_counts(make_store) -> None:  # type: ignore[no-untyped-def]
-    store = make_store(1.0)
+def test_a_job_expired_but_not_swept_yet_no_longer_counts(
+        job_store_of_each_kind: Callable[..., jobmod.JobStore]) -> None:
+    store = job_store_of_each_kind(1.0, "share", max_jobs_per_owner=2)
     jobs = [store.create("work", "s1") for _ in range(2)]
     for job in jobs:
-        _done(job)
+        finish(job)
     ends = max(job.finished_at for job in jobs) + 1.0
     wait_until(lambda: time.time() > ends + 0.05, "both jobs to expire", 10)
     assert store.create("work", "s1").status == jobmod.WORKING
 
 
-def _rest(base: str, name: str) -> tuple[int, dict[str, str], dict[str, object]]:
-    request = urllib.request.Request(base + "tools/" + name, b"{}", {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, dict(response.headers), json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), json.loads(exc.read())
-
-
 def test_rest_answers_429_with_retry_after_and_mcp_with_retry_after_meta(tmp_path: Path) -> None:
-    from support import call_tool_http
-
-    server = MCPServer("shared", state_dir=str(tmp_path), max_jobs_per_owner=1, job_ttl_seconds=TTL)
-
-    @server.async_tool()
-    def quick() -> str:
-        """Answer at once."""
-        return "quick"
-
-    with serve(server) as base:
-        status, _, started = _rest(base, "quick")
-        assert status == 202, started
-        wait_until(lambda: server.core.jobs.backend.load(str(started["job_id"]))["status"] == jobmod.COMPLETED,
-                   "the job to finish", 30)
-        status, headers, body = _rest(base, "quick")
-        assert status == 429, body
-        assert "max_jobs_per_owner" in str(body["error"])
-        assert TTL - 5 <= int(headers["Retry-After"]) <= TTL
-        assert (f"all 1 of yours have finished and are kept. A slot frees in about {headers['Retry-After']} s"
-                in str(body["error"])), body
-        refused = call_tool_http(base, "quick", {})  # a sessionless MCP call: the same owner (every sessionless caller)
-        assert refused["isError"] is True
-        assert TTL - 5 <= refused["_meta"]["io.nanohub/retryAfter"] <= TTL
-        assert f"A slot frees in about {refused['_meta']['io.nanohub/retryAfter']} s" in refused["content"][0]["text"]
+    refused = refused_once_full(tmp_path, "shared", max_jobs_per_owner=1)  # MCP's call: the same (sessionless) owner
+    assert "max_jobs_per_owner" in refused.error
+    assert (f"all 1 of yours have finished and are kept. A slot frees in about {refused.retry_after} s"
+            in refused.error), refused

@@ -16,63 +16,30 @@ earlier version ended, which that index lacks, are scored by the purge's walk.
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import redis
-from support import call_tool_http, serve, wait_until
+from full_stores import TTL, finish, refused_once_full
+from support import wait_until
 
-from nanohubmcp import MCPServer
 from nanohubmcp.errors import JobLimitReached
 from nanohubmcp.server.jobs import service as jobmod
 from nanohubmcp.state.url import parse
 
 pytestmark = pytest.mark.timeout(120)
-TTL = 100.0
 BACKOFF = 60
+"""The documented backoff of a full store that cannot tell when a slot frees (``slot_free.BACKOFF``)."""
 OLDER = 500
 """Running jobs older than the expired ones: as many as Redis's purge read before (the 500 oldest ids)."""
-"""The documented backoff of a full store that cannot tell when a slot frees (``slot_free.BACKOFF``)."""
 
 
-def _done(job: jobmod.Job) -> None:
-    job.finish(jobmod.COMPLETED, result={"content": [{"type": "text", "text": "done"}]})
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-def full_store(request: pytest.FixtureRequest,
-               tmp_path: Path) -> Iterator[tuple[str, Callable[[float], jobmod.JobStore]]]:
-    """``(kind, make)``: ``make(ttl)`` a job store of that kind holding at most 2 jobs of all owners."""
-    made: list[jobmod.JobStore] = []
-    # (Redis asked for first: it stops after this fixture's end has closed the stores, so their threads end at once)
-    redis = request.getfixturevalue("redis_server") if request.param == "redis" else None
-
-    def make(ttl: float) -> jobmod.JobStore:
-        if redis is not None:
-            url = parse(redis.url)
-            store = jobmod.JobStore(ttl, name=f"whole{len(made)}", shared=url, max_jobs=2)
-        else:
-            store = jobmod.JobStore(ttl, name="whole", state_dir=tmp_path / str(len(made)), kind=request.param,
-                                    max_jobs=2)
-        made.append(store)
-        return store
-
-    yield request.param, make
-    for store in made:
-        store.backend.close()
-        if store.runs.locks is not None:
-            store.runs.locks.release()
-
-
-def test_the_refusal_says_when_the_first_finished_job_expires_else_a_minute(full_store) -> None:  # type: ignore[no-untyped-def]
-    _kind, make = full_store
-    store = make(TTL)
+def test_the_refusal_says_when_the_first_finished_job_expires_else_a_minute(
+        job_store_of_each_kind: Callable[..., jobmod.JobStore]) -> None:
+    store = job_store_of_each_kind(TTL, "whole", max_jobs=2)
     first, _second = store.create("work", "s1"), store.create("work", "s2")
     with pytest.raises(JobLimitReached, match=r"at most 2 .*\(option max_jobs\)") as running:
         store.create("work", "s3")
@@ -80,7 +47,7 @@ def test_the_refusal_says_when_the_first_finished_job_expires_else_a_minute(full
     assert not running.value.per_owner
     assert "The server cannot tell when a slot frees" in str(running.value)
     assert "retry in 60 s" in str(running.value)
-    _done(first)
+    finish(first)
     with pytest.raises(JobLimitReached) as finished:
         store.create("work", "s3")
     assert TTL - 5 <= finished.value.retry_after <= TTL
@@ -107,7 +74,7 @@ def test_a_job_expired_but_not_swept_yet_no_longer_fills_the_store(kind: str, re
     store = _store(kind, request, tmp_path, 1.0, 2)
     jobs = [store.create("work", f"s{i}") for i in range(2)]
     for job in jobs:
-        _done(job)
+        finish(job)
     _expired(jobs)
     assert store.create("work", "s3").status == jobmod.WORKING  # (Redis, before: refused for 61 s)
     store.backend.close()
@@ -120,7 +87,7 @@ def test_an_expired_job_behind_500_running_ones_no_longer_fills_a_redis_store(
         store.create("work", f"old{i}")
     jobs = [store.create("work", f"s{i}") for i in range(2)]
     for job in jobs:
-        _done(job)
+        finish(job)
     _expired(jobs)
     store.sweep()
     assert store.create("work", "new").status == jobmod.WORKING
@@ -132,7 +99,7 @@ def test_jobs_an_earlier_version_ended_without_the_expiry_index_are_scored_and_d
     store = _store("redis", request, tmp_path, TTL, 3, name="earlier")
     short, kept, gone = (store.create("work", f"s{i}", ttl=ttl) for i, ttl in enumerate((0.5, TTL, TTL)))
     for job in (short, kept, gone):
-        _done(job)
+        finish(job)
     raw = redis.Redis.from_url(request.getfixturevalue("redis_server").url)
     raw.delete("nanohubmcp:earlier:jobs:expires", "nanohubmcp:earlier:job:" + gone.id)  # as an earlier version left
     _expired([short])
@@ -156,7 +123,7 @@ def test_processes_purging_at_once_admit_no_more_than_max_jobs(request: pytest.F
     stores = [_store("redis", request, tmp_path, 1.0, 4, name="racing") for _ in range(2)]
     jobs = [stores[0].create("work", f"s{i}") for i in range(4)]
     for job in jobs:
-        _done(job)
+        finish(job)
     _expired(jobs)
     admitted: list[jobmod.Job] = []
 
@@ -178,34 +145,5 @@ def test_processes_purging_at_once_admit_no_more_than_max_jobs(request: pytest.F
         store.backend.close()
 
 
-def _rest(base: str, name: str) -> tuple[int, dict[str, str], dict[str, object]]:
-    request = urllib.request.Request(base + "tools/" + name, b"{}", {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, dict(response.headers), json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), json.loads(exc.read())
-
-
 def test_rest_answers_429_with_retry_after_and_mcp_with_retry_after_meta(tmp_path: Path) -> None:
-    server = MCPServer("whole", state_dir=str(tmp_path), max_jobs=1, job_ttl_seconds=TTL)
-
-    @server.async_tool()
-    def quick() -> str:
-        """Answer at once."""
-        return "quick"
-
-    with serve(server) as base:
-        status, _, started = _rest(base, "quick")
-        assert status == 202, started
-        wait_until(lambda: server.core.jobs.backend.load(str(started["job_id"]))["status"] == jobmod.COMPLETED,
-                   "the job to finish", 30)
-        status, headers, body = _rest(base, "quick")
-        assert status == 429, body
-        assert "(option max_jobs)" in str(body["error"])
-        assert TTL - 5 <= int(headers["Retry-After"]) <= TTL
-        assert f"A slot frees in about {headers['Retry-After']} s" in str(body["error"]), body
-        refused = call_tool_http(base, "quick", {})
-        assert refused["isError"] is True
-        assert TTL - 5 <= refused["_meta"]["io.nanohub/retryAfter"] <= TTL
-        assert f"A slot frees in about {refused['_meta']['io.nanohub/retryAfter']} s" in refused["content"][0]["text"]
+    assert "(option max_jobs)" in refused_once_full(tmp_path, "whole", max_jobs=1).error

@@ -9,25 +9,12 @@ returns frees its place.
 
 from __future__ import annotations
 
-import json
 import threading
-import urllib.error
-import urllib.request
-from typing import Any
 
+from json_posts import post_json_with_headers
 from support import call_tool_http, serve, wait_until
 
 from nanohubmcp import MCPServer
-
-
-def rest(base: str, name: str, arguments: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
-    request = urllib.request.Request(base + "tools/" + name, json.dumps(arguments).encode(),
-                                     {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, dict(response.headers), json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), json.loads(exc.read())
 
 
 def test_past_max_stuck_calls_new_calls_are_refused_at_once_until_a_stuck_one_returns() -> None:
@@ -44,12 +31,13 @@ def test_past_max_stuck_calls_new_calls_are_refused_at_once_until_a_stuck_one_re
     with serve(server) as base:
         try:
             for _ in range(2):  # each times out, and its function runs on, abandoned
-                status, _, body = rest(base, "hang", {})
+                status, _, body = post_json_with_headers(base + "tools/hang", {})
                 assert status == 504, body  # a timeout: 504, not a server fault (trial51 F15)
                 assert "abandoned" in body["error"]
             assert server.core.stuck_calls == 2
 
-            status, headers, body = rest(base, "hang", {"wait": False})  # would return at once, but is not run
+            # would return at once, but is not run
+            status, headers, body = post_json_with_headers(base + "tools/hang", {"wait": False})
             assert status == 503, body
             assert int(headers["Retry-After"]) >= 1
             assert "max_stuck_calls=2" in body["error"]
@@ -63,5 +51,5 @@ def test_past_max_stuck_calls_new_calls_are_refused_at_once_until_a_stuck_one_re
         finally:
             release.set()
         wait_until(lambda: server.core.stuck_calls == 0, "the stuck calls returned and freed their places", 20)
-        status, _, body = rest(base, "hang", {"wait": False})
+        status, _, body = post_json_with_headers(base + "tools/hang", {"wait": False})
         assert (status, body) == (200, {"result": "returned"})
