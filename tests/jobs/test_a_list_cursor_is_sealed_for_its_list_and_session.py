@@ -9,33 +9,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
 from typing import Any
 
 import anyio
 import pytest
+from paged_lists import paged_server
 from support import mcp_client, serve
 
-from nanohubmcp import MCPServer
-
 pytestmark = pytest.mark.timeout(120)
-
-
-def build() -> MCPServer:
-    server = MCPServer("sealed", job_store="memory", list_page_size=2)
-
-    @server.async_tool()
-    def work(n: int) -> int:
-        """Double ``n`` in the background."""
-        return 2 * n
-
-    for name in ("one", "two", "three"):
-        server.tool(name=name, description=name)(answering(name))
-    return server
-
-
-def answering(text: str) -> Callable[[], str]:
-    return lambda: text
 
 
 def decoded(cursor: str) -> bytes:
@@ -91,7 +72,7 @@ def test_a_cursor_shows_no_task_id_and_one_not_issued_to_the_session_for_the_lis
                     others["a tasks/list cursor on tools/list"] = exc
                 return ids, seen + cursors, refused, others
 
-    with serve(build()) as url:
+    with serve(paged_server("sealed", job_store="memory")) as url:
         ids, seen_and_cursors, refused, others = anyio.run(main, url)
     seen, cursors = seen_and_cursors[:len(ids)], seen_and_cursors[len(ids):]
     assert seen == ids

@@ -6,39 +6,21 @@ servers in this process share a real redis-server, with no ``state_secret``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import ExitStack
 
 import pytest
 import wire
+from paged_lists import paged_server
 from redis_server import RedisServer
 from support import serve, wait_until
-
-from nanohubmcp import MCPServer
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def build(state_url: str) -> MCPServer:
-    server = MCPServer("cursors", state_url=state_url, list_page_size=2)
-
-    @server.async_tool()
-    def work(n: int) -> int:
-        """Double ``n`` in the background."""
-        return 2 * n
-
-    for name in ("one", "two", "three"):
-        server.tool(name=name, description=name)(answering(name))
-    return server
-
-
-def answering(text: str) -> Callable[[], str]:
-    return lambda: text
-
-
 def test_a_cursor_one_process_issued_pages_on_the_other(redis_server: RedisServer) -> None:
     with ExitStack() as stack:
-        first, second = (stack.enter_context(serve(build(redis_server.url))) + "mcp" for _ in range(2))
+        first, second = (stack.enter_context(serve(paged_server("cursors", state_url=redis_server.url))) + "mcp"
+                         for _ in range(2))
         session = wire.initialize(first)
         ids = [str(wire.result(first, session, "tools/call", {"name": "work", "arguments": {"n": n},
                                                                "task": {"ttl": 60000}})["task"]["taskId"])
