@@ -20,6 +20,7 @@ import weakref
 
 import httpx
 import pytest
+from paged_lists import paged_server
 from redis_server import JOB_STORE_THREADS, RedisServer
 from support import serve, wait_until
 
@@ -47,15 +48,10 @@ def test_a_server_no_longer_used_lets_its_job_store_and_threads_go(redis_server:
             return reply if reply.json().get("status") == "done" else None
 
         assert wait_until(result, "the job is done", 20).json()["result"] == 42
-    threads = [t for t in threading.enumerate() if t not in before and t.name in JOB_STORE_THREADS]
-    assert sorted(t.name for t in threads) == sorted(JOB_STORE_THREADS), threads
+    threads = _job_store_threads(before)
     store = weakref.ref(server.core.jobs)
     del server, work
-    gc.collect()
-    assert store() is None, "the job store is still held once its server is gone"
-    for thread in threads:
-        thread.join(5)
-    assert not [t.name for t in threads if t.is_alive()]
+    _let_go(store, threads, "the job store is still held once its server is gone")
 
 
 def test_a_server_that_paged_a_list_is_let_go_too(redis_server: RedisServer) -> None:
@@ -66,15 +62,7 @@ def test_a_server_that_paged_a_list_is_let_go_too(redis_server: RedisServer) -> 
     import wire
 
     before = set(threading.enumerate())
-    server = MCPServer("paged", state_url=redis_server.url, list_page_size=2)
-    for name in ("one", "two", "three"):
-        server.tool(name=name, description=name)(lambda: "")
-
-    @server.async_tool()
-    def work(n: int) -> int:
-        """Double ``n`` in the background."""
-        return 2 * n
-
+    server = paged_server("paged", state_url=redis_server.url)
     with serve(server) as url:
         started = httpx.post(f"{url}tools/work", json={"n": 21}, timeout=10)  # (a job: the store's threads run)
         assert started.status_code in (200, 202), started.text
@@ -82,12 +70,24 @@ def test_a_server_that_paged_a_list_is_let_go_too(redis_server: RedisServer) -> 
         page = wire.result(url + "mcp", session, "tools/list", {})
         assert "nextCursor" in page, page
         assert wire.result(url + "mcp", session, "tools/list", {"cursor": page["nextCursor"]})["tools"]
+    threads = _job_store_threads(before)
+    held = weakref.ref(server)
+    del server
+    _let_go(held, threads, "the server is still held once it is gone")
+
+
+def _job_store_threads(before: set[threading.Thread]) -> list[threading.Thread]:
+    """The job store's threads started since ``before``: both of them (else the test fails)."""
     threads = [t for t in threading.enumerate() if t not in before and t.name in JOB_STORE_THREADS]
     assert sorted(t.name for t in threads) == sorted(JOB_STORE_THREADS), threads
-    held = weakref.ref(server)
-    del server, work
+    return threads
+
+
+def _let_go(held: weakref.ref[object], threads: list[threading.Thread], still_held: str) -> None:
+    """Once the test dropped its server: what ``held`` names is collected (else the test fails saying
+    ``still_held``) and the job store's ``threads`` end within 5 s each."""
     gc.collect()
-    assert held() is None, "the server is still held once it is gone"
+    assert held() is None, still_held
     for thread in threads:
         thread.join(5)
     assert not [t.name for t in threads if t.is_alive()]
