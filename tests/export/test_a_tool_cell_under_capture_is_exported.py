@@ -10,14 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
+from cell_translation import refusal, translated
 from export_roundtrip import SCRIPT_TOKEN, export, run_script
 from kernels import run_async
 from support import mcp_client
-
-from nanohubmcp.errors import NanohubMCPError
-from nanohubmcp.jupyter.translate import Script, translate
 
 SWEEP = ('%%mcp_tool\nfrom nanohubmcp import Context\n\n\ndef sweep(n: int, ctx: Context) -> int:\n'
          '    """Sweep n points."""\n    for i in range(n):\n        ctx.report_progress(i + 1, n, f"point {i + 1}")\n'
@@ -25,18 +22,6 @@ SWEEP = ('%%mcp_tool\nfrom nanohubmcp import Context\n\n\ndef sweep(n: int, ctx:
 APP = ("%load_ext nanohubmcp\n%config NanohubMCP.port = 0", "%%capture\n" + SWEEP,
        'r = %mcp call sweep {"n": 5}\nprint("result:", r.text)', "%mcp url")
 """The cells of the Voilà app of the notebook page (and of tests/jupyter/test_a_voila_app_serves_a_kernel_per_page)."""
-
-
-def translated(*cells: str) -> Script:
-    made = nbformat.v4.new_notebook()
-    made.cells = [nbformat.v4.new_code_cell(cell) for cell in cells]
-    return translate(made, source="nb.ipynb", format_code=False, refuse_empty=True)
-
-
-def refusal(*cells: str) -> str:
-    with pytest.raises(NanohubMCPError) as caught:
-        translated(*cells)
-    return str(caught.value)
 
 
 @pytest.mark.slow

@@ -17,25 +17,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import nbformat
 import pytest
+from cell_translation import refusal, translated
 
-from nanohubmcp.errors import NanohubMCPError
-from nanohubmcp.jupyter.translate import Script, translate
+from nanohubmcp.jupyter.translate import Script
 
 TOOL = '%%mcp_tool\ndef mode() -> str:\n    """The mode."""\n    import os\n    return os.environ.get("MODE", "unset")'
-
-
-def export(*cells: str) -> Script:
-    made = nbformat.v4.new_notebook()
-    made.cells = [nbformat.v4.new_code_cell(cell) for cell in cells]
-    return translate(made, source="nb.ipynb", format_code=False, refuse_empty=True)
-
-
-def refusal(*cells: str) -> str:
-    with pytest.raises(NanohubMCPError) as caught:
-        export(*cells)
-    return str(caught.value)
 
 
 def run(script: Script) -> dict[str, Any]:
@@ -55,14 +42,14 @@ def _no_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     "import os\nif True:\n    %env MODE=fast\nprint(os.environ['MODE'])",  # read at import: was a KeyError
 ])
 def test_env_at_a_cells_top_level_or_in_a_block_sets_the_variable(cell: str) -> None:
-    script = export(cell, TOOL)
+    script = translated(cell, TOOL)
     assert 'os.environ["MODE"] = "fast"' in script.text
     assert not script.dropped
     assert run(script)["mode"]() == "fast"
 
 
 def test_env_that_only_shows_is_dropped_and_one_expanding_names_is_refused() -> None:
-    assert export("%env", "%env HOME", TOOL).dropped == (
+    assert translated("%env", "%env HOME", TOOL).dropped == (
         "cell 1: %env (it only shows the environment)", "cell 2: %env HOME (it only shows the environment)")
     assert refusal("x = 'fast'\n%env MODE=$x", TOOL) == (
         "nb.ipynb, cell 1 (x = 'fast'): line 2 sets an environment variable from notebook names (%env MODE=$x), "
@@ -70,18 +57,18 @@ def test_env_that_only_shows_is_dropped_and_one_expanding_names_is_refused() -> 
 
 
 def test_time_runs_its_statement_at_the_top_level_in_a_block_and_in_a_function() -> None:
-    script = export("%time X = 5", "for i in range(3):\n    %time last = i",
-                    "def twice():\n    %time y = 2 * X\n    return y",
-                    '%%mcp_tool\ndef x() -> int:\n    """X."""\n    return X + last + twice()')
+    script = translated("%time X = 5", "for i in range(3):\n    %time last = i",
+                        "def twice():\n    %time y = 2 * X\n    return y",
+                        '%%mcp_tool\ndef x() -> int:\n    """X."""\n    return X + last + twice()')
     assert "X = 5  # %time X = 5 (run without the timing)" in script.text
     assert not script.dropped
     assert run(script)["x"]() == 5 + 2 + 10
 
 
 def test_time_cells_and_capture_cells_run_their_code() -> None:
-    script = export("%%time\nTABLE = [i * i for i in range(4)]",
-                    "%%capture --no-stderr\nimport math\nTAU = 2 * math.pi",
-                    '%%mcp_tool\ndef t() -> float:\n    """T."""\n    return TABLE[3] + TAU')
+    script = translated("%%time\nTABLE = [i * i for i in range(4)]",
+                        "%%capture --no-stderr\nimport math\nTAU = 2 * math.pi",
+                        '%%mcp_tool\ndef t() -> float:\n    """T."""\n    return TABLE[3] + TAU')
     assert "# %%time: the cell's code runs, without the time magic\nTABLE = " in script.text
     assert run(script)["t"]() == 9 + 2 * 3.141592653589793
 
@@ -93,7 +80,7 @@ def test_the_name_a_capture_cell_binds_is_still_refused_saying_only_the_capture_
 
 
 def test_timeit_is_dropped_with_why() -> None:
-    script = export("%timeit sum(range(10))", "%%timeit\nsum(range(10))", TOOL)
+    script = translated("%timeit sum(range(10))", "%%timeit\nsum(range(10))", TOOL)
     assert "# dropped (IPython runs it many times inside a function of its own: it binds nothing): " \
            "%timeit sum(range(10))" in script.text
     assert script.dropped[1] == "cell 2: %%timeit"
@@ -102,7 +89,7 @@ def test_timeit_is_dropped_with_why() -> None:
 def test_cd_changes_the_working_folder(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "data").mkdir()
     monkeypatch.chdir(tmp_path)
-    script = export("%cd data", TOOL)
+    script = translated("%cd data", TOOL)
     assert 'os.chdir(os.path.expanduser("data"))  # %cd data' in script.text
     run(script)
     assert os.getcwd() == str(tmp_path / "data")
@@ -126,7 +113,7 @@ def test_magics_that_bind_names_or_set_state_the_export_cannot_translate_are_ref
 @pytest.mark.parametrize(("value", "written"), [("40*2**20", 41943040), ("64 * 1024 * 1024", 67108864),
                                                  ("-(-2) ** 25", 33554432), ("1e8 // 1", 100000000)])
 def test_config_takes_arithmetic_of_numbers_as_the_kernel_does(value: str, written: int) -> None:
-    script = export(f"%load_ext nanohubmcp\n%config NanohubMCP.max_request_bytes = {value}", TOOL)
+    script = translated(f"%load_ext nanohubmcp\n%config NanohubMCP.max_request_bytes = {value}", TOOL)
     assert f"max_request_bytes={written}" in script.text
 
 
