@@ -18,10 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from kernel_launch import KERNEL_NAME, kernel_environment, write_kernel_spec
+from jupyter_servers import free_port, server_environment, stop_group
+from kernel_launch import KERNEL_NAME, write_kernel_spec
 from nbformat.v4 import new_code_cell, new_notebook
 
 __all__ = ["VoilaApp", "cells_of", "voila_notebook", "voila_serving"]
@@ -55,12 +53,6 @@ def cells_of(page: str) -> dict[int, str]:
     """The page's HTML of each cell, by Voilà's ``cell-index`` (1 for the notebook's first cell)."""
     parts = re.split(r'<div cell-index="(\d+)">', page)
     return {int(parts[i]): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class VoilaApp:
@@ -122,13 +114,7 @@ class VoilaApp:
 
     def stop(self) -> None:
         """SIGTERM its process group (the server shuts its kernels down), SIGKILL after 15 s."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
+        stop_group(self.process)
 
 
 @contextlib.contextmanager
@@ -136,13 +122,10 @@ def voila_serving(notebook: Path, home: Path, start_seconds: float = 60) -> Iter
     """``voila NOTEBOOK`` served from its folder, with ``home`` for its directories and log (see the module
     docstring); stopped afterwards."""
     write_kernel_spec(home / "jupyter" / "kernels")
-    ipython = home / "ipython"
-    ipython.mkdir(parents=True, exist_ok=True)
-    env = kernel_environment(ipython, JUPYTER_PATH=str(home / "jupyter"), JUPYTER_CONFIG_DIR=str(home / "config"),
-                             JUPYTER_DATA_DIR=str(home / "data"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
-                             JUPYTER_PLATFORM_DIRS="1")
-    env = {name: value for name, value in env.items() if not name.startswith("VOILA_")}
-    port = _free_port()
+    (home / "ipython").mkdir(parents=True, exist_ok=True)
+    env = {name: value for name, value in server_environment(home, home / "jupyter").items()
+           if not name.startswith("VOILA_")}
+    port = free_port()
     log = home / "voila.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(

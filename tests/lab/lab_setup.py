@@ -15,8 +15,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jupyter_servers import free_port, server_environment, stop_group
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT = ROOT / "nanohubmcp" / "labextension"
 EXTENSION = "nanohub-mcp"
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
-HUB_VARS = ("SESSION", "SESSION_ID", "SESSIONDIR", "SESSION_DIR", "JPY_SESSION_NAME")
 
 
 def missing(what: str) -> None:
@@ -75,12 +73,6 @@ def install_wheel(dest: Path) -> Path:
     return prefix / "share" / "jupyter"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class LabServer:
     """A ``jupyter lab`` process serving ``root_dir`` on 127.0.0.1 (see the module docstring).
 
@@ -101,15 +93,7 @@ class LabServer:
         (config / "labconfig" / "page_config.json").write_text(
             json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
         )
-        env = {k: v for k, v in os.environ.items() if k not in HUB_VARS}
-        env.update(
-            JUPYTER_CONFIG_DIR=str(config),
-            JUPYTER_DATA_DIR=str(home / "data"),
-            JUPYTER_RUNTIME_DIR=str(home / "runtime"),
-            JUPYTER_PATH=str(jupyter_path),
-            IPYTHONDIR=str(home / "ipython"),
-            JUPYTER_PLATFORM_DIRS="1",
-        )
+        env = server_environment(home, jupyter_path)
         self.env = env
         self.log_path = home / "lab.log"
         self._log = self.log_path.open("wb")
@@ -155,13 +139,7 @@ class LabServer:
 
     def stop(self) -> None:
         """SIGTERM the server's process group (it and its kernels), SIGKILL after 15 s."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(5)
+        stop_group(self.process)
         self._log.close()
 
 
