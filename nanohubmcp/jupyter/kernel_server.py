@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..transports.ports import resolve_port
 from . import kernel_exit, routes
@@ -40,44 +40,8 @@ from .hub import HubView, detect_hub
 from .tokens import notebook_token
 
 if TYPE_CHECKING:
-    from ..server.core import ServerCore
-    from ..server.wire.events import EventBus
+    from ..serving.servable import Servable  # (what serving from a kernel uses of the server: an MCPServer)
 
-
-class Servable(Protocol):
-    """What serving from a kernel uses of the server (an ``MCPServer``)."""
-
-    @property
-    def core(self) -> ServerCore: ...
-
-    @property
-    def events(self) -> EventBus: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def version(self) -> str: ...
-
-    @property
-    def auth(self) -> object: ...
-
-    @property
-    def url(self) -> str | None: ...
-
-    @property
-    def port(self) -> int | None: ...
-
-    @property
-    def running(self) -> bool: ...
-
-    @property
-    def token(self) -> str | None: ...
-
-    def start(self, host: str = ..., port: int | None = ..., path_prefix: str = ..., *, quiet: bool = ...,
-              loop: str = ..., **options: Any) -> object: ...
-
-    def stop(self, *, within: float | None = ...) -> None: ...
 
 __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
 
