@@ -30,9 +30,16 @@ SITE = "https://docs.example.org/nanohub-mcp/"
 SOURCE = "https://git.example.org/nanohub-mcp"
 
 
+def outside_the_checkout() -> dict[str, str]:
+    """This process's environment without ``PYTHONPATH``: a developer running the tests of a work tree with
+    ``PYTHONPATH=<tree>`` would otherwise have the fresh environment import the tree, not the wheel."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def run(*command: str | Path, cwd: Path, timeout: float = 600, env: dict[str, str] | None = None) -> str:
     done = subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL, env=env)  # fmt: skip
+                          timeout=timeout, stdin=subprocess.DEVNULL,
+                          env=outside_the_checkout() if env is None else env)  # fmt: skip
     assert done.returncode == 0, f"{command} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -192,7 +199,8 @@ def test_the_server_json_package_entry_runs_as_a_registry_client_runs_it(install
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "registry", "version": "1"}}}
     done = subprocess.run([installed / "env" / "bin" / package["identifier"], *arguments], cwd=installed,
-                          input=json.dumps(initialize) + "\n", capture_output=True, text=True, timeout=60)
+                          input=json.dumps(initialize) + "\n", capture_output=True, text=True, timeout=60,
+                          env=outside_the_checkout())
     answer = json.loads(done.stdout.splitlines()[0])
     assert answer["result"]["serverInfo"]["name"] == "reg", (done.stdout, done.stderr)
 
@@ -207,7 +215,7 @@ def quick_start(installed: Path) -> Iterator[str]:
     process = subprocess.Popen(
         [installed / "env" / "bin" / "nanohubmcp", "run", "start_mcp.py", "--port", "0"], cwd=installed,
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
+        env={**outside_the_checkout(), "PYTHONUNBUFFERED": "1"})  # fmt: skip
     try:
         assert process.stdout is not None
         banner = ""
