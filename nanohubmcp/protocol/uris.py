@@ -10,7 +10,7 @@ Subscriptions (``resources/subscribe``, ``unsubscribe``, a 2026 ``subscriptions/
 that form too, in the server and in the shared state store: ``data://%6Cab`` and ``data://lab`` are one.
 Here, below the server and the state store, so that both can use it.
 :func:`bad_escape` finds a ``%`` that does not begin a percent-escape (RFC 3986 § 2.1), which a template's
-values could not be decoded through.
+values could not be decoded through. :data:`MAX_URI_LENGTH` bounds a URI the server reads and one it registers.
 
 Source: RFC 3986 § 2.1 (Percent-Encoding), § 2.3 (Unreserved Characters), § 3.1 (Scheme),
 § 6.2.2.1-2 (Case and Percent-Encoding Normalization).
@@ -26,6 +26,11 @@ _SCHEME = r"[A-Za-z][A-Za-z0-9+.\-]*"
 _BAD_ESCAPE = r"%(?![0-9A-Fa-f]{2})"
 _ESCAPE = r"%([0-9A-Fa-f]{2})"
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+MAX_URI_LENGTH = 8192
+"""The longest URI (characters) the server takes: ``resources/read``, ``subscribe`` and ``unsubscribe`` refuse a
+longer ``params.uri`` (-32602) before it is matched against any template, and a resource (or template) registered
+with a longer one is refused (it could never be read)."""
 
 
 def fold_scheme(uri: str) -> str:

@@ -8,13 +8,14 @@ import pytest
 
 from nanohubmcp.errors import InvalidParams
 from nanohubmcp.server.handlers.cursors import MAX_CURSOR_CHARS, CursorSeal
+from nanohubmcp.server.registry.listed_text import MAX_KEY_CHARS
 
 
 def test_a_cursor_over_the_bound_is_refused_and_one_under_it_still_opens() -> None:
     seal = CursorSeal(b"k" * 32)
-    long_position = "x" * 40_000  # a long registry key still pages
-    assert seal.open("tools/list", seal.seal("tools/list", long_position)) == long_position
-    over = seal.seal("tools/list", "y" * 50_000)  # a valid seal, but longer than any cursor the server opens
+    longest = "9" * 20 + "/" + "\U0001f600" * MAX_KEY_CHARS  # the longest position the server seals
+    assert seal.open("tools/list", seal.seal("tools/list", longest)) == longest
+    over = seal.seal("tools/list", "y" * 40_000)  # a valid seal, but longer than any cursor the server issues
     assert len(over) > MAX_CURSOR_CHARS
     with pytest.raises(InvalidParams, match="list again without a cursor"):
         seal.open("tools/list", over)

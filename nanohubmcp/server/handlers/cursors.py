@@ -28,6 +28,7 @@ import weakref
 from typing import TYPE_CHECKING, Final
 
 from ...errors import InvalidParams
+from ..registry.listed_text import MAX_KEY_CHARS
 
 if TYPE_CHECKING:
     from ..asks.request_state import RequestStateCodec
@@ -37,9 +38,14 @@ __all__ = ["CursorSeal", "seal_of"]
 _VERSION: Final = b"c1"
 _TAG_BYTES: Final = 16
 _PURPOSE: Final = b"nanohubmcp list cursor v1"
-MAX_CURSOR_CHARS: Final = 65536
-"""The longest cursor opened (a registry key, a resource's URI, is far shorter): a longer one is refused before
-its key stream (one HMAC per 32 bytes) is made."""
+_LONGEST_POSITION: Final = 20 + 1 + 4 * MAX_KEY_CHARS
+"""The longest position sealed, in UTF-8 bytes: a registry entry's ``<number>/<key>``, a registration number of at
+most 20 digits and a key of at most :data:`~..registry.listed_text.MAX_KEY_CHARS` characters (refused longer at
+registration) of at most 4 bytes each; a task's (its creation time's ``repr`` and a server-made id) is shorter."""
+MAX_CURSOR_CHARS: Final = -(-4 * (len(_VERSION) + _TAG_BYTES + _LONGEST_POSITION) // 3)
+"""The longest cursor opened (43,743 characters): the longest :meth:`CursorSeal.seal` writes, base64 of
+``c1 ‖ tag ‖`` :data:`_LONGEST_POSITION` bytes. A longer one is refused before its key stream is made; every cursor
+the server issues opens."""
 _NOT_ISSUED: Final = ("Invalid cursor: the server did not issue it for this list (it was altered, is another "
                       "list's or session's, or dates from before the server restarted); list again without a cursor")
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams, ResourceNotFound
 from ...protocol.message_values import show
-from ...protocol.uris import bad_escape, comparison_form
+from ...protocol.uris import MAX_URI_LENGTH, bad_escape, comparison_form
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.resources import Resource, ResourceTemplate
@@ -51,9 +51,6 @@ MAX_SUBSCRIBED_CHARS = 16 * 1024
 """Characters of the URIs (as sent) one session's subscriptions may hold in all (one more is -32602): a
 session lives an idle hour, in Redis too, and one principal may hold 1,000 of them, so 64 URIs of 8,192
 characters each (a template's value) would let one client park half a megabyte per session."""
-MAX_URI_LENGTH = 8192
-"""The longest ``params.uri`` (characters) ``resources/read``, ``subscribe`` and ``unsubscribe`` take;
-a longer one is -32602 before it is matched against any template."""
 
 
 def _uri(params: dict[str, Any], method: str) -> str:

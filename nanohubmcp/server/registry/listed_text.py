@@ -3,8 +3,9 @@ description, MIME type (a resource's, an icon's) and icon sources.
 
 Each is a string (a number or bytes made the whole list fail), holds no UTF-16 surrogate (a client is sent
 U+FFFD, or the character a pair stands for, in its place: a resource URI or prompt name it was shown then
-names nothing), and, for a MIME type or an icon source, has the form clients read. Each refusal is a
-``RegistrationError`` naming the component, the option and what to write instead. The values a list
+names nothing), and, for a MIME type or an icon source, has the form clients read. A key a list pages by
+(a resource's URI or template, a prompt's name) is at most :data:`MAX_KEY_CHARS` long (:func:`check_key`).
+Each refusal is a ``RegistrationError`` naming the component, the option and what to write instead. The values a list
 publishes inside ``meta``, annotations and schemas are ``schema.json_form``'s.
 
 Source: MCP 2025-11-25, Basic § Icons (https: and data: URIs only); RFC 9110 § 8.3.1 (media types).
@@ -17,6 +18,7 @@ from typing import Final
 
 from ...errors import RegistrationError
 from ...protocol.message_values import shown_value
+from ...protocol.uris import MAX_URI_LENGTH
 
 _TOKEN: Final = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _MIME: Final = (
@@ -24,6 +26,13 @@ _MIME: Final = (
 """``type/subtype``, each parameter ``; name=value`` (a token or a quoted string; RFC 9110 § 8.3.1): text that ``re``
 compiles (and caches) at the first MIME type given, not at start (~1.9 M instructions; this module is on every
 server's start path, a MIME type only on a resource's or an icon's)."""
+
+MAX_KEY_CHARS: Final = MAX_URI_LENGTH
+"""The longest key (characters) a list pages by: a resource's URI or template and a prompt's name (a tool's name is
+1-128 characters, SEP-986). As long as the longest URI ``resources/read`` takes, so a listed resource can be read;
+and a list's cursor, which holds the key of its page's last entry, stays within
+:data:`~..handlers.cursors.MAX_CURSOR_CHARS` (a longer key gave a cursor the next page refused as not issued, and
+the entries after it were never listed)."""
 
 _NAMES_NOTHING: Final = ", and what it sends back then names nothing"
 _ICON_EXAMPLE: Final = "e.g. 'https://example.org/icon.png' or 'data:image/png;base64,iVBORw0KGgo...'"
@@ -52,6 +61,18 @@ def check_text(label: str, option: str, value: object, *, uri: bool = False) -> 
                 f"place{_NAMES_NOTHING if option in ('uri', 'name') else ''}; write Unicode text, e.g. "
                 f"{option}={shown_value(as_unicode(value, uri=uri))}", option=option)
     return value
+
+
+def check_key(label: str, option: str, key: str) -> None:
+    """``RegistrationError`` when ``key`` (a resource's URI or a prompt's name, ``option`` says which) is longer than
+    :data:`MAX_KEY_CHARS`."""
+    if len(key) > MAX_KEY_CHARS:
+        what = "a URI" if option == "uri" else "a name"
+        shown = label if len(label) <= 100 else label[:96] + "...'"  # (the label quotes the key)
+        raise RegistrationError(
+            f"{shown}: {option} is {len(key)} characters long; {what} of at most "
+            f"{MAX_KEY_CHARS} characters is accepted (resources/read reads no longer URI, and a list's cursor holds "
+            f"it); give a shorter {option}", option=option)
 
 
 def text_fix(option: str, value: object) -> str:

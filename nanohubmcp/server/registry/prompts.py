@@ -13,7 +13,7 @@ from ...errors import RegistrationError
 from ...protocol.versions import ProtocolVersion
 from ...schema import Signature, describe_function
 from .components import callable_name, check_meta, is_coroutine_callable
-from .listed_text import check_text
+from .listed_text import check_key, check_text
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
@@ -46,7 +46,8 @@ class Prompt:
         meta: dict[str, Any] | None = None,
         context_types: tuple[ClassOrLazy, ...] = (),
     ) -> Prompt:
-        """Build a prompt record; raises ``RegistrationError`` naming the prompt."""
+        """Build a prompt record; raises ``RegistrationError`` naming the prompt (a name over
+        :data:`~.listed_text.MAX_KEY_CHARS` characters among the causes)."""
         if isinstance(fn, str):
             raise RegistrationError(f"@prompt was given the string {fn!r}: pass a name as @server.prompt(name={fn!r})")
         if not callable(fn):
@@ -54,6 +55,7 @@ class Prompt:
                 f"@prompt was given {fn!r}, which is not callable (did you forget the parentheses?)")
         pname = callable_name(fn, "prompt", name)
         check_text(f"prompt '{pname}'", "name", pname)  # a client gets the prompt by the name it was shown
+        check_key(f"prompt '{pname}'", "name", pname)
         signature = describe_function(fn, kind="prompt", name=pname, context_types=context_types)
         return cls(
             name=pname,

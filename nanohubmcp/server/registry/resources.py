@@ -20,7 +20,7 @@ from ...schema import ArgumentValidator, Signature, describe_function
 from ...schema.json_form import check_json_form
 from ...schema.text_values import from_text
 from .components import callable_name, check_meta, is_coroutine_callable
-from .listed_text import check_mime_type, check_text
+from .listed_text import check_key, check_mime_type, check_text
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
@@ -193,14 +193,15 @@ def make_resource(
             variable, two variables with nothing between them (``{a}{b}``, see
             :mod:`.uri_template`), a variable the function does not accept, a parameter default JSON
             cannot write; a listed field a client cannot read (:mod:`.listed_text`: a UTF-16 surrogate
-            in the URI or a text, a MIME type that is not ``type/subtype``), ``annotations`` that are not
-            MCP's.
+            in the URI or a text, a MIME type that is not ``type/subtype``), a URI (or template) over
+            :data:`~.listed_text.MAX_KEY_CHARS` (8192) characters, ``annotations`` that are not MCP's.
     """
     if not isinstance(uri, str) or not uri:
         raise RegistrationError(
             "@resource needs a URI string as its first argument, e.g. @server.resource('config://settings')")
     label = f"resource {'template ' if '{' in uri else ''}'{uri}'"
     check_text(label, "uri", uri, uri=True)  # a client reads the URI it was shown
+    check_key(label, "uri", uri)  # (resources/read reads none longer)
     rname = callable_name(fn, f"resource '{uri}'", name)
     check_text(label, "name", rname)
     signature = describe_function(fn, kind="resource", name=rname, context_types=context_types)
