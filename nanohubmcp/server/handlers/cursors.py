@@ -14,7 +14,9 @@ Sealing is deterministic authenticated encryption in the SIV manner, on the stan
 cursor shows nothing of its position (no task id, the capability to read or cancel a task once its session
 ended, ends up in a log that records cursors), and one the server did not issue for that list and caller
 (forged, altered, another list's, another session's, from before a restart with a random key) fails the tag:
-:class:`~...errors.InvalidParams`, "list again without a cursor". The same position in the same scope always
+:class:`~...errors.InvalidParams`, "list again without a cursor". So does a spelling the encoder does not write
+(the decoder takes ``+`` and ``/`` for ``-`` and ``_``, and ignores the last character's unused low bits): a cursor
+opens only as it was issued, character for character. The same position in the same scope always
 gives the same cursor.
 """
 
@@ -79,9 +81,12 @@ class CursorSeal:
         if len(cursor) > MAX_CURSOR_CHARS:
             raise InvalidParams(_NOT_ISSUED)
         try:
-            body = base64.urlsafe_b64decode(cursor.encode("ascii") + b"=" * (-len(cursor) % 4))
+            sent = cursor.encode("ascii")
+            body = base64.urlsafe_b64decode(sent + b"=" * (-len(cursor) % 4))
         except (binascii.Error, UnicodeError, ValueError):
             raise InvalidParams(_NOT_ISSUED) from None
+        if base64.urlsafe_b64encode(body).rstrip(b"=") != sent:  # '+' for '-', '/' for '_', other unused last bits
+            raise InvalidParams(_NOT_ISSUED)
         if len(body) < len(_VERSION) + _TAG_BYTES or not body.startswith(_VERSION):
             raise InvalidParams(_NOT_ISSUED)
         tag, sealed = body[len(_VERSION):len(_VERSION) + _TAG_BYTES], body[len(_VERSION) + _TAG_BYTES:]
