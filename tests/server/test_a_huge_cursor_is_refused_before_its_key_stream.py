@@ -1,6 +1,6 @@
-"""A cursor longer than the longest the server opens is refused (-32602) before its key stream is made (one HMAC
-per 32 bytes: a body-sized cursor of megabytes held the event loop for a third of a second), even one the server
-sealed itself; a long one under the bound still opens."""
+"""A cursor longer than the longest the server issues is refused (-32602) before it is decoded and its key stream
+made (with a stream of one HMAC per 32 bytes, a body-sized cursor of megabytes held the event loop for a third of a
+second), even one sealed with the server's key; the longest the server issues still opens."""
 
 from __future__ import annotations
 

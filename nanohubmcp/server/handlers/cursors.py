@@ -8,9 +8,14 @@ and for ``tasks/list`` the caller's session) with a key derived from the server'
 given, and with a shared state store (Redis) the store's, so a cursor one process issued reads on another behind
 the same URL).
 
-Sealing is deterministic authenticated encryption in the SIV manner, on the standard library's HMAC-SHA256 only:
-``tag = HMAC(k_tag, scope ‖ 0 ‖ position)[:16]``, the position XORed with the HMAC-SHA256 key stream
-``HMAC(k_stream, tag ‖ i)``, and the cursor is URL-safe base64 (no padding) of ``c1 ‖ tag ‖ ciphertext``. So a
+Sealing is deterministic authenticated encryption in the SIV manner, on the standard library's hashes only:
+``tag = HMAC-SHA256(k_tag, scope ‖ 0 ‖ position)[:16]`` (the synthetic IV), the position XORed with the key stream
+``SHAKE256(k_stream ‖ tag)`` of its length, and the cursor is URL-safe base64 (no padding) of
+``c2 ‖ tag ‖ ciphertext``. ``k_tag`` and ``k_stream`` are independent 32-byte keys (HMACs of the seal's key).
+SHAKE256 keyed by a secret prefix of fixed length is a PRF (a sponge: no length extension; KMAC is this with
+domain separation), so the key stream is a PRF of the tag, as SIV asks, and is made in one call: opening a forged
+cursor at :data:`MAX_CURSOR_CHARS` costs about 0.1 ms (a stream of one HMAC per 32 bytes, version ``c1``, cost
+2 ms; its cursors are refused by their version). So a
 cursor shows nothing of its position (no task id, the capability to read or cancel a task once its session
 ended, ends up in a log that records cursors), and one the server did not issue for that list and caller
 (forged, altered, another list's, another session's, from before a restart with a random key) fails the tag:
@@ -37,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CursorSeal", "seal_of"]
 
-_VERSION: Final = b"c1"
+_VERSION: Final = b"c2"
 _TAG_BYTES: Final = 16
 _PURPOSE: Final = b"nanohubmcp list cursor v1"
 _LONGEST_POSITION: Final = 20 + 1 + 4 * MAX_KEY_CHARS
@@ -46,7 +51,7 @@ most 20 digits and a key of at most :data:`~..registry.listed_text.MAX_KEY_CHARS
 registration) of at most 4 bytes each; a task's (its creation time's ``repr`` and a server-made id) is shorter."""
 MAX_CURSOR_CHARS: Final = -(-4 * (len(_VERSION) + _TAG_BYTES + _LONGEST_POSITION) // 3)
 """The longest cursor opened (43,743 characters): the longest :meth:`CursorSeal.seal` writes, base64 of
-``c1 ‖ tag ‖`` :data:`_LONGEST_POSITION` bytes. A longer one is refused before its key stream is made; every cursor
+``c2 ‖ tag ‖`` :data:`_LONGEST_POSITION` bytes. A longer one is refused before its key stream is made; every cursor
 the server issues opens."""
 _NOT_ISSUED: Final = ("Invalid cursor: the server did not issue it for this list (it was altered, is another "
                       "list's or session's, or dates from before the server restarted); list again without a cursor")
@@ -100,9 +105,7 @@ class CursorSeal:
         return hmac.new(self._tag, signed, hashlib.sha256).digest()[:_TAG_BYTES]
 
     def _key_stream(self, tag: bytes, size: int) -> bytes:
-        blocks = (hmac.new(self._stream, tag + i.to_bytes(4, "big"), hashlib.sha256).digest()
-                  for i in range((size + 31) // 32))
-        return b"".join(blocks)[:size]
+        return hashlib.shake_256(self._stream + tag).digest(size)
 
 
 def _xor(data: bytes, stream: bytes) -> bytes:
