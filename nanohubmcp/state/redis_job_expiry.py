@@ -9,7 +9,8 @@ jobs has expired sweeps and is retried (:func:`nanohubmcp.server.jobs.slot_free.
 
 Records written by an earlier version, which kept no such index, are scored lazily: each purge also walks a
 window of :data:`WALK_BATCH` ids of ``jobs`` from where the last one stopped (``jobs:scan``), scoring a finished
-record the index lacks and dropping an id whose record is gone or expired, so every id is looked at within
+record the index lacks and dropping an id whose record is gone or expired, and going on after the last id it kept
+(the ids it dropped do not move the window past the ids that slid into their places), so every id is looked at within
 ``max_jobs / WALK_BATCH`` purges of the server's processes (100 with the defaults; a process purges at most every
 10 s, as it starts a job). Each purge is one Lua script (:data:`.redis_job_scripts.PURGE`), bounded by
 :data:`PURGE_BATCH` and :data:`WALK_BATCH` ids, atomic however many processes purge at once: an id dropped is

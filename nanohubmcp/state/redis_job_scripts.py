@@ -125,29 +125,44 @@ end
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1], 'LIMIT', 0, batch)) do
   drop(id)
 end
-local at = tonumber(redis.call('GET', KEYS[4]) or '0')
+local place, last = string.match(redis.call('GET', KEYS[4]) or '0', '^(%d+) ?(.*)$')
+local at = tonumber(place or '0')
+local rank = last and last ~= '' and redis.call('ZRANK', KEYS[1], last)
+if rank then at = rank + 1 end
 local ids = redis.call('ZRANGE', KEYS[1], at, at + walk - 1)
-if #ids < walk then redis.call('DEL', KEYS[4]) else redis.call('SET', KEYS[4], at + #ids) end
 local scored = #ids > 0 and redis.call('ZMSCORE', KEYS[2], unpack(ids)) or {}
+local kept, last_kept = 0, ''
 for i, id in ipairs(ids) do
+  local dropped = false
   if not scored[i] then
     local ends = redis.call('HMGET', ARGV[3] .. id, 'finished_at', 'ttl')
     local finished, ttl = tonumber(ends[1]), tonumber(ends[2])
     if not ends[1] and not ends[2] then
       drop(id)
+      dropped = true
     elseif finished and ttl then
-      if finished + ttl < now then drop(id) else redis.call('ZADD', KEYS[2], finished + ttl, id) end
+      if finished + ttl < now then
+        drop(id)
+        dropped = true
+      else
+        redis.call('ZADD', KEYS[2], finished + ttl, id)
+      end
     end
   end
+  if not dropped then kept, last_kept = kept + 1, id end
 end
+if #ids < walk then redis.call('DEL', KEYS[4]) else redis.call('SET', KEYS[4], (at + kept) .. ' ' .. last_kept) end
 return gone
 """
 """Drops from the indexes (``jobs``, the owner's, ``jobs:expires``, ``jobs:live``) the ids of the jobs expired at
 ARGV[1] (their ``finished_at`` + ``ttl`` before it): at most ARGV[2] of the expiry index's earliest, then, of the next
-ARGV[5] ids of ``jobs`` from the walk's place (``jobs:scan``, back to the first at the end: every id is looked at
-over successive calls), each one the expiry index lacks — its record gone, or its end written by an earlier version
+ARGV[5] ids of ``jobs`` from the walk's place (back to the first at the end: every id is looked at over successive
+calls), each one the expiry index lacks — its record gone, or its end written by an earlier version
 that kept no index — dropped when its record is gone or expired, else scored in the index. The records stay until
-their ``EXPIRE``. Returns the ids dropped (an id may have left ``jobs`` before).
+their ``EXPIRE``. Returns the ids dropped (an id may have left ``jobs`` before). The walk's place, ``jobs:scan``, is
+``"<rank> <id>"``: the last id it kept, and the rank after it once the ids it dropped no longer count (ids after
+a dropped one move down to its rank); the next call goes on after that id wherever it stands then (ids dropped
+before it meanwhile), or from the rank when it is gone (a bare rank, as an earlier version wrote, too).
 
 KEYS: ``jobs``, ``jobs:expires``, ``jobs:live``, ``jobs:scan``; ARGV: now, how many, the prefix of ``job:<id>``,
 the prefix of ``jobs:o:<owner>``, how many to walk (``ZMSCORE``: Redis 6.2)"""

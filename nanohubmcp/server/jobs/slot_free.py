@@ -11,7 +11,8 @@ how many of the owner's jobs run and how many finished are kept, and when the fi
 
 The whole store (``max_jobs``, every owner's records) frees a slot when its first finished record expires: the back
 end's :meth:`~.backend.JobBackend.earliest_expiry`, one look at an index (SQLite, Redis) or at memory, never a read of
-the records (up to 10,000). Where that is unknown — no stored job has finished — the refusal gives
+the records (up to 10,000). Where that is unknown — no stored job has finished, or (Redis, after an upgrade) none of
+those finished is in the index of expiries yet (its purge scores them) — the refusal gives
 :data:`FULL_STORE_RETRY_SECONDS` (a minute), a backoff its text names as one (:func:`store_full`).
 """
 
@@ -125,7 +126,7 @@ def store_full(limit: int, retry_after: int, *, known: bool) -> str:
     if known:
         return (head + f"A slot frees in about {_duration(retry_after)}, when the first finished job expires: retry "
                 "then, or ask the server's operator to raise the limit.")
-    return (head + "The server cannot tell when a slot frees (none of its stored jobs has finished): retry in "
+    return (head + "The server cannot tell when a slot frees (it knows no finished job's expiry yet): retry in "
             f"{_duration(retry_after)}, or ask the server's operator to raise the limit.")
 
 
