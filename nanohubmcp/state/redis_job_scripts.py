@@ -10,15 +10,28 @@ from __future__ import annotations
 
 __all__ = ["CHANGED", "END", "INSERT", "KEEP_DATA", "PROGRESS", "PURGE"]
 
-INSERT = """
+_EXPIRES_AT = """
+local function expires_at(record)
+  local ends = redis.call('HMGET', record, 'finished_at', 'ttl')
+  if not ends[1] and not ends[2] then return -math.huge end
+  local finished, ttl = tonumber(ends[1]), tonumber(ends[2])
+  if finished and ttl then return finished + ttl end
+  return nil
+end
+"""
+"""When the job of the record at the key ``record`` expires, as Python's
+:func:`~.redis_job_expiry.expires_at` says (``finished_at + ttl``, epoch seconds), ``-math.huge`` when the record
+is gone (expired at any time), nil while it runs (``finished_at`` JSON null): the test INSERT's walk of a full share
+and PURGE's walk make, written once and put before each."""
+
+INSERT = _EXPIRES_AT + """
 local total = redis.call('ZCARD', KEYS[1])
 if total >= tonumber(ARGV[1]) then return 1 end
 local owned = redis.call('ZCARD', KEYS[2])
 if owned >= tonumber(ARGV[2]) then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-    local ends = redis.call('HMGET', string.sub(KEYS[3], 1, -1 - #ARGV[3]) .. id, 'finished_at', 'ttl')
-    local finished, ttl = tonumber(ends[1]), tonumber(ends[2])
-    if (not ends[1] and not ends[2]) or (finished and ttl and finished + ttl < tonumber(ARGV[4])) then
+    local expires = expires_at(string.sub(KEYS[3], 1, -1 - #ARGV[3]) .. id)
+    if expires and expires < tonumber(ARGV[4]) then
       redis.call('ZREM', KEYS[2], id)
       redis.call('ZREM', KEYS[1], id)
     end
@@ -111,7 +124,7 @@ the record holds then (as JSON), nil when it holds none or the record is gone.
 
 KEYS: ``job:<id>``; ARGV: kept data, the kept data replaced (each JSON, or "")"""
 
-PURGE = """
+PURGE = _EXPIRES_AT + """
 local now, batch, walk = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[5])
 local gone = {}
 local function drop(id)
@@ -134,20 +147,12 @@ local scored = #ids > 0 and redis.call('ZMSCORE', KEYS[2], unpack(ids)) or {}
 local kept, last_kept = 0, ''
 for i, id in ipairs(ids) do
   local dropped = false
-  if not scored[i] then
-    local ends = redis.call('HMGET', ARGV[3] .. id, 'finished_at', 'ttl')
-    local finished, ttl = tonumber(ends[1]), tonumber(ends[2])
-    if not ends[1] and not ends[2] then
-      drop(id)
-      dropped = true
-    elseif finished and ttl then
-      if finished + ttl < now then
-        drop(id)
-        dropped = true
-      else
-        redis.call('ZADD', KEYS[2], finished + ttl, id)
-      end
-    end
+  local expires = not scored[i] and expires_at(ARGV[3] .. id)
+  if expires and expires < now then
+    drop(id)
+    dropped = true
+  elseif expires then
+    redis.call('ZADD', KEYS[2], expires, id)
   end
   if not dropped then kept, last_kept = kept + 1, id end
 end
