@@ -67,6 +67,7 @@ from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
 from nanohubmcp.protocol.port_numbers import port_of
 from nanohubmcp.transports.exit_grace import exit_grace_option
 from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, check_limit_options, limit_arguments, limit_keywords
+from nanohubmcp.transports.port_holders import connection_note, held_by_connection
 from nanohubmcp.transports.port_option import port_number
 from nanohubmcp.transports.proxy_option import proxy_arguments
 from nanohubmcp.transports.seconds_option import positive_seconds, seconds_or_no_limit
@@ -175,10 +176,9 @@ def _check_ports(plan: LaunchPlan) -> None:
         if not 0 < port < 65536:
             raise ConfigurationError(f"port {port} for {who} is out of range (1-65535)")
         if not port_is_free(host, port):
-            raise ConfigurationError(
-                f"port {port} on {host} (for {who}) is already in use; stop what holds it "
-                "(an earlier start_mcp?) or choose another port"
-            )
+            raise ConfigurationError(f"port {port} on {host} (for {who}) is already in use" + (
+                f", {connection_note(port, None)}" if held_by_connection(port)
+                else "; stop what holds it (an earlier start_mcp?) or choose another port"))
 
 
 def _sources_app(args: argparse.Namespace) -> None:

@@ -16,6 +16,7 @@ import tornado.netutil
 
 from ..errors import ConfigurationError
 from ..protocol.port_numbers import port_of
+from .port_holders import connection_note, held_by_connection
 
 BACKLOG = 1024
 """The listen backlog of each socket: connections the kernel holds before the server accepts them."""
@@ -44,17 +45,21 @@ the workers goes to whichever wakes first: a burst of connections (a client pool
 
 class PortInUse(ConfigurationError):
     """``port`` on ``host`` is held by another process. The message says how to ask for any free port as
-    ``any_port`` (``run()``'s ``port=0``; :meth:`saying` gives it in a command line's words)."""
+    ``any_port`` (``run()``'s ``port=0``; :meth:`saying` gives it in a command line's words), and, when no server
+    listens there (``by_connection``: a client connection's own end holds it, :mod:`.port_holders`), that, and to
+    pick a port outside the range the system gives client connections."""
 
-    def __init__(self, host: str, port: int, any_port: str = "port=0") -> None:
+    def __init__(self, host: str, port: int, any_port: str = "port=0", *, by_connection: bool = False) -> None:
         self.host = host
         self.port = port
-        super().__init__(f"port {port} on {host} is already in use: stop the other server, pick another port, "
-                         f"or use {any_port} for any free port")
+        self.by_connection = by_connection
+        super().__init__(f"port {port} on {host} is already in use" + (
+            f", {connection_note(port, any_port)}" if by_connection
+            else f": stop the other server, pick another port, or use {any_port} for any free port"))
 
     def saying(self, any_port: str) -> PortInUse:
         """The same error, naming ``any_port`` (e.g. ``--port 0``) as the way to any free port."""
-        return PortInUse(self.host, self.port, any_port)
+        return PortInUse(self.host, self.port, any_port, by_connection=self.by_connection)
 
 
 def bind(host: str, port: int, *, reuse_port: bool = False) -> list[socket.socket]:
@@ -63,5 +68,5 @@ def bind(host: str, port: int, *, reuse_port: bool = False) -> list[socket.socke
         return tornado.netutil.bind_sockets(port, host, backlog=BACKLOG, reuse_port=reuse_port)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise PortInUse(host, port) from None
+            raise PortInUse(host, port, by_connection=held_by_connection(port)) from None
         raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
