@@ -9,8 +9,9 @@ The restarted server removes the folder of a job its store does not hold (one wh
 expired while no server ran), never one of a running job, nor a folder that is no job's; once a job's
 result is stored, its pickled call and result are gone from its folder (trial 18, F3).
 A job that overruns ``time`` ends ``TIMEOUT``: the client's error
-names the time limit and carries the tail of the job's stderr (Slurm checks limits about every
-30 s: this test takes 60-95 s).
+names the time limit and carries the tail of the job's stderr. (Slurm's time limits are whole minutes and it
+checks them about every 30 s: the test moves the running job's end time to now, so Slurm ends it TIMEOUT at its
+next check, in 30 s at most, not after a minute and up to 30 s more.)
 
 Issue 25, "Done when": kill -9 of the server while the job runs → restart → the result is
 delivered to the job's owner; a ``--time`` overrun gives a clear error.
@@ -130,8 +131,20 @@ def test_jobs_running_at_kill_9_are_collected_and_taken_back_for_their_owner(
         assert list((state / "slurm-jobs" / job_id).glob("*_0_log.out"))
 
 
+def stderr_says(jobs: Path, line: str) -> str:
+    """The Slurm id of the job whose stderr (``<jobs>/<job>/<slurm id>_0_log.err``) has ``line``, or ""."""
+    for log in jobs.glob("*/*_0_log.err"):
+        if line in log.read_text(errors="replace"):
+            return log.name.split("_", 1)[0]
+    return ""
+
+
 @pytest.mark.timeout(240)
 def test_a_job_past_its_time_limit_fails_naming_it_with_its_stderr(slurm_cluster: str, tmp_path: Path) -> None:
+    """Once the job runs and wrote its stderr line, ``scontrol update JobId=N EndTime=now`` moves its end to now:
+    its time limit stays 1 min (what the error names), and Slurm itself ends it ``TIMEOUT`` at its next look at
+    the limits (every 30 s), as it would a minute later. The wait is a real overrun without a minute's wait
+    (Slurm's time limits are whole minutes)."""
     server = MCPServer("slurm-limits", state_dir=str(tmp_path), job_executor="slurm", executor_options={"time": 1})
 
     @server.async_tool()
@@ -141,29 +154,32 @@ def test_a_job_past_its_time_limit_fails_naming_it_with_its_stderr(slurm_cluster
         time.sleep(600)
         return "never"
 
-    started = time.monotonic()
     with serve(server) as url:
         from jobs.job_server import Routes
 
         routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
         job_id = routes.rest_start("endless", {})[1]["job_id"]
+        running = wait_until(lambda: stderr_says(tmp_path / "slurm-jobs", "solver: iteration 41 of 1000"),
+                             "the job to run and write its stderr line", 120)
+        subprocess.run(["scontrol", "update", f"JobId={running}", "EndTime=now"], capture_output=True, text=True,
+                       timeout=30, check=True)
         answer = wait_until(
             lambda: (routes.rest_poll(job_id)[1] or {}).get("status") != "running" and routes.rest_poll(job_id)[1],
             "Slurm to end the job",
-            200,
+            120,
         )
-    assert time.monotonic() - started >= 60
     assert answer["status"] == "error", answer
     error = answer["error"]
     assert "reached its time limit (TIMEOUT, time limit 1 min" in error, error
     assert "solver: iteration 41 of 1000" in error.split("stderr ends with:")[1]
     slurm_id = error.split()[2]
+    assert slurm_id == running, error
     state = subprocess.run(
-        ["sacct", "-X", "-n", "-P", "-j", slurm_id, "-o", "State"],
+        ["sacct", "-X", "-n", "-P", "-j", slurm_id, "-o", "State,Timelimit"],
         capture_output=True,
         text=True,
         timeout=30,
         check=True,
     ).stdout.split()
-    assert state[0] == "TIMEOUT"
+    assert state[0] == "TIMEOUT|00:01:00", state  # ended by Slurm at its time limit, still the minute asked for
     assert os.path.isdir(tmp_path / "slurm-jobs" / job_id)
