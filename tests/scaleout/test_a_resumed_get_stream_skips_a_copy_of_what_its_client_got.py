@@ -11,8 +11,9 @@ the resume position, the highest number of each writing process there (the clien
 on keeps its last one's record.
 
 Real parts: one redis-server, frozen with SIGSTOP; two shared stores as two processes hold them (the writer's with
-a 0.3 s socket timeout, so a frozen Redis fails its batch, and a 5 s pause before its retry, so the client's
-reconnect comes between the first write and the retry); the relay stream a GET is served by. And over HTTP, two
+a 0.3 s socket timeout, so a frozen Redis fails its batch, and a 1 s pause before its retry, so the client's
+reconnect comes between the first write and the retry: it comes about 0.02 s after the thaw, and the test checks
+that the retry had not written yet); the relay stream a GET is served by. And over HTTP, two
 ``nanohubmcp run`` processes: a GET resumed on the other process, the copy in the log as the retry leaves it.
 """
 
@@ -45,7 +46,7 @@ pytestmark = pytest.mark.timeout(90)
 NAME = "resumedcopy"
 SESSION = "the-session"
 KEY = f"nanohubmcp:{NAME}:ev:{SESSION}:g"
-RETRY_PAUSE = 5.0
+RETRY_PAUSE = 1.0
 """Seconds the writer waits before trying its failed batch again (its first pause is 0.1 s by default)."""
 WAIT = 20.0
 
@@ -93,11 +94,13 @@ def test_a_copy_the_writers_retry_put_after_the_resume_position_is_skipped(
                 writer.append(SESSION, "g", {"m": json.dumps(note(1)), "f": "0", "o": writer.process})
                 await until(lambda: "unreachable" in caplog.text, "the writer's batch timed out")
             finally:
-                redis_server.thaw()  # Redis runs the batch it was sent; the writer tries it again 5 s later
+                redis_server.thaw()  # Redis runs the batch it was sent; the writer tries it again 1 s later
             await until(lambda: before, "the first connection got the message")
             last_event_id = before[-1][0]
             assert last_event_id is not None
             stream.detach()  # the client's connection dropped
+            with redis.Redis.from_url(redis_server.url, decode_responses=True) as client:
+                assert client.xlen(KEY) == 1, "the writer's retry came before the reconnect: RETRY_PAUSE is too short"
             await asyncio.wait_for(writer.flush(), WAIT)  # the retry: the message again, after the resume position
             writer.append(SESSION, "g", {"m": json.dumps(note(2)), "f": "0", "o": writer.process})
             await asyncio.wait_for(writer.flush(), WAIT)
