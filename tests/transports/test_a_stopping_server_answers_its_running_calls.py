@@ -1,5 +1,5 @@
 """SIGTERM (or ``server.stop()``) with a call in flight: a call still running when its time to answer
-runs out (2 s: the exit grace less 2 s, served with ``--exit-grace 4``; a background serve's ``stop()``: 2 s)
+runs out (1 s: the exit grace less 2 s, served with ``--exit-grace 3``; a background serve's ``stop()``: 2 s)
 gets a final JSON-RPC error (-32000, "The server is stopping ... may be retried"; REST:
 503 with ``Retry-After``) before its connection closes, over Streamable HTTP (JSON and SSE
 answers), legacy SSE, REST and stdio; a call arriving while the server stops is refused with the
@@ -54,8 +54,9 @@ MODERN = {"Content-Type": "application/json", "Accept": "application/json, text/
           "MCP-Protocol-Version": "2026-07-28"}
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                "io.modelcontextprotocol/clientCapabilities": {}}
-GRACE = ["--exit-grace", "4"]
-"""The running calls' time to answer is the exit grace less 2 s (process_exit.drain_step): 2 s here, not 8."""
+GRACE = ["--exit-grace", "3"]
+"""The running calls' time to answer is the exit grace less 2 s (process_exit.drain_step): 1 s here, not 8 (the
+answers of the calls cut off keep their second: process_exit.ANSWERS_SECONDS)."""
 
 
 class Served:
