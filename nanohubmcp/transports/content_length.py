@@ -7,7 +7,12 @@ be: read there, a 5,000-digit length was an uncaught exception that closed the c
 
 from __future__ import annotations
 
-__all__ = ["BEYOND_ANY_LIMIT", "declared_length"]
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tornado import httputil
+
+__all__ = ["BEYOND_ANY_LIMIT", "buffered_length", "declared_length"]
 
 BEYOND_ANY_LIMIT = 1 << 62
 """What a length of more than 18 significant digits is read as: more than any body limit can be."""
@@ -20,3 +25,17 @@ def declared_length(value: str) -> int | None:
         return None
     digits = value.lstrip("0")
     return int(digits or "0") if len(digits) <= 18 else BEYOND_ANY_LIMIT
+
+
+def buffered_length(headers: httputil.HTTPHeaders, limit: int) -> int | None:
+    """The length of a body Tornado may buffer for the handler: its ``Content-Length`` when that
+    is a plain number of at most ``limit`` and the body is not chunked (0 with neither header:
+    no body, RFC 9112 § 6.3); else None (the streamed twin reads it, and refuses it or answers
+    400 for a malformed length)."""
+    if "Transfer-Encoding" in headers:
+        return None
+    length = headers.get("Content-Length")
+    if length is None:
+        return 0
+    declared = declared_length(length)
+    return declared if declared is not None and declared <= limit else None

@@ -3,24 +3,21 @@
 :class:`LimitedApplication` (the application :func:`~nanohubmcp.transports.routes.make_app`
 builds, on the runner's server or on one of the user's own) wraps every request:
 
-- **Header block.** A request whose header block is over :data:`MAX_HEADER_BYTES` is answered
-  ``431 Request Header Fields Too Large`` (RFC 6585 § 5) with a JSON body saying the limit,
-  before any route sees it (Tornado itself closes the connection without a word). The runner's
-  server reads up to :data:`READ_HEADER_BYTES`; beyond it the connection is closed unanswered
-  (nobody reads a megabyte of headers to refuse it).
+- **Header block.** A request whose header block is over :data:`MAX_HEADER_BYTES` is answered ``431 Request
+  Header Fields Too Large`` (RFC 6585 § 5) with a JSON body saying the limit, before any route sees it (Tornado
+  closes the connection without a word). The runner's server reads up to :data:`READ_HEADER_BYTES`; beyond it
+  the connection is closed unanswered (nobody reads a megabyte of headers to refuse it).
 - **Slow bodies.** A request body not complete :data:`BODY_TIMEOUT` seconds after its headers
   is answered ``408 Request Timeout`` with ``Connection: close`` when nothing was answered yet (RFC 9110
   § 15.5.9), and loses its connection (a client trickling its body cannot hold a connection): every body being
   read on a loop is timed in one table that one timer sweeps (:class:`Deadlines`), instead
   of a timer (or Tornado's ``body_timeout`` future chain) per request.
-- **Slow headers.** On the runner's server (:class:`LimitedServer`) a connection's next request
-  headers are timed in the same table from the moment it waits for them (:data:`HEADER_TIMEOUT`;
-  Tornado's own header timeout is a timer and two futures per request); the table forgets a
-  connection when it closes. On a server of the user's own, Tornado's ``idle_connection_timeout``
-  times them as before.
+- **Slow headers.** On the runner's server (:class:`LimitedServer`) a connection's next request headers are
+  timed in the same table from the moment it waits for them (:data:`HEADER_TIMEOUT`; Tornado's own header timeout
+  is a timer and two futures per request). On a server of the user's own, ``idle_connection_timeout`` times them.
 - **Reads.** The runner's server reads a request from its socket :data:`FIRST_READ_BYTES` at a time
   (Tornado: 64 KiB, a zero-filled buffer made for every read), and a body declared larger than that
-  (or chunked) in Tornado's pieces.
+  (or chunked) in Tornado's pieces; and it reads a request's header block as :func:`read_header_block` says.
 - **Body size.** A POST route's handler gets its body buffered by Tornado when its
   ``Content-Length`` is within the route's ``max_request_bytes`` (no streaming round trips: the
   common case); any other body goes to the handler's streamed twin, which answers 413 before
@@ -32,6 +29,7 @@ Source: RFC 6585 § 5 (431); RFC 9110 § 15.5 (client errors); RFC 9112 § 6 (me
 from __future__ import annotations
 
 import asyncio
+import re
 import weakref
 from collections.abc import Callable
 from itertools import chain
@@ -44,45 +42,37 @@ from tornado.http1connection import HTTP1Connection
 from tornado.iostream import IOStream
 
 from ..auth.verifiers import principal_class
-from ..errors import InvalidRequest, error_response
-from ..protocol import jsonenc
 from .base import BaseHandler
 from .bodies import BUSY, DUE, BodyReadingHandler, streamed_twin
 from .budget import UNCOUNTED_BYTES, BodyBudget
 from .config import TransportConfig
 from .content_length import declared_length
 from .gate import EARLY, NO_TOKEN, early_verdict
+from .limit_answers import answer_and_close
 
 MAX_HEADER_BYTES = 64 * 1024
 """Largest header block (request line included) a request may have; 431 above it."""
 READ_HEADER_BYTES = 1024 * 1024
 """Largest header block read at all; above it the connection is closed unanswered."""
 HEADER_TIMEOUT = 30.0
-"""Seconds a connection may take to send a request's headers, counted from the end of the
-previous request (so it is also how long an idle keep-alive connection stays open): a
-client trickling its headers byte by byte cannot hold a connection for minutes."""
+"""Seconds a connection may take to send a request's headers, counted from the end of the previous request (also
+how long an idle keep-alive connection stays open): a client trickling its headers cannot hold a connection."""
 BODY_TIMEOUT = 30.0
 """Seconds a client has to send a request body once its headers arrived (slowloris guard); then 408."""
 CLOSE_AFTER_408 = 5.0
 """Seconds a 408's connection stays open at most while its answer is written (a client that reads nothing)."""
 FIRST_READ_BYTES = 8 * 1024
-"""What a :class:`LimitedServer` connection reads from its socket at a time for a request's headers (and a
-body of up to this size). Tornado reads ``read_chunk_size`` (64 KiB) at a time into a buffer it makes and
-zero-fills for every read: for a request of a few hundred bytes ~4 µs and 64 KiB of memory written (the
-core's L1 data cache), twice a request (the read that finds the socket empty makes one too). A body
-declared larger, or chunked, is read in Tornado's pieces (fewer loop iterations a megabyte)."""
+"""What a :class:`LimitedServer` connection reads from its socket at a time for a request's headers (and a body
+of up to this size). Tornado reads 64 KiB at a time into a buffer it makes and zero-fills for every read (~4 µs,
+twice a request). A body declared larger, or chunked, is read in Tornado's pieces."""
 SWEEP_SECONDS = 1.0
-"""How often the body table is swept while it holds a request (at most; a quarter of the timeout
-when shorter): a body is given up between BODY_TIMEOUT and BODY_TIMEOUT + SWEEP_SECONDS seconds
-after its headers."""
+"""How often the body table is swept while it holds a request (at most; a quarter of the timeout when shorter): a
+body is given up between BODY_TIMEOUT and BODY_TIMEOUT + SWEEP_SECONDS seconds after its headers."""
 
 
 class Deadlines:
-    """The connections of one event loop waiting for a request's headers or body, and their deadlines.
-
-    Args:
-        loop: the loop the requests are served on (every method runs there).
-    """
+    """The connections of one event loop waiting for a request's headers or body, and their deadlines (``loop``: the
+    loop the requests are served on; every method runs there)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -106,9 +96,8 @@ class Deadlines:
         self._pending.pop(key, None)
 
     def _sweep(self) -> None:
-        """Expire what is due, then sweep again once (while anything is timed). ``_timer`` stays set while the
-        expiries run, so an entry one of them adds (a 408's close: :data:`CLOSE_AFTER_408`) arms no second timer:
-        one chain of sweeps a loop, however many 408s were answered."""
+        """Expire what is due, then sweep again once (while anything is timed). ``_timer`` stays set while the expiries
+        run, so an entry one adds (a 408's close) arms no second timer: one chain of sweeps a loop."""
         now = self._loop.time()
         expired = [key for key, (deadline, _) in self._pending.items() if deadline <= now]
         try:
@@ -137,24 +126,9 @@ def connection_deadlines(connection: HTTP1Connection) -> Deadlines:
     return loop_deadlines(getattr(connection.stream.io_loop, "asyncio_loop", None) or asyncio.get_running_loop())
 
 
-def buffered_length(headers: httputil.HTTPHeaders, limit: int) -> int | None:
-    """The length of a body Tornado may buffer for the handler: its ``Content-Length`` when that
-    is a plain number of at most ``limit`` and the body is not chunked (0 with neither header:
-    no body, RFC 9112 § 6.3); else None (the streamed twin reads it, and refuses it or answers
-    400 for a malformed length)."""
-    if "Transfer-Encoding" in headers:
-        return None
-    length = headers.get("Content-Length")
-    if length is None:
-        return 0
-    declared = declared_length(length)
-    return declared if declared is not None and declared <= limit else None
-
-
 class LimitedApplication(tornado.web.Application):
-    """The Tornado application of :func:`~nanohubmcp.transports.routes.make_app`, with the
-    limits of the module text. A :class:`~nanohubmcp.transports.bodies.BodyReadingHandler`
-    route's limit is its ``config.max_request_bytes`` (from the URLSpec kwargs).
+    """The Tornado application of :func:`~nanohubmcp.transports.routes.make_app`, with the limits of the module text.
+    A :class:`~nanohubmcp.transports.bodies.BodyReadingHandler` route's limit is its ``config.max_request_bytes``.
 
     Args (beside ``Application``'s own):
         max_buffered_bytes: the most bytes of request bodies received at once (:mod:`.budget`).
@@ -189,14 +163,12 @@ class LimitedApplication(tornado.web.Application):
 
     def _body_route(self, request: httputil.HTTPServerRequest, handler: type[BaseHandler],
                     config: TransportConfig, connection: HTTP1Connection, declared: str | None) -> type[BaseHandler]:
-        """Where a request with a body goes (``declared``: its ``Content-Length``, None when
-        chunked): ``handler`` with the body buffered by Tornado when the route reads bodies, the
-        length is within the limit, the gate lets the headers through and the budget has room;
-        else the streamed twin, which answers a refusal (the gate's, a 503 for the budget, a 413)
-        before reading the body, or reads it in pieces. The budget is taken in the name of the
-        principal the token names (:mod:`.budget`; a body of up to 64 KiB only when it did not come
-        whole with its headers); when an asynchronous verifier has still to name
-        it, the twin takes it once it has (nothing is taken for a token not yet checked)."""
+        """Where a request with a body goes (``declared``: its ``Content-Length``, None when chunked): ``handler``
+        with the body buffered by Tornado when the route reads bodies, the length is within the limit, the gate lets
+        the headers through and the budget has room; else the streamed twin, which answers a refusal (the gate's, a
+        503 for the budget, a 413) before reading the body, or reads it in pieces. The budget is taken in the name
+        of the principal the token names (:mod:`.budget`; a body of up to 64 KiB only when it did not come whole
+        with its headers); when an asynchronous verifier has still to name it, the twin takes it once it has."""
         if request.method != "POST" or not issubclass(handler, BodyReadingHandler):
             return streamed_twin(handler)  # no body is kept: checked, then read and dropped
         limit = config.max_request_bytes
@@ -230,10 +202,9 @@ class LimitedApplication(tornado.web.Application):
 
 
 class _MessageLimits(httputil.HTTPMessageDelegate):
-    """One request on its way in: its header block measured, its body timed (module text).
-
-    The deadline tables are keyed by the TCP connection (``server_conn``: one request of it is
-    read at a time), so a body's deadline replaces the connection's header deadline in one step."""
+    """One request on its way in: its header block measured, its body timed (module text). The deadline tables are
+    keyed by the TCP connection (``server_conn``: one request of it is read at a time), so a body's deadline
+    replaces the connection's header deadline in one step."""
 
     __slots__ = ("budget", "connection", "deadlines", "delegate", "key", "narrow_reads", "refused", "wide_reads")
 
@@ -245,11 +216,8 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
         self.key = key
         self.refused = False
         self.deadlines: Deadlines | None = None
-        self.wide_reads = 0
-        """Bytes a read of a large body takes (set by a :class:`LimitedServer`, whose headers are read
-        :data:`FIRST_READ_BYTES` at a time); 0: the stream's reads are left as they are."""
-        self.narrow_reads = 0
-        """What the stream read at a time before this request's body widened it (0: not widened)."""
+        self.wide_reads = 0  # what a read of a large body takes (a LimitedServer's); 0: reads left as they are
+        self.narrow_reads = 0  # what the stream read at a time before this request's body widened it (0: not)
 
     def headers_received(self, start_line: Any, headers: httputil.HTTPHeaders) -> Any:
         # Each line counted as "name: value\r\n" (+ 4); the lengths summed in C, not a loop step a field line.
@@ -288,13 +256,8 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
 
     def _refuse_headers(self, size: int) -> None:
         self.refused = True
-        body = jsonenc.dumpb(error_response(InvalidRequest(
-            f"Request Header Fields Too Large: the headers take {size} bytes, the limit is {MAX_HEADER_BYTES}")))
-        reply = httputil.HTTPHeaders({"Content-Type": "application/json", "Content-Length": str(len(body)),
-                                      "Connection": "close"})
-        self.connection.write_headers(httputil.ResponseStartLine("HTTP/1.1", 431, "Request Header Fields Too Large"),
-                                      reply, body)
-        self.connection.finish()
+        answer_and_close(self.connection, 431, "Request Header Fields Too Large",
+                         f"the headers take {size} bytes, the limit is {MAX_HEADER_BYTES}")
 
     def _time_out_body(self) -> None:
         """The body did not arrive in time: answer 408 (``Connection: close``) when nothing was answered yet,
@@ -304,14 +267,11 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
         if connection._response_start_line is not None or connection.stream.closed():  # (an answer began)
             connection.close()
             return
-        body = jsonenc.dumpb(error_response(InvalidRequest(
-            f"Request Timeout: the body did not arrive within {BODY_TIMEOUT:g} s of its headers")))
-        reply = httputil.HTTPHeaders({"Content-Type": "application/json", "Content-Length": str(len(body)),
-                                      "Connection": "close"})
         if self.deadlines is not None:
             self.deadlines.add(self.key, CLOSE_AFTER_408, connection.close)
-        connection.write_headers(httputil.ResponseStartLine("HTTP/1.1", 408, "Request Timeout"), reply, body)
-        connection.finish()  # (the body is unread: Tornado closes the connection once the answer is written)
+        # (the body is unread: Tornado closes the connection once the answer is written)
+        answer_and_close(connection, 408, "Request Timeout",
+                         f"the body did not arrive within {BODY_TIMEOUT:g} s of its headers")
 
     def data_received(self, chunk: bytes) -> Any:
         return None if self.refused else self.delegate.data_received(chunk)
@@ -341,7 +301,7 @@ class LimitedServer(tornado.httpserver.HTTPServer):
     idle keep-alive connection stays open), not by Tornado's timer per request; and a connection
     keeps ``TCP_NODELAY`` on for its life, where Tornado turns it on and off around every
     response (two system calls per request): every response we send is one write when it ends,
-    and an SSE event is meant to leave at once.
+    and an SSE event is meant to leave at once. A request's header block is read by :func:`read_header_block`.
 
     Args (beside ``HTTPServer``'s own, but ``idle_connection_timeout``):
         header_timeout: seconds a connection may take to send a request's headers.
@@ -350,8 +310,7 @@ class LimitedServer(tornado.httpserver.HTTPServer):
     header_timeout: float
     _deadlines: Deadlines | None
     _wide_reads: int
-    """Bytes a connection reads at a time for a large body (Tornado's ``read_chunk_size``); the rest of the
-    time :data:`FIRST_READ_BYTES` (or that, when smaller)."""
+    """Bytes a connection reads at a time for a large body (Tornado's); else :data:`FIRST_READ_BYTES` at most."""
 
     def initialize(self, *args: Any, header_timeout: float = HEADER_TIMEOUT, **kwargs: Any) -> None:
         super().initialize(*args, **kwargs)
@@ -374,6 +333,7 @@ class LimitedServer(tornado.httpserver.HTTPServer):
             if deadlines is None:
                 deadlines = self._deadlines = connection_deadlines(request_conn)
             deadlines.add(server_conn, self.header_timeout, request_conn.close)
+            request_conn._parse_headers = read_header_block  # type: ignore[method-assign]
             delegate = super().start_request(server_conn, request_conn)
             # With xheaders Tornado wraps the application's delegate in a proxy adapter (``.delegate``).
             inner = getattr(delegate, "delegate", delegate) if self.xheaders else delegate
@@ -391,3 +351,49 @@ class LimitedServer(tornado.httpserver.HTTPServer):
 
 def _keep_nodelay(value: bool) -> None:
     """A :class:`LimitedServer` connection's ``set_nodelay``: it stays on."""
+
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""RFC 9110 § 5.6.2 ``token``: a field name."""
+MAX_KNOWN_NAMES = 512
+"""Most field names (of up to 64 characters) :func:`read_header_block` keeps as checked tokens (client input)."""
+_KNOWN_NAMES: set[str] = set()
+
+
+def read_header_block(data: bytes) -> tuple[str, httputil.HTTPHeaders]:
+    """``data`` (a request's start line and header block) as ``(start line, headers)``, as Tornado's
+    ``HTTP1Connection._parse_headers`` reads it (a :class:`LimitedServer` connection's, in its place). Tornado
+    (6.5+) reads a line at a time, three patterns a line (~130k instructions a request, bench/findings.md
+    2026-12-06); the usual block (printable ASCII lines ending in CRLF, each a token, a colon and a value, no name
+    twice) is read with ``str`` methods into Tornado's ``HTTPHeaders``: a block Tornado's grammar accepts (RFC 9110
+    § 5.1, § 5.5), to the same values. Any other (a bare LF, a tab, obs-text, a control character, a folded line,
+    a name twice or no token, blank lines first) is Tornado's own reading: accepted or refused (400) as before.
+
+    Raises:
+        tornado.httputil.HTTPInputError: (Tornado's reading) a block its grammar refuses.
+    """
+    text = data.decode("latin1")
+    eol = text.find("\n")
+    if eol > 1 and text[eol - 1] == "\r" and text[0] not in "\r\n" and text.isascii():
+        rest = text[eol + 1:]
+        headers = httputil.HTTPHeaders()
+        if rest == "\r\n":  # no header line
+            return text[:eol].rstrip("\r"), headers
+        if rest.endswith("\r\n\r\n"):
+            lines = rest[:-4].split("\r\n")
+            for line in lines:
+                name, colon, value = line.partition(":")
+                if not colon or not line.isprintable():  # (no CR, LF, tab or other control character)
+                    break
+                if name not in _KNOWN_NAMES:
+                    if _TOKEN.fullmatch(name) is None:
+                        break
+                    if len(_KNOWN_NAMES) >= MAX_KNOWN_NAMES:
+                        _KNOWN_NAMES.clear()
+                    if len(name) <= 64:  # (a longer one is checked at every request)
+                        _KNOWN_NAMES.add(name)
+                headers[name] = value.strip(" ")
+            else:
+                if len(headers) == len(lines):  # (a name twice, in any case: Tornado's to combine)
+                    return text[:eol].rstrip("\r"), headers
+    return HTTP1Connection._parse_headers(None, data)  # type: ignore[arg-type]  # (it reads nothing of self)

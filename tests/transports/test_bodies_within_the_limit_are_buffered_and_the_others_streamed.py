@@ -20,7 +20,7 @@ from tornado.httputil import HTTPHeaders
 
 from nanohubmcp import MCPServer
 from nanohubmcp.transports import http_server
-from nanohubmcp.transports.http_server import buffered_length
+from nanohubmcp.transports.content_length import buffered_length
 
 LIMIT = 32 * 1024
 
