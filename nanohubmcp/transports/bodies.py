@@ -19,7 +19,8 @@ Source: RFC 9110 § 15.5.14 (413 Content Too Large), § 10.1.1 (Expect); RFC 911
 
 from __future__ import annotations
 
-from typing import cast
+from asyncio import Future
+from typing import Any, cast
 
 import tornado.web
 from tornado.http1connection import HTTP1Connection
@@ -123,9 +124,13 @@ class StreamedBody(BodyReadingHandler):
     """False for the twin of a route that reads no body (any body it is sent is read and dropped)."""
 
     async def prepare(self) -> None:
-        """The route's checks, then, for a POST they let through, the budget and the body's limit."""
+        """The route's checks, then, for a POST they let through, the budget and the body's limit; for
+        a body no route keeps, its bound (:meth:`drop_body`)."""
         await super().prepare()
-        if self._finished or self.request.method != "POST" or not self.keeps_body:
+        if self._finished or self._answered_early:
+            return
+        if self.request.method != "POST" or not self.keeps_body:
+            self.drop_body()
             return
         request = self.request
         refused = request.__dict__.get(BUSY)
@@ -142,21 +147,43 @@ class StreamedBody(BodyReadingHandler):
             return
         self.prepare_body()
 
+    def drop_body(self) -> None:
+        """A body the route keeps none of (a method other than POST, a route that reads no body): read and
+        dropped once the route's checks passed, then the route answers (a 405, a document). One declared over
+        :data:`DISCARD_FACTOR` times ``max_request_bytes`` gets 413 and one whose ``Content-Length`` is no number
+        400, both unread, saying ``Connection: close`` (Tornado answered them a bare 400 without a word).
+        A chunked one is read up to the connection's bound."""
+        limit = self.config.max_request_bytes
+        cast(HTTP1Connection, self.request.connection).set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
+        length = self.request.headers.get("Content-Length")
+        if length is None:
+            return
+        declared = declared_length(length)
+        if declared is None:
+            self._refuse_length()
+        elif declared > DISCARD_FACTOR * limit:
+            self._refuse_size(limit, drain=False)
+
     def prepare_body(self) -> bool:
         self._chunks, self._size, self._too_large = [], 0, False
         limit = self.config.max_request_bytes
         length = self.request.headers.get("Content-Length")
         if length is not None:
             declared = declared_length(length)
-            if declared is None:  # where the body ends is unknown: the connection closes after the answer
-                self.set_header("Connection", "close")
-                self.fail(InvalidRequest("Invalid Content-Length header"))
+            if declared is None:
+                self._refuse_length()
                 return False
             if declared > limit:
                 self._refuse_size(limit, drain=declared <= DISCARD_FACTOR * limit
                                   and not expects_continue(self.request))
                 return False
         return True
+
+    def _refuse_length(self) -> None:
+        """Answer 400 for a ``Content-Length`` that is no number: where the body ends is unknown, so the
+        connection closes after the answer."""
+        self.set_header("Connection", "close")
+        self.fail(InvalidRequest("Invalid Content-Length header"))
 
     def _refuse_size(self, limit: int, *, drain: bool = True) -> None:
         """Answer 413 (:meth:`answer_early`)."""
@@ -188,6 +215,26 @@ class StreamedBody(BodyReadingHandler):
         self.write(body)
         self.flush()  # the whole answer is out; the request ends once its body is read
         self._answered_early = True
+
+    def refuse_unread(self, error: ProtocolError) -> None:
+        """Answer ``error`` before the body is read, on a route that keeps none (a path no route serves: its
+        404). A body declared within ``max_request_bytes`` is then read and dropped (:meth:`answer_early`) and
+        the connection serves the next request; a larger one, a chunked one, one with a malformed length or one
+        awaited with ``Expect: 100-continue`` stays unread, and the answer says ``Connection: close``. The
+        handler's methods then do nothing (Tornado calls the request's once the body is in)."""
+        headers = self.request.headers
+        declared = None if "Transfer-Encoding" in headers else declared_length(headers.get("Content-Length", "0"))
+        self.answer_early(error, drain=declared is not None and declared <= self.config.max_request_bytes
+                          and not expects_continue(self.request))
+
+    def finish(self, chunk: str | bytes | dict[str, Any] | None = None) -> Future[None]:
+        """Tornado's ``finish``; an answer that begins before the body was read (a refusal in ``prepare``),
+        and is not one whose body is read on (:meth:`answer_early`), says ``Connection: close``: Tornado closes
+        the connection after it, and a keep-alive client must not send its next request there (RFC 9112 § 9.6;
+        trial61 F6)."""
+        if not self._headers_written and not self.request._body_future.done():
+            self.set_header("Connection", "close")
+        return super().finish(chunk)
 
     def data_received(self, chunk: bytes) -> None:
         limit = self.config.max_request_bytes

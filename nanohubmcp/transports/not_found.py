@@ -10,6 +10,7 @@ import re
 
 from ..errors import RouteNotFound, ServerBusy
 from .base import BaseHandler
+from .bodies import StreamedBody
 from .plain_errors import PlainErrors
 from .url_path import spellings
 
@@ -26,6 +27,11 @@ class NotFoundHandler(PlainErrors, BaseHandler):
     preflight (it never carries credentials), and a path under ``/.well-known/`` — the URIs a client
     probes before it has a token (RFC 8615; an OAuth client asks for the authorization server's
     metadata at this host and takes a 404 as "not here").
+
+    A request with a body (read by the handler's streamed twin) gets its 404 before the body; a body
+    declared within ``max_request_bytes`` is then read and dropped, and the connection serves the
+    client's next request; any other (larger, chunked, awaited with ``Expect: 100-continue``) stays
+    unread and the 404 says ``Connection: close`` (:meth:`~.bodies.StreamedBody.refuse_unread`).
     """
 
     async def prepare(self) -> None:
@@ -42,7 +48,20 @@ class NotFoundHandler(PlainErrors, BaseHandler):
             path = self.request.path
             if len(path) > _SHOWN_PATH:  # a 60 KB path is not echoed back whole
                 path = path[:_SHOWN_PATH] + "…"
-            self.fail(RouteNotFound(f"No route for {self.request.method} {path}; see GET / for the endpoints"))
+            missing = RouteNotFound(f"No route for {self.request.method} {path}; see GET / for the endpoints")
+            if isinstance(self, StreamedBody):  # a body is on its way (a request with one is read by the twin)
+                self.refuse_unread(missing)  # read and dropped when small, the connection kept; else closed
+            else:
+                self.fail(missing)
+
+    def allowed_methods(self) -> list[str]:
+        return []  # none: every method gets the 404 (a CORS preflight too; the methods below only end a request)
+
+    def _answered(self, *args: str, **kwargs: str) -> None:
+        """The 404 went out in ``prepare``, before the body, which was read and dropped since
+        (:meth:`~.bodies.StreamedBody.refuse_unread`): nothing is left to do."""
+
+    get = head = post = put = patch = delete = options = _answered
 
 
 def _probe(path: str, prefix: str) -> bool:
