@@ -1,8 +1,8 @@
-"""Scientific return values (numpy, pandas, matplotlib, PIL, the IPython display protocol) as MCP content.
+"""Scientific return values (numpy, pandas, pint, matplotlib, PIL, the IPython display protocol) as MCP content.
 
 A value is recognised by the module its type comes from (``type(x).__module__``) or by the display
 protocol's methods, never by importing a library to check: converting plain values imports none of
-numpy, pandas, matplotlib, PIL or IPython. Each library has a module of its own here; this one picks.
+numpy, pandas, pint, matplotlib, PIL or IPython. Each library has a module of its own here; this one picks.
 
 What each becomes (the README's table is the user-facing copy):
 
@@ -15,6 +15,8 @@ numpy ``ndarray`` (any depth)          ``structuredContent {"result": nested lis
 pandas ``DataFrame``                   ``{"result": [records]}``, the index as the first column(s)
 pandas ``Series``                      ``{"result": [records]}``: index column(s) and the values
 pandas ``Index``, pandas array         ``{"result": [values]}`` (``Categorical``, ``SparseArray``, …)
+pint ``Quantity`` (scalar or array)    ``{"magnitude": number or nested lists, "units": "meV"}``; text: the
+                                       value with its units (an array's summary), then the JSON text
 matplotlib ``Figure``/``Axes``         a PNG ``image`` block (the figure's size and dpi); figure closed
 PIL ``Image``                          a PNG ``image`` block
 display protocol object                by the first MIME type offered, see ``display``
@@ -39,7 +41,7 @@ from typing import Any
 from ....protocol import foreign_values, jsonenc
 from ....protocol.content import is_content
 from ....protocol.wire import UNSET
-from . import arrays, display, frames, images, mixed
+from . import arrays, display, frames, images, mixed, units
 from .kinds import is_a, library
 
 __all__ = [
@@ -92,7 +94,7 @@ def recognised(value: object) -> bool:
     """True when ``value`` is something this package converts (cheap; imports nothing)."""
     if type(value).__module__ == "builtins":
         return False
-    return library(value) in SCIENCE_LIBRARIES or display.offers(value)
+    return library(value) in SCIENCE_LIBRARIES or units.is_quantity(value) or display.offers(value)
 
 
 COSTLY_ITEMS = 256
@@ -150,6 +152,8 @@ def data_of(value: object) -> Any:
         table = frames.to_records(value, jsonable)
         if table is not None:
             return {"result": table.records()}
+    if units.is_quantity(value):
+        return units.data(value, jsonable)
     return UNSET
 
 
@@ -188,6 +192,12 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
                 text=lambda _within: table.text(),
                 at_least=frames.least_text(value),
             )
+    if units.is_quantity(value):  # before the display protocol: pint's LaTeX of an array has no numbers
+        quantity = value
+        return Converted(
+            units.summary(quantity, jsonable), lambda: units.data(quantity, jsonable), True, lazy=True,
+            at_least=units.least_text(quantity),
+        )
     if lib in ("matplotlib", "PIL"):
         block = images.to_block(value, figure_dpi=figure_dpi)
         if block is not None:
@@ -209,12 +219,14 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
 def resource_form(value: object) -> tuple[str | bytes, str] | None:
     """What a resource function's array, table or picture reads as: ``(text or bytes, MIME type)``.
 
-    Arrays are JSON text (nested lists), frames/series/indexes CSV (index first), figures and
-    images PNG; None for anything else.
+    Arrays are JSON text (nested lists), Quantities JSON text (``{"magnitude": ..., "units": ...}``),
+    frames/series/indexes CSV (index first), figures and images PNG; None for anything else.
     """
     lib = library(value)
     if lib == "numpy" and arrays.is_array(value):
         return jsonenc.dumps(arrays.to_lists(value, jsonable)), "application/json"
+    if units.is_quantity(value):
+        return jsonenc.dumps(units.data(value, jsonable)), "application/json"
     if lib == "pandas":
         table = frames.to_records(value, jsonable)
         if table is not None:
@@ -225,7 +237,7 @@ def resource_form(value: object) -> tuple[str | bytes, str] | None:
 
 
 def jsonable(value: object, _depth: int = 0) -> Any:
-    """``value`` with every numpy/pandas object inside lists, tuples and dicts made JSON-ready, as
+    """``value`` with every numpy/pandas object and pint Quantity inside lists, tuples and dicts made JSON-ready, as
     :func:`convert` and :func:`scalar` make the same object returned alone (a pandas array as its values, a
     ``Period`` or ``Interval`` as its text, a ``longdouble`` as the nearest double).
 
@@ -256,6 +268,8 @@ def jsonable(value: object, _depth: int = 0) -> Any:
             return table.records()
         if is_a(value, "pandas", *PANDAS_SCALARS):
             return frames.cell(value, jsonable)
+    if units.is_quantity(value):
+        return units.data(value, jsonable)
     return value  # (another library's object, a pandas GroupBy: the encoder names its type)
 
 

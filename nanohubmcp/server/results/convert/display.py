@@ -15,6 +15,8 @@ MIME type                    MCP content
                              and its JSON text
 ``text/markdown``            a text block (the Markdown)
 ``text/latex``               a text block (the LaTeX, e.g. ``$\\displaystyle x^2$``)
+                             (either passed over for ``text/plain`` when it has no digit and the
+                             ``text/plain`` form offered has some: it lost the values)
 ``text/html``                the ``text/plain`` form as a text block when offered, then an embedded
                              ``resource`` (``mimeType: text/html``)
 ``text/plain``               a text block
@@ -85,6 +87,13 @@ def _text(data: object) -> str:
     return data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else str(data)
 
 
+def _drops_numbers(text: str, plain: object) -> bool:
+    """Whether a Markdown or LaTeX form ``text`` has no digit where the ``text/plain`` form offered beside it
+    has some: the rich form lost the values (pint's LaTeX of an array is an empty matrix), so the plain one is
+    sent instead."""
+    return plain is not None and not any(c.isdigit() for c in text) and any(c.isdigit() for c in _text(plain))
+
+
 def to_parts(value: object) -> tuple[list[dict[str, Any]], Any] | None:
     """``(content blocks, JSON data or None)`` for the first MIME type offered; None if none is."""
     data = bundle(value)
@@ -97,7 +106,7 @@ def to_parts(value: object) -> tuple[list[dict[str, Any]], Any] | None:
     if "application/json" in data:
         return [], data["application/json"]
     for mime in ("text/markdown", "text/latex"):
-        if data.get(mime) is not None:
+        if data.get(mime) is not None and not _drops_numbers(_text(data[mime]), data.get("text/plain")):
             return [{"type": "text", "text": _text(data[mime])}], None
     if data.get("text/html") is not None:
         blocks = []
