@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from nanohubmcp.schema.science import SHAPE_TEXTS
+
 NOT_JSON: Any = object()
 """Marker for "this Python value has no JSON form"."""
 
@@ -92,12 +94,18 @@ def member_schema(
     """The property schema of a parameter or record field.
 
     A ``None`` default makes it nullable; ``description`` is added unless the type already
-    brought one (``Annotated``); a JSON-representable default is published.
+    brought one (``Annotated``); the shape text of an array or table type (``np.ndarray``, ``pd.DataFrame``,
+    ``pd.Series``: :data:`SHAPE_TEXTS`) follows it instead (``"Times in s. Given as an array of numbers ..."``);
+    a JSON-representable default is published.
     """
     schema = dict(schema)
     if has_default and default is None:
         schema = nullable(schema)
-    if description and "description" not in schema:
+    if description and schema.get("description") in SHAPE_TEXTS:  # the author's text (its units) comes first
+        text = description.rstrip()
+        stop = " " if text.endswith((".", "!", "?")) else ". "
+        schema["description"] = f"{text}{stop}Given as {schema['description']}."
+    elif description and "description" not in schema:
         schema["description"] = description
     if has_default:
         published = published_default(schema, default)

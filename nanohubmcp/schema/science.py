@@ -33,6 +33,8 @@ FRAME_SCHEMA: dict[str, Any] = {
     "description": "a table: one object per row, column name to value",
 }
 SERIES_SCHEMA: dict[str, Any] = {"type": "array", "description": "the values of a series, in order"}
+SHAPE_TEXTS = frozenset(schema["description"] for schema in (ARRAY_SCHEMA, FRAME_SCHEMA, SERIES_SCHEMA))
+"""The descriptions these schemas bring: a parameter's docstring text goes before them, not in their place."""
 
 
 def _is(base: type, package: str, name: str) -> bool:
