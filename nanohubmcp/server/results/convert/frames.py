@@ -1,12 +1,12 @@
 """pandas ``DataFrame``, ``Series`` and ``Index`` as records (one JSON object per row), a pandas array
 (``Categorical``, ``SparseArray``, …) as an ``Index`` is: the list of its values.
 
-The index comes first, as pandas' ``reset_index()`` names it (``"index"`` when unnamed, the level
-names of a MultiIndex), then the columns in their order. A ``Series`` becomes index + one column
-named after the Series (``"value"`` when unnamed). Column names are text (a MultiIndex column
-``("a", "b")`` is ``"a|b"``); two columns with the same name are refused. Cells: NaN/NA/NaT ->
-``null``, ``Timestamp``/``datetime``/``date`` -> ISO 8601, ``Timedelta`` -> seconds, categoricals ->
-their values, complex -> ``[real, imag]``, other objects (``Period``, ``Interval``, ``Decimal``) -> text.
+The index comes first, as pandas' ``reset_index()`` names it (``"index"`` when unnamed, the level names of a
+MultiIndex), then the columns in their order. A ``Series`` becomes index + one column named after the Series
+(``"value"`` when unnamed). Column names are text (a MultiIndex column ``("a", "b")`` is ``"a|b"``, ``("T",
+"")`` — a pivot table's index — ``"T"``); two columns with the same name are refused. Cells: NaN/NA/NaT ->
+``null``, ``Timestamp``/``datetime``/``date`` -> ISO 8601, ``Timedelta`` -> seconds, categoricals -> their
+values, complex -> ``[real, imag]``, other objects (``Period``, ``Interval``, ``Decimal``) -> text.
 """
 
 from __future__ import annotations
@@ -156,8 +156,13 @@ def longer_than(value: object, nested: Nested, limit: int) -> bool:
 
 
 def _name(label: object) -> str:
+    """A record key: a MultiIndex column's levels joined by ``|`` (``("gap", "Si")`` -> ``"gap|Si"``), the empty
+    levels at its end left out (``("T", "")``, a pivot table's index as ``reset_index()`` names it, -> ``"T"``)."""
     if isinstance(label, tuple):
-        return "|".join(str(part) for part in label)
+        parts = [str(part) for part in label]
+        while len(parts) > 1 and parts[-1] == "":
+            parts.pop()
+        return "|".join(parts)
     return str(label)
 
 
