@@ -10,8 +10,8 @@ expired while no server ran), never one of a running job, nor a folder that is n
 result is stored, its pickled call and result are gone from its folder (trial 18, F3).
 A job that overruns ``time`` ends ``TIMEOUT``: the client's error
 names the time limit and carries the tail of the job's stderr. (Slurm's time limits are whole minutes and it
-checks them about every 30 s: the test moves the running job's end time to now, so Slurm ends it TIMEOUT at its
-next check, in 30 s at most, not after a minute and up to 30 s more.)
+checks them about every 30 s: the test moves the running job's end time to 2 s from now, so Slurm ends it TIMEOUT
+at its next check after that, not after a minute and up to 30 s more.)
 
 Issue 25, "Done when": kill -9 of the server while the job runs → restart → the result is
 delivered to the job's owner; a ``--time`` overrun gives a clear error.
@@ -141,9 +141,9 @@ def stderr_says(jobs: Path, line: str) -> str:
 
 @pytest.mark.timeout(240)
 def test_a_job_past_its_time_limit_fails_naming_it_with_its_stderr(slurm_cluster: str, tmp_path: Path) -> None:
-    """Once the job runs and wrote its stderr line, ``scontrol update JobId=N EndTime=now`` moves its end to now:
-    its time limit stays 1 min (what the error names), and Slurm itself ends it ``TIMEOUT`` at its next look at
-    the limits (every 30 s), as it would a minute later. The wait is a real overrun without a minute's wait
+    """Once the job runs and wrote its stderr line, ``scontrol update JobId=N EndTime=now+2`` moves its end to 2 s
+    from now: its time limit stays 1 min (what the error names), and Slurm itself ends it ``TIMEOUT`` at its next
+    look at the limits (every 30 s), as it would a minute later. The wait is a real overrun without a minute's wait
     (Slurm's time limits are whole minutes)."""
     server = MCPServer("slurm-limits", state_dir=str(tmp_path), job_executor="slurm", executor_options={"time": 1})
 
@@ -161,7 +161,9 @@ def test_a_job_past_its_time_limit_fails_naming_it_with_its_stderr(slurm_cluster
         job_id = routes.rest_start("endless", {})[1]["job_id"]
         running = wait_until(lambda: stderr_says(tmp_path / "slurm-jobs", "solver: iteration 41 of 1000"),
                              "the job to run and write its stderr line", 120)
-        subprocess.run(["scontrol", "update", f"JobId={running}", "EndTime=now"], capture_output=True, text=True,
+        # (2 s ahead: scontrol reads "now" before its request reaches slurmctld, which refuses an end time already
+        # past with "Invalid time specified")
+        subprocess.run(["scontrol", "update", f"JobId={running}", "EndTime=now+2"], capture_output=True, text=True,
                        timeout=30, check=True)
         answer = wait_until(
             lambda: (routes.rest_poll(job_id)[1] or {}).get("status") != "running" and routes.rest_poll(job_id)[1],
