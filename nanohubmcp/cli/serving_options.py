@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 from ..auth.token_option import add_token_options
 from ..errors import ConfigurationError, UsageError
 from ..transports.exit_grace import exit_grace_option
-from ..transports.limit_option import check_limit_options, limit_arguments, limit_keywords, worker_count
+from ..transports.limit_option import (
+    check_limit_options,
+    limit_arguments,
+    limit_keywords,
+    most_workers,
+    worker_count,
+    workers_take,
+)
 from ..transports.proxy_option import FromEnvironment, proxy_arguments
 from .script_options import PORT_VARIABLE, port_number
 
@@ -57,7 +64,7 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--workers", type=worker_count, default=1, metavar="N",
                          help="HTTP: N processes serving the one port, each forked from the one that built the "
                          "server (needs --state-url redis://… or $NANOHUBMCP_STATE_URL; run: or a state_url= in "
-                         "the app; default 1; at most 8 per CPU, at least 64)")
+                         f"the app; default 1; {workers_take(most_workers())})")
     command.add_argument("--state-url", default=None, metavar="URL",
                          help="where sessions and streams shared by the processes live, e.g. redis://127.0.0.1:6379/0 "
                          "(default: $NANOHUBMCP_STATE_URL, else this process's memory; run: given, it wins over a "

@@ -223,8 +223,8 @@ def refuse_stdio_workers(workers: object, given: str | None, *, command_line: bo
 def check_workers(server: Servable, value: object) -> int:
     """``run(workers=value)`` as the int of processes to serve with (any whole number: ``4.0``, numpy's
     ``int64(4)``, as every count of the server reads it, :mod:`~nanohubmcp.protocol.counts`); refused: no whole
-    number of at least 1, more than :func:`~nanohubmcp.transports.limit_option.most_workers` (8 per CPU, at least
-    64), several processes without a shared state store (each would answer the others' sessions with 404), or with
+    number of at least 1, more than :func:`~nanohubmcp.transports.limit_option.most_workers` (8 per CPU, never fewer
+    than 64), several processes without a shared state store (each would answer the others' sessions with 404), or with
     one that does not answer (each worker would fail on it and be started again, for ever).
 
     Raises:

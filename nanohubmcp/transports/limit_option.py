@@ -48,7 +48,7 @@ _HELP = {
 
 def most_workers() -> int:
     """The most processes ``run(workers=...)`` and ``nanohubmcp run --workers`` start: 8 per CPU this process
-    may use, at least 64.
+    may use, never fewer than 64.
 
     Each worker is a whole Python process with its own tool thread pool; past a few per CPU they only share the
     same cores, and a typo (``--workers 40000`` for 4) would fork until the machine stops answering.
