@@ -4,7 +4,8 @@ Owns :data:`SECRET_QUERY_NAMES` and :func:`is_secret_query_name` (the server's a
 value: :func:`.routes.redacted_uri`), and, for a client that prints what it sends to (the stdio↔HTTP
 bridge), :func:`secrets_of` (the credentials in a URL and a request's headers) and :func:`redact` (text
 with each of them replaced by ``***``: ``…/mcp?token=***``, ``http://user:***@host/``, ``Bearer ***``;
-:func:`hide_userinfo` alone for a URL's ``user:password@``), and :func:`authority`, a URL's
+:func:`hide_userinfo` alone for a URL's ``user:password@``, :func:`hide_query_secrets` alone for the
+credential query parameters of every URL in a text, whatever their length), and :func:`authority`, a URL's
 ``host[:port]`` without its user information.
 Imports nothing but the standard library, so the bridge uses it without loading the server's side.
 """
@@ -15,8 +16,8 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "authority", "hide_userinfo", "is_secret_query_name", "redact",
-           "secrets_of"]
+__all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "authority", "hide_query_secrets", "hide_userinfo",
+           "is_secret_query_name", "redact", "secrets_of"]
 
 MASK = "***"
 """What a credential is shown as."""
@@ -105,13 +106,41 @@ def authority(url: str) -> str:
     return urlsplit(url).netloc.rpartition("@")[2]
 
 
+_QUERY_VALUE = re.compile(
+    r"""(?P<lead>[?&;](?P<name>[^=&#?;\s'"<>]+)=)(?P<value>[^&#;\s'"<>]+?)(?=[:,.;!?)\]}]*(?:[&#\s'"<>]|$))""")
+"""A query parameter in text: ``?name=`` or ``&name=`` then its value, which ends at the next parameter,
+fragment, space or quote; punctuation that closes a sentence (``:``, ``,``, ``.``, ``)``...) right before
+that is the sentence's, not the value's (``from …?token=abc: not found``)."""
+
+
+def hide_query_secrets(text: str) -> str:
+    """``text`` with the value of every query parameter that holds a credential (:func:`is_secret_query_name`,
+    or ``session_id``) shown as :data:`MASK`, in every URL it writes, however short the value is and
+    whatever follows the URL (``…/mcp?token=***: not found``).
+
+    Example:
+        >>> hide_query_secrets("HTTP 404 from http://h:8888/nanohubmcp/8000/mcp?token=abc: no kernel")
+        'HTTP 404 from http://h:8888/nanohubmcp/8000/mcp?token=***: no kernel'
+    """
+    def shown(found: re.Match[str]) -> str:
+        name = unquote(found.group("name"))
+        secret = is_secret_query_name(name) or name.lower() == "session_id"
+        # A placeholder left in (``?token=%3Cyour%20Jupyter%20token%3E``) is no credential: shown, it says what
+        # is wrong.
+        placeholder = re.fullmatch(PLACEHOLDER, unquote(found.group("value").replace("+", " ")))
+        return found.group("lead") + MASK if secret and not placeholder else found.group(0)
+
+    return _QUERY_VALUE.sub(shown, text)
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every one of ``secrets`` (:func:`secrets_of`) replaced by :data:`MASK`, and every
-    URL's user information hidden (:func:`hide_userinfo`).
+    """``text`` with every one of ``secrets`` (:func:`secrets_of`) replaced by :data:`MASK`, the value of
+    every credential query parameter of a URL in it too (:func:`hide_query_secrets`), and every URL's
+    user information hidden (:func:`hide_userinfo`).
 
     A secret of :data:`_ISOLATED_BELOW` characters or more is replaced wherever it occurs; a shorter
     one only where it stands alone (no letter, digit or ``_.:/%-`` touches it: ``?token=1`` leaves
-    ``127.0.0.1`` as it is).
+    ``127.0.0.1`` as it is) or where it is a URL's query value (``?token=1:`` → ``?token=***:``).
 
     Example:
         >>> url = "http://127.0.0.1:8888/user/a/nanohubmcp/8000/mcp?token=0123456789abcdef"
@@ -123,4 +152,4 @@ def redact(text: str, secrets: Iterable[str]) -> str:
             text = text.replace(secret, MASK)
         elif secret:
             text = re.sub(rf"(?<![\w.:/%-]){re.escape(secret)}(?![\w.:/%-])", MASK, text)
-    return hide_userinfo(text)
+    return hide_userinfo(hide_query_secrets(text))
