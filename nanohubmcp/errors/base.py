@@ -38,14 +38,20 @@ def message_of(exc: BaseException) -> str:
     ``2.0 ** 1e6`` raises ``OverflowError(34, 'Numerical result out of range')``, printed
     ``(34, 'Numerical result out of range')``; the text is then the type and the arguments,
     ``OverflowError: Numerical result out of range`` (an errno before its reason, as there, is
-    left out: the number tells a model nothing). Any other exception's text is ``str(exc)`` as it is.
+    left out: the number tells a model nothing). A ``KeyError`` prints only the key it missed
+    (``{"Si": 1.12}["Ge"]`` prints ``'Ge'``, pandas' ``df["col"]`` ``'col'``), and an exception made with
+    one argument that is no text prints only that value (``ValueError(42)`` prints ``42``): the type leads,
+    ``KeyError: 'Ge'``, ``ValueError: 42``. Any other exception's text is ``str(exc)`` as it is (an
+    ``IndexError``'s ``list index out of range`` names its problem).
     """
     text = str(exc)
     if not text:
         return type(exc).__name__
     args = exc.args
     if len(args) < 2 or text != str(args):
-        return text
+        a_key = isinstance(exc, KeyError) and type(exc).__str__ is KeyError.__str__
+        a_value = len(args) == 1 and not isinstance(args[0], str) and text == str(args[0])
+        return f"{type(exc).__name__}: {text}" if a_key or a_value else text
     if len(args) == 2 and type(args[0]) is int and isinstance(args[1], str):
         args = args[1:]
     return f"{type(exc).__name__}: {', '.join(str(arg) for arg in args)}"

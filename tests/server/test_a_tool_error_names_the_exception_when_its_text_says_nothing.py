@@ -74,14 +74,15 @@ def test_the_message_of_an_exception() -> None:
     assert message_of(ValueError()) == "ValueError"
     assert message_of(ValueError("a", 3)) == "ValueError: a, 3"
     assert message_of(ValueError("temperature must be positive")) == "temperature must be positive"
-    assert message_of(KeyError("b")) == "'b'"  # one argument: its own text, as before
+    assert message_of(KeyError("b")) == "KeyError: 'b'"  # a KeyError's text is only the key (trial62 F1)
     assert message_of(FileNotFoundError(2, "No such file")) == "[Errno 2] No such file"  # OSError words it
 
 
 def test_every_route_reports_the_type_of_an_exception_whose_text_is_its_arguments(tmp_path: Path) -> None:
     expected = {
         "power": OVERFLOW, "async_power": OVERFLOW, "bare": "ValueError",
-        "pair": "ValueError: no root in the bracket, 3", "plain": "temperature must be positive", "key": "'b'",
+        "pair": "ValueError: no root in the bracket, 3", "plain": "temperature must be positive",
+        "key": "KeyError: 'b'",
     }
     arguments: dict[str, dict[str, Any]] = {"power": {"base": 2, "exponent": 1e6},
                                             "async_power": {"base": 2, "exponent": 1e6}}

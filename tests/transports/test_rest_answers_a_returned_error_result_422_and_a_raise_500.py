@@ -67,7 +67,7 @@ def over_mcp(base: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     [
         ("divide", {"a": 1, "b": 0}, 500, "b must not be zero"),
         ("divide", {"a": 1, "b": -1}, 500, "b must be positive"),
-        ("buggy", {}, 500, "'missing'"),
+        ("buggy", {}, 500, "KeyError: 'missing'"),
         ("refuse", {"reason": "no data for that date"}, 422, "no data for that date"),
     ],
     ids=["ToolError", "ValueError", "KeyError", "ToolResult-is_error"],
