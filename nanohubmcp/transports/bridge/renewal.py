@@ -5,6 +5,11 @@ session by sending a new InitializeRequest without a session ID" (MCP 2025-11-25
 Session Management). The bridge is that HTTP client, and its stdio client cannot do it: the server
 restarted (a notebook kernel restart, a relaunched tool) or the session expired. The bridge replays
 the client's own ``initialize`` (and ``notifications/initialized``), then sends the request again.
+
+A server that restarted may serve other tools, resources and prompts (a notebook cell calling
+``server.run()`` re-run with a changed function), and the client keeps the lists it was sent until
+told: the bridge tells it, ``notifications/tools/list_changed`` (and ``resources``, ``prompts``) for
+each list the new session's server declares, so a desktop app lists again.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..headers import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
 from .exchange import Exchange
@@ -34,11 +39,17 @@ class Renewable(Protocol):
         """Start listening for the current session's server messages."""
         ...
 
+    def emit(self, message: Any) -> None:
+        """Send ``message`` to the stdio client."""
+        ...
+
 log = logging.getLogger("nanohubmcp.bridge")
 
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 RENEW_ID = "nanohubmcp-bridge-renew"
 """The id of the replayed ``initialize`` (its answer goes nowhere: the client saw the first one)."""
+LISTS = ("tools", "resources", "prompts")
+"""The lists a server declares in its capabilities and says changed with ``notifications/<list>/list_changed``."""
 
 
 async def renew(bridge: Renewable, forgotten: str) -> bool:
@@ -62,7 +73,8 @@ async def renew(bridge: Renewable, forgotten: str) -> bool:
         initialize["id"] = RENEW_ID
         options = bridge.options
         headers = {**options.headers, "Content-Type": "application/json", "Accept": options.accept}
-        exchange = await Exchange(lambda event: None).run("POST", options.url, headers, json.dumps(initialize).encode())
+        events: list[dict[str, str]] = []
+        exchange = await Exchange(events.append).run("POST", options.url, headers, json.dumps(initialize).encode())
         session = exchange.headers.get(MCP_SESSION_ID_HEADER) if exchange.status == 200 else None
         if not session:
             return False
@@ -72,4 +84,20 @@ async def renew(bridge: Renewable, forgotten: str) -> bool:
         await Exchange().run("POST", options.url, headers, INITIALIZED)
         log.warning("the server no longer knew the session (it restarted or the session expired): opened a new one")
         bridge.listen_now()
+        for kind in LISTS:  # what it serves now may differ from what the client was sent
+            if kind in _capabilities(exchange, events):
+                bridge.emit({"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"})
         return True
+
+
+def _capabilities(exchange: Exchange, events: list[dict[str, str]]) -> dict[str, Any]:
+    """The ``capabilities`` of the replayed ``initialize``'s result (a JSON body or an SSE event); {} if none."""
+    for data in [bytes(exchange.body).decode("utf-8", errors="replace")] + [e.get("data", "") for e in events]:
+        try:
+            answer = json.loads(data)
+        except ValueError:
+            continue
+        result = answer.get("result") if isinstance(answer, dict) else None
+        if isinstance(result, dict) and isinstance(result.get("capabilities"), dict):
+            return dict(result["capabilities"])
+    return {}

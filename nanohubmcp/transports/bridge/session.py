@@ -265,10 +265,21 @@ class Bridge:
                 log.info("the GET stream dropped: %s", exc)
             if exchange.status == 404 and session != self.session_id:
                 continue  # the session was renewed meanwhile: listen on the new one
+            if exchange.status == 404 and session is not None and await self._renewed(session):
+                continue  # the server restarted: a new session (the client told its lists changed), its stream
             if exchange.status in (404, 405, 409) or (exchange.status >= 400 and failures >= MAX_RECONNECTS):
                 return  # no stream for this session (or one is open elsewhere); requests still work
             failures = 0 if exchange.status == 200 else failures + 1
             await asyncio.sleep(retry)
+
+    async def _renewed(self, forgotten: str) -> bool:
+        """Whether a new session replaced ``forgotten``, which the server answered 404 for on the GET stream
+        (:func:`.renewal.renew`): the client hears of a restarted server's lists before its next request."""
+        try:
+            return await renew(self, forgotten)
+        except HTTPFailure as exc:
+            log.info("%s", self.options.shown(f"could not open a new session: {exc}"))
+            return False
 
     # -- legacy HTTP+SSE ------------------------------------------------------------------
     async def post_legacy(self, body: bytes, request_id: Any) -> None:
