@@ -87,6 +87,9 @@ def launch_for(
     if app is not None:
         path = Path(app).expanduser().resolve()
         if not path.is_file():
+            from .nanohub.app_file import refuse_object_form
+
+            refuse_object_form(str(app))
             raise ConfigurationError(f"app file {app!r} does not exist")
         found, needs_token = _load(path)
         if needs_token and token:

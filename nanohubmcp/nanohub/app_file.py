@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import ConfigurationError, UsageError
 
-__all__ = ["AppImportError", "checked_app_file", "import_failure"]
+__all__ = ["AppImportError", "checked_app_file", "import_failure", "refuse_object_form"]
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -47,6 +47,7 @@ def checked_app_file(path: str | os.PathLike[str]) -> Path:
         raise UsageError(f"{shown} is a directory: give the app's Python file, the .py that defines "
                          "`server = MCPServer(...)`")
     if not file.is_file():
+        refuse_object_form(shown)
         # A desktop client starts the server in a directory of its own (often /): say which one was searched.
         where = "" if os.path.isabs(shown) else (
             f" (relative to {os.getcwd()}, the working directory: give an absolute path)")
@@ -60,6 +61,19 @@ def checked_app_file(path: str | os.PathLike[str]) -> Path:
     if file.suffix != ".py":
         raise UsageError(f"{shown} is not a Python file: give the app's .py file")
     return file
+
+
+def refuse_object_form(shown: str) -> None:
+    """Refuse ``FILE.py:OBJECT`` (uvicorn's and fastmcp's form), which names no file, saying how to serve an
+    object not named ``server``: nanohubmcp serves a file's module-level ``server``.
+
+    Raises:
+        UsageError: ``shown`` is ``FILE.py:OBJECT`` and ``FILE.py`` is a file.
+    """
+    file, colon, name = shown.rpartition(":")
+    if colon and name.isidentifier() and file.endswith(".py") and Path(file).is_file():
+        raise UsageError(f"{shown}: there is no FILE:OBJECT form; nanohubmcp serves the module-level `server` of "
+                         f"{file}: add `server = {name}` to it and give {file}")
 
 
 def import_failure(file: Path, exc: BaseException, shown: str) -> str:
