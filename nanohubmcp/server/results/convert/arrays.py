@@ -3,7 +3,9 @@
 Element forms: floats as numbers, NaN/±Inf as ``null`` (a ``longdouble`` as the nearest double: a JSON number is
 one for its readers); complex as ``[real, imag]``; ``datetime64`` as ISO 8601 text (NaT as ``null``);
 ``timedelta64`` as seconds; bytes as Latin-1 text; structured (record) arrays as one object per element, keyed
-by field name; masked elements (and ``np.ma.masked`` itself) as ``null``.
+by field name; masked elements (and ``np.ma.masked`` itself) as ``null``; an object array's ``Decimal`` or
+``Fraction`` elements as their text (``"1.50"``, ``"3/2"``: :func:`.kinds.is_exact`), its others as the
+``nested`` converter makes them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ....protocol import jsonenc
 from ....protocol.accelerator import accelerator
-from .kinds import Nested, library
+from .kinds import Nested, is_exact, library
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,7 +51,7 @@ def _cells(values: object, nested: Nested) -> Any:
         if np.ma.getmaskarray(a).any():
             out = np.ma.getdata(a).astype(object)
             out[np.ma.getmaskarray(a)] = None
-            return nested(out.tolist())  # NaN left in is written as null by the JSON encoder
+            return _objects(out.tolist(), a.ndim, nested)  # NaN left in is written as null by the JSON encoder
         a = np.ma.getdata(a)
     kind = a.dtype.kind
     if kind == "f":
@@ -78,8 +80,16 @@ def _cells(values: object, nested: Nested) -> Any:
         fields = [_cells(a[name], nested) for name in names]
         return _zip_records(names, fields, a.ndim)
     if kind == "O":
-        return nested(a.tolist())
+        return _objects(a.tolist(), a.ndim, nested)
     return a.tolist()
+
+
+def _objects(values: Any, ndim: int, nested: Nested) -> Any:
+    """An object array's ``tolist()`` (``ndim`` levels of lists) with each element JSON-ready: a ``Decimal``
+    or ``Fraction`` as its text, as in a table cell, any other as ``nested`` makes it."""
+    if ndim:
+        return [_objects(value, ndim - 1, nested) for value in values]
+    return str(values) if is_exact(values) else nested(values)
 
 
 def _zip_records(names: tuple[str, ...], fields: list[Any], ndim: int) -> Any:

@@ -6,7 +6,8 @@ MultiIndex), then the columns in their order. A ``Series`` becomes index + one c
 (``"value"`` when unnamed). Column names are text (a MultiIndex column ``("a", "b")`` is ``"a|b"``, ``("T",
 "")`` — a pivot table's index — ``"T"``); two columns with the same name are refused. Cells: NaN/NA/NaT ->
 ``null``, ``Timestamp``/``datetime``/``date`` -> ISO 8601, ``Timedelta`` -> seconds, categoricals -> their
-values, complex -> ``[real, imag]``, other objects (``Period``, ``Interval``, ``Decimal``) -> text.
+values, complex -> ``[real, imag]``, other objects (``Period``, ``Interval``, ``Decimal``, ``Fraction``) ->
+text.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ....protocol import jsonenc
 from . import arrays
-from .kinds import Nested, is_a, library
+from .kinds import Nested, is_a, is_exact, library
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -277,7 +278,7 @@ def cell(value: object, nested: Nested) -> Any:
         return value.decode("latin-1")  # as in arrays: one character per byte
     if isinstance(value, (list, tuple, dict)) or library(value) == "numpy":  # an array in a cell: nested lists
         return nested(value)
-    if is_a(value, "decimal", "Decimal") or library(value) == "pandas":  # decimal: not imported to start a server
+    if is_exact(value) or library(value) == "pandas":  # a Decimal, a Fraction, a Period, an Interval
         return str(value)
     raise TypeError(
         f"a table cell holds a {type(value).__module__}.{type(value).__qualname__} ({value!r:.60}), which has no "

@@ -18,6 +18,20 @@ def library(value: object) -> str:
     return type(value).__module__.partition(".")[0]
 
 
+EXACT_NUMBERS = (("decimal", "Decimal"), ("fractions", "Fraction"))
+"""The exact numbers (package, class name) written as their text wherever the results meet one."""
+
+
+def is_exact(value: object) -> bool:
+    """True for a ``Decimal`` or a ``Fraction`` (a subclass too), without importing either module.
+
+    JSON has no form for them but a float, which would round them: the results write one as its text
+    (``str(value)``: ``"1.50"``, ``"3/2"``), as such a value returned alone is, in a table cell and as a pint
+    Quantity's magnitude.
+    """
+    return any(is_a(value, package, name) for package, name in EXACT_NUMBERS)
+
+
 def is_a(value: object, package: str, *names: str) -> bool:
     """True when ``value``'s type, or a base class of it, is ``package``'s class with one of ``names``."""
     return any(c.__name__ in names and c.__module__.partition(".")[0] == package for c in type(value).__mro__)

@@ -4,7 +4,9 @@ A Quantity (a number or an array with units, pint's ``ureg.Quantity`` / ``3 * ur
 ``{"magnitude": ..., "units": "meV"}``, at the top of a result or anywhere inside a list or dict:
 
 - ``magnitude``: a number as it is, a numpy array as nested lists (the array path's element forms:
-  NaN -> ``null``, complex -> ``[real, imag]``, ...);
+  NaN -> ``null``, complex -> ``[real, imag]``, ...); an exact number (a ``Decimal``, as a
+  ``UnitRegistry(non_int_type=Decimal)`` makes, or a ``Fraction``), alone or an array's element, as its text
+  (``"0.0015"``, ``"3/2"``), as it is returned alone or in a table cell (:func:`.kinds.is_exact`);
 - ``units``: pint's short spelling, which pint reads back (``ureg.Quantity(m, units)``): ``"meV"``,
   ``"m / s ** 2"``, ``"°C"``; ``"dimensionless"`` for a Quantity without units.
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import arrays
-from .kinds import Nested, is_a, library
+from .kinds import Nested, is_a, is_exact, library
 
 __all__ = ["data", "is_quantity", "least_text", "summary", "units_text"]
 
@@ -51,12 +53,15 @@ def _long_name(value: Any) -> str:
 
 
 def data(value: Any, nested: Nested) -> dict[str, Any]:
-    """``{"magnitude": numbers, "units": text}`` for a Quantity (``nested`` makes a plain magnitude JSON-ready)."""
+    """``{"magnitude": numbers, "units": text}`` for a Quantity (``nested`` makes a plain magnitude JSON-ready;
+    a ``Decimal`` or ``Fraction`` magnitude is its text, as is each one in an array)."""
     magnitude = value.magnitude
     if arrays.is_array(magnitude):
         numbers = arrays.to_lists(magnitude, nested)
     elif arrays.is_scalar(magnitude):
         numbers = arrays.scalar(magnitude, nested)
+    elif is_exact(magnitude):
+        numbers = str(magnitude)
     else:
         numbers = nested(magnitude)
     return {"magnitude": numbers, "units": units_text(value)}
