@@ -42,6 +42,7 @@ from ..results import convert
 from ..results import shape as results
 from ..results.convert.mixed import places_of
 from ..results.event_bound import AS_EVENT_WHEN, answer_options, goes_as_event, hold_to_event
+from ..results.json_values import NotJSON
 from ..results.meta_values import MetaNotSendable
 from ..results.options import ResultOptions
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
@@ -304,7 +305,8 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     malformed answer) as one line at WARNING, its traceback only when the logger is at DEBUG; a ``meta``
     it returned that cannot be sent (``MetaNotSendable``: its message says all) as one line at WARNING;
     arguments the schema refused (INFO), or a tool that could not start (WARNING), as one line; a result
-    nested too deeply to send (ERROR) as one line. The arguments are never logged. The traceback's last line
+    nested too deeply to send, or holding a part JSON cannot hold (``NotJSON``: a ``set``, in a dict or an
+    object array), at ERROR as one line. The arguments are never logged. The traceback's last line
     keeps an unexpected exception's message whole; the line above it says it as a client is sent it
     (:func:`~nanohubmcp.errors.notified_text`: cut past 65,536 characters), so a 3 MB message is logged once a call,
     not twice."""
@@ -313,7 +315,7 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
         log.info("tool %r %s refused its arguments: %s", name, where, exc)
     elif isinstance(exc, ToolBusy):
         log.warning("tool %r %s could not start: %s", name, where, exc)
-    elif isinstance(exc, NestedTooDeep):  # the tool's value, not code, is at fault: no traceback to read
+    elif isinstance(exc, (NestedTooDeep, NotJSON)):  # the tool's value, not code, is at fault: no traceback to read
         log.error("tool %r failed %s: %s", name, where, exc)
     elif isinstance(exc, MetaNotSendable):  # the author's meta, said in full: the server's frames tell no more
         log.warning("tool %r failed %s: %s", name, where, exc)

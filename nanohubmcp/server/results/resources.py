@@ -23,7 +23,7 @@ from ...protocol.content import (
 )
 from ...protocol.result_types import ResourceResult
 from . import convert
-from .json_values import to_json
+from .json_values import refused_by_name, to_json
 from .meta_values import check_meta_values
 from .plain import has_str, is_bytes, plain
 
@@ -36,7 +36,10 @@ def _resource_item(item: object) -> tuple[ResourceContent, str | None]:
     """Return one resource item and the MIME type to fall back on after the registered one."""
     if isinstance(item, ResourceContent):
         return item, None
-    form = convert.resource_form(item) if convert.recognised(item) else None
+    form = None
+    if convert.recognised(item):
+        with refused_by_name(item, "the resource's value"):
+            form = convert.resource_form(item)
     if form is not None:
         data, mime = form
         return (ResourceContent(text=data) if isinstance(data, str) else ResourceContent(blob=data)), mime

@@ -71,7 +71,7 @@ from ...protocol.result_types import ToolResult
 from ...protocol.versions import V2025_11_25, ProtocolVersion
 from . import convert
 from .convert import mixed, parts
-from .json_values import json_text, to_json
+from .json_values import json_text, refused_by_name, to_json
 from .meta_values import check_meta_values
 from .named_blocks import named
 from .plain import has_str, is_bytes, plain
@@ -156,9 +156,10 @@ def _tool_parts(value: object, sink: ResultSink | None = None, data_only: bool =
     if convert.recognised(value):
         found, value = convert.scalar(value)
         if not found:
-            converted = convert.convert(value, figure_dpi=sink.options.figure_dpi if sink else None)
-            if converted is not None:
-                return parts.converted_parts(converted, sink, data_only=data_only)
+            with refused_by_name(value, "the tool's result"):  # an object array's set: named, as in a dict
+                converted = convert.convert(value, figure_dpi=sink.options.figure_dpi if sink else None)
+                if converted is not None:
+                    return parts.converted_parts(converted, sink, data_only=data_only)
     if value is None:  # no content; REST's data is null (``{"result": null}``), not an empty list
         return [], {"result": None} if data_only else UNSET
     if isinstance(value, str):
