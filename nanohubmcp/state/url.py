@@ -77,39 +77,40 @@ class StateURL(TupleRecord, tuple[str, str, "str | None"]):
         return self.kind == REDIS
 
 
-_SECRET_QUERY = ("pass", "secret", "token")
-"""A query parameter whose (lower-case) name holds one of these carries a credential: redis-py reads
-``?password=`` as the password, as it reads ``user:password@``."""
-
-
 def _redacted_query(query: str) -> str:
+    """``query`` with the value of each parameter that names a credential (``redaction.is_secret_name``:
+    redis-py reads ``?password=`` as the password, as it reads ``user:password@``) shown as ``***``."""
+    from ..protocol.credentials import is_secret_name  # (printing a state URL only)
+
     items = []
     for item in query.split("&"):
         name, eq, _ = item.partition("=")
-        lowered = urllib.parse.unquote_plus(name).lower()
-        items.append(f"{name}=***" if eq and any(word in lowered for word in _SECRET_QUERY) else item)
+        items.append(f"{name}=***" if eq and is_secret_name(urllib.parse.unquote_plus(name)) else item)
     return "&".join(items)
 
 
 def redact(url: str) -> str:
     """``url`` with the password (and a bare user that may be a token) replaced by ``***``, in
-    ``user:password@`` and in a query parameter such as ``?password=``."""
+    ``user:password@`` and in a query or fragment parameter such as ``?password=``; of a URL whose port is
+    no number, everything between ``://`` and its last ``@`` (a password holding an unescaped ``/``, ``?`` or
+    ``#`` ends the authority early: ``redis://bob:pa/ss@host:6379`` → ``redis://***@host:6379``)."""
+    from ..protocol.credentials import hide_query_secrets, hide_userinfo_unparsed
+
     try:
         parts = urllib.parse.urlsplit(url)
     except ValueError:
         return "<unparsable URL>"
-    if parts.query:
-        redacted = _redacted_query(parts.query)
-        if redacted != parts.query:
-            parts = parts._replace(query=redacted)
-            url = urllib.parse.urlunsplit(parts)
+    try:
+        port = parts.port
+    except ValueError:  # not a number in 0-65535: what looks like the port may be part of a password
+        return hide_query_secrets(hide_userinfo_unparsed(url))
+    redacted = parts._replace(query=_redacted_query(parts.query), fragment=_redacted_query(parts.fragment))
+    if redacted != parts:
+        parts = redacted
+        url = urllib.parse.urlunsplit(parts)
     if parts.password is None and not parts.username:
         return url
     host = parts.hostname or ""
-    try:
-        port: object = parts.port
-    except ValueError:  # not a number in 0-65535: shown as given (the text after the host's last ':')
-        port = parts.netloc.rpartition("@")[2].rpartition(":")[2]
     if port is not None:
         host = f"{host}:{port}"
     user = parts.username or ""

@@ -1,13 +1,16 @@
 """Credentials kept out of what is printed: which query parameters and headers hold one, and text with them hidden.
 
-Owns :data:`SECRET_QUERY_NAMES` and :func:`is_secret_query_name` (the server's access log writes no such
-value: :func:`.routes.redacted_uri`), and, for a client that prints what it sends to (the stdio↔HTTP
-bridge), :func:`secrets_of` (the credentials in a URL and a request's headers) and :func:`redact` (text
-with each of them replaced by ``***``: ``…/mcp?token=***``, ``http://user:***@host/``, ``Bearer ***``;
-:func:`hide_userinfo` alone for a URL's ``user:password@``, :func:`hide_query_secrets` alone for the
-credential query parameters of every URL in a text, whatever their length), and :func:`authority`, a URL's
+Gives :func:`is_secret_name` (from :mod:`nanohubmcp.protocol.credentials`), the one rule for which query,
+fragment and header names hold a credential (the server's access log writes no such value:
+:func:`.routes.redacted_uri`; nor does a state URL as printed), and, for a client that prints what it
+sends to (the stdio↔HTTP bridge), :func:`secrets_of` (the credentials in a URL and a request's headers)
+and :func:`redact` (text with each of them replaced by ``***``: ``…/mcp?token=***``,
+``http://user:***@host/``, ``Bearer ***``; :func:`hide_userinfo` alone for a URL's ``user:password@``,
+:func:`hide_query_secrets` alone for the credential query parameters of every URL in a text, whatever
+their length, :func:`hide_userinfo_unparsed` for a URL no parser reads), and :func:`authority`, a URL's
 ``host[:port]`` without its user information.
-Imports nothing but the standard library, so the bridge uses it without loading the server's side.
+Imports nothing but the standard library and that module, so the bridge uses it without loading the
+server's side.
 """
 
 from __future__ import annotations
@@ -16,39 +19,34 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "authority", "hide_query_secrets", "hide_userinfo",
-           "is_secret_query_name", "redact", "secrets_of"]
+from ..protocol.credentials import (
+    MASK,
+    PLACEHOLDER,
+    SECRET_QUERY_NAMES,
+    hide_query_secrets,
+    hide_userinfo_unparsed,
+    is_secret_name,
+)
 
-MASK = "***"
-"""What a credential is shown as."""
-SECRET_QUERY_NAMES = frozenset({"token", "access_token", "id_token", "refresh_token", "api_key", "apikey", "key",
-                                "password", "secret", "code", "client_secret"})
-"""Query parameters whose values are never written (also any name holding ``token`` or ``secret``):
-a Jupyter ``?token=`` reaching the server through a proxy route, an OAuth code."""
-_SECRET_HEADER_WORDS = ("auth", "cookie", "token", "secret", "key", "session", "password", "credential", "signature")
-"""A header whose (lower-case) name holds one of these carries a credential (``Authorization``,
-``Cookie``, ``X-API-Key``, ``Mcp-Session-Id``...)."""
-PLACEHOLDER = r"<[^<>]{1,80}>"
-"""A placeholder as the docs and a notebook's status write one (``<your Jupyter token>``): no credential
-(a pattern's text: ``re`` compiles it at its first use, never at the server's start)."""
+__all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "authority", "hide_query_secrets", "hide_userinfo",
+           "hide_userinfo_unparsed", "is_secret_name", "is_secret_query_name", "redact", "secrets_of"]
+
 _ISOLATED_BELOW = 8
 """A credential shorter than this is hidden only where it stands alone (not inside a longer word),
 so that ``?token=1`` does not turn every ``1`` of a message into ``***``."""
 
 
-def is_secret_query_name(name: str) -> bool:
-    """Whether the query parameter ``name`` (decoded) holds a credential (:data:`SECRET_QUERY_NAMES`)."""
-    lowered = name.lower()
-    return lowered in SECRET_QUERY_NAMES or "token" in lowered or "secret" in lowered
+is_secret_query_name = is_secret_name
+"""(The name this rule had when it was the query parameters' alone.)"""
 
 
 def secrets_of(url: str, headers: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The credentials that ``url`` and ``headers`` carry, as they may appear in text, longest first.
 
     From the URL: the password of ``user:password@`` (a bare ``user@``, which may be a token), and the
-    value of each query parameter that :func:`is_secret_query_name` names, or ``session_id`` (the legacy
-    SSE endpoint's capability), each as written and decoded. From the headers: the value of each whose
-    name says it carries a credential (``Authorization``, ``Cookie``, ``X-API-Key``, ...); of an
+    value of each query or fragment parameter (``#access_token=``) that :func:`is_secret_name` names (the
+    legacy SSE endpoint's ``session_id`` among them), each as written and decoded. From the headers: the
+    value of each whose name says it carries a credential (``Authorization``, ``Cookie``, ``X-API-Key``, ...); of an
     ``Authorization`` header only the credential after its scheme (``Bearer T``), of a ``Cookie`` only
     each cookie's value, so that what they were stays readable (``Bearer ***``, ``session=***``).
     """
@@ -57,16 +55,16 @@ def secrets_of(url: str, headers: Mapping[str, str] | None = None) -> tuple[str,
         parts = urlsplit(url)
         # A user beside a password is shown (as state URLs show it); a bare one may be a token.
         found.update(filter(None, (parts.password if parts.password is not None else parts.username,)))
-        for raw in parts.query.split("&"):
+        for raw in f"{parts.query}&{parts.fragment}".split("&"):
             name, eq, value = raw.partition("=")
-            if eq and (is_secret_query_name(unquote(name)) or unquote(name).lower() == "session_id"):
+            if eq and is_secret_name(unquote(name)):
                 found.update((value, unquote(value.replace("+", " "))))
     except ValueError:  # an unparsable URL: its text is hidden only through the headers' credentials
         pass
     for name, value in (headers or {}).items():
-        lowered = name.lower()
-        if not any(word in lowered for word in _SECRET_HEADER_WORDS):
+        if not is_secret_name(name):
             continue
+        lowered = name.lower()
         credential = value.strip().partition(" ")[2]
         if "authorization" in lowered and credential.strip():
             found.add(credential.strip())  # the scheme (Bearer, Basic, token) stays readable
@@ -104,33 +102,6 @@ def authority(url: str) -> str:
     """The ``host[:port]`` of ``url``, without any user information: what a ``Host`` header carries and
     what a message names as the server (``http://bob:pw@h:8000/mcp`` → ``h:8000``)."""
     return urlsplit(url).netloc.rpartition("@")[2]
-
-
-_QUERY_VALUE = re.compile(
-    r"""(?P<lead>[?&;](?P<name>[^=&#?;\s'"<>]+)=)(?P<value>[^&#;\s'"<>]+?)(?=[:,.;!?)\]}]*(?:[&#\s'"<>]|$))""")
-"""A query parameter in text: ``?name=`` or ``&name=`` then its value, which ends at the next parameter,
-fragment, space or quote; punctuation that closes a sentence (``:``, ``,``, ``.``, ``)``...) right before
-that is the sentence's, not the value's (``from …?token=abc: not found``)."""
-
-
-def hide_query_secrets(text: str) -> str:
-    """``text`` with the value of every query parameter that holds a credential (:func:`is_secret_query_name`,
-    or ``session_id``) shown as :data:`MASK`, in every URL it writes, however short the value is and
-    whatever follows the URL (``…/mcp?token=***: not found``).
-
-    Example:
-        >>> hide_query_secrets("HTTP 404 from http://h:8888/nanohubmcp/8000/mcp?token=abc: no kernel")
-        'HTTP 404 from http://h:8888/nanohubmcp/8000/mcp?token=***: no kernel'
-    """
-    def shown(found: re.Match[str]) -> str:
-        name = unquote(found.group("name"))
-        secret = is_secret_query_name(name) or name.lower() == "session_id"
-        # A placeholder left in (``?token=%3Cyour%20Jupyter%20token%3E``) is no credential: shown, it says what
-        # is wrong.
-        placeholder = re.fullmatch(PLACEHOLDER, unquote(found.group("value").replace("+", " ")))
-        return found.group("lead") + MASK if secret and not placeholder else found.group(0)
-
-    return _QUERY_VALUE.sub(shown, text)
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

@@ -163,35 +163,40 @@ _ACCESS = logging.getLogger("nanohubmcp.access")
 
 def redacted_uri(uri: str) -> str:
     """``uri`` as the access log writes it: the value of a query parameter that is a credential
-    (:func:`.redaction.is_secret_query_name`) becomes ``<redacted>``,
+    (:func:`.redaction.is_secret_name`: ``token``, ``api-key``, ``X-Amz-Signature``...) becomes ``<redacted>``,
     and a legacy ``session_id`` (the capability to post into that session) its digest; so does a path
-    parameter's (``/tools/echo;token=…``, RFC 3986 § 3.3), which no route reads but a client may send."""
-    from .redaction import is_secret_query_name  # (a line of the access log: not at start)
-
+    parameter's (``/tools/echo;token=…``, RFC 3986 § 3.3), which no route reads but a client may send,
+    and a fragment parameter's (``#access_token=…``), which a client should not send but may."""
+    uri, hash_mark, fragment = uri.partition("#")
     path, mark, query = uri.partition("?")
     if ";" in path:
         path = "/".join(_redacted_segment(segment) for segment in path.split("/"))
-    if not mark:
-        return path
+    shown = f"{path}?{_redacted_parameters(query)}" if mark else path
+    return f"{shown}#{_redacted_parameters(fragment)}" if hash_mark else shown
+
+
+def _redacted_parameters(query: str) -> str:
+    from .redaction import is_secret_name  # (a line of the access log: not at start)
+
     parts = []
     for item in query.split("&"):
         name, eq, value = item.partition("=")
-        lowered = unquote_plus(name).lower()
-        if eq and lowered == "session_id":
+        decoded = unquote_plus(name)
+        if eq and decoded.lower() == "session_id":
             item = f"{name}=#{session_digest(unquote_plus(value))}"
-        elif eq and is_secret_query_name(lowered):
+        elif eq and is_secret_name(decoded):
             item = f"{name}=<redacted>"
         parts.append(item)
-    return f"{path}?{'&'.join(parts)}"
+    return "&".join(parts)
 
 
 def _redacted_segment(segment: str) -> str:
-    from .redaction import is_secret_query_name
+    from .redaction import is_secret_name
 
     name, *parameters = segment.split(";")
     for index, parameter in enumerate(parameters):
         key, eq, _ = parameter.partition("=")
-        if eq and is_secret_query_name(unquote_plus(key).lower()):
+        if eq and is_secret_name(unquote_plus(key)):
             parameters[index] = f"{key}=<redacted>"
     return ";".join((name, *parameters))
 

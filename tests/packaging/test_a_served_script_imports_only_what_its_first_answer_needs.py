@@ -155,6 +155,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.wire.store_link",  # a shared (Redis) state store only
     "nanohubmcp.transports.process_exit",  # when serving has ended
     "nanohubmcp.transports.redaction",  # a line of the access log
+    "nanohubmcp.protocol.credentials",
     "nanohubmcp.transports.public_url",  # a public URL or a list of allowed origins given
     # Every route's handler but /mcp's and the 404's: with its route's first request (routes.HandlerAtFirstUse)
     "nanohubmcp.transports.sse",

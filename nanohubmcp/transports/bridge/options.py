@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from ...errors import ConfigurationError, UsageError
-from ..redaction import PLACEHOLDER, redact, secrets_of
+from ..redaction import PLACEHOLDER, hide_userinfo_unparsed, redact, secrets_of
 
 _JUPYTER_PROXY_ROUTE = re.compile(r"/proxy/\d{1,5}/")
 """A jupyter-server-proxy route in a URL's path: ``<Jupyter base URL>proxy/<port>/``."""
@@ -65,7 +65,8 @@ def endpoint_url(url: str, what: str = "URL") -> str:
 
     Raises:
         UsageError: not an http(s) URL with a host and a valid port (``what`` names it; a placeholder
-            such as ``<your Jupyter token>``, whose spaces no URL holds, is named); a URL holding a
+            such as ``<your Jupyter token>``, whose spaces no URL holds, is named; what precedes the last
+            ``@`` is never shown: a password with an unescaped ``/``, ``?`` or ``#``); a URL holding a
             ``user:password@`` (shown ``user:***@``): the bridge has no use for it (an MCP server takes
             a bearer token), and would otherwise send it nowhere but in the ``Host`` header.
     """
@@ -78,7 +79,7 @@ def endpoint_url(url: str, what: str = "URL") -> str:
         refuse_placeholder(url, what, UsageError)
         raise UsageError(
             f"{what} must be an http:// or https:// URL with a host (like http://127.0.0.1:8000/mcp), got "
-            f"{redact(url, secrets_of(url))!r}")
+            f"{redact(hide_userinfo_unparsed(url), secrets_of(url))!r}")
     if "@" in parts.netloc:
         what_held = "a user name and password" if parts.password is not None else "a user name"
         raise UsageError(

@@ -1,0 +1,119 @@
+"""A credential in a URL is hidden by one rule wherever it is printed (review r36 F7, F6, N2, N3).
+
+F7: ``http://bob:pass/word@host:8000/mcp`` (a password holding an unescaped ``/``, ``#`` or ``?``) ends the
+authority where a URL parser looks for the user information, so the bridge's refusal found no password
+and echoed the URL whole; what precedes the last ``@`` of a URL that does not parse is now never shown
+(the bridge's refusal, a state URL's message).
+F6/N3: three rules said which names are credentials (the bridge's query rule: an exact list; a state URL's:
+``pass|secret|token``; the headers': ``auth``, ``key``...): ``?api-key=``, ``?access_key=``, ``?auth=``,
+``?passwd=``, ``?X-Amz-Signature=``, ``?jwt=`` and a fragment's ``#access_token=`` were printed in clear by
+the bridge and the access log. One rule (``redaction.is_secret_name``) now serves all.
+N2: the text rule backtracked quadratically over a run of punctuation after ``?token=``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from stdio_support import bridge_command
+from support import serve
+
+from nanohubmcp import MCPServer
+from nanohubmcp.state.url import redact as shown_state_url
+from nanohubmcp.transports.redaction import hide_query_secrets, is_secret_name, redact, secrets_of
+from nanohubmcp.transports.routes import redacted_uri
+
+pytestmark = pytest.mark.timeout(120)
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "Zq8secretvalue"
+CREDENTIAL_NAMES = ("token", "api-key", "api_key", "apiKey", "access_key", "AWSAccessKeyId", "auth", "passwd", "pass",
+                    "password", "pwd", "sig", "X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "jwt",
+                    "code", "client_secret", "Jupyter_Token", "session_id", "JSESSIONID", "key")
+PLAIN_NAMES = ("page", "keyword", "author", "error_code", "x", "passage", "format")
+
+
+@pytest.mark.parametrize("password", ["pass/word12", "s3cr#et", "s3?cret", "pw1/pw2#pw3?pw4"])
+def test_the_bridge_refusal_never_echoes_a_password_holding_a_delimiter(password: str) -> None:
+    url = f"http://bob:{password}@127.0.0.1:8000/mcp"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(bridge_command(url), input="", capture_output=True, text=True, timeout=60, env=env,
+                          check=False)
+    assert done.returncode == 2, done.stderr
+    assert "http://***@127.0.0.1:8000/mcp" in done.stderr
+    for piece in (password, *password.replace("#", "/").replace("?", "/").split("/")):
+        assert piece not in done.stderr.replace("127.0.0.1:8000/mcp", "")
+
+
+def test_a_state_url_that_does_not_parse_hides_what_precedes_its_last_at() -> None:
+    assert shown_state_url("redis://bob:s3cr/et@h:6379/0") == "redis://***@h:6379/0"
+    assert shown_state_url("redis://bob:s3cr#et@h:6379/0") == "redis://***@h:6379/0"
+    assert shown_state_url("redis://bob:pw@h:6379/0") == "redis://bob:***@h:6379/0"
+
+
+@pytest.mark.parametrize("name", CREDENTIAL_NAMES)
+def test_a_credential_name_is_one_everywhere(name: str) -> None:
+    assert is_secret_name(name)
+    url = f"http://h:8888/mcp?{name}={SECRET}&page=2"
+    for text in (f"HTTP 404 from {url}: no", f"GET {url} failed"):
+        assert SECRET not in redact(text, secrets_of(url))
+        assert SECRET not in hide_query_secrets(text)
+    assert SECRET not in redacted_uri(f"/mcp?{name}={SECRET}&page=2")
+    assert SECRET not in shown_state_url(f"redis://h:6379/0?{name}={SECRET}")
+    assert redact(f"header {SECRET}", secrets_of("http://h/mcp", {name: SECRET})) == "header ***"
+
+
+@pytest.mark.parametrize("name", PLAIN_NAMES)
+def test_a_plain_name_stays_readable(name: str) -> None:
+    assert not is_secret_name(name)
+    assert redacted_uri(f"/mcp?{name}=v1") == f"/mcp?{name}=v1"
+    assert hide_query_secrets(f"from http://h/mcp?{name}=v1: no") == f"from http://h/mcp?{name}=v1: no"
+    assert shown_state_url(f"redis://h:6379/0?{name}=v1") == f"redis://h:6379/0?{name}=v1"
+
+
+def test_a_fragment_parameter_is_hidden() -> None:
+    url = f"http://h:8888/mcp#access_token={SECRET}&state=s1"
+    assert redact(f"GET {url} failed", secrets_of(url)) == "GET http://h:8888/mcp#access_token=***&state=s1 failed"
+    assert hide_query_secrets(f"see {url}.") == "see http://h:8888/mcp#access_token=***&state=s1."
+    assert redacted_uri(f"/mcp?a=1#access_token={SECRET}") == "/mcp?a=1#access_token=<redacted>"
+    assert redacted_uri(f"/mcp#access_token={SECRET}") == "/mcp#access_token=<redacted>"
+
+
+def test_the_access_log_hides_the_new_names(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="nanohubmcp.access")
+    with serve(MCPServer("logged")) as url:
+        parts = urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
+        conn.request("GET", f"/health?api-key={SECRET}&X-Amz-Signature={SECRET}&page=2")
+        conn.getresponse().read()
+        conn.close()
+        deadline = time.monotonic() + 10
+        while not (lines := [r.getMessage() for r in caplog.records if r.name == "nanohubmcp.access"]):
+            assert time.monotonic() < deadline, "no access line"
+            time.sleep(0.01)
+    assert SECRET not in lines[0]
+    assert "/health?api-key=<redacted>&X-Amz-Signature=<redacted>&page=2" in lines[0]
+
+
+def test_a_long_run_of_punctuation_is_read_in_linear_time() -> None:
+    """Before, 16,000 dots after ``?token=`` took 2.9 s (quadratic): 100,000 took minutes. A child process
+    bounded generously (30 s) tells the two apart without timing anything tight."""
+    code = ("from nanohubmcp.transports.redaction import hide_query_secrets, redact, secrets_of\n"
+            "text = 'GET http://h/mcp?token=' + '.' * 100_000 + 'x failed'\n"
+            "assert hide_query_secrets(text).startswith('GET http://h/mcp?token=***')\n"
+            "assert redact(text, secrets_of('http://h/mcp?token=abc')).startswith('GET http://h/mcp?token=***')\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, env=env,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail("100,000 characters took more than 30 s to redact")
+    assert done.returncode == 0, done.stderr
