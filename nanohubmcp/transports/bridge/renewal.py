@@ -9,7 +9,10 @@ the client's own ``initialize`` (and ``notifications/initialized``), then sends 
 A server that restarted may serve other tools, resources and prompts (a notebook cell calling
 ``server.run()`` re-run with a changed function), and the client keeps the lists it was sent until
 told: the bridge tells it, ``notifications/tools/list_changed`` (and ``resources``, ``prompts``) for
-each list the new session's server declares, so a desktop app lists again.
+each list whose capability the new session's server declares with ``listChanged: true`` (MCP 2025-11-25,
+Server features: only such a server sends them), so a desktop app lists again. A session that merely
+expired on a server still running is told the same: nothing in the ``initialize`` answer tells a restarted
+server from the same one, and a client listing again is harmless.
 """
 
 from __future__ import annotations
@@ -84,8 +87,10 @@ async def renew(bridge: Renewable, forgotten: str) -> bool:
         await Exchange().run("POST", options.url, headers, INITIALIZED)
         log.warning("the server no longer knew the session (it restarted or the session expired): opened a new one")
         bridge.listen_now()
+        capabilities = _capabilities(exchange, events)
         for kind in LISTS:  # what it serves now may differ from what the client was sent
-            if kind in _capabilities(exchange, events):
+            declared = capabilities.get(kind)
+            if isinstance(declared, dict) and declared.get("listChanged") is True:
                 bridge.emit({"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"})
         return True
 

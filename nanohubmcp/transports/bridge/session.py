@@ -38,6 +38,11 @@ MAX_LINE_BYTES = DEFAULT_MAX_REQUEST_BYTES
 with a lower limit answers 413, which reaches the client as its JSON-RPC error."""
 
 
+MAX_RENEW_PAUSE_SECONDS = 10.0
+"""The longest pause between the GET stream's attempts to open a new session on a server that forgot the
+old one, while the attempts fail (a proxy answering 404 until the restarted server is up)."""
+
+
 class Bridge:
     """Relays one stdio client to one server URL (see the module docstring)."""
 
@@ -236,9 +241,19 @@ class Bridge:
             self.listener.add_done_callback(self.tasks.discard)
 
     async def listen(self) -> None:
-        """Keep the session's GET stream open (resuming after drops) while the session lives."""
+        """Keep the session's GET stream open (resuming after drops) while the session lives.
+
+        A 404 for a session whose stream the server had opened (HTTP 200) means the server forgot it (it
+        restarted, or the session expired): the bridge opens a new session (:meth:`_renewed`), at most once per
+        session, and listens on it. While that fails (a proxy answering 404 until the restarted server is up) it
+        tries again, the pause doubling from the stream's retry to :data:`MAX_RENEW_PAUSE_SECONDS`, as long as
+        the bridge runs. A 404 for a session whose stream never opened (a server whose GET reaches a process
+        that does not hold the session) ends the listening: requests still work.
+        """
         last_id: str | None = None
         failures = 0
+        unrenewed = 0  # failed attempts to open a new session in place of the current one
+        streamed: str | None = None  # the last session whose GET stream the server opened
         session = self.session_id
         while self.session_id and not self.done.is_set():
             retry = RECONNECT_SECONDS
@@ -263,10 +278,15 @@ class Bridge:
                 await exchange.run("GET", self.options.url, headers)
             except HTTPFailure as exc:
                 log.info("the GET stream dropped: %s", exc)
+            if exchange.status == 200:
+                streamed = session
             if exchange.status == 404 and session != self.session_id:
                 continue  # the session was renewed meanwhile: listen on the new one
-            if exchange.status == 404 and session is not None and await self._renewed(session):
-                continue  # the server restarted: a new session (the client told its lists changed), its stream
+            if exchange.status == 404 and session is not None and session == streamed:
+                # The server restarted: a new session (the client told its lists changed), then its stream.
+                unrenewed = 0 if await self._renewed(session) else unrenewed + 1
+                await asyncio.sleep(min(retry * 2 ** unrenewed, MAX_RENEW_PAUSE_SECONDS) if unrenewed else retry)
+                continue
             if exchange.status in (404, 405, 409) or (exchange.status >= 400 and failures >= MAX_RECONNECTS):
                 return  # no stream for this session (or one is open elsewhere); requests still work
             failures = 0 if exchange.status == 200 else failures + 1
