@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import traceback
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
@@ -35,6 +36,7 @@ from ...errors import (
 )
 from ...protocol.nesting import NestedTooDeep
 from ...protocol.result_types import ToolResult
+from ...schema.secret_text import NO_SECRETS, SecretText, secret_values
 from ...state.errors import StateUnavailable
 from ..jobs.record import Job
 from ..registry.components import STOPS_WHEN_CANCELLED, Tool
@@ -137,6 +139,7 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             if record:
                 record.finish(True, "input required")
             raise
+        hide = _secrets_hidden(tool, arguments)  # a Secret argument's value quoted by the error: never kept or sent
         if isinstance(exc, InvalidArguments) and job is None:
             # Refused by the tool's own argument check (units, limits, an array's shape) before its code ran,
             # as the schema refuses: no provenance record naming an executor the code never reached.
@@ -144,8 +147,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         if isinstance(exc, InvalidArguments) and core.invalid_arguments_as_protocol_error(
                 request.version, request.argument_errors):
             if record:
-                record.finish(False, str(exc))
-            raise InvalidParams(str(exc), {"errors": exc.errors}) from None
+                record.finish(False, hide(str(exc)))
+            raise InvalidParams(hide(str(exc)), {"errors": exc.errors}) from None
         if request.modern and isinstance(exc, ProtocolError):
             # 2026-07-28: a protocol error raised in the call (e.g. -32021 when the client cannot
             # answer an input request) is the call's JSON-RPC error, not tool output.
@@ -159,9 +162,9 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 record.finish(False, str(exc))
             raise
         if job is None and request.slots.get(STOPPED):
-            _stopped(tool.name, request, message_of(exc), record)
-        _log_failure(tool.name, request, job, exc)
-        text = message_of(exc)
+            _stopped(tool.name, request, hide(message_of(exc)), record)
+        _log_failure(tool.name, request, job, exc, hide)
+        text = hide(message_of(exc))
         if record:
             record.finish(False, text)
         if isinstance(exc, ToolBusy):
@@ -296,7 +299,14 @@ def _stopped(name: str, request: RequestContext, ended: str, record: CallRecord 
     raise ServerStopping() from None
 
 
-def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Exception) -> None:
+def _secrets_hidden(tool: Tool, arguments: dict[str, Any]) -> SecretText:
+    """What hides the values of ``tool``'s ``Secret`` arguments in a failed call's texts (its error
+    text as stored, logged and answered): a no-op for a tool without any."""
+    return SecretText(secret_values(arguments, tool.secrets)) if tool.secrets is not None else NO_SECRETS
+
+
+def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Exception,
+                 hide: SecretText | None = None) -> None:
     """The operator's record of a failed call (the client gets its message only), on the
     "nanohubmcp.tool" logger: an unexpected exception's traceback at ERROR (a default run shows it on
     stderr); a failure the tool reported (a ``ToolError``: a Rappture run over its time limit,
@@ -309,24 +319,31 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     object array), at ERROR as one line. The arguments are never logged. The traceback's last line
     keeps an unexpected exception's message whole; the line above it says it as a client is sent it
     (:func:`~nanohubmcp.errors.notified_text`: cut past 65,536 characters), so a 3 MB message is logged once a call,
-    not twice."""
+    not twice. A ``Secret`` argument's value (``hide``) is ``***`` in every line, the traceback's too."""
+    hide = hide or NO_SECRETS
+    said = hide(str(exc)) if hide else str(exc)
+    # A secret quoted by the exception: its traceback is written here, hidden, not by the log's handler.
+    hidden = said != str(exc)
     where = f"(request id {request.message.id}{f', job {job.id}' if job is not None else ''})"
     if isinstance(exc, InvalidArguments):
-        log.info("tool %r %s refused its arguments: %s", name, where, exc)
+        log.info("tool %r %s refused its arguments: %s", name, where, said)
     elif isinstance(exc, ToolBusy):
-        log.warning("tool %r %s could not start: %s", name, where, exc)
+        log.warning("tool %r %s could not start: %s", name, where, said)
     elif isinstance(exc, (NestedTooDeep, NotJSON)):  # the tool's value, not code, is at fault: no traceback to read
-        log.error("tool %r failed %s: %s", name, where, exc)
+        log.error("tool %r failed %s: %s", name, where, said)
     elif isinstance(exc, MetaNotSendable):  # the author's meta, said in full: the server's frames tell no more
-        log.warning("tool %r failed %s: %s", name, where, exc)
+        log.warning("tool %r failed %s: %s", name, where, said)
     elif isinstance(exc, ResultTooLarge):  # the server's limit did its job: nothing to debug
         if not exc.logged:  # (a job's data polled: said once per job, naming the job's tool and id)
-            log.warning("tool %r %s answered too much: %s", name, where, exc)
+            log.warning("tool %r %s answered too much: %s", name, where, said)
     elif isinstance(exc, (ToolError, ClientRequestError)):  # reported, or the client's: no bug of the code
-        first, _, rest = str(exc).partition("\n")
+        first, _, rest = said.partition("\n")
         more = f" (+{rest.count(chr(10)) + 1} lines sent to the client)" if rest else ""
         log.warning("tool %r failed %s: %s%s", name, where, first, more,
-                    exc_info=exc if log.isEnabledFor(logging.DEBUG) else None)
+                    exc_info=exc if log.isEnabledFor(logging.DEBUG) and not hidden else None)
+    elif hidden:
+        frames = hide("".join(traceback.format_exception(exc)).rstrip("\n"))
+        log.error("tool %r failed %s: %s: %s\n%s", name, where, type(exc).__name__, notified_text(said), frames)
     else:
         log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, notified_text(str(exc)), exc_info=exc)
 
