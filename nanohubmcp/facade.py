@@ -116,7 +116,10 @@ class MCPServer:
             numpy's too, read as a float), or None (or ``float("inf")``) for no limit; anything else (0, a
             negative number, NaN, ``1e-300``, a string, a ``Decimal``) is a ``ConfigurationError`` here. A
             sync function still running then is abandoned: its worker serves other calls and the function
-            finishes on a thread of its own.
+            finishes on a thread of its own; an ``async def`` one is cancelled at its next ``await``. An
+            ``async def`` function must not block (``time.sleep``, a solver call): that holds the event loop,
+            every call waits, and no timeout can interrupt it; it is answered as timed out when it ends, and
+            logged (write it as a plain ``def``, or ``await asyncio.to_thread(...)`` the blocking part).
         max_stuck_calls: most such abandoned calls still running at once (default 64;
             ``server.core.stuck_calls`` counts them). At the limit a timed-out call keeps its
             worker, and new calls of sync functions are refused at once as busy (``ToolBusy``:
@@ -360,6 +363,11 @@ class MCPServer:
         The name defaults to the function's, the description to its docstring (without the
         Args section, whose entries describe the parameters), and the input schema is
         generated from the signature (see ``nanohubmcp.schema.describe_function``).
+
+        A plain ``def`` runs on a worker thread; an ``async def`` runs on the event loop and must not
+        block (``time.sleep``, a solver, file I/O without ``await``): a blocking step holds every
+        client's calls and ``tool_timeout`` cannot interrupt it (a step over 1 s is logged at WARNING).
+        Write blocking code as a ``def``, or ``await asyncio.to_thread(...)`` it.
 
         Args:
             fn: the function, when used bare.

@@ -4,6 +4,7 @@ Coroutine functions run on the event loop; everything else runs on the server's 
 so a slow tool never blocks the loop (and ``ping`` keeps answering) — except a sync function the
 pool has seen finish every call in microseconds, which runs on the loop itself (the pool's inline
 lane, see :mod:`.workers`). A sync function that returns an awaitable has it awaited on the loop.
+A coroutine's steps are timed: one that blocks holds the loop, which is said and answered (:mod:`.loop_hold`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import contextvars
 import inspect
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import ToolBusy, ToolError, ToolTimeout
 from ..wire.request import RequestContext
+from .loop_hold import TimedSteps, held_note
 from .progress import ran_here
 from .slow_calls import GC_SECONDS, INLINE_SECONDS, thread_usage
 from .workers import WorkerPool
@@ -57,7 +59,8 @@ async def call_function(
         ToolBusy: the call could not start within ``timeout`` seconds: every worker was busy
             (the function never ran); or, at once, the pool holds its most abandoned calls
             (``max_stuck_calls``, :attr:`WorkerPool.full_of_stuck`).
-        ToolTimeout: the call took longer than ``timeout`` seconds.
+        ToolTimeout: the call took longer than ``timeout`` seconds; a coroutine that ended past it (a step
+            that blocked held the loop, and the limit's timer with it) too: its value is dropped.
         Exception: whatever ``fn`` raised.
     """
     if (not is_coroutine and may_run_inline and on_submit is None and isinstance(executor, WorkerPool)
@@ -67,8 +70,10 @@ async def call_function(
     loop = asyncio.get_running_loop()
     started: list[bool] = []
     work: Future[Any] | None = None
+    steps: TimedSteps | None = None
+    awaitable: Awaitable[Any]
     if is_coroutine:
-        awaitable = fn(**kwargs)
+        awaitable = steps = TimedSteps(fn(**kwargs), what)  # a step that blocks holds the loop: said, and timed
     else:
         if isinstance(executor, WorkerPool) and executor.full_of_stuck:
             raise _stuck_refusal(what, executor, timeout)
@@ -89,6 +94,11 @@ async def call_function(
         deadline = loop.time() + timeout
         try:
             value = await asyncio.wait_for(awaitable, timeout)
+            if steps is not None and loop.time() >= deadline:
+                # It ended, but past its limit: a step that held the loop kept the limit's timer from running.
+                if on_timeout is not None:
+                    on_timeout()
+                raise ToolTimeout(f"{timeout_head(what, timeout)}; {held_note(steps.held)}") from None
             if is_awaitable(value):
                 value = await asyncio.wait_for(value, timeout)
         except asyncio.TimeoutError:
@@ -115,7 +125,7 @@ def timeout_message(what: str, timeout: float, *, stops_when_cancelled: bool, ab
     cancel stops (Rappture, Sim2L) was stopped; a coroutine (``cancelled``) was cancelled, and
     ``asyncio.wait_for`` waited for it to end; a sync function nothing can stop was abandoned to
     its own thread (``abandoned``) or kept its worker (``max_stuck_calls`` reached), and may still run."""
-    head = f"{what} did not finish within {timeout:g} s (tool_timeout)"
+    head = timeout_head(what, timeout)
     if stops_when_cancelled:
         return f"{head}; its run was stopped"
     if cancelled:
@@ -123,6 +133,11 @@ def timeout_message(what: str, timeout: float, *, stops_when_cancelled: bool, ab
     if abandoned:
         return f"{head}; it was abandoned and may still be running (its worker now serves other calls)"
     return f"{head}; it may still be running"
+
+
+def timeout_head(what: str, timeout: float) -> str:
+    """The first words of every answer of a call past ``tool_timeout`` (what became of its run follows)."""
+    return f"{what} did not finish within {timeout:g} s (tool_timeout)"
 
 
 def _stuck_refusal(what: str, pool: WorkerPool, timeout: float | None) -> ToolBusy:
