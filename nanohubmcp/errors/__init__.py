@@ -78,6 +78,7 @@ from .base import (
     ToolTimeout,
     UsageError,
     message_of,
+    text_of,
 )
 from .codes import (
     FORBIDDEN,
@@ -200,6 +201,7 @@ __all__ = [
     "message_of",
     "notified_text",
     "sent_error",
+    "text_of",
     "to_error_object",
 ]
 

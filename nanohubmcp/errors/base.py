@@ -26,6 +26,7 @@ __all__ = [
     "ToolTimeout",
     "UsageError",
     "message_of",
+    "text_of",
 ]
 
 
@@ -42,8 +43,25 @@ def message_of(exc: BaseException) -> str:
     (``{"Si": 1.12}["Ge"]`` prints ``'Ge'``, pandas' ``df["col"]`` ``'col'``), and an exception made with
     one argument that is no text prints only that value (``ValueError(42)`` prints ``42``): the type leads,
     ``KeyError: 'Ge'``, ``ValueError: 42``. Any other exception's text is ``str(exc)`` as it is (an
-    ``IndexError``'s ``list index out of range`` names its problem).
+    ``IndexError``'s ``list index out of range`` names its problem). An exception whose ``str()`` (or an
+    argument's) raises is its type's name and why no more is said: ``BadStr (its message could not be read:
+    RuntimeError)``.
     """
+    try:
+        return _message_of(exc)
+    except Exception as broken:  # a __str__ that raises: the call still ends in the tool's error, not ours
+        return f"{type(exc).__name__} (its message could not be read: {type(broken).__name__})"
+
+
+def text_of(exc: BaseException) -> str:
+    """``str(exc)``, or :func:`message_of`'s text when that raises (a ``__str__`` of the tool's that fails)."""
+    try:
+        return str(exc)
+    except Exception:
+        return message_of(exc)
+
+
+def _message_of(exc: BaseException) -> str:
     text = str(exc)
     if not text:
         return type(exc).__name__

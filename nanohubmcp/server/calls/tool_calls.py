@@ -33,6 +33,7 @@ from ...errors import (
     ToolTimeout,
     message_of,
     notified_text,
+    text_of,
 )
 from ...protocol.nesting import NestedTooDeep
 from ...protocol.result_types import ToolResult
@@ -321,9 +322,10 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     (:func:`~nanohubmcp.errors.notified_text`: cut past 65,536 characters), so a 3 MB message is logged once a call,
     not twice. A ``Secret`` argument's value (``hide``) is ``***`` in every line, the traceback's too."""
     hide = hide or NO_SECRETS
-    said = hide(str(exc)) if hide else str(exc)
+    plain = text_of(exc)
+    said = hide(plain) if hide else plain
     # A secret quoted by the exception: its traceback is written here, hidden, not by the log's handler.
-    hidden = said != str(exc)
+    hidden = said != plain
     where = f"(request id {request.message.id}{f', job {job.id}' if job is not None else ''})"
     if isinstance(exc, InvalidArguments):
         log.info("tool %r %s refused its arguments: %s", name, where, said)
@@ -345,7 +347,7 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
         frames = hide("".join(traceback.format_exception(exc)).rstrip("\n"))
         log.error("tool %r failed %s: %s: %s\n%s", name, where, type(exc).__name__, notified_text(said), frames)
     else:
-        log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, notified_text(str(exc)), exc_info=exc)
+        log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, notified_text(plain), exc_info=exc)
 
 
 def note_value(job: Job, tool: Tool, value: Any, *, data_only: bool = False) -> None:

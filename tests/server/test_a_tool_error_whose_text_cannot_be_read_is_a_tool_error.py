@@ -1,0 +1,78 @@
+"""A tool's exception whose ``str()`` raises is the tool's error, named by its type: ``BadStr (its message
+could not be read: RuntimeError)``, an ``isError`` result over MCP, REST's tool-error answer (500 with the text, by
+the REST ruling) and a job's error (review r36 F4).
+
+``errors.message_of`` called ``str(exc)`` unguarded inside the call's ``except``: the secondary error escaped,
+and the call was ``-32603 Internal error; see the server log`` (REST: ``{"error": "Internal error; see the
+server log"}``), a job ended with the secondary error's text.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import anyio
+import httpx2
+from support import mcp_client, serve
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import message_of, text_of
+
+SAID = "BadStr (its message could not be read: RuntimeError)"
+
+
+class BadStr(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("str broke")
+
+
+def build(state_dir: Path) -> MCPServer:
+    server = MCPServer("bad-str", state_dir=state_dir)
+
+    @server.tool()
+    def badstr() -> str:
+        """Raises an exception whose text cannot be read."""
+        raise BadStr("a")
+
+    @server.tool()
+    async def async_badstr() -> str:
+        """The same, awaited."""
+        raise BadStr("a")
+
+    @server.async_tool()
+    def badstr_job() -> str:
+        """The same, as a job."""
+        raise BadStr("a")
+
+    return server
+
+
+def test_message_of_names_the_type_when_str_raises() -> None:
+    assert message_of(BadStr("a")) == SAID
+    assert text_of(BadStr("a")) == SAID
+    assert message_of(ValueError(BadStr("x"), 2)) == "ValueError (its message could not be read: RuntimeError)"
+
+
+def test_every_route_answers_it_as_the_tools_error(tmp_path: Path) -> None:
+    with serve(build(tmp_path)) as url:
+        async def over_mcp() -> list[str]:
+            async with mcp_client(f"{url}mcp") as session:
+                texts = []
+                for name in ("badstr", "async_badstr"):
+                    result = await session.call_tool(name, {})
+                    assert result.is_error, name
+                    texts.append(result.content[0].text)  # type: ignore[union-attr]
+                return texts
+
+        assert anyio.run(over_mcp) == [SAID, SAID]
+        for name in ("badstr", "async_badstr"):
+            response = httpx2.post(f"{url}tools/{name}", json={}, timeout=30)
+            assert (response.status_code, response.json()) == (500, {"error": SAID}), name
+        started = httpx2.post(f"{url}tools/badstr_job", json={}, timeout=30).json()
+        deadline = time.monotonic() + 30
+        while (status := httpx2.post(f"{url}tools/get_job_result", json={"job_id": started["job_id"]},
+                                     timeout=30).json())["status"] == "running":
+            assert time.monotonic() < deadline, "the job did not end"
+            time.sleep(0.02)
+        assert (status["status"], status["error"]) == ("error", SAID)
