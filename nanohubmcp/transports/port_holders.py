@@ -64,7 +64,27 @@ def connection_note(port: int, any_port: str | None) -> str:
     free = f", or use {any_port} for any free port" if any_port else ""
     ports = ephemeral_range()
     if ports is not None and ports[0] <= port <= ports[1]:
-        outside = f"one below {ports[0]}" if ports[0] > 2048 else f"one above {ports[1]}"  # (below 1024: root's)
-        return (f"{held}; {port} is in the range the system gives client connections ({ports[0]}-{ports[1]}, "
-                f"{_RANGE}): pick a port outside it, e.g. {outside}{free}")
+        first, last = ports
+        in_range = f"{held}; {port} is in the range the system gives client connections ({first}-{last}, {_RANGE})"
+        outside = _outside(first, last)
+        if outside is None:
+            return (f"{in_range}, which holds every unprivileged port: wait for the connection to close (up to a "
+                    f"minute after, in TIME-WAIT), or reserve the port for servers (sysctl "
+                    f"net.ipv4.ip_local_reserved_ports={port}){free}")
+        return f"{in_range}: pick a port outside it, e.g. {outside}{free}"
     return f"{held}: wait a minute, pick another port{free}"
+
+
+_PRIVILEGED_BELOW = 1024
+"""Ports below this are root's: never suggested."""
+_LAST_PORT = 65535
+
+
+def _outside(first: int, last: int) -> str | None:
+    """A port outside the ephemeral range ``first``-``last`` that an unprivileged server may take, said as
+    advice (below it when there is room, else above it); None when the range holds every such port."""
+    if first > 2048 or (first > _PRIVILEGED_BELOW and last >= _LAST_PORT):
+        return f"one below {first}"
+    if last < _LAST_PORT:
+        return f"one above {last}"
+    return None

@@ -85,3 +85,47 @@ def test_a_port_a_server_listens_on_is_refused_as_before(tmp_path: Path) -> None
     assert done.stderr.splitlines()[-1] == (
         f"nanohubmcp run: error: port {port} on 127.0.0.1 is already in use: stop the other server, pick another "
         "port, or use --port 0 for any free port")
+
+
+HOLD_AND_RUN = """
+import socket, subprocess, sys
+server = socket.socket(); server.bind(("127.0.0.1", 5555)); server.listen()
+client = socket.socket(); client.bind(("127.0.0.1", 65000)); client.connect(("127.0.0.1", 5555))
+accepted, _ = server.accept()
+done = subprocess.run([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--port", "65000"],
+                      capture_output=True, text=True, timeout=60)
+print(done.returncode)
+print(done.stderr.splitlines()[-1])
+"""
+
+
+def namespaces_work() -> bool:
+    try:
+        return subprocess.run(["unshare", "-rn", "true"], capture_output=True, timeout=10, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.skipif(not namespaces_work(), reason="needs unshare -rn (a network namespace of its own)")
+@pytest.mark.parametrize(("ports", "advice"), [
+    ("1024 65535", "(1024-65535, /proc/sys/net/ipv4/ip_local_port_range), which holds every unprivileged port: "
+                   "wait for the connection to close (up to a minute after, in TIME-WAIT), or reserve the port for "
+                   "servers (sysctl net.ipv4.ip_local_reserved_ports=65000), or use --port 0 for any free port"),
+    ("1500 65535", "pick a port outside it, e.g. one below 1500, or use --port 0"),
+    ("1024 65001", "pick a port outside it, e.g. one above 65001, or use --port 0"),
+])
+def test_a_range_with_no_room_above_it_is_never_told_a_port_above_65535(tmp_path: Path, ports: str,
+                                                                         advice: str) -> None:
+    """review r36 F3: a range widened to 1024-65535 was told 'pick ... one above 65535' (no such port). Run in a
+    network namespace of its own (``unshare -rn``), where the range is set without touching the host's."""
+    (tmp_path / "app.py").write_text(APP)
+    (tmp_path / "hold.py").write_text(HOLD_AND_RUN)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_")}
+    env.update(HOME=str(tmp_path), NANOHUBMCP_STATE_DIR=str(tmp_path / "state"))
+    script = f'ip link set lo up && echo "{ports}" > /proc/sys/net/ipv4/ip_local_port_range && "$0" hold.py'
+    done = subprocess.run(["unshare", "-rn", "sh", "-c", script, sys.executable], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=90, check=False)
+    code, line = done.stdout.splitlines()[-2:]
+    assert code == "1", done.stdout + done.stderr
+    assert advice in line, line
+    assert "above 65535" not in line
