@@ -133,7 +133,6 @@ class BaseHandler(tornado.web.RequestHandler):
                 else:
                     log.warning("421: refused a %s for host %s (not a name this server answers: see public_url)",
                                 request.method, show(request.host))
-                self.set_header("Connection", "close")  # the body (if any) stays unread
                 self.fail(refusal)
                 return
         headers = request.headers
@@ -156,7 +155,6 @@ class BaseHandler(tornado.web.RequestHandler):
                 token = auth.bearer_token(headers.get("Authorization"))
                 self.settle(verifier, await auth.awaited(verifier, early, token))
         except ServerBusy as exc:  # the verifier cannot judge the token now (a JWT issuer's keys unreadable)
-            self.set_header("Connection", "close")  # the body (if any) stays unread
             self.fail(exc)
 
     async def authorize(self, verifier: TokenVerifier) -> None:
@@ -178,14 +176,12 @@ class BaseHandler(tornado.web.RequestHandler):
 
     def refuse_scopes(self, scopes: Any) -> None:
         """Finish with 403 ``insufficient_scope`` naming the ``scopes`` the call needs."""
-        self.set_header("Connection", "close")  # the body (if any) stays unread
         self.fail(InsufficientScope(f"Forbidden: this server needs the scope(s) {' '.join(scopes)}",
                                     scopes=list(scopes)))
 
     def refuse_auth(self, message: str, www_authenticate: str) -> None:
         """Finish with a 401 carrying ``WWW-Authenticate``."""
         self.set_auth_challenge(www_authenticate)
-        self.set_header("Connection", "close")  # the body (if any) stays unread
         self.fail(Unauthorized(message))
 
     def set_auth_challenge(self, www_authenticate: str) -> None:

@@ -42,7 +42,6 @@ class NotFoundHandler(PlainErrors, BaseHandler):
             try:
                 await self.authorize(verifier)
             except ServerBusy as exc:  # the verifier cannot judge the token now: as on every route
-                self.set_header("Connection", "close")
                 self.fail(exc)
         if not self._finished:
             path = self.request.path
