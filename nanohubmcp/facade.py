@@ -658,7 +658,10 @@ class MCPServer:
             mime_type: the ``mimeType`` of its contents, ``type/subtype`` with any ``; name=value``
                 parameters (default: by the value returned: ``text/plain`` for a string or number,
                 ``application/json`` for a dict or list, none for bytes; a content object's own type
-                wins).
+                wins). ``resources/list`` gives it before a read when the function's return annotation
+                makes it certain: ``-> dict``, a numpy array or pint Quantity (``application/json``), a
+                pandas DataFrame/Series/Index (``text/csv``), a matplotlib Figure/Axes or PIL Image
+                (``image/png``).
             tags: a set of strings for your own grouping (not sent on the wire).
             meta: ``_meta`` of the resource's definition.
             title: its display title (MCP 2025-06-18+).

@@ -62,7 +62,7 @@ def divide(a, b):
 
 
 @server.resource("config://calculator/settings")
-def get_settings():
+def get_settings() -> dict:  # listed as application/json, the type its read gives
     """Get calculator settings."""
     return {
         "precision": 10,

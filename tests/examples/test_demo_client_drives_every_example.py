@@ -42,6 +42,7 @@ def test_every_step_runs_against_each_example(name: str, tool: str, arguments: d
         assert step in done.stdout, step
     assert expected in done.stdout
     assert "contents:" in done.stdout  # resources were read
+    assert "(no MIME type)" not in done.stdout  # each resource is listed with its type (trial63 F7)
 
 
 def test_a_base_url_gets_mcp_appended_and_server_logs_are_shown() -> None:

@@ -121,6 +121,7 @@ async def test_the_settings_resource_reads_as_json(example: ExampleProcess) -> N
             resources = (await client.list_resources()).resources
             assert [str(r.uri) for r in resources] == ["config://calculator/settings"]
             assert resources[0].description == "Get calculator settings."
+            assert resources[0].mime_type == "application/json"  # annotated -> dict: listed (trial63 F7)
             read = await client.read_resource("config://calculator/settings")
             templates = (await client.list_resource_templates()).resource_templates
     assert [t.uri_template for t in templates] == ["nanohubmcp://results/{id}{?part}"]  # the server's own

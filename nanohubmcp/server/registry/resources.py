@@ -151,13 +151,28 @@ def _checked_annotations(label: str, annotations: object) -> dict[str, Any] | No
     return checked
 
 
+RETURNED_CLASSES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("pandas", ("DataFrame", "Series", "Index"), "text/csv"),
+    ("numpy", ("ndarray",), "application/json"),
+    ("pint", ("PlainQuantity", "Quantity"), "application/json"),
+    ("matplotlib", ("Figure", "Axes"), "image/png"),
+    ("PIL", ("Image",), "image/png"),
+)
+"""(package, class names, MIME type): a resource function annotated to return such a class (or a subclass) reads
+as that type, as :func:`~nanohubmcp.server.results.convert.resource_form` writes it: a table as CSV, an array or a
+pint Quantity as JSON text, a figure or a PIL image as PNG. Recognised by the class's module and name, nothing
+imported."""
+
+
 def returned_mime_type(fn: Callable[..., Any]) -> str | None:
     """The MIME type a read of ``fn``'s resource is certain to give, from its return annotation, for the listing
     (``resources/list``, ``resources/templates/list``) of a resource registered without ``mime_type=``:
     ``application/json`` when it is annotated to return a ``dict`` (``dict``, ``dict[str, float]``), whose read is
-    its JSON text (:func:`~nanohubmcp.server.results.resources.resource_contents`); None for anything else (a
-    ``str`` may be a converted form, a ``list`` may hold images): before, the listing gave no MIME type though the
-    read gave ``application/json`` (trial60 F1).
+    its JSON text (:func:`~nanohubmcp.server.results.resources.resource_contents`); for a class of
+    :data:`RETURNED_CLASSES`, the type its read gives (``-> pd.DataFrame``: ``text/csv``, ``-> Figure`` or ``->
+    PIL.Image.Image``: ``image/png``, ``-> np.ndarray``: ``application/json``); None for anything else (a ``str``
+    may be a converted form, a ``list`` may hold images): before, the listing gave no MIME type though the read
+    gave one (trial60 F1, trial63 F7).
 
     Example:
         >>> def settings() -> dict[str, float]: ...
@@ -169,6 +184,10 @@ def returned_mime_type(fn: Callable[..., Any]) -> str | None:
     returned = type_hints(fn).get("return")
     if returned is dict or typing.get_origin(returned) is dict:
         return "application/json"
+    if isinstance(returned, type):
+        for package, names, mime in RETURNED_CLASSES:
+            if any(c.__name__ in names and c.__module__.partition(".")[0] == package for c in returned.__mro__):
+                return mime
     return None
 
 

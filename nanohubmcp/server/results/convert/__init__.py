@@ -15,8 +15,10 @@ numpy ``ndarray`` (any depth)          ``structuredContent {"result": nested lis
 pandas ``DataFrame``                   ``{"result": [records]}``, the index as the first column(s)
 pandas ``Series``                      ``{"result": [records]}``: index column(s) and the values
 pandas ``Index``, pandas array         ``{"result": [values]}`` (``Categorical``, ``SparseArray``, …)
-pint ``Quantity`` (scalar or array)    ``{"magnitude": number or nested lists, "units": "meV"}``; text: the
-                                       value with its units (an array's summary), then the JSON text
+pint ``Quantity`` (scalar or array)    ``{"magnitude": number or nested lists, "units": "meV"}`` (with
+                                       ``"uncertainty"`` for a ``Measurement``); text: the value with its
+                                       units (an array's summary), then the JSON text
+pint ``Unit``                          its short text (``"meV"``), as a ``str`` returned
 matplotlib ``Figure``/``Axes``         a PNG ``image`` block (the figure's size and dpi); figure closed
 PIL ``Image``                          a PNG ``image`` block
 display protocol object                by the first MIME type offered, see ``display``
@@ -94,7 +96,8 @@ def recognised(value: object) -> bool:
     """True when ``value`` is something this package converts (cheap; imports nothing)."""
     if type(value).__module__ == "builtins":
         return False
-    return library(value) in SCIENCE_LIBRARIES or units.is_quantity(value) or display.offers(value)
+    return (library(value) in SCIENCE_LIBRARIES or units.is_quantity(value) or units.is_unit(value)
+            or display.offers(value))
 
 
 COSTLY_ITEMS = 256
@@ -133,8 +136,11 @@ def costly(value: object) -> bool:
 
 
 def scalar(value: object) -> tuple[bool, Any]:
-    """``(True, plain value)`` for a numpy or pandas scalar (``np.float32``, ``Timestamp``, ``NA``),
-    else ``(False, value)``: scalars then follow the rules of plain numbers, text and None."""
+    """``(True, plain value)`` for a numpy or pandas scalar (``np.float32``, ``Timestamp``, ``NA``) or a pint
+    ``Unit`` (its short text, ``"meV"``: never its LaTeX), else ``(False, value)``: scalars then follow the rules
+    of plain numbers, text and None."""
+    if units.is_unit(value):
+        return True, units.unit_text(value)
     lib = library(value)
     if lib == "numpy" and arrays.is_scalar(value):
         return True, arrays.scalar(value, jsonable)
@@ -219,9 +225,12 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
 def resource_form(value: object) -> tuple[str | bytes, str] | None:
     """What a resource function's array, table or picture reads as: ``(text or bytes, MIME type)``.
 
-    Arrays are JSON text (nested lists), Quantities JSON text (``{"magnitude": ..., "units": ...}``),
-    frames/series/indexes CSV (index first), figures and images PNG; None for anything else.
+    Arrays are JSON text (nested lists), Quantities JSON text (``{"magnitude": ..., "units": ...}``), a pint
+    ``Unit`` its short text (``text/plain``), frames/series/indexes CSV (index first), figures and images PNG;
+    None for anything else.
     """
+    if units.is_unit(value):
+        return units.unit_text(value), "text/plain"
     lib = library(value)
     if lib == "numpy" and arrays.is_array(value):
         return jsonenc.dumps(arrays.to_lists(value, jsonable)), "application/json"
@@ -270,6 +279,8 @@ def jsonable(value: object, _depth: int = 0) -> Any:
             return frames.cell(value, jsonable)
     if units.is_quantity(value):
         return units.data(value, jsonable)
+    if units.is_unit(value):
+        return units.unit_text(value)
     return value  # (another library's object, a pandas GroupBy: the encoder names its type)
 
 

@@ -4,8 +4,8 @@ Element forms: floats as numbers, NaN/±Inf as ``null`` (a ``longdouble`` as the
 one for its readers); complex as ``[real, imag]``; ``datetime64`` as ISO 8601 text (NaT as ``null``);
 ``timedelta64`` as seconds; bytes as Latin-1 text; structured (record) arrays as one object per element, keyed
 by field name; masked elements (and ``np.ma.masked`` itself) as ``null``; an object array's ``Decimal`` or
-``Fraction`` elements as their text (``"1.50"``, ``"3/2"``: :func:`.kinds.is_exact`), its others as the
-``nested`` converter makes them.
+``Fraction`` elements as their text (``"1.50"``, ``"3/2"``) and its ``complex`` ones as ``[real, imag]``
+(:func:`.kinds.number_form`), its others as the ``nested`` converter makes them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ....protocol import jsonenc
 from ....protocol.accelerator import accelerator
-from .kinds import Nested, is_exact, library
+from .kinds import Nested, library, number_form
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,10 +86,12 @@ def _cells(values: object, nested: Nested) -> Any:
 
 def _objects(values: Any, ndim: int, nested: Nested) -> Any:
     """An object array's ``tolist()`` (``ndim`` levels of lists) with each element JSON-ready: a ``Decimal``
-    or ``Fraction`` as its text, as in a table cell, any other as ``nested`` makes it."""
+    or ``Fraction`` as its text and a ``complex`` as ``[real, imag]``, as in a table cell, any other as ``nested``
+    makes it."""
     if ndim:
         return [_objects(value, ndim - 1, nested) for value in values]
-    return str(values) if is_exact(values) else nested(values)
+    special, form = number_form(values)
+    return form if special else nested(values)
 
 
 def _zip_records(names: tuple[str, ...], fields: list[Any], ndim: int) -> Any:

@@ -8,6 +8,11 @@ MultiIndex), then the columns in their order. A ``Series`` becomes index + one c
 ``null``, ``Timestamp``/``datetime``/``date`` -> ISO 8601, ``Timedelta`` -> seconds, categoricals -> their
 values, complex -> ``[real, imag]``, other objects (``Period``, ``Interval``, ``Decimal``, ``Fraction``) ->
 text.
+
+pint Quantities in a column (object cells, as pandas holds them without pint-pandas): when every cell that is not
+empty is a Quantity and all have the same units (and no uncertainty), the column holds their magnitudes and its name
+gets the units (``"gap"`` -> ``"gap [eV]"``), in the records, the summary and the CSV file alike; any other
+Quantity cell is its text (``"1.12 eV"``, as the Quantity's summary).
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ....protocol import jsonenc
-from . import arrays
-from .kinds import Nested, is_a, is_exact, library
+from . import arrays, units
+from .kinds import Nested, is_a, library, number_form
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,25 +70,9 @@ def to_records(value: object, nested: Nested) -> Table | None:
     key per column) or a cell with no JSON form.
     """
     if _frame(value):
-        text = value.to_string(max_rows=TABLE_ROWS, max_cols=TABLE_COLUMNS)
-        head = f"pandas DataFrame, {value.shape[0]} rows x {value.shape[1]} columns"
-        return Table(
-            f"{head}:\n{text}",
-            lambda: _records(value, nested),
-            lambda: records_text(value, nested),
-            lambda: (value.to_csv(), "text/csv", "table.csv"),
-        )
+        return _frame_table(_units_in_columns(value, nested), nested)
     if _series(value):
-        frame = value.to_frame(name=value.name if value.name is not None else "value")
-        text = value.to_string(max_rows=TABLE_ROWS)
-        named = f" {value.name!r}" if value.name is not None else ""
-        head = f"pandas Series{named}, {len(value)} rows, dtype {value.dtype}"
-        return Table(
-            f"{head}:\n{text}",
-            lambda: _records(frame, nested),
-            lambda: records_text(frame, nested),
-            lambda: (frame.to_csv(), "text/csv", "series.csv"),
-        )
+        return _series_table(value, nested)
     if _index(value):
         return _values(value, value.to_series(index=None), value.to_frame(index=False), "index.csv", nested)
     if _array(value):
@@ -92,6 +81,33 @@ def to_records(value: object, nested: Nested) -> Table | None:
         series = pd.Series(value, copy=False)
         return _values(value, series, series.to_frame(name="value"), "array.csv", nested)
     return None
+
+
+def _frame_table(frame: pd.DataFrame, nested: Nested) -> Table:
+    text = frame.to_string(max_rows=TABLE_ROWS, max_cols=TABLE_COLUMNS)
+    head = f"pandas DataFrame, {frame.shape[0]} rows x {frame.shape[1]} columns"
+    return Table(
+        f"{head}:\n{text}",
+        lambda: _records(frame, nested),
+        lambda: records_text(frame, nested),
+        lambda: (frame.to_csv(), "text/csv", "table.csv"),
+    )
+
+
+def _series_table(series: pd.Series, nested: Nested) -> Table:
+    frame = series.to_frame(name=series.name if series.name is not None else "value")
+    plain = _units_in_columns(frame, nested)
+    if plain is not frame:  # a column of Quantities: its magnitudes, named with its units
+        frame, series = plain, plain.iloc[:, 0]
+    text = series.to_string(max_rows=TABLE_ROWS)
+    named = f" {series.name!r}" if series.name is not None else ""
+    head = f"pandas Series{named}, {len(series)} rows, dtype {series.dtype}"
+    return Table(
+        f"{head}:\n{text}",
+        lambda: _records(frame, nested),
+        lambda: records_text(frame, nested),
+        lambda: (frame.to_csv(), "text/csv", "series.csv"),
+    )
 
 
 def _array(value: object) -> TypeGuard[pd.api.extensions.ExtensionArray]:
@@ -148,6 +164,7 @@ def longer_than(value: object, nested: Nested, limit: int) -> bool:
         frame = value
     else:
         return False
+    frame = _units_in_columns(frame, nested)
     size, start, step = len('{"result":[]}'), 0, FIRST_CHUNK_ROWS
     while start < len(frame) and size <= limit:
         chunk = records_text(frame.iloc[start : start + step], nested)
@@ -165,6 +182,40 @@ def _name(label: object) -> str:
             parts.pop()
         return "|".join(parts)
     return str(label)
+
+
+def _units_in_columns(frame: pd.DataFrame, nested: Nested) -> pd.DataFrame:
+    """The frame with its columns of pint Quantities made plain (see the module's text): ``frame`` itself when no
+    object column holds one (a column of text is passed over at C speed), else a copy, its columns named as the
+    records' keys are (``"gap [eV]"``; a MultiIndex column's levels joined)."""
+    changed: dict[int, tuple[str, list[Any]]] = {}
+    for i in range(frame.shape[1]):
+        series = frame.iloc[:, i]
+        if library(series.dtype) != "numpy" or series.dtype.kind != "O" or _only_text(series):
+            continue
+        cells = series.tolist()
+        if any(units.is_quantity(v) for v in cells):
+            changed[i] = _quantity_column(cells, nested)
+    if not changed:
+        return frame
+    out = frame.copy(deep=False)
+    labels = [_name(label) for label in frame.columns]
+    for i, (suffix, values) in changed.items():
+        out.isetitem(i, values)  # (by position: no label, so two columns of one name are still told apart)
+        labels[i] += suffix
+    out.columns = labels
+    return out
+
+
+def _quantity_column(cells: list[Any], nested: Nested) -> tuple[str, list[Any]]:
+    """``(" [units]", magnitudes)`` for a column's cells that are Quantities of one unit (empty cells kept
+    empty), else ``("", cells)`` with each Quantity as its text."""
+    filled = [v for v in cells if not _missing(v)]
+    if all(units.is_quantity(v) and not units.has_uncertainty(v) for v in filled):
+        spelled = {units.units_text(v) for v in filled}
+        if len(spelled) == 1:
+            return f" [{spelled.pop()}]", [None if _missing(v) else v.magnitude for v in cells]
+    return "", [units.summary(v, nested) if units.is_quantity(v) else v for v in cells]
 
 
 def _flat(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -270,16 +321,19 @@ def cell(value: object, nested: Nested) -> Any:
         return value.isoformat()
     if isinstance(value, dt.timedelta):  # pandas Timedelta is a timedelta
         return value.total_seconds()
-    if isinstance(value, complex):
-        return [value.real, value.imag]
+    special, form = number_form(value)  # a complex -> [real, imag], a Decimal or Fraction -> its text
+    if special:
+        return form
     if library(value) == "numpy" and arrays.is_scalar(value):
         return arrays.scalar(value, nested)
     if isinstance(value, bytes):
         return value.decode("latin-1")  # as in arrays: one character per byte
     if isinstance(value, (list, tuple, dict)) or library(value) == "numpy":  # an array in a cell: nested lists
         return nested(value)
-    if is_exact(value) or library(value) == "pandas":  # a Decimal, a Fraction, a Period, an Interval
+    if library(value) == "pandas":  # a Period, an Interval
         return str(value)
+    if units.is_quantity(value):  # (an Index's; a column's are made plain first: _units_in_columns)
+        return units.summary(value, nested)
     raise TypeError(
         f"a table cell holds a {type(value).__module__}.{type(value).__qualname__} ({value!r:.60}), which has no "
         "JSON form; store str, numbers, booleans, None, lists or dicts in object columns"

@@ -32,6 +32,27 @@ def is_exact(value: object) -> bool:
     return any(is_a(value, package, name) for package, name in EXACT_NUMBERS)
 
 
+def number_form(value: object) -> tuple[bool, Any]:
+    """``(True, its JSON form)`` for a number JSON has no number for, else ``(False, value)``: the one rule the
+    results follow wherever they meet such a number (an object array's element, a table cell, a pint Quantity's
+    magnitude).
+
+    An exact number (:func:`is_exact`) is its text (``"1.50"``, ``"3/2"``); a ``complex`` (Python's, or numpy's
+    ``complex128``, a subclass of it) is ``[real, imag]``, as each element of a numpy complex array is (a NaN part
+    written as ``null``).
+
+    Example:
+        >>> from fractions import Fraction
+        >>> number_form(1 + 2j), number_form(Fraction(3, 2)), number_form(1.5)
+        ((True, [1.0, 2.0]), (True, '3/2'), (False, 1.5))
+    """
+    if isinstance(value, complex):
+        return True, [float(value.real), float(value.imag)]
+    if is_exact(value):
+        return True, str(value)
+    return False, value
+
+
 def is_a(value: object, package: str, *names: str) -> bool:
     """True when ``value``'s type, or a base class of it, is ``package``'s class with one of ``names``."""
     return any(c.__name__ in names and c.__module__.partition(".")[0] == package for c in type(value).__mro__)

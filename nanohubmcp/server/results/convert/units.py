@@ -4,18 +4,25 @@ A Quantity (a number or an array with units, pint's ``ureg.Quantity`` / ``3 * ur
 ``{"magnitude": ..., "units": "meV"}``, at the top of a result or anywhere inside a list or dict:
 
 - ``magnitude``: a number as it is, a numpy array as nested lists (the array path's element forms:
-  NaN -> ``null``, complex -> ``[real, imag]``, ...); an exact number (a ``Decimal``, as a
-  ``UnitRegistry(non_int_type=Decimal)`` makes, or a ``Fraction``), alone or an array's element, as its text
-  (``"0.0015"``, ``"3/2"``), as it is returned alone or in a table cell (:func:`.kinds.is_exact`);
+  NaN -> ``null``, complex -> ``[real, imag]``, ...), a numpy scalar or 0-d array as its one number; a ``complex``
+  as ``[real, imag]`` and an exact number (a ``Decimal``, as a ``UnitRegistry(non_int_type=Decimal)`` makes, or a
+  ``Fraction``) as its text (``"0.0015"``, ``"3/2"``), alone or an array's element, as it is returned alone or in a
+  table cell (:func:`.kinds.number_form`);
+- ``uncertainty``: only for a magnitude with an uncertainty (a pint ``Measurement``, ``q.plus_minus(0.01)``, or a
+  Quantity of an ``uncertainties`` value, ``ufloat(1.12, 0.01) * ureg.eV``): the standard deviation, the magnitude
+  then being the nominal value: ``{"magnitude": 1.12, "uncertainty": 0.01, "units": "eV"}``;
 - ``units``: pint's short spelling, which pint reads back (``ureg.Quantity(m, units)``): ``"meV"``,
   ``"m / s ** 2"``, ``"°C"``; ``"dimensionless"`` for a Quantity without units.
 
-A Quantity returned alone also gets a summary text for the model (the value with its units, or the
-array's shape, range and first values and its units) before the JSON text of that object.
+A Quantity returned alone also gets a summary text for the model (the value with its units, ``1.12 eV`` or
+``(1.12 +/- 0.01) eV``, or the array's shape, range and first values and its units) before the JSON text of that
+object. A pint ``Unit`` alone (``q.units``) is its short text (``"meV"``), as ``units`` is.
 
 pint's own rich forms are not used: its LaTeX form of an array has no numbers in it
-(``$\\begin{pmatrix} & \\end{pmatrix}\\ \\mathrm{meV}$``). pint is never imported here: a Quantity is
-recognised by its type's module and class names (``pint``, ``PlainQuantity`` or ``Quantity``).
+(``$\\begin{pmatrix} & \\end{pmatrix}\\ \\mathrm{meV}$``). Neither pint nor ``uncertainties`` is imported here: a
+Quantity is recognised by its type's module and class names (``pint``, ``PlainQuantity`` or ``Quantity``), a unit
+likewise (``PlainUnit`` or ``Unit``), a value with an uncertainty by ``uncertainties``' ``AffineScalarFunc`` (the
+base of its ``Variable``).
 """
 
 from __future__ import annotations
@@ -23,12 +30,17 @@ from __future__ import annotations
 from typing import Any
 
 from . import arrays
-from .kinds import Nested, is_a, is_exact, library
+from .kinds import Nested, is_a, library, number_form
 
-__all__ = ["data", "is_quantity", "least_text", "summary", "units_text"]
+__all__ = ["data", "has_uncertainty", "is_quantity", "is_unit", "least_text", "summary", "unit_text", "units_text"]
 
 QUANTITY_CLASSES = ("PlainQuantity", "Quantity")
 """The class names a pint Quantity's type has among its bases (``PlainQuantity`` from pint 0.20)."""
+UNIT_CLASSES = ("PlainUnit", "Unit")
+"""The class names a pint Unit's type has among its bases."""
+UNCERTAIN_CLASSES = ("AffineScalarFunc", "UFloat")
+"""The class names of a number with an uncertainty, from the ``uncertainties`` package (what pint's
+``Measurement`` holds; ``Variable``, ``ufloat()``'s type, is an ``AffineScalarFunc``)."""
 
 
 def is_quantity(value: object) -> bool:
@@ -36,14 +48,32 @@ def is_quantity(value: object) -> bool:
     return library(value) == "pint" and is_a(value, "pint", *QUANTITY_CLASSES) and hasattr(value, "magnitude")
 
 
-def units_text(value: Any) -> str:
-    """The Quantity's units as pint's short text (``"meV"``), ``"dimensionless"`` when it has none."""
-    units = value.units
+def is_unit(value: object) -> bool:
+    """True for a pint Unit (``ureg.meV``, ``q.units``); False for a Quantity, a registry, anything else."""
+    return library(value) == "pint" and is_a(value, "pint", *UNIT_CLASSES) and not hasattr(value, "magnitude")
+
+
+def unit_text(units: Any) -> str:
+    """A pint Unit as pint's short text (``"meV"``, ``"m / s ** 2"``), ``"dimensionless"`` when it has none.
+
+    Never its LaTeX (``$\\mathrm{millielectron\\_volt}$``), what the display protocol would send for it."""
     try:
         text = format(units, "~D")  # the default spelling, whatever the registry's default format
     except (ValueError, KeyError):  # an older pint without the "D" spec
         text = format(units, "~")
     return text or "dimensionless"
+
+
+def units_text(value: Any) -> str:
+    """The Quantity's units as pint's short text (``"meV"``), ``"dimensionless"`` when it has none."""
+    return unit_text(value.units)
+
+
+def has_uncertainty(value: Any) -> bool:
+    """True for a Quantity whose magnitude carries an uncertainty (a pint ``Measurement``, a Quantity of an
+    ``uncertainties`` value)."""
+    magnitude = value.magnitude
+    return is_a(magnitude, "uncertainties", *UNCERTAIN_CLASSES) and hasattr(magnitude, "std_dev")
 
 
 def _long_name(value: Any) -> str:
@@ -52,27 +82,39 @@ def _long_name(value: Any) -> str:
     return "" if text in ("", units_text(value)) else f" ({text})"
 
 
+def _number(magnitude: Any, nested: Nested) -> Any:
+    """A magnitude that is not an array as a JSON-ready value (a numpy scalar as its number, a ``complex`` as
+    ``[real, imag]``, an exact number as its text)."""
+    if arrays.is_scalar(magnitude):
+        return arrays.scalar(magnitude, nested)
+    special, form = number_form(magnitude)
+    return form if special else nested(magnitude)
+
+
 def data(value: Any, nested: Nested) -> dict[str, Any]:
     """``{"magnitude": numbers, "units": text}`` for a Quantity (``nested`` makes a plain magnitude JSON-ready;
-    a ``Decimal`` or ``Fraction`` magnitude is its text, as is each one in an array)."""
+    a ``Decimal`` or ``Fraction`` magnitude is its text and a ``complex`` one ``[real, imag]``, as is each one in
+    an array); ``{"magnitude": nominal value, "uncertainty": standard deviation, "units": text}`` for one with an
+    uncertainty."""
     magnitude = value.magnitude
-    if arrays.is_array(magnitude):
-        numbers = arrays.to_lists(magnitude, nested)
-    elif arrays.is_scalar(magnitude):
-        numbers = arrays.scalar(magnitude, nested)
-    elif is_exact(magnitude):
-        numbers = str(magnitude)
-    else:
-        numbers = nested(magnitude)
+    if has_uncertainty(value):
+        return {"magnitude": _number(magnitude.nominal_value, nested),
+                "uncertainty": _number(magnitude.std_dev, nested), "units": units_text(value)}
+    numbers = arrays.to_lists(magnitude, nested) if arrays.is_array(magnitude) else _number(magnitude, nested)
     return {"magnitude": numbers, "units": units_text(value)}
 
 
 def summary(value: Any, nested: Nested) -> str:
-    """A short text for the model: ``"0.0258 eV"``, or an array's shape, range and first values with its units."""
+    """A short text for the model: ``"0.0258 eV"``, ``"(1.12 +/- 0.01) eV"``, or an array's shape, range and first
+    values with its units (a 0-d array or a numpy scalar reads as the number it holds: ``"1.5 eV"``)."""
     magnitude = value.magnitude
     units = units_text(value)
     if arrays.is_array(magnitude):
-        return f"pint Quantity in {units}{_long_name(value)}: {arrays.summary(magnitude, nested)}"
+        if magnitude.ndim:
+            return f"pint Quantity in {units}{_long_name(value)}: {arrays.summary(magnitude, nested)}"
+        magnitude = magnitude[()]  # a 0-d array: its one element, a numpy scalar
+    if has_uncertainty(value):
+        magnitude = f"({magnitude.nominal_value} +/- {magnitude.std_dev})"
     return f"{magnitude} {units}" if units != "dimensionless" else f"{magnitude} (dimensionless)"
 
 
