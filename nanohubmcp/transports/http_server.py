@@ -1,27 +1,24 @@
 """The limits of an HTTP message before a handler runs: header size, body time, body size.
 
-:class:`LimitedApplication` (the application :func:`~nanohubmcp.transports.routes.make_app`
-builds, on the runner's server or on one of the user's own) wraps every request:
+:class:`LimitedApplication` (:func:`~nanohubmcp.transports.routes.make_app`'s, on any server) wraps every request:
 
 - **Header block.** A request whose header block is over :data:`MAX_HEADER_BYTES` is answered ``431 Request
   Header Fields Too Large`` (RFC 6585 § 5) with a JSON body saying the limit, before any route sees it (Tornado
   closes the connection without a word). The runner's server reads up to :data:`READ_HEADER_BYTES`; beyond it
   the connection is closed unanswered (nobody reads a megabyte of headers to refuse it).
-- **Slow bodies.** A request body not complete :data:`BODY_TIMEOUT` seconds after its headers
-  is answered ``408 Request Timeout`` with ``Connection: close`` when nothing was answered yet (RFC 9110
-  § 15.5.9), and loses its connection (a client trickling its body cannot hold a connection): every body being
-  read on a loop is timed in one table that one timer sweeps (:class:`Deadlines`), instead
-  of a timer (or Tornado's ``body_timeout`` future chain) per request.
+- **Slow bodies.** A request body not complete :data:`BODY_TIMEOUT` seconds after its headers is answered ``408
+  Request Timeout`` with ``Connection: close`` when nothing was answered yet (RFC 9110 § 15.5.9), and loses its
+  connection (a client trickling its body cannot hold a connection): every body being read on a loop is timed in one
+  table that one timer sweeps (:class:`Deadlines`), not a timer (or Tornado's ``body_timeout`` futures) a request.
 - **Slow headers.** On the runner's server (:class:`LimitedServer`) a connection's next request headers are
   timed in the same table from the moment it waits for them (:data:`HEADER_TIMEOUT`; Tornado's own header timeout
   is a timer and two futures per request). On a server of the user's own, ``idle_connection_timeout`` times them.
-- **Reads.** The runner's server reads a request from its socket :data:`FIRST_READ_BYTES` at a time
-  (Tornado: 64 KiB, a zero-filled buffer made for every read), and a body declared larger than that
-  (or chunked) in Tornado's pieces; and it reads a request's header block as :func:`read_header_block` says.
-- **Body size.** A POST route's handler gets its body buffered by Tornado when its
-  ``Content-Length`` is within the route's ``max_request_bytes`` (no streaming round trips: the
-  common case); any other body goes to the handler's streamed twin, which answers 413 before
-  buffering it (:mod:`.bodies`).
+- **Reads.** The runner's server reads a request from its socket :data:`FIRST_READ_BYTES` at a time (Tornado: 64
+  KiB, a zero-filled buffer made for every read), and a body declared larger than that (or chunked) in Tornado's
+  pieces; and it reads a request's header block as :func:`read_header_block` says.
+- **Body size.** A POST route's handler gets its body buffered by Tornado when its ``Content-Length`` is within the
+  route's ``max_request_bytes`` (no streaming round trips: the common case); any other body goes to the handler's
+  streamed twin, which answers 413 before buffering it (:mod:`.bodies`).
 
 Source: RFC 6585 § 5 (431); RFC 9110 § 15.5 (client errors); RFC 9112 § 6 (message body length).
 """
@@ -35,6 +32,7 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
+import tornado
 import tornado.httpserver
 import tornado.web
 from tornado import httputil
@@ -48,10 +46,10 @@ from .budget import UNCOUNTED_BYTES, BodyBudget
 from .config import TransportConfig
 from .content_length import declared_length
 from .gate import EARLY, NO_TOKEN, early_verdict
-from .limit_answers import answer_and_close
+from .limit_answers import UnreadHeaders, answer_and_close, answer_late_body, unread_block
 
 MAX_HEADER_BYTES = 64 * 1024
-"""Largest header block (request line included) a request may have; 431 above it."""
+"""Largest header block (request line included) a request may have; 431 above it (:func:`read_header_block`)."""
 READ_HEADER_BYTES = 1024 * 1024
 """Largest header block read at all; above it the connection is closed unanswered."""
 HEADER_TIMEOUT = 30.0
@@ -59,8 +57,6 @@ HEADER_TIMEOUT = 30.0
 how long an idle keep-alive connection stays open): a client trickling its headers cannot hold a connection."""
 BODY_TIMEOUT = 30.0
 """Seconds a client has to send a request body once its headers arrived (slowloris guard); then 408."""
-CLOSE_AFTER_408 = 5.0
-"""Seconds a 408's connection stays open at most while its answer is written (a client that reads nothing)."""
 FIRST_READ_BYTES = 8 * 1024
 """What a :class:`LimitedServer` connection reads from its socket at a time for a request's headers (and a body
 of up to this size). Tornado reads 64 KiB at a time into a buffer it makes and zero-fills for every read (~4 µs,
@@ -121,8 +117,8 @@ def loop_deadlines(loop: asyncio.AbstractEventLoop) -> Deadlines:
 
 
 def connection_deadlines(connection: HTTP1Connection) -> Deadlines:
-    """The table of the loop ``connection`` is served on (its stream's own loop:
-    ``asyncio.get_running_loop()`` costs a getpid system call on CPython 3.11)."""
+    """The table of the loop ``connection`` is served on (its stream's own loop: ``asyncio.get_running_loop()``
+    costs a getpid system call on CPython 3.11)."""
     return loop_deadlines(getattr(connection.stream.io_loop, "asyncio_loop", None) or asyncio.get_running_loop())
 
 
@@ -223,7 +219,7 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
         # Each line counted as "name: value\r\n" (+ 4); the lengths summed in C, not a loop step a field line.
         lines = list(headers.get_all())
         size = (len(start_line.method) + len(start_line.path) + len(start_line.version) + 4 + 4 * len(lines)
-                + sum(map(len, chain.from_iterable(lines))))
+                + sum(map(len, chain.from_iterable(lines)))) if type(headers) is not UnreadHeaders else headers.size
         connection = self.connection
         if isinstance(connection, HTTP1Connection):
             deadlines = self.deadlines
@@ -260,18 +256,8 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
                          f"the headers take {size} bytes, the limit is {MAX_HEADER_BYTES}")
 
     def _time_out_body(self) -> None:
-        """The body did not arrive in time: answer 408 (``Connection: close``) when nothing was answered yet,
-        then close (once the answer is written, or after :data:`CLOSE_AFTER_408` seconds); else just close."""
-        connection = self.connection
-        assert isinstance(connection, HTTP1Connection)  # (only its bodies are timed)
-        if connection._response_start_line is not None or connection.stream.closed():  # (an answer began)
-            connection.close()
-            return
-        if self.deadlines is not None:
-            self.deadlines.add(self.key, CLOSE_AFTER_408, connection.close)
-        # (the body is unread: Tornado closes the connection once the answer is written)
-        answer_and_close(connection, 408, "Request Timeout",
-                         f"the body did not arrive within {BODY_TIMEOUT:g} s of its headers")
+        assert isinstance(self.connection, HTTP1Connection)  # (only its bodies are timed)
+        answer_late_body(self.connection, self.deadlines, self.key, BODY_TIMEOUT)
 
     def data_received(self, chunk: bytes) -> Any:
         return None if self.refused else self.delegate.data_received(chunk)
@@ -296,12 +282,11 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
 
 
 class LimitedServer(tornado.httpserver.HTTPServer):
-    """The runner's ``HTTPServer``: each connection's next request headers are timed in the loop's
-    :class:`Deadlines` (``header_timeout`` seconds from when it waits for them: also how long an
-    idle keep-alive connection stays open), not by Tornado's timer per request; and a connection
-    keeps ``TCP_NODELAY`` on for its life, where Tornado turns it on and off around every
-    response (two system calls per request): every response we send is one write when it ends,
-    and an SSE event is meant to leave at once. A request's header block is read by :func:`read_header_block`.
+    """The runner's ``HTTPServer``: each connection's next request headers are timed in the loop's :class:`Deadlines`
+    (``header_timeout`` seconds from when it waits for them: also how long an idle keep-alive connection stays open),
+    not by Tornado's timer per request; and a connection keeps ``TCP_NODELAY`` on for its life, where Tornado turns it
+    on and off around every response (two system calls per request): every response we send is one write when it ends,
+    and an SSE event is meant to leave at once. Header blocks are read as :data:`READS_HEADER_BLOCKS` says.
 
     Args (beside ``HTTPServer``'s own, but ``idle_connection_timeout``):
         header_timeout: seconds a connection may take to send a request's headers.
@@ -333,7 +318,8 @@ class LimitedServer(tornado.httpserver.HTTPServer):
             if deadlines is None:
                 deadlines = self._deadlines = connection_deadlines(request_conn)
             deadlines.add(server_conn, self.header_timeout, request_conn.close)
-            request_conn._parse_headers = read_header_block  # type: ignore[method-assign]
+            if READS_HEADER_BLOCKS:
+                request_conn.__class__ = ReadingConnection  # (no bound method on it: a cycle a request)
             delegate = super().start_request(server_conn, request_conn)
             # With xheaders Tornado wraps the application's delegate in a proxy adapter (``.delegate``).
             inner = getattr(delegate, "delegate", delegate) if self.xheaders else delegate
@@ -353,6 +339,9 @@ def _keep_nodelay(value: bool) -> None:
     """A :class:`LimitedServer` connection's ``set_nodelay``: it stays on."""
 
 
+READS_HEADER_BLOCKS = tornado.version_info < (6, 7)
+"""Whether :class:`LimitedServer` reads header blocks with :func:`read_header_block`: on Tornado 6.2 to 6.6.x, where it
+was checked (6.7 announces a change there); a later one reads its own, as any ``HTTPServer``: correct, no saving."""
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 """RFC 9110 § 5.6.2 ``token``: a field name."""
 MAX_KNOWN_NAMES = 512
@@ -360,18 +349,23 @@ MAX_KNOWN_NAMES = 512
 _KNOWN_NAMES: set[str] = set()
 
 
-def read_header_block(data: bytes) -> tuple[str, httputil.HTTPHeaders]:
+def read_header_block(connection: HTTP1Connection, data: bytes) -> tuple[str, httputil.HTTPHeaders]:
     """``data`` (a request's start line and header block) as ``(start line, headers)``, as Tornado's
-    ``HTTP1Connection._parse_headers`` reads it (a :class:`LimitedServer` connection's, in its place). Tornado
-    (6.5+) reads a line at a time, three patterns a line (~130k instructions a request, bench/findings.md
-    2026-12-06); the usual block (printable ASCII lines ending in CRLF, each a token, a colon and a value, no name
-    twice) is read with ``str`` methods into Tornado's ``HTTPHeaders``: a block Tornado's grammar accepts (RFC 9110
-    § 5.1, § 5.5), to the same values. Any other (a bare LF, a tab, obs-text, a control character, a folded line,
-    a name twice or no token, blank lines first) is Tornado's own reading: accepted or refused (400) as before.
+    ``connection._parse_headers`` reads it (in its place: :class:`ReadingConnection`).
+    Tornado (6.5+) reads a line at a time, three patterns a line; the usual block is read with ``str`` methods into
+    Tornado's ``HTTPHeaders``: 162.7k instructions fewer a block (callgrind, an MCP client's 7 lines, Tornado 6.6.1:
+    216.7k -> 54.0k; review r35). The usual block: the start line as Tornado reads it (ASCII, ending in CRLF, no
+    blank line first; ``parse_request_start_line`` checks it), then header lines of printable ASCII (no control
+    character) ending in CRLF, each a token, a colon and a value, no name twice: a block Tornado's grammar accepts
+    (RFC 9110 § 5.1, § 5.5), to the same values. Any other block of up to ``MAX_HEADER_BYTES + 2`` bytes (a bare LF,
+    a tab, obs-text, a control character, a folded line, a name twice or no token, blank lines first) is Tornado's
+    reading: accepted or refused (400) as before. A larger one is not read: 431 (:func:`.limit_answers.unread_block`).
 
     Raises:
         tornado.httputil.HTTPInputError: (Tornado's reading) a block its grammar refuses.
     """
+    if len(data) > MAX_HEADER_BYTES + 2:  # (what any block within the limit takes as sent)
+        return unread_block(data)
     text = data.decode("latin1")
     eol = text.find("\n")
     if eol > 1 and text[eol - 1] == "\r" and text[0] not in "\r\n" and text.isascii():
@@ -396,4 +390,10 @@ def read_header_block(data: bytes) -> tuple[str, httputil.HTTPHeaders]:
             else:
                 if len(headers) == len(lines):  # (a name twice, in any case: Tornado's to combine)
                     return text[:eol].rstrip("\r"), headers
-    return HTTP1Connection._parse_headers(None, data)  # type: ignore[arg-type]  # (it reads nothing of self)
+    return HTTP1Connection._parse_headers(connection, data)
+
+
+class ReadingConnection(HTTP1Connection):
+    """A :class:`LimitedServer` request's connection: its block read by :func:`read_header_block`, bound to it."""
+
+    _parse_headers = read_header_block
