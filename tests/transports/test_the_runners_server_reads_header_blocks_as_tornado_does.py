@@ -425,3 +425,13 @@ def test_a_later_tornado_reads_its_own_blocks(served: Served, monkeypatch: pytes
     assert parses.tornados >= 4  # Tornado's reading, every line
     block = f"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n{PAD}\r\n".encode()
     assert served.exchange(block).startswith(b"HTTP/1.1 431 ")  # (its headers measured after its reading)
+
+
+def test_an_oversized_blocks_unread_body_is_never_read_as_a_request(served: Served) -> None:
+    # Its Content-Length is among the unread fields: the 431 closes the connection, so the body (here a whole
+    # request) is never taken for the next request.
+    smuggled = b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    block = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{PAD}Content-Length: {len(smuggled)}\r\n\r\n").encode()
+    answer = served.exchange(block + smuggled)
+    assert answer.startswith(b"HTTP/1.1 431 ")
+    assert answer.count(b"HTTP/1.1 ") == 1  # then closed: one answer
