@@ -185,7 +185,16 @@ def print_desktop_config(args: argparse.Namespace) -> int:
     token = args.token if args.token is not None else desktop_config.default_token()
     launch = desktop_config.launch_for(
         args.app, url=args.url, name=args.name, token=token, env=desktop_config.parse_env(args.env))
+    unnamed = ""
+    if args.url is not None and args.name is None:  # the server's name, asked of it (two bridges: two entries)
+        from ..served_name import asked_name
+
+        asked, unnamed = asked_name(launch.args[-1], token)  # (the bridge's URL, checked)
+        launch.name = asked or launch.name
     print(desktop_config.render(launch, args.client))
+    if unnamed:
+        print(f"note: the entry is named {launch.name!r}: the server could not be asked its name ({unnamed}); "
+              "give each bridged server's entry a name of its own with --name NAME", file=sys.stderr)
     if launch.needs_token and "MCP_TOKEN" not in launch.env:
         print(f"note: {launch.name}'s server has auth=: over stdio it starts only with its caller's token in "
               "MCP_TOKEN; add it to the entry's \"env\" (set MCP_TOKEN or pass --token-file PATH here)",

@@ -150,7 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     desktop.add_argument("--url", default=None, help="instead of APP: a running server's URL, reached via the bridge")
     desktop.add_argument("--client", choices=["claude", "vscode", "cursor"], default="claude",
                          help="whose configuration format (default claude)")
-    desktop.add_argument("--name", default=None, help="the entry's name (default: the server's name)")
+    desktop.add_argument("--name", default=None,
+                         help="the entry's name (default: the server's name; with --url, asked of the running "
+                         "server, else nanohubmcp)")
     add_token_options(desktop, "with --url, or an APP whose server has auth=: the bearer token, put in the entry's "
                       "env as MCP_TOKEN")
     desktop.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
