@@ -86,12 +86,7 @@ def to_records(value: object, nested: Nested) -> Table | None:
 def _frame_table(frame: pd.DataFrame, nested: Nested) -> Table:
     text = frame.to_string(max_rows=TABLE_ROWS, max_cols=TABLE_COLUMNS)
     head = f"pandas DataFrame, {frame.shape[0]} rows x {frame.shape[1]} columns"
-    return Table(
-        f"{head}:\n{text}",
-        lambda: _records(frame, nested),
-        lambda: records_text(frame, nested),
-        lambda: (frame.to_csv(), "text/csv", "table.csv"),
-    )
+    return _table(f"{head}:\n{text}", frame, nested, "table.csv")
 
 
 def _series_table(series: pd.Series, nested: Nested) -> Table:
@@ -102,11 +97,16 @@ def _series_table(series: pd.Series, nested: Nested) -> Table:
     text = series.to_string(max_rows=TABLE_ROWS)
     named = f" {series.name!r}" if series.name is not None else ""
     head = f"pandas Series{named}, {len(series)} rows, dtype {series.dtype}"
+    return _table(f"{head}:\n{text}", frame, nested, "series.csv")
+
+
+def _table(summary: str, frame: pd.DataFrame, nested: Nested, file_name: str) -> Table:
+    """``frame`` as a :class:`Table` with the ``summary`` text: its records, their text, its CSV as ``file_name``."""
     return Table(
-        f"{head}:\n{text}",
+        summary,
         lambda: _records(frame, nested),
         lambda: records_text(frame, nested),
-        lambda: (frame.to_csv(), "text/csv", "series.csv"),
+        lambda: (frame.to_csv(), "text/csv", file_name),
     )
 
 
