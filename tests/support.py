@@ -521,14 +521,21 @@ def post_tool(url: str, tool: str, arguments: dict[str, Any]) -> Any:
         return json.loads(answer.read())
 
 
-def rest_job_value(url: str, job_id: str) -> Any:
-    """The ``result`` of the job ``job_id`` polled over REST (``POST /tools/get_job_result``) until it ended
-    ``done`` (another end fails the test)."""
+def rest_job_end(url: str, job_id: str) -> dict[str, Any]:
+    """What ``POST <url>tools/get_job_result`` answers for the job ``job_id`` once it ended, whatever its end
+    (polled until its ``status`` is no longer ``running``, 60 s at most)."""
     def ended() -> Any:
         answer = post_tool(url, "get_job_result", {"job_id": job_id})
         return None if answer["status"] == "running" else answer
 
-    answer = wait_until(ended, f"the job {job_id} to end")
+    answer: dict[str, Any] = wait_until(ended, f"the job {job_id} to end")
+    return answer
+
+
+def rest_job_value(url: str, job_id: str) -> Any:
+    """The ``result`` of the job ``job_id`` polled over REST (``POST /tools/get_job_result``) until it ended
+    ``done`` (another end fails the test)."""
+    answer = rest_job_end(url, job_id)
     assert answer["status"] == "done", answer
     return answer["result"]
 

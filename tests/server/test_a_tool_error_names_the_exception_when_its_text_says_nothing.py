@@ -10,14 +10,13 @@ A fresh-user trial found the errno tuple reaching the client as the whole messag
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx2
 import pytest
-from support import mcp_client, serve
+from support import rest_job_end, serve
+from tool_errors import error_texts
 
 from nanohubmcp import MCPServer
 from nanohubmcp.server.executors.job_side import RAISED, run_in_job
@@ -87,26 +86,13 @@ def test_every_route_reports_the_type_of_an_exception_whose_text_is_its_argument
     arguments: dict[str, dict[str, Any]] = {"power": {"base": 2, "exponent": 1e6},
                                             "async_power": {"base": 2, "exponent": 1e6}}
     with serve(build(tmp_path)) as url:
-        async def over_mcp() -> dict[str, str]:
-            async with mcp_client(f"{url}mcp") as session:
-                texts = {}
-                for name in expected:
-                    result = await session.call_tool(name, arguments.get(name, {}))
-                    assert result.is_error, name
-                    texts[name] = result.content[0].text  # type: ignore[union-attr]
-                return texts
-
-        assert anyio.run(over_mcp) == expected
+        assert error_texts(url, expected, arguments) == expected
         for name, text in expected.items():
             response = httpx2.post(f"{url}tools/{name}", json=arguments.get(name, {}), timeout=30)
             assert (response.status_code, response.json()) == (500, {"error": text}), name
 
         started = httpx2.post(f"{url}tools/power_job", json={"base": 2, "exponent": 1e6}, timeout=30).json()
-        deadline = time.monotonic() + 30
-        while (status := httpx2.post(f"{url}tools/get_job_result", json={"job_id": started["job_id"]},
-                                     timeout=30).json())["status"] == "running":
-            assert time.monotonic() < deadline, "the job did not end"
-            time.sleep(0.02)
+        status = rest_job_end(url, started["job_id"])
         assert (status["status"], status["error"]) == ("error", OVERFLOW)
 
 

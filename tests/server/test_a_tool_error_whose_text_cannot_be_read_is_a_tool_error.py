@@ -9,12 +9,11 @@ server log"}``), a job ended with the secondary error's text.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-import anyio
 import httpx2
-from support import mcp_client, serve
+from support import rest_job_end, serve
+from tool_errors import error_texts
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import message_of, text_of
@@ -56,23 +55,10 @@ def test_message_of_names_the_type_when_str_raises() -> None:
 
 def test_every_route_answers_it_as_the_tools_error(tmp_path: Path) -> None:
     with serve(build(tmp_path)) as url:
-        async def over_mcp() -> list[str]:
-            async with mcp_client(f"{url}mcp") as session:
-                texts = []
-                for name in ("badstr", "async_badstr"):
-                    result = await session.call_tool(name, {})
-                    assert result.is_error, name
-                    texts.append(result.content[0].text)  # type: ignore[union-attr]
-                return texts
-
-        assert anyio.run(over_mcp) == [SAID, SAID]
+        assert error_texts(url, ("badstr", "async_badstr")) == {"badstr": SAID, "async_badstr": SAID}
         for name in ("badstr", "async_badstr"):
             response = httpx2.post(f"{url}tools/{name}", json={}, timeout=30)
             assert (response.status_code, response.json()) == (500, {"error": SAID}), name
         started = httpx2.post(f"{url}tools/badstr_job", json={}, timeout=30).json()
-        deadline = time.monotonic() + 30
-        while (status := httpx2.post(f"{url}tools/get_job_result", json={"job_id": started["job_id"]},
-                                     timeout=30).json())["status"] == "running":
-            assert time.monotonic() < deadline, "the job did not end"
-            time.sleep(0.02)
+        status = rest_job_end(url, started["job_id"])
         assert (status["status"], status["error"]) == ("error", SAID)

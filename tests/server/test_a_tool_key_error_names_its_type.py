@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
 import pandas as pd
-from support import mcp_client, serve
+from support import serve
+from tool_errors import error_texts
 
 from nanohubmcp import MCPServer
 from nanohubmcp.testing import in_memory
@@ -71,13 +71,4 @@ def test_in_memory(tmp_path: Path) -> None:
 
 def test_over_http_with_the_official_client(tmp_path: Path) -> None:
     with serve(build(tmp_path)) as url:
-        async def texts() -> dict[str, str]:
-            async with mcp_client(f"{url}mcp") as session:
-                said = {}
-                for name in EXPECTED:
-                    result = await session.call_tool(name, ARGUMENTS.get(name, {}))
-                    assert result.is_error, name
-                    said[name] = result.content[0].text  # type: ignore[union-attr]
-                return said
-
-        assert anyio.run(texts) == EXPECTED
+        assert error_texts(url, EXPECTED, ARGUMENTS) == EXPECTED
