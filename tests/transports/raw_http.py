@@ -100,3 +100,20 @@ def read_reply(sock: socket.socket, timeout: float = 10.0) -> tuple[int, dict[st
             raise ConnectionError("closed inside a response body")
         body += chunk
     return int(lines[0].split()[1]), headers, body
+
+
+def port_of(url: str) -> int:
+    """The port of a server's base URL (``http://127.0.0.1:1234/`` gives 1234), for a raw socket to it."""
+    return int(url.rsplit(":", 1)[1].strip("/"))
+
+
+def closes(sock: socket.socket, timeout: float = 10.0) -> bool:
+    """Whether the server closes ``sock`` (an end of stream or a reset) within ``timeout`` seconds; False when it
+    sends more bytes instead, or nothing at all by then. What is read is dropped."""
+    sock.settimeout(timeout)
+    try:
+        return sock.recv(100) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True

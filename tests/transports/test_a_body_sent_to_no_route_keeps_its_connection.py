@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from raw_http import read_reply
+from raw_http import closes, port_of, read_reply
 from support import serve
 
 from nanohubmcp import MCPServer
@@ -43,24 +43,13 @@ def build() -> MCPServer:
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
     with serve(build(), token=TOKEN) as url:
-        yield int(url.rsplit(":", 1)[1].strip("/"))
+        yield port_of(url)
 
 
 def post(port: int, path: str, body: bytes = BODY, framing: str | None = None, extra: str = "") -> bytes:
     framing = framing if framing is not None else f"Content-Length: {len(body)}\r\n"
     return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
             f"Content-Type: application/json\r\n{framing}{extra}\r\n").encode() + body
-
-
-def closes(sock: socket.socket) -> bool:
-    """Whether the server closes ``sock`` (within 10 s); False when it stays open for 1 s with nothing sent."""
-    sock.settimeout(1.0)
-    try:
-        return sock.recv(100) == b""
-    except TimeoutError:
-        return False
-    except ConnectionResetError:
-        return True
 
 
 @pytest.mark.parametrize("path", ["/tools/", "/nonexistent", "/tools", "/tools/add/extra"])

@@ -13,7 +13,7 @@ import socket
 import time
 
 import pytest
-from raw_http import read_reply
+from raw_http import closes, port_of, read_reply
 from support import serve
 
 from nanohubmcp import MCPServer
@@ -31,10 +31,6 @@ def build() -> MCPServer:
     return server
 
 
-def port_of(url: str) -> int:
-    return int(url.rsplit(":", 1)[1].strip("/"))
-
-
 def stall(port: int, path: str, declared: int, sent: bytes, *, expect: bool = False) -> socket.socket:
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -44,14 +40,6 @@ def stall(port: int, path: str, declared: int, sent: bytes, *, expect: bool = Fa
         assert sock.recv(1024).startswith(b"HTTP/1.1 100"), "no 100 Continue"
     sock.sendall(sent)
     return sock
-
-
-def closed_after(sock: socket.socket) -> bool:
-    sock.settimeout(10)
-    try:
-        return sock.recv(1024) == b""
-    except ConnectionResetError:
-        return True
 
 
 @pytest.mark.parametrize(("path", "declared", "sent", "expect"), [
@@ -69,7 +57,7 @@ def test_a_stalled_body_gets_408_and_its_connection_closes(monkeypatch: pytest.M
             assert status == 408, (status, headers, body)
             assert headers["connection"].lower() == "close"
             assert "did not arrive within 1 s" in json.loads(body)["error"]["message"]
-            assert closed_after(sock)
+            assert closes(sock)
         assert time.monotonic() - started < 8
 
 

@@ -19,7 +19,7 @@ from http.client import HTTPException, HTTPResponse
 from typing import Any
 
 import pytest
-from raw_http import Http, Reply
+from raw_http import Http, Reply, port_of
 from support import serve
 
 from nanohubmcp import MCPServer
@@ -48,10 +48,6 @@ def url() -> Iterator[str]:
 def http(url: str) -> Iterator[Http]:
     with Http(url) as connection:
         yield connection
-
-
-def port_of(url: str) -> int:
-    return int(url.rsplit(":", 1)[1].strip("/"))
 
 
 def ping_works(connection: Http) -> None:
