@@ -11,15 +11,18 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from support import ROOT, fastmcp_client, official_client, run_command
 
-__all__ = ["EXAMPLES", "FEATURES_APP", "ROOT", "bridge_command", "example_command", "fastmcp_client",
-           "official_client", "run_command", "second_answer", "served", "upstream_at"]
+if TYPE_CHECKING:
+    from nanohubmcp import MCPServer
+
+__all__ = ["EXAMPLES", "FEATURES_APP", "ROOT", "bridge_command", "example_command", "fastmcp_client", "lab",
+           "official_client", "run_command", "second_answer", "served", "until", "until_streaming", "upstream_at"]
 
 EXAMPLES = ROOT / "examples"
 FEATURES_APP = Path(__file__).resolve().parent / "features_app.py"
@@ -51,15 +54,18 @@ def served(app: Path | str, **options: Any) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def upstream_at(rules: list[Any]) -> Iterator[str]:
-    """A Tornado application of ``rules`` (a stand-in upstream server) served on 127.0.0.1:<free port> by a loop
-    of its own thread; yields its ``/mcp`` URL."""
+def upstream_at(rules: list[Any], port: int = 0) -> Iterator[str]:
+    """A Tornado application of ``rules`` (a stand-in upstream server or proxy) served on 127.0.0.1:``port`` (0: a
+    free port) by a loop of its own thread; yields its ``/mcp`` URL."""
+    import socket
+
     import tornado.web
     from tornado.httpserver import HTTPServer
-    from tornado.testing import bind_unused_port
+    from tornado.netutil import bind_sockets
 
     loop = asyncio.new_event_loop()
-    sock, port = bind_unused_port()
+    sock = bind_sockets(port, "127.0.0.1", family=socket.AF_INET)[0]
+    port = sock.getsockname()[1]
     started = threading.Event()
     server: list[HTTPServer] = []
 
@@ -81,6 +87,47 @@ def upstream_at(rules: list[Any]) -> Iterator[str]:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(30)
         loop.close()
+
+
+def lab(description: str) -> MCPServer:
+    """A server a notebook would re-run with a changed function: the tool ``density`` described by ``description``,
+    the resource ``lab://notes`` and the prompt ``explain``, both reading ``description``."""
+    from nanohubmcp import MCPServer
+
+    server = MCPServer("lab")
+
+    def density(mass_g: float, volume_cm3: float) -> float:
+        return mass_g / volume_cm3
+
+    server.add_tool(density, name="density", description=description)
+
+    @server.resource("lab://notes")
+    def notes() -> str:
+        """Notes."""
+        return description
+
+    @server.prompt()
+    def explain() -> str:
+        """Explain."""
+        return description
+
+    return server
+
+
+async def until(condition: Callable[[], bool], what: str | Callable[[], str], seconds: float = 30) -> None:
+    """Poll ``condition`` every 0.02 s on the running loop until it is true; fail with ``what`` (or what it
+    returns, said then) after ``seconds``."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, what() if callable(what) else what
+        await asyncio.sleep(0.02)
+
+
+async def until_streaming(server: MCPServer, seconds: float = 30) -> None:
+    """Wait until a session of ``server`` (served in this process) has its GET stream open: a bridge opens its
+    session's right after the handshake."""
+    await until(lambda: any(s.standalone is not None and s.standalone.sink is not None
+                            for s in server.core.sessions.all()), "the bridge opened no GET stream", seconds)
 
 
 def second_answer(command: list[str], first: dict[str, Any], second: dict[str, Any],

@@ -12,7 +12,15 @@ from typing import Any
 
 import mcp_types
 import pytest
-from stdio_support import EXAMPLES, FEATURES_APP, bridge_command, fastmcp_client, official_client, served
+from stdio_support import (
+    EXAMPLES,
+    FEATURES_APP,
+    bridge_command,
+    fastmcp_client,
+    official_client,
+    served,
+    until_streaming,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -75,13 +83,7 @@ async def test_change_notifications_reach_the_client_through_the_get_stream() ->
     try:
         async with official_client(bridge_command(f"{server.url}mcp"), message_handler=on_message) as session:
             await session.list_tools()
-            # The bridge opens the session's GET stream right after the handshake: wait for it.
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 20
-            while not any(s.standalone is not None and s.standalone.sink is not None
-                          for s in server.core.sessions.all()):
-                assert loop.time() < deadline, "the bridge opened no GET stream"
-                await asyncio.sleep(0.02)
+            await until_streaming(server, 20)  # the bridge opens it right after the handshake
             server.add_tool(lambda: "late", name="late_tool", description="Added after connecting.")
             await asyncio.wait_for(changed.wait(), 20)
             assert "late_tool" in [tool.name for tool in (await session.list_tools()).tools]

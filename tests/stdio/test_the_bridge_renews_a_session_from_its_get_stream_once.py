@@ -17,7 +17,6 @@ Real bridge processes; Tornado stand-ins for the foreign server and the proxy; r
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import subprocess
@@ -29,10 +28,7 @@ from typing import Any
 import mcp.types as mcp_types
 import pytest
 import tornado.web
-from stdio_support import bridge_command, official_client, upstream_at
-from tornado.httpserver import HTTPServer
-
-from nanohubmcp import MCPServer
+from stdio_support import bridge_command, lab, official_client, until, until_streaming, upstream_at
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -181,39 +177,11 @@ class _NoServer(tornado.web.RequestHandler):
 
 @contextlib.contextmanager
 def proxy_with_no_server(port: int) -> Iterator[dict[str, int]]:
-    """A stand-in proxy on 127.0.0.1:``port`` answering every request 404 (in a loop of its own thread);
-    yields the requests it answered, by method."""
+    """A stand-in proxy on 127.0.0.1:``port`` answering every request 404; yields the requests it answered, by
+    method."""
     counts: dict[str, int] = {}
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
-    servers: list[HTTPServer] = []
-
-    def serve() -> None:
-        asyncio.set_event_loop(loop)
-        servers.append(tornado.web.Application([(r"/.*", _NoServer, {"counts": counts})]).listen(port, "127.0.0.1"))
-        loop.call_soon(started.set)
-        loop.run_forever()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert started.wait(30)
-    try:
+    with upstream_at([(r"/.*", _NoServer, {"counts": counts})], port):
         yield counts
-    finally:
-        loop.call_soon_threadsafe(servers[0].stop)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(30)
-        loop.close()
-
-
-def lab(description: str) -> MCPServer:
-    server = MCPServer("lab")
-
-    def density(mass_g: float, volume_cm3: float) -> float:
-        return mass_g / volume_cm3
-
-    server.add_tool(density, name="density", description=description)
-    return server
 
 
 @pytest.mark.anyio
@@ -223,12 +191,6 @@ async def test_a_restart_behind_a_proxy_answering_404_is_told_without_a_request(
     async def on_message(message: Any) -> None:
         heard.append(message)
 
-    async def until(condition: Callable[[], bool], what: str | Callable[[], str]) -> None:
-        deadline = asyncio.get_running_loop().time() + 30
-        while not condition():
-            assert asyncio.get_running_loop().time() < deadline, what() if callable(what) else what
-            await asyncio.sleep(0.02)
-
     server = lab("first version")
     server.start(host="127.0.0.1", port=0)
     port = server.port
@@ -236,8 +198,7 @@ async def test_a_restart_behind_a_proxy_answering_404_is_told_without_a_request(
     try:
         async with official_client(bridge_command(f"{server.url}mcp"), message_handler=on_message) as session:
             assert (await session.list_tools()).tools[0].description == "first version"
-            await until(lambda: any(s.standalone is not None and s.standalone.sink is not None
-                                    for s in server.core.sessions.all()), "the bridge opened no GET stream")
+            await until_streaming(server)
             server.stop()
             with proxy_with_no_server(port) as counts:
                 # before: one GET and one initialize met the 404, then the listener ended for good

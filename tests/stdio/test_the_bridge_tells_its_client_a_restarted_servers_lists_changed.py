@@ -10,47 +10,16 @@ other on the same port.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import mcp.types as mcp_types
 import pytest
-from stdio_support import bridge_command, official_client
-
-from nanohubmcp import MCPServer
+from stdio_support import bridge_command, lab, official_client, until, until_streaming
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
 CHANGES = {mcp_types.ToolListChangedNotification: "tools", mcp_types.ResourceListChangedNotification: "resources",
            mcp_types.PromptListChangedNotification: "prompts"}
-
-
-def lab(description: str) -> MCPServer:
-    server = MCPServer("lab")
-
-    def density(mass_g: float, volume_cm3: float) -> float:
-        return mass_g / volume_cm3
-
-    server.add_tool(density, name="density", description=description)
-
-    @server.resource("lab://notes")
-    def notes() -> str:
-        """Notes."""
-        return description
-
-    @server.prompt()
-    def explain() -> str:
-        """Explain."""
-        return description
-
-    return server
-
-
-async def wait_for(condition: Any, what: str) -> None:
-    deadline = asyncio.get_running_loop().time() + 30
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, what
-        await asyncio.sleep(0.02)
 
 
 @pytest.mark.parametrize("then_call", [False, True], ids=["while the client waits", "on the client's next call"])
@@ -67,15 +36,14 @@ async def test_a_restarted_server_with_other_tools_is_announced(then_call: bool)
     try:
         async with official_client(bridge_command(f"{server.url}mcp"), message_handler=on_message) as session:
             assert (await session.list_tools()).tools[0].description == "Density in g/cm3 (first version)."
-            await wait_for(lambda: any(s.standalone is not None and s.standalone.sink is not None
-                                       for s in server.core.sessions.all()), "the bridge opened no GET stream")
+            await until_streaming(server)
             server.stop()
             server = lab("Density in g/cm3, from mass and volume (second version).")
             server.start(host="127.0.0.1", port=port)
             if then_call:
                 assert (await session.call_tool("density", {"mass_g": 6.0, "volume_cm3": 2.0})).content[0].text \
                     == "3.0"
-            await wait_for(lambda: sorted(heard) == ["prompts", "resources", "tools"],
+            await until(lambda: sorted(heard) == ["prompts", "resources", "tools"],
                            f"the client was not told the lists changed (heard {heard})")
             tools = (await session.list_tools()).tools
             assert tools[0].description == "Density in g/cm3, from mass and volume (second version)."
