@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streams.stream_wire import Wire
-from support import serve
+from listed_mime_types import listing
 
 from nanohubmcp import MCPServer
 
@@ -40,15 +39,11 @@ def build() -> MCPServer:
 
 
 def test_the_listing_gives_the_mime_type_the_read_gives() -> None:
-    with serve(build()) as url:
-        wire = Wire(url)
-        session = wire.initialize()
-        listed = {item["uri"]: item.get("mimeType")
-                  for item in wire.request("resources/list", {}, session)["result"]["resources"]}
+    with listing(build()) as session:
+        listed = session.resources()
         assert listed == {"config://settings": "application/json", "config://plain": "application/json",
                           "config://yaml": "application/yaml", "notes://today": None}, listed
-        read = wire.request("resources/read", {"uri": "config://settings"}, session)["result"]["contents"][0]
+        read = session.read("config://settings")[0]
         assert read["mimeType"] == listed["config://settings"], read
-        templates = wire.request("resources/templates/list", {}, session)["result"]["resourceTemplates"]
-        mime_types = {item["uriTemplate"]: item.get("mimeType") for item in templates}
-        assert mime_types["runs://{run}"] == "application/json", templates
+        mime_types = session.templates()
+        assert mime_types["runs://{run}"] == "application/json", mime_types

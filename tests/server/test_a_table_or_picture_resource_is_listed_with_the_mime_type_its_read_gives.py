@@ -6,8 +6,7 @@ Figure or Axes and a PIL Image. Before, ``resources/list`` gave none of them a `
 from __future__ import annotations
 
 import pytest
-from streams.stream_wire import Wire
-from support import serve
+from listed_mime_types import listing
 
 from nanohubmcp import MCPServer
 
@@ -69,12 +68,9 @@ def build() -> MCPServer:
 
 
 def test_each_is_listed_with_the_mime_type_its_read_gives() -> None:
-    with serve(build()) as url:
-        wire = Wire(url)
-        session = wire.initialize()
-        listed = {item["uri"]: item.get("mimeType")
-                  for item in wire.request("resources/list", {}, session)["result"]["resources"]}
+    with listing(build()) as session:
+        listed = session.resources()
         assert listed == EXPECTED, listed
         for uri, mime in EXPECTED.items():
-            [read] = wire.request("resources/read", {"uri": uri}, session)["result"]["contents"]
+            [read] = session.read(uri)
             assert read["mimeType"] == mime, (uri, read)
