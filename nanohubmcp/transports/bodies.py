@@ -149,20 +149,11 @@ class StreamedBody(BodyReadingHandler):
 
     def drop_body(self) -> None:
         """A body the route keeps none of (a method other than POST, a route that reads no body): read and
-        dropped once the route's checks passed, then the route answers (a 405, a document). One declared over
-        :data:`DISCARD_FACTOR` times ``max_request_bytes`` gets 413 and one whose ``Content-Length`` is no number
-        400, both unread, saying ``Connection: close`` (Tornado answered them a bare 400 without a word).
-        A chunked one is read up to the connection's bound."""
-        limit = self.config.max_request_bytes
-        cast(HTTP1Connection, self.request.connection).set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
-        length = self.request.headers.get("Content-Length")
-        if length is None:
-            return
-        declared = declared_length(length)
-        if declared is None:
-            self._refuse_length()
-        elif declared > DISCARD_FACTOR * limit:
-            self._refuse_size(limit, drain=False)
+        dropped once the route's checks passed, then the route answers (a 405, a document); one
+        :func:`unkept_refusal` refuses is answered at once, unread, saying ``Connection: close``."""
+        refused = unkept_refusal(self.request, self.config.max_request_bytes)
+        if refused is not None:
+            self.answer_early(refused, drain=False)
 
     def prepare_body(self) -> bool:
         self._chunks, self._size, self._too_large = [], 0, False
@@ -187,8 +178,7 @@ class StreamedBody(BodyReadingHandler):
 
     def _refuse_size(self, limit: int, *, drain: bool = True) -> None:
         """Answer 413 (:meth:`answer_early`)."""
-        self.answer_early(RequestTooLarge(f"Request body too large: the limit is {limit} bytes (max_request_bytes)"),
-                          drain=drain)
+        self.answer_early(too_large(limit), drain=drain)
 
     def answer_early(self, error: ProtocolError, *, drain: bool) -> None:
         """Answer ``error`` (a 413, a 503 for the budget) before the body is read; nothing of it is kept.
@@ -254,6 +244,27 @@ class StreamedBody(BodyReadingHandler):
         if len(self._chunks) == 1:
             return self._chunks[0]
         return b"".join(self._chunks)
+
+
+def too_large(limit: int) -> RequestTooLarge:
+    """The 413 of a body over ``limit`` (``max_request_bytes``), naming it."""
+    return RequestTooLarge(f"Request body too large: the limit is {limit} bytes (max_request_bytes)")
+
+
+def unkept_refusal(request: HTTPServerRequest, limit: int) -> ProtocolError | None:
+    """The refusal a body no route keeps gets before it is read (a route that reads none, a method other than
+    POST, the probes), ``limit`` being ``max_request_bytes``: 413 (:func:`too_large`) for one declared over
+    :data:`DISCARD_FACTOR` times it, 400 for a ``Content-Length`` that is no number (where it ends is unknown); else
+    None: it is read and dropped, a chunked one up to the connection's bound, set here (Tornado answered the
+    others a bare 400 without a word)."""
+    cast(HTTP1Connection, request.connection).set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
+    length = request.headers.get("Content-Length")
+    if length is None:
+        return None
+    declared = declared_length(length)
+    if declared is None:
+        return InvalidRequest("Invalid Content-Length header")
+    return too_large(limit) if declared > DISCARD_FACTOR * limit else None
 
 
 def expects_continue(request: HTTPServerRequest) -> bool:

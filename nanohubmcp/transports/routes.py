@@ -75,8 +75,8 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         (rf"{prefix}/mcp/server-card", later(".discovery", "ServerCardHandler"), kwargs),
         (rf"{prefix}/\.well-known/mcp/catalog\.json", later(".discovery", "MCPCatalogHandler"), kwargs),
         (rf"{prefix}/\.well-known/ai-catalog\.json", later(".discovery", "AICatalogHandler"), kwargs),
-        (rf"{prefix}/healthz", later(".health", "HealthHandler"), {"server": server, "ready": False}),
-        (rf"{prefix}/readyz", later(".health", "HealthHandler"), {"server": server, "ready": True}),
+        (rf"{prefix}/healthz", later(".health", "HealthHandler"), {"server": server, "ready": False, "config": config}),
+        (rf"{prefix}/readyz", later(".health", "HealthHandler"), {"server": server, "ready": True, "config": config}),
     ]
     if prefix:  # RFC 9728 § 3.1's own place for a resource under a path: the path after the well-known name
         routes.append((rf"/\.well-known/oauth-protected-resource({prefix}(?:/.*)?)",
