@@ -134,7 +134,10 @@ def export_provenance(args: argparse.Namespace) -> int:
 
 
 def export_notebook(args: argparse.Namespace) -> int:
-    import nbformat
+    from ..schema.iri_grammar import deferred_iri_grammar
+
+    with deferred_iri_grammar():  # nbformat imports jsonschema: its RFC 3987 grammar waits for an iri check
+        import nbformat
 
     from ..jupyter.earlier_export import refusal
     from ..jupyter.translate import translate

@@ -218,7 +218,10 @@ class TypeMapper:
 
         def accepts(value: object) -> bool:
             if not compiled:
-                from jsonschema import Draft202012Validator  # lazily: importing it can cost seconds
+                from nanohubmcp.schema.iri_grammar import load_jsonschema
+
+                load_jsonschema()  # lazily, its RFC 3987 grammar deferred: importing it can cost seconds
+                from jsonschema import Draft202012Validator
 
                 root = {**schema, "$defs": self.defs} if self.defs else schema
                 compiled.append(

@@ -23,6 +23,7 @@ from typing import Any
 
 from ...errors import ToolError, ToolTimeout
 from ...protocol import ast_guard
+from ...schema.iri_grammar import deferred_iri_grammar
 from ..batch_run import batch_run
 from .kernel_output import quiet_kernel_end
 from .kernels import KernelStop
@@ -54,7 +55,8 @@ def executed_notebook(spec: Sim2LSpec, directory: str) -> str:
 
 
 def _extra_files(spec: Sim2LSpec) -> list[str]:
-    import nbformat
+    with deferred_iri_grammar():  # nbformat imports jsonschema: its RFC 3987 grammar waits for an iri check
+        import nbformat
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

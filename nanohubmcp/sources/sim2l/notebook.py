@@ -27,6 +27,7 @@ import yaml
 
 from ...errors import RegistrationError
 from ...protocol import ast_guard
+from ...schema.iri_grammar import deferred_iri_grammar
 
 __all__ = ["TYPES", "Declaration", "Sim2LSpec", "read_sim2l"]
 
@@ -259,7 +260,8 @@ def read_sim2l(path: str | os.PathLike[str]) -> Sim2LSpec:
             no cell tagged ``parameters``, or a declaration of an unknown type; a directory holding
             no notebook or several; the message names the notebook (or the directory).
     """
-    import nbformat
+    with deferred_iri_grammar():  # nbformat imports jsonschema: its RFC 3987 grammar waits for an iri check
+        import nbformat
 
     where = notebook_in(path)
     try:
