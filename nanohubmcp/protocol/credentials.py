@@ -3,7 +3,8 @@ URL or a header (the bridge's messages, the server's access log, a state URL as 
 
 :func:`is_secret_name` (a query, fragment or header parameter's name), :func:`hide_query_secrets` (the credential
 query and fragment values of every URL in a text), :func:`hide_userinfo_unparsed` (a URL no parser reads: all
-before its last ``@``). Imports nothing but the standard library (``transports.redaction`` builds on it).
+before its last ``@``), :func:`userinfo_cut_short` (a URL that parses, but whose password may have read as its
+port). Imports nothing but the standard library (``transports.redaction`` builds on it).
 """
 
 from __future__ import annotations
@@ -12,23 +13,25 @@ import re
 from urllib.parse import unquote
 
 __all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "hide_query_secrets", "hide_userinfo_unparsed",
-           "is_secret_name"]
+           "is_secret_name", "userinfo_cut_short"]
 
 MASK = "***"
 """What a credential is shown as."""
 SECRET_QUERY_NAMES = frozenset({"token", "access_token", "id_token", "refresh_token", "api_key", "apikey", "key",
-                                "password", "secret", "code", "client_secret"})
-"""Some query parameters whose values are never written (a Jupyter ``?token=`` reaching the server through a
-proxy route, an OAuth code); :func:`is_secret_name` is the rule, which names more."""
-_SECRET_PARTS = ("token", "secret", "password", "passwd", "credential", "signature", "jwt", "apikey", "accesskey",
-                 "sessionid", "cookie")
-"""A name holding one of these anywhere (normalised: lower case, no separators) names a credential:
-``Jupyter_Token``, ``client_secret``, ``dbpassword``, ``X-Amz-Credential``, ``JSESSIONID``, ``Set-Cookie``."""
-_SECRET_WORDS = frozenset({"key", "auth", "authn", "authz", "oauth", "authorization", "authentication", "pass",
-                           "pwd", "passphrase", "passcode", "sig", "sid", "session"})
-"""A name holding one of these as a whole word (split at ``-``, ``_``, ``.``... and at a lower-to-upper case
-change) names a credential: ``api-key``, ``access_key``, ``apiKey``, ``auth``, ``Proxy-Authorization``,
-``pass``, ``sig``, ``Mcp-Session-Id``; not ``keyword``, ``author`` or ``passage``."""
+                                "password", "secret", "code", "client_secret", "_xsrf", "client_assertion"})
+"""Some query parameters whose values are never written (a Jupyter ``?token=`` or ``?_xsrf=`` reaching the server
+through a proxy route, an OAuth code); :func:`is_secret_name` is the rule, which names more."""
+_SECRET_ENDINGS = ("token", "secret", "password", "passwd", "passphrase", "credential", "credentials", "signature",
+                   "jwt", "apikey", "accesskey", "sessionid", "sessid", "cookie", "xsrf", "csrf", "assertion")
+"""A name whose last word ends with one of these names a credential: ``access_token``, ``csrftoken``,
+``Jupyter_Token``, ``client_secret``, ``dbpassword``, ``X-Amz-Credential``, ``JSESSIONID``, ``Set-Cookie``,
+``_xsrf``, ``client_assertion``; not ``max_tokens``, ``token_count`` or ``tokenizer`` (a word of the name
+that is no credential is what it counts or holds)."""
+_SECRET_WORDS = frozenset({"key", "keyid", "auth", "authn", "authz", "oauth", "authorization", "authentication",
+                           "pass", "pwd", "passcode", "sig", "sid", "session"})
+"""A name whose last word is one of these names a credential: ``api-key``, ``access_key``, ``apiKey``,
+``AWSAccessKeyId``, ``auth``, ``Proxy-Authorization``, ``pass``, ``sig``, ``session``; not ``keyword``,
+``key_column``, ``author`` or ``passage``."""
 _SECRET_NAMES = frozenset({"code"})
 """A name that is a credential only alone: an OAuth ``?code=`` (not ``error_code``)."""
 _SECRET_PREFIXES = ("x_amz_",)
@@ -41,20 +44,44 @@ def is_secret_name(name: str) -> bool:
     rule of the bridge's messages (``transports.redaction.secrets_of``, :func:`hide_query_secrets`), the
     server's access log (``transports.routes.redacted_uri``) and a state URL as printed (``state.url.redact``).
 
-    A name holding ``token``, ``secret``, ``password``/``passwd``, ``credential``, ``signature``, ``jwt``,
-    ``apikey``, ``sessionid`` or ``cookie``; or the word ``key``, ``auth`` (``authorization``...), ``pass``,
-    ``pwd``, ``sig``, ``sid`` or ``session``; or ``code`` alone; or ``X-Amz-*`` (case and ``-``/``_`` aside).
+    The name is read as words (split at ``-``, ``_``, ``.``... and where lower case turns upper, lower-cased;
+    a trailing number dropped: ``api_key_2``), and its last word says what it holds (``session_id``'s and
+    ``AWSAccessKeyId``'s last two words are read as one: ``sessionid``, ``keyid``). It names a credential when
+    that last word
+
+    - ends with ``token``, ``secret``, ``password``, ``passwd``, ``passphrase``, ``credential(s)``,
+      ``signature``, ``jwt``, ``apikey``, ``accesskey``, ``sessionid``, ``sessid``, ``cookie``, ``xsrf``,
+      ``csrf`` or ``assertion`` (``access_token``, ``csrftoken``, ``X-XSRF-TOKEN``, Jupyter's ``_xsrf``,
+      ``client_secret``, ``dbpassword``, ``Mcp-Session-Id``, ``JSESSIONID``, ``PHPSESSID``, ``Set-Cookie``,
+      an OAuth ``client_assertion``);
+    - is ``key``, ``keyid``, ``auth``, ``authn``, ``authz``, ``oauth``, ``authorization``, ``authentication``,
+      ``pass``, ``pwd``, ``passcode``, ``sig``, ``sid`` or ``session`` (``api-key``, ``X-API-Key``, ``apiKey``,
+      ``Proxy-Authorization``, ``connect.sid``; a parameter named ``session`` alone usually carries a
+      session's identifier, which opens that session);
+
+    or the name is ``code`` alone (an OAuth code, not ``error_code``), or starts ``X-Amz-`` (a pre-signed URL's
+    signature parameters). A name whose last word is something else is shown, whatever credential word it
+    holds before it: ``max_tokens``, ``token_count``, ``tokenizer``, ``key_column``, ``keyword``, ``author``,
+    ``passage``, ``token_type``, ``password_file``; ``sort_key`` and ``primary_key`` end with ``key`` and are
+    hidden.
 
     Example:
-        >>> [is_secret_name(n) for n in ("api-key", "X-Amz-Signature", "passwd", "#access_token", "keyword")]
-        [True, True, True, True, False]
+        >>> [is_secret_name(n) for n in ("api-key", "X-Amz-Signature", "passwd", "#access_token", "_xsrf")]
+        [True, True, True, True, True]
+        >>> [is_secret_name(n) for n in ("max_tokens", "token_count", "key_column", "keyword", "error_code")]
+        [False, False, False, False, False]
     """
     words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
     normal = re.sub(r"[^a-z0-9]+", "_", words).strip("_")
-    joined = normal.replace("_", "")
-    return (normal in _SECRET_NAMES or normal.startswith(_SECRET_PREFIXES)
-            or any(part in joined for part in _SECRET_PARTS)
-            or not _SECRET_WORDS.isdisjoint(normal.split("_")))
+    if normal in _SECRET_NAMES or normal.startswith(_SECRET_PREFIXES):
+        return True
+    parts = [part for part in normal.split("_") if not part.isdigit()]
+    if not parts:
+        return False
+    last = parts[-1].rstrip("0123456789")
+    if last == "id" and len(parts) > 1:  # session_id, AWSAccessKeyId
+        last = parts[-2] + last
+    return last in _SECRET_WORDS or last.endswith(_SECRET_ENDINGS)
 
 
 def hide_userinfo_unparsed(url: str) -> str:
@@ -71,6 +98,28 @@ def hide_userinfo_unparsed(url: str) -> str:
     if not mark or "@" not in rest:
         return url
     return f"{scheme}{mark}{MASK}@{rest.rpartition('@')[2]}"
+
+
+def userinfo_cut_short(url: str) -> bool:
+    """Whether ``url``, which parses, may still hold a ``user:password@`` that a parser did not find: a
+    password starting with digits then an unescaped ``/``, ``?`` or ``#`` reads as a port
+    (``redis://u:123#ss@host:6379/0``: host ``u``, port 123; ``http://bob:8000/s3cret@host/mcp``). Said when
+    the authority ends in ``:`` and digits, holds no ``@``, and the piece after its delimiter (up to the next
+    ``/``, ``?`` or ``#``) holds an ``@`` after something: :func:`hide_userinfo_unparsed` is then what shows
+    it. (A path whose first segment holds an ``@`` after a port, ``http://h:8000/a@b/mcp``, is hidden so too;
+    ``/@user`` and an ``@`` further on, ``/mcp?mail=a@b``, are not.)
+
+    Example:
+        >>> [userinfo_cut_short(u) for u in ("redis://u:123#ss@h:6379/0", "http://h:8000/mcp?mail=a@b")]
+        [True, False]
+    """
+    _, mark, rest = url.partition("://")
+    authority = re.match(r"[^/?#]*", rest)
+    netloc = authority.group(0) if authority and mark else ""
+    if "@" in netloc or not re.search(r":\d+$", netloc):
+        return False
+    piece = re.match(r"[^/?#]*", rest[len(netloc) + 1:])
+    return piece is not None and piece.group(0).find("@") > 0
 
 
 _QUERY_VALUE = r"""(?P<lead>[?&;#](?P<name>[^=&#?;\s'"<>]+)=)(?P<value>[^&#;\s'"<>]+)"""

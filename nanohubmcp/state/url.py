@@ -92,9 +92,11 @@ def _redacted_query(query: str) -> str:
 def redact(url: str) -> str:
     """``url`` with the password (and a bare user that may be a token) replaced by ``***``, in
     ``user:password@`` and in a query or fragment parameter such as ``?password=``; of a URL whose port is
-    no number, everything between ``://`` and its last ``@`` (a password holding an unescaped ``/``, ``?`` or
-    ``#`` ends the authority early: ``redis://bob:pa/ss@host:6379`` → ``redis://***@host:6379``)."""
-    from ..protocol.credentials import hide_query_secrets, hide_userinfo_unparsed
+    no number, or whose password may have read as the port (``protocol.credentials.userinfo_cut_short``:
+    ``redis://u:123#ss@host:6379/0``), everything between ``://`` and its last ``@`` (a password holding an
+    unescaped ``/``, ``?`` or ``#`` ends the authority early: ``redis://bob:pa/ss@host:6379`` →
+    ``redis://***@host:6379``)."""
+    from ..protocol.credentials import hide_query_secrets, hide_userinfo_unparsed, userinfo_cut_short
 
     try:
         parts = urllib.parse.urlsplit(url)
@@ -103,6 +105,8 @@ def redact(url: str) -> str:
     try:
         port = parts.port
     except ValueError:  # not a number in 0-65535: what looks like the port may be part of a password
+        return hide_query_secrets(hide_userinfo_unparsed(url))
+    if userinfo_cut_short(url):  # redis://u:123#ss@host:6379/0: "123" read as the port of host "u"
         return hide_query_secrets(hide_userinfo_unparsed(url))
     redacted = parts._replace(query=_redacted_query(parts.query), fragment=_redacted_query(parts.fragment))
     if redacted != parts:

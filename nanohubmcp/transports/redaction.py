@@ -26,6 +26,7 @@ from ..protocol.credentials import (
     hide_query_secrets,
     hide_userinfo_unparsed,
     is_secret_name,
+    userinfo_cut_short,
 )
 
 __all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "authority", "hide_query_secrets", "hide_userinfo",
@@ -34,6 +35,8 @@ __all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "authority", "hide_query
 _ISOLATED_BELOW = 8
 """A credential shorter than this is hidden only where it stands alone (not inside a longer word),
 so that ``?token=1`` does not turn every ``1`` of a message into ``***``."""
+_DELIMITED = re.compile(r"[:/?#]")
+"""A secret holding one of these is no word or number that a text holds by chance."""
 
 
 is_secret_query_name = is_secret_name
@@ -43,7 +46,8 @@ is_secret_query_name = is_secret_name
 def secrets_of(url: str, headers: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The credentials that ``url`` and ``headers`` carry, as they may appear in text, longest first.
 
-    From the URL: the password of ``user:password@`` (a bare ``user@``, which may be a token), and the
+    From the URL: the password of ``user:password@`` (a bare ``user@``, which may be a token; of a URL whose
+    password may have read as its port, :func:`.credentials.userinfo_cut_short`, all before its last ``@``), and the
     value of each query or fragment parameter (``#access_token=``) that :func:`is_secret_name` names (the
     legacy SSE endpoint's ``session_id`` among them), each as written and decoded. From the headers: the
     value of each whose name says it carries a credential (``Authorization``, ``Cookie``, ``X-API-Key``, ...); of an
@@ -61,6 +65,8 @@ def secrets_of(url: str, headers: Mapping[str, str] | None = None) -> tuple[str,
                 found.update((value, unquote(value.replace("+", " "))))
     except ValueError:  # an unparsable URL: its text is hidden only through the headers' credentials
         pass
+    if userinfo_cut_short(url):  # http://bob:8000/s3cret@host/mcp: all before the last @ may be a password
+        found.add(url.strip().partition("://")[2].rpartition("@")[0])
     for name, value in (headers or {}).items():
         if not is_secret_name(name):
             continue
@@ -78,8 +84,10 @@ def secrets_of(url: str, headers: Mapping[str, str] | None = None) -> tuple[str,
                         key=len, reverse=True))
 
 
-_USERINFO = r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#\s]*)@"
-"""The user information of a URL in text: ``scheme://`` then everything up to the authority's last ``@``."""
+_USERINFO = r"(://)([^/?#\s]*)@"
+"""The user information of a URL in text: after ``://``, everything up to the authority's last ``@``. (No
+scheme is matched before it: a scheme pattern such as ``[a-z][a-z0-9+.-]*`` tried from every word of a
+``a.a.a…`` text is quadratic; from each ``://`` the search is linear in the text's length.)"""
 
 
 def hide_userinfo(text: str) -> str:
@@ -109,8 +117,9 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     every credential query parameter of a URL in it too (:func:`hide_query_secrets`), and every URL's
     user information hidden (:func:`hide_userinfo`).
 
-    A secret of :data:`_ISOLATED_BELOW` characters or more is replaced wherever it occurs; a shorter
-    one only where it stands alone (no letter, digit or ``_.:/%-`` touches it: ``?token=1`` leaves
+    A secret of :data:`_ISOLATED_BELOW` characters or more, or of four or more holding ``:``, ``/``, ``?`` or
+    ``#`` (no word or number: ``u:12#s``, a user and password cut short), is replaced wherever it occurs; a
+    shorter one only where it stands alone (no letter, digit or ``_.:/%-`` touches it: ``?token=1`` leaves
     ``127.0.0.1`` as it is) or where it is a URL's query value (``?token=1:`` → ``?token=***:``).
 
     Example:
@@ -119,7 +128,7 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         'cannot reach http://127.0.0.1:8888/user/a/nanohubmcp/8000/mcp?token=***'
     """
     for secret in secrets:
-        if len(secret) >= _ISOLATED_BELOW:
+        if len(secret) >= _ISOLATED_BELOW or (len(secret) >= 4 and _DELIMITED.search(secret)):
             text = text.replace(secret, MASK)
         elif secret:
             text = re.sub(rf"(?<![\w.:/%-]){re.escape(secret)}(?![\w.:/%-])", MASK, text)

@@ -9,6 +9,13 @@ F6/N3: three rules said which names are credentials (the bridge's query rule: an
 ``?passwd=``, ``?X-Amz-Signature=``, ``?jwt=`` and a fragment's ``#access_token=`` were printed in clear by
 the bridge and the access log. One rule (``redaction.is_secret_name``) now serves all.
 N2: the text rule backtracked quadratically over a run of punctuation after ``?token=``.
+
+Review r37 F5: the rule read ``token`` as any substring and ``key``/``session`` as any word, so the access log hid
+``max_tokens=512``, ``token_count=3`` and ``key_column=B``, and still printed Jupyter's ``_xsrf`` and an OAuth
+``client_assertion`` (a JWT): a name's last word now says what it holds (``session`` alone stays hidden).
+F14: ``hide_userinfo`` tried its scheme pattern from every word of the text, quadratic in a ``a.a.a…`` text such as a
+server's long reason phrase (32 KB: 4.3 s in the bridge). N1: a password starting with digits then ``#`` or ``/``
+(``redis://u:123#ss@host:6379/0``) read as a port, and nothing was hidden.
 """
 
 from __future__ import annotations
@@ -37,8 +44,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SECRET = "Zq8secretvalue"
 CREDENTIAL_NAMES = ("token", "api-key", "api_key", "apiKey", "access_key", "AWSAccessKeyId", "auth", "passwd", "pass",
                     "password", "pwd", "sig", "X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "jwt",
-                    "code", "client_secret", "Jupyter_Token", "session_id", "JSESSIONID", "key")
-PLAIN_NAMES = ("page", "keyword", "author", "error_code", "x", "passage", "format")
+                    "code", "client_secret", "Jupyter_Token", "session_id", "JSESSIONID", "key", "_xsrf",
+                    "client_assertion", "assertion", "csrftoken", "X-XSRF-TOKEN", "Mcp-Session-Id", "session",
+                    "api_key_2", "PHPSESSID")
+PLAIN_NAMES = ("page", "keyword", "author", "error_code", "x", "passage", "format", "max_tokens", "token_count",
+               "key_column", "tokenizer", "token_type", "client_id", "user_id")
 
 
 @pytest.mark.parametrize("password", ["pass/word12", "s3cr#et", "s3?cret", "pw1/pw2#pw3?pw4"])
@@ -92,7 +102,7 @@ def test_the_access_log_hides_the_new_names(caplog: pytest.LogCaptureFixture) ->
     with serve(MCPServer("logged")) as url:
         parts = urlsplit(url)
         conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
-        conn.request("GET", f"/health?api-key={SECRET}&X-Amz-Signature={SECRET}&page=2")
+        conn.request("GET", f"/health?api-key={SECRET}&X-Amz-Signature={SECRET}&page=2&max_tokens=512&_xsrf={SECRET}")
         conn.getresponse().read()
         conn.close()
         deadline = time.monotonic() + 10
@@ -100,7 +110,7 @@ def test_the_access_log_hides_the_new_names(caplog: pytest.LogCaptureFixture) ->
             assert time.monotonic() < deadline, "no access line"
             time.sleep(0.01)
     assert SECRET not in lines[0]
-    assert "/health?api-key=<redacted>&X-Amz-Signature=<redacted>&page=2" in lines[0]
+    assert "/health?api-key=<redacted>&X-Amz-Signature=<redacted>&page=2&max_tokens=512&_xsrf=<redacted>" in lines[0]
 
 
 def test_a_long_run_of_punctuation_is_read_in_linear_time() -> None:
@@ -117,3 +127,35 @@ def test_a_long_run_of_punctuation_is_read_in_linear_time() -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("100,000 characters took more than 30 s to redact")
     assert done.returncode == 0, done.stderr
+
+
+def test_a_long_dotted_text_has_its_user_information_hidden_in_linear_time() -> None:
+    """Before, ``hide_userinfo('a.' * 8000)`` took 1.5 s, four times more for each doubling: 100,000 of them
+    (200 KB) would take most of an hour. A child process bounded generously (30 s) tells the two apart."""
+    code = ("from nanohubmcp.transports.redaction import hide_userinfo, redact, secrets_of\n"
+            "text = 'HTTP 400 ' + 'a.' * 100_000 + ' from http://bob:pw1@h:8000/mcp'\n"
+            "assert hide_userinfo(text).endswith(' from http://bob:***@h:8000/mcp')\n"
+            "assert redact(text, secrets_of('http://h:8000/mcp')).endswith(' from http://bob:***@h:8000/mcp')\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, env=env,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail("200,000 characters took more than 30 s to redact")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("redis://u:123#ss@host:6379/0", "redis://***@host:6379/0"),
+    ("redis://:123/ss@host:6379/0", "redis://***@host:6379/0"),
+    ("http://bob:8000/s3cret@host/mcp", "http://***@host/mcp"),
+])
+def test_a_password_that_reads_as_a_port_is_hidden(url: str, shown: str) -> None:
+    assert shown_state_url(url) == shown
+    assert redact(f"GET {url} failed", secrets_of(url)) == f"GET {shown} failed"
+
+
+@pytest.mark.parametrize("url", ["http://h:8000/mcp?mail=a@b.example", "http://h:8000/@user/mcp",
+                                 "redis://h:6379/0", "http://h/a@b/mcp"])
+def test_an_at_sign_past_the_authority_is_shown(url: str) -> None:
+    assert redact(f"GET {url} failed", secrets_of(url)) == f"GET {url} failed"

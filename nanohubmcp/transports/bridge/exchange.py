@@ -14,6 +14,7 @@ from tornado.iostream import IOStream, StreamClosedError
 from tornado.tcpclient import TCPClient
 
 from ..redaction import authority, redact, secrets_of
+from .refusal import MAX_SAID_CHARS
 
 CONNECT_TIMEOUT = 15.0
 """Seconds to open a connection to the server."""
@@ -42,7 +43,9 @@ class Exchange(httputil.HTTPMessageDelegate):
 
     def headers_received(self, start_line: Any, headers: httputil.HTTPHeaders) -> None:
         self.status = start_line.code
-        self.reason = start_line.reason
+        # The server's reason phrase, repeated in the bridge's messages: no longer than what it repeats of a body.
+        reason = start_line.reason
+        self.reason = reason if len(reason) <= MAX_SAID_CHARS else reason[: MAX_SAID_CHARS - 1] + "…"
         self.headers = headers
 
     def data_received(self, chunk: bytes) -> None:
