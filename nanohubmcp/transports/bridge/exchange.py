@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import Callable
-from typing import Any
 from urllib.parse import urlsplit
 
 from tornado import httputil
@@ -41,7 +40,9 @@ class Exchange(httputil.HTTPMessageDelegate):
     def is_sse(self) -> bool:
         return self.headers.get("Content-Type", "").split(";")[0].strip().lower() == "text/event-stream"
 
-    def headers_received(self, start_line: Any, headers: httputil.HTTPHeaders) -> None:
+    def headers_received(self, start_line: httputil.RequestStartLine | httputil.ResponseStartLine,
+                         headers: httputil.HTTPHeaders) -> None:
+        assert isinstance(start_line, httputil.ResponseStartLine)  # (a client's connection reads responses)
         self.status = start_line.code
         # The server's reason phrase, repeated in the bridge's messages: no longer than what it repeats of a body.
         reason = start_line.reason
