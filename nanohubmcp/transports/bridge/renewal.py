@@ -23,7 +23,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..headers import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
-from .exchange import Exchange
+from .exchange import Exchange, HTTPFailure
 
 if TYPE_CHECKING:
     from .options import BridgeOptions
@@ -51,6 +51,8 @@ log = logging.getLogger("nanohubmcp.bridge")
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 RENEW_ID = "nanohubmcp-bridge-renew"
 """The id of the replayed ``initialize`` (its answer goes nowhere: the client saw the first one)."""
+PING = b'{"jsonrpc":"2.0","id":"nanohubmcp-bridge-probe","method":"ping"}'
+"""Asks whether the server still knows a session (:func:`forgot`); its answer goes nowhere."""
 LISTS = ("tools", "resources", "prompts")
 """The lists a server declares in its capabilities and says changed with ``notifications/<list>/list_changed``."""
 
@@ -61,8 +63,10 @@ async def renew(bridge: Renewable, forgotten: str) -> bool:
     Requests that met the same 404 share one renewal.
 
     Returns:
-        True when a new session is open (the request can be sent again), False when the client
-        never initialized or the server refused a new session.
+        True when a new session is open (the request can be sent again; a server answering the
+        ``initialize`` without an ``Mcp-Session-Id`` now runs without sessions, and the bridge sends
+        without one), False when the client never initialized or the server refused a new session
+        (the old id is kept: a restarting server behind a proxy answering 404 takes one later).
 
     Raises:
         HTTPFailure: the server could not be reached.
@@ -78,10 +82,12 @@ async def renew(bridge: Renewable, forgotten: str) -> bool:
         headers = {**options.headers, "Content-Type": "application/json", "Accept": options.accept}
         events: list[dict[str, str]] = []
         exchange = await Exchange(events.append).run("POST", options.url, headers, json.dumps(initialize).encode())
-        session = exchange.headers.get(MCP_SESSION_ID_HEADER) if exchange.status == 200 else None
-        if not session:
-            return False
-        bridge.session_id = headers[MCP_SESSION_ID_HEADER] = session
+        if exchange.status != 200:
+            return False  # the session is kept: the server (or a proxy before it) may take a new one later
+        session = exchange.headers.get(MCP_SESSION_ID_HEADER) or None
+        bridge.session_id = session  # None: the server now runs without sessions
+        if session:
+            headers[MCP_SESSION_ID_HEADER] = session
         if bridge.version:
             headers[MCP_PROTOCOL_VERSION_HEADER] = bridge.version
         await Exchange().run("POST", options.url, headers, INITIALIZED)
@@ -93,6 +99,25 @@ async def renew(bridge: Renewable, forgotten: str) -> bool:
             if isinstance(declared, dict) and declared.get("listChanged") is True:
                 bridge.emit({"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"})
         return True
+
+
+async def forgot(bridge: Renewable, session: str) -> bool:
+    """Whether the server no longer knows ``session``: a ``ping`` carrying it is answered HTTP 404, or cannot be
+    sent (the server is down: a renewal waits for it).
+
+    A GET stream's 404 alone does not say so for a session whose stream never opened: a load balancer may send
+    the GET to a process that does not hold the session while the POSTs reach one that does.
+    """
+    options = bridge.options
+    headers = {**options.headers, "Content-Type": "application/json", "Accept": options.accept,
+               MCP_SESSION_ID_HEADER: session}
+    if bridge.version:
+        headers[MCP_PROTOCOL_VERSION_HEADER] = bridge.version
+    try:
+        exchange = await Exchange().run("POST", options.url, headers, PING)
+    except HTTPFailure:
+        return True
+    return exchange.status == 404
 
 
 def _capabilities(exchange: Exchange, events: list[dict[str, str]]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from .exchange import Exchange, HTTPFailure
 from .headers import Mark, modern_headers
 from .options import BridgeOptions, legacy_url
 from .refusal import jupyter_message, jupyter_refusal, proxy_hint, refused_by_jupyter, server_said
-from .renewal import renew
+from .renewal import forgot, renew
 from .response_stream import MAX_RECONNECTS, RECONNECT_SECONDS, ResponseStream, retry_seconds
 
 log = logging.getLogger("nanohubmcp.bridge")
@@ -41,6 +41,10 @@ with a lower limit answers 413, which reaches the client as its JSON-RPC error."
 MAX_RENEW_PAUSE_SECONDS = 10.0
 """The longest pause between the GET stream's attempts to open a new session on a server that forgot the
 old one, while the attempts fail (a proxy answering 404 until the restarted server is up)."""
+
+MAX_UNSTREAMED_RENEWALS = 3
+"""The most sessions the GET stream opens in a row while the server opens no stream for any of them (a server
+restarting again and again before the bridge listens; a server that forgets every session at once)."""
 
 
 class Bridge:
@@ -194,15 +198,14 @@ class Bridge:
                 return
         body = text.decode("utf-8", errors="replace")
         where = f"HTTP {exchange.status} {exchange.reason} from {self.options.url}"
-        if exchange.status == 404 and self.session_id:
-            self.session_id = None
-            if jupyter_message(body) is None:
-                self.fail(
-                    request_id,
-                    "the server no longer knows this session (it restarted or the session "
-                    "expired); restart the client's connection to start a new one",
-                )
-                return
+        if exchange.status == 404 and self.session_id and jupyter_message(body) is None:
+            # The session is kept (not dropped): the next request, or the GET stream, tries a new one again.
+            self.fail(
+                request_id,
+                "the server no longer knows this session (it restarted or the session expired) and did not "
+                "open a new one; the bridge tries again with the next request",
+            )
+            return
         refusal = jupyter_refusal(self.options.url, exchange.status, body)
         said = refusal or server_said(body)
         self.fail(request_id, where + (f": {said}" if said else "") + proxy_hint(self.options.url, exchange.status))
@@ -243,16 +246,20 @@ class Bridge:
     async def listen(self) -> None:
         """Keep the session's GET stream open (resuming after drops) while the session lives.
 
-        A 404 for a session whose stream the server had opened (HTTP 200) means the server forgot it (it
-        restarted, or the session expired): the bridge opens a new session (:meth:`_renewed`), at most once per
-        session, and listens on it. While that fails (a proxy answering 404 until the restarted server is up) it
-        tries again, the pause doubling from the stream's retry to :data:`MAX_RENEW_PAUSE_SECONDS`, as long as
-        the bridge runs. A 404 for a session whose stream never opened (a server whose GET reaches a process
-        that does not hold the session) ends the listening: requests still work.
+        A 404 for a session whose stream the server had opened (HTTP 200), or for one the server refuses a ping
+        for too (:func:`.renewal.forgot`: a session the bridge opened that the server, restarted again, forgot
+        before its stream opened), means the server forgot it (it restarted, or the session expired): the bridge
+        opens a new session (:meth:`_renewed`), at most once per session, and listens on it; at most
+        :data:`MAX_UNSTREAMED_RENEWALS` in a row while no stream opens. While that fails (a proxy answering 404
+        until the restarted server is up) it tries again, the pause doubling from the stream's retry to
+        :data:`MAX_RENEW_PAUSE_SECONDS`, as long as the bridge runs. A 404 for a session whose stream never
+        opened and that the server still knows (a server whose GET reaches a process that does not hold the
+        session) ends the listening: requests still work.
         """
         last_id: str | None = None
         failures = 0
         unrenewed = 0  # failed attempts to open a new session in place of the current one
+        unstreamed = 0  # sessions opened since a GET stream last opened
         streamed: str | None = None  # the last session whose GET stream the server opened
         session = self.session_id
         while self.session_id and not self.done.is_set():
@@ -279,12 +286,15 @@ class Bridge:
             except HTTPFailure as exc:
                 log.info("the GET stream dropped: %s", exc)
             if exchange.status == 200:
-                streamed = session
+                streamed, unstreamed = session, 0
             if exchange.status == 404 and session != self.session_id:
                 continue  # the session was renewed meanwhile: listen on the new one
-            if exchange.status == 404 and session is not None and session == streamed:
+            if exchange.status == 404 and session is not None and (
+                session == streamed or (unstreamed < MAX_UNSTREAMED_RENEWALS and await forgot(self, session))
+            ):
                 # The server restarted: a new session (the client told its lists changed), then its stream.
-                unrenewed = 0 if await self._renewed(session) else unrenewed + 1
+                renewed = await self._renewed(session)
+                unrenewed, unstreamed = (0, unstreamed + 1) if renewed else (unrenewed + 1, unstreamed)
                 await asyncio.sleep(min(retry * 2 ** unrenewed, MAX_RENEW_PAUSE_SECONDS) if unrenewed else retry)
                 continue
             if exchange.status in (404, 405, 409) or (exchange.status >= 400 and failures >= MAX_RECONNECTS):
