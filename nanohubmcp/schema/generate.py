@@ -21,6 +21,7 @@ from typing import Any
 
 from nanohubmcp.errors import RegistrationError
 from nanohubmcp.schema import coerce as co
+from nanohubmcp.schema.constraints import NotExpressible
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import member_schema
 from nanohubmcp.schema.hints import ClassNames, ClassOrLazy
@@ -96,6 +97,10 @@ def describe_function(
                                         (``fromisoformat``); ``Path`` -> string
     ``Annotated[X, "text", {...}]``     X's schema with ``"description": "text"``, and any
                                         dict merged in (``{"minimum": 0}``)
+    ``Annotated[X, Field(gt=0)]``       X's schema with the constraint's keyword
+                                        (``"exclusiveMinimum": 0``; pydantic ``Field`` and
+                                        annotated_types ``Gt``/``MinLen``/...: ``constraints``);
+                                        one no keyword can say is refused (RegistrationError)
     ``NewType``, bound ``TypeVar``      the underlying type
     ``Any``, ``object``, missing,       ``{}`` (any value, passed as is)
     anything else
@@ -121,7 +126,8 @@ def describe_function(
         RegistrationError: naming the component (``"tool 'add': …"``) when ``fn`` is not
             callable, is a lambda registered without a name, has a signature Python cannot
             report, takes ``*args`` or positional-only parameters, has two context
-            parameters, or carries a type comment whose count fits no parameter list.
+            parameters, or carries a type comment whose count fits no parameter list, or a constraint
+            in ``Annotated`` that its JSON Schema cannot say (``Field(gt=date(...))``, a ``Predicate``).
 
     Example:
         >>> def add(a: int, b: int = 2) -> int:
@@ -143,7 +149,10 @@ def describe_function(
     extra_names = ClassNames(context_types)
     types = parameter_types(target, signature, label, extra_names)
     mapper = TypeMapper(extra_names)
-    context = find_context(signature, types, context_types, label)
+    try:
+        context = find_context(signature, types, context_types, label)
+    except NotExpressible as exc:
+        raise RegistrationError(f"{label}: {exc}") from None
     docs = read_docstring(describing_docstring(fn, target))
 
     properties: dict[str, Any] = {}
@@ -167,7 +176,10 @@ def describe_function(
                 f"{label}: parameter {param.name!r} is positional-only, but MCP passes arguments by name"
             )
         already = len(mapper.unpublished)
-        mapped = mapper.map(types.get(param.name, typing.Any))
+        try:
+            mapped = mapper.map(types.get(param.name, typing.Any))
+        except NotExpressible as exc:
+            raise RegistrationError(f"{label}: parameter {param.name!r}: {exc}") from None
         unpublished += [(param.name, field, why) for field, why in mapper.unpublished[already:]]
         if param.kind is param.VAR_KEYWORD:
             extra, extra_coerce = mapped.schema, mapped.coerce

@@ -36,6 +36,7 @@ from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
+    from nanohubmcp.errors import InvalidArguments
     from nanohubmcp.protocol.wire import JSONValue
     from nanohubmcp.schema.simple_errors import Violation
 
@@ -153,7 +154,7 @@ class ArgumentValidator:
         if isinstance(arguments, dict) and len(arguments) > self._most_names:
             unexpected = _many_unexpected(self._schema, arguments)
             if unexpected:
-                raise invalid_arguments(self._kind, self._name, unexpected)
+                raise self._refusal(unexpected, arguments)
         fast = self._fast
         if fast is not None:
             try:
@@ -162,11 +163,23 @@ class ArgumentValidator:
             except self._fast_refusal:  # jsonschema decides, and says why (or simple_errors, as it would)
                 found = self._simple_violations(arguments)
                 if found:
-                    raise invalid_arguments(self._kind, self._name, _lines(found, "arguments")) from None
+                    raise self._refusal(_lines(found, "arguments"), arguments) from None
                 # none found where the fast path refused (or a schema beyond simple_errors): jsonschema decides
         if self._validator.is_valid(arguments):
             return arguments
-        raise invalid_arguments(self._kind, self._name, _violations(self._validator, arguments, "arguments"))
+        raise self._refusal(_violations(self._validator, arguments, "arguments"), arguments)
+
+    def _refusal(self, violations: Sequence[str], arguments: object) -> InvalidArguments:
+        """The refusal listing ``violations``, each ``Secret`` argument's value they quote (``"short" is too
+        short``, ``12345 is not of type 'string'``) written ``***``: a refusal is answered, logged and recorded."""
+        from nanohubmcp.schema.secret import secret_plan
+        from nanohubmcp.schema.secret_text import SecretText, secret_values
+
+        plan = secret_plan(self._schema) if isinstance(arguments, dict) else None
+        if plan is not None and isinstance(arguments, dict):
+            hide = SecretText(secret_values(arguments, plan))  # (before the lines are cut to their bound)
+            violations = [hide(line) for line in violations]
+        return invalid_arguments(self._kind, self._name, violations)
 
     def _simple_violations(self, arguments: object) -> list[Violation]:
         """The violations :mod:`.simple_errors` finds, as jsonschema would, when it covers the schema

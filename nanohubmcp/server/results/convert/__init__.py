@@ -194,7 +194,7 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
                 True,
                 full=table.file,
                 lazy=True,
-                longer_than=lambda n: frames.longer_than(value, jsonable, n),
+                longer_than=table.longer_than,
                 text=lambda _within: table.text(),
                 at_least=frames.least_text(value),
             )

@@ -11,8 +11,10 @@ text.
 
 pint Quantities in a column (object cells, as pandas holds them without pint-pandas): when every cell that is not
 empty is a Quantity and all have the same units (and no uncertainty), the column holds their magnitudes and its name
-gets the units (``"gap"`` -> ``"gap [eV]"``), in the records, the summary and the CSV file alike; any other
-Quantity cell is its text (``"1.12 eV"``, as the Quantity's summary).
+gets the units (``"gap"`` -> ``"gap [eV]"``; a name already ending so is kept), in the records, the summary and the
+CSV file alike; any other Quantity cell is its text (``"1.12 eV"``, as the Quantity's summary), and so are a column's
+when its name with the units is already another column's or the index's (no two columns get one name). A pint
+``Unit`` cell is its short text (``"meV"``).
 """
 
 from __future__ import annotations
@@ -43,12 +45,15 @@ class Table(NamedTuple):
         text: makes their JSON text, to the byte what ``jsonenc.dumps(records())`` writes, column
             by column without making the records.
         file: makes ``(CSV text, MIME type, file name)`` of the whole table.
+        longer_than: ``longer_than(n)``: :func:`longer_than` of the table, from the frame its records are made
+            of (its Quantity columns made plain once, for both); False for an Index's or an array's values.
     """
 
     summary: str
     records: Callable[[], Any]
     text: Callable[[], str]
     file: Callable[[], tuple[str, str, str]]
+    longer_than: Callable[[int], bool]
 
 
 def _frame(value: object) -> TypeGuard[pd.DataFrame]:
@@ -107,6 +112,7 @@ def _table(summary: str, frame: pd.DataFrame, nested: Nested, file_name: str) ->
         lambda: _records(frame, nested),
         lambda: records_text(frame, nested),
         lambda: (frame.to_csv(), "text/csv", file_name),
+        lambda limit: _records_longer_than(frame, nested, limit),
     )
 
 
@@ -132,6 +138,7 @@ def _values(
         lambda: values,
         lambda: jsonenc.dumps(values),
         lambda: (frame.to_csv(index=False), "text/csv", name),
+        lambda _limit: False,
     )
 
 
@@ -164,7 +171,11 @@ def longer_than(value: object, nested: Nested, limit: int) -> bool:
         frame = value
     else:
         return False
-    frame = _units_in_columns(frame, nested)
+    return _records_longer_than(_units_in_columns(frame, nested), nested, limit)
+
+
+def _records_longer_than(frame: pd.DataFrame, nested: Nested, limit: int) -> bool:
+    """:func:`longer_than` of a frame whose Quantity columns are already plain."""
     size, start, step = len('{"result":[]}'), 0, FIRST_CHUNK_ROWS
     while start < len(frame) and size <= limit:
         chunk = records_text(frame.iloc[start : start + step], nested)
@@ -185,37 +196,49 @@ def _name(label: object) -> str:
 
 
 def _units_in_columns(frame: pd.DataFrame, nested: Nested) -> pd.DataFrame:
-    """The frame with its columns of pint Quantities made plain (see the module's text): ``frame`` itself when no
-    object column holds one (a column of text is passed over at C speed), else a copy, its columns named as the
-    records' keys are (``"gap [eV]"``; a MultiIndex column's levels joined)."""
-    changed: dict[int, tuple[str, list[Any]]] = {}
+    """The frame with its columns of pint Quantities and Units made plain (see the module's text): ``frame`` itself
+    when no object column holds one (a column of text is passed over at C speed), else a copy, its columns named as
+    the records' keys are (``"gap [eV]"``; a MultiIndex column's levels joined)."""
+    changed: dict[int, list[Any]] = {}
     for i in range(frame.shape[1]):
         series = frame.iloc[:, i]
         if library(series.dtype) != "numpy" or series.dtype.kind != "O" or _only_text(series):
             continue
         cells = series.tolist()
-        if any(units.is_quantity(v) for v in cells):
-            changed[i] = _quantity_column(cells, nested)
+        if any(units.is_quantity(v) or units.is_unit(v) for v in cells):
+            changed[i] = cells
     if not changed:
         return frame
     out = frame.copy(deep=False)
     labels = [_name(label) for label in frame.columns]
-    for i, (suffix, values) in changed.items():
+    taken = {*labels, *(_name(n) for n in frame.index.names if n is not None)}
+    for i, cells in changed.items():
+        suffix, values = _quantity_column(cells, nested)
+        if suffix and not labels[i].endswith(suffix):  # ("gap [eV]" of Quantities in eV keeps its name)
+            if labels[i] + suffix in taken:  # a column (or the index) has that name: these keep their units
+                values = _texts(cells, nested)
+            else:
+                labels[i] += suffix
         out.isetitem(i, values)  # (by position: no label, so two columns of one name are still told apart)
-        labels[i] += suffix
     out.columns = labels
     return out
 
 
 def _quantity_column(cells: list[Any], nested: Nested) -> tuple[str, list[Any]]:
     """``(" [units]", magnitudes)`` for a column's cells that are Quantities of one unit (empty cells kept
-    empty), else ``("", cells)`` with each Quantity as its text."""
+    empty), else ``("", texts)``: :func:`_texts`."""
     filled = [v for v in cells if not _missing(v)]
     if all(units.is_quantity(v) and not units.has_uncertainty(v) for v in filled):
         spelled = {units.units_text(v) for v in filled}
         if len(spelled) == 1:
             return f" [{spelled.pop()}]", [None if _missing(v) else v.magnitude for v in cells]
-    return "", [units.summary(v, nested) if units.is_quantity(v) else v for v in cells]
+    return "", _texts(cells, nested)
+
+
+def _texts(cells: list[Any], nested: Nested) -> list[Any]:
+    """A column's cells with each Quantity as its text (``"1.12 eV"``) and each Unit as its short text (``"meV"``)."""
+    return [units.summary(v, nested) if units.is_quantity(v) else units.unit_text(v) if units.is_unit(v) else v
+            for v in cells]
 
 
 def _flat(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -334,6 +357,8 @@ def cell(value: object, nested: Nested) -> Any:
         return str(value)
     if units.is_quantity(value):  # (an Index's; a column's are made plain first: _units_in_columns)
         return units.summary(value, nested)
+    if units.is_unit(value):
+        return units.unit_text(value)
     raise TypeError(
         f"a table cell holds a {type(value).__module__}.{type(value).__qualname__} ({value!r:.60}), which has no "
         "JSON form; store str, numbers, booleans, None, lists or dicts in object columns"

@@ -10,7 +10,9 @@ A Quantity (a number or an array with units, pint's ``ureg.Quantity`` / ``3 * ur
   table cell (:func:`.kinds.number_form`);
 - ``uncertainty``: only for a magnitude with an uncertainty (a pint ``Measurement``, ``q.plus_minus(0.01)``, or a
   Quantity of an ``uncertainties`` value, ``ufloat(1.12, 0.01) * ureg.eV``): the standard deviation, the magnitude
-  then being the nominal value: ``{"magnitude": 1.12, "uncertainty": 0.01, "units": "eV"}``;
+  then being the nominal value: ``{"magnitude": 1.12, "uncertainty": 0.01, "units": "eV"}``; for an array of them
+  (``unumpy.uarray(nominals, std_devs) * ureg.eV``) both are arrays of its shape, as ``unumpy.nominal_values`` and
+  ``unumpy.std_devs`` give them;
 - ``units``: pint's short spelling, which pint reads back (``ureg.Quantity(m, units)``): ``"meV"``,
   ``"m / s ** 2"``, ``"°C"``; ``"dimensionless"`` for a Quantity without units.
 
@@ -32,7 +34,10 @@ from typing import Any
 from . import arrays
 from .kinds import Nested, is_a, library, number_form
 
-__all__ = ["data", "has_uncertainty", "is_quantity", "is_unit", "least_text", "summary", "unit_text", "units_text"]
+__all__ = [
+    "data", "has_uncertainty", "is_quantity", "is_unit", "least_text", "summary", "uncertain_parts", "unit_text",
+    "units_text",
+]
 
 QUANTITY_CLASSES = ("PlainQuantity", "Quantity")
 """The class names a pint Quantity's type has among its bases (``PlainQuantity`` from pint 0.20)."""
@@ -71,9 +76,33 @@ def units_text(value: Any) -> str:
 
 def has_uncertainty(value: Any) -> bool:
     """True for a Quantity whose magnitude carries an uncertainty (a pint ``Measurement``, a Quantity of an
-    ``uncertainties`` value)."""
-    magnitude = value.magnitude
-    return is_a(magnitude, "uncertainties", *UNCERTAIN_CLASSES) and hasattr(magnitude, "std_dev")
+    ``uncertainties`` value or of an array of them, ``unumpy.uarray``)."""
+    return uncertain_parts(value.magnitude) is not None
+
+
+def _uncertain(number: object) -> bool:
+    return is_a(number, "uncertainties", *UNCERTAIN_CLASSES) and hasattr(number, "std_dev")
+
+
+def uncertain_parts(magnitude: Any) -> tuple[Any, Any] | None:
+    """``(nominal values, standard deviations)`` of a magnitude with uncertainties: a scalar's two numbers, or,
+    for an object array holding ``uncertainties`` values (``unumpy.uarray``), two float arrays of its shape (a
+    plain number in it is itself with an uncertainty of 0, as ``unumpy.std_devs`` has it; a NaN is NaN in both);
+    None for any other magnitude (an array of anything else beside them too)."""
+    if _uncertain(magnitude):
+        return magnitude.nominal_value, magnitude.std_dev
+    if not arrays.is_array(magnitude) or magnitude.dtype.kind != "O" or not magnitude.size:
+        return None
+    cells = magnitude.ravel().tolist()
+    if not any(_uncertain(v) for v in cells):
+        return None
+    if not all(_uncertain(v) or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in cells):
+        return None
+    import numpy as np  # (an array is in hand: numpy is imported)
+
+    pairs = [(v.nominal_value, v.std_dev) if _uncertain(v) else (v, 0.0 if v == v else v) for v in cells]
+    nominal, std = (np.array(part, dtype=float).reshape(magnitude.shape) for part in zip(*pairs, strict=True))
+    return nominal, std
 
 
 def _long_name(value: Any) -> str:
@@ -91,17 +120,20 @@ def _number(magnitude: Any, nested: Nested) -> Any:
     return form if special else nested(magnitude)
 
 
+def _plain(magnitude: Any, nested: Nested) -> Any:
+    return arrays.to_lists(magnitude, nested) if arrays.is_array(magnitude) else _number(magnitude, nested)
+
+
 def data(value: Any, nested: Nested) -> dict[str, Any]:
     """``{"magnitude": numbers, "units": text}`` for a Quantity (``nested`` makes a plain magnitude JSON-ready;
     a ``Decimal`` or ``Fraction`` magnitude is its text and a ``complex`` one ``[real, imag]``, as is each one in
-    an array); ``{"magnitude": nominal value, "uncertainty": standard deviation, "units": text}`` for one with an
-    uncertainty."""
-    magnitude = value.magnitude
-    if has_uncertainty(value):
-        return {"magnitude": _number(magnitude.nominal_value, nested),
-                "uncertainty": _number(magnitude.std_dev, nested), "units": units_text(value)}
-    numbers = arrays.to_lists(magnitude, nested) if arrays.is_array(magnitude) else _number(magnitude, nested)
-    return {"magnitude": numbers, "units": units_text(value)}
+    an array); ``{"magnitude": nominal value(s), "uncertainty": standard deviation(s), "units": text}`` for one with
+    uncertainties (:func:`uncertain_parts`: a number each, or two arrays of one shape)."""
+    parts = uncertain_parts(value.magnitude)
+    if parts is not None:
+        return {"magnitude": _plain(parts[0], nested), "uncertainty": _plain(parts[1], nested),
+                "units": units_text(value)}
+    return {"magnitude": _plain(value.magnitude, nested), "units": units_text(value)}
 
 
 def summary(value: Any, nested: Nested) -> str:
@@ -111,9 +143,13 @@ def summary(value: Any, nested: Nested) -> str:
     units = units_text(value)
     if arrays.is_array(magnitude):
         if magnitude.ndim:
+            parts = uncertain_parts(magnitude)
+            if parts is not None:
+                return (f"pint Quantity in {units}{_long_name(value)} with uncertainties: nominal values "
+                        f"{arrays.summary(parts[0], nested)}; uncertainties {arrays.summary(parts[1], nested)}")
             return f"pint Quantity in {units}{_long_name(value)}: {arrays.summary(magnitude, nested)}"
         magnitude = magnitude[()]  # a 0-d array: its one element, a numpy scalar
-    if has_uncertainty(value):
+    if _uncertain(magnitude):
         magnitude = f"({magnitude.nominal_value} +/- {magnitude.std_dev})"
     return f"{magnitude} {units}" if units != "dimensionless" else f"{magnitude} (dimensionless)"
 

@@ -1,0 +1,172 @@
+"""The constraints an ``Annotated`` type carries (pydantic's ``Field``, annotated_types) -> JSON Schema keywords.
+
+pydantic's ``Field(gt=0, min_length=2, pattern=...)`` keeps its constraints as annotated_types objects in
+``FieldInfo.metadata``; ``Annotated[int, Gt(0)]`` (or ``Interval(gt=0, le=1)``, ``Len(1, 5)``) names them directly.
+Each becomes the JSON Schema keyword that says the same of the JSON value, so the client sees it in the
+``inputSchema`` and the validation every call already gets enforces it:
+
+======================================  =======================================================================
+``Gt``, ``Ge`` (``gt=``, ``ge=``)       ``exclusiveMinimum``, ``minimum`` (a number or integer schema)
+``Lt``, ``Le`` (``lt=``, ``le=``)       ``exclusiveMaximum``, ``maximum``
+``MultipleOf`` (``multiple_of=``)       ``multipleOf``
+``MinLen``, ``MaxLen``, ``Len``         ``minLength``/``maxLength`` (string), ``minItems``/``maxItems``
+(``min_length=``, ``max_length=``)      (array), ``minProperties``/``maxProperties`` (object)
+``pattern=``                            ``pattern`` (a string schema; searched, as pydantic and JSON Schema do)
+``Field(title=, examples=,``            ``title``, ``examples``, the dict merged in, ``"deprecated": true``
+``json_schema_extra={}, deprecated=)``
+======================================  =======================================================================
+
+Two bounds of one kind keep the tighter. A constraint no keyword can say (a ``Predicate``, ``max_digits``,
+``strict=True``, ``strip_whitespace``, a bound that is not a number, a bound on a value that is not a JSON number, a
+length of base64 ``bytes``) and a ``Field`` argument a parameter would ignore (``default``, ``alias``) raise
+:class:`NotExpressible`: registration refuses the function naming it, rather than accept values the annotation
+forbids. Objects of other libraries in ``Annotated`` are left alone. Nothing is imported: annotated_types and
+pydantic are loaded whenever an annotation holds their objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from typing import Any
+
+__all__ = ["NotExpressible", "keywords_of"]
+
+_BOUNDS = {
+    "gt": ("exclusiveMinimum", max), "ge": ("minimum", max), "lt": ("exclusiveMaximum", min), "le": ("maximum", min),
+}
+_LENGTHS = {
+    "min_length": ({"string": "minLength", "array": "minItems", "object": "minProperties"}, max),
+    "max_length": ({"string": "maxLength", "array": "maxItems", "object": "maxProperties"}, min),
+}
+_NUMBERS = {"number", "integer"}
+_NO_OP = {"strict": False, "strip_whitespace": False, "to_lower": False, "to_upper": False}
+"""Flags whose value here asks for nothing (pydantic's defaults)."""
+_WIRE_KEPT = {"allow_inf_nan"}
+"""Asked of a value JSON already settles: the wire refuses ``NaN`` and ``Infinity`` (``protocol.jsondec``)."""
+_FIELD_KEPT = {"description", "title", "examples", "json_schema_extra", "deprecated"}
+_FIELD_ADVICE = {
+    "default": "give the default in the signature (`x: int = 3`)",
+    "default_factory": "give the default in the signature (`x: list[int] | None = None`) and make it in the body",
+    "alias": "name the parameter as clients should send it",
+    "validation_alias": "name the parameter as clients should send it",
+}
+
+
+class NotExpressible(ValueError):
+    """A constraint or ``Field`` argument the tool's JSON Schema cannot say; the message names it and what to do."""
+
+
+def keywords_of(item: object, schema: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema keywords ``item`` (one object of an ``Annotated``'s metadata) adds to ``schema`` (the
+    annotated type's), merged with the ones ``schema`` has (a bound already there: the tighter kept); ``{}`` for an
+    object that is neither a pydantic ``FieldInfo`` nor annotated_types metadata.
+
+    Raises:
+        NotExpressible: ``item`` asks for something no keyword says, or a ``Field`` argument a parameter ignores.
+    """
+    fields = sys.modules.get("pydantic.fields")
+    if fields is not None and isinstance(item, fields.FieldInfo):
+        return _field(item, schema)
+    at = sys.modules.get("annotated_types")
+    if at is None:
+        return {}
+    if isinstance(item, at.GroupedMetadata):  # Interval, Len, pydantic's StringConstraints
+        found: dict[str, Any] = {}
+        for part in item:
+            found.update(keywords_of(part, {**schema, **found}))
+        return found
+    if isinstance(item, at.BaseMetadata):
+        return _metadata(item, schema)
+    return {}
+
+
+def _field(info: Any, schema: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic ``Field(...)``'s keywords: its own arguments', then those of its constraints (its ``metadata``)."""
+    found: dict[str, Any] = {}
+    for name in getattr(info, "_attributes_set", {}):  # the arguments given (its constraints are in .metadata)
+        value = getattr(info, name, None)
+        if name not in _FIELD_KEPT:
+            advice = _FIELD_ADVICE.get(name, "leave it out, or check it in the function and raise ValueError")
+            raise NotExpressible(f"Field({name}={value!r}) does nothing for a tool's argument; {advice}")
+        if name == "json_schema_extra":
+            if not isinstance(value, dict):
+                raise NotExpressible(f"Field(json_schema_extra={value!r}) is not a dict; give the keywords as a dict")
+            found.update(value)
+        elif name == "deprecated":
+            if value:
+                found["deprecated"] = True
+        elif name != "description" and value is not None:  # (the description is the caller's: it ranks texts)
+            found[name] = list(value) if name == "examples" else value
+    for item in info.metadata:
+        found.update(keywords_of(item, {**schema, **found}))
+    return found
+
+
+def _metadata(item: Any, schema: dict[str, Any]) -> dict[str, Any]:
+    """One annotated_types (or pydantic) constraint object's keywords."""
+    given = (
+        {f.name: getattr(item, f.name) for f in dataclasses.fields(item)} if dataclasses.is_dataclass(item)
+        else dict(vars(item))
+    )
+    found: dict[str, Any] = {}
+    for name, value in given.items():
+        if value is None or (name in _NO_OP and _NO_OP[name] is value) or name in _WIRE_KEPT:
+            continue
+        here = {**schema, **found}
+        if name in _BOUNDS or name == "multiple_of":
+            found.update(_number_keyword(item, name, value, here))
+        elif name in _LENGTHS:
+            found.update(_length_keywords(item, name, value, here))
+        elif name == "pattern" and _types(here) - {"null"} == {"string"}:
+            found["pattern"] = getattr(value, "pattern", value)  # a compiled re.Pattern: its text
+        else:
+            raise NotExpressible(
+                f"{item!r} cannot be said in the JSON Schema of a value {_kind(here)}, so a client's value would not "
+                "be checked against it; check it in the function (raise ValueError naming the rule) and say it in the "
+                "parameter's description"
+            )
+    return found
+
+
+def _number_keyword(item: object, name: str, value: object, schema: dict[str, Any]) -> dict[str, Any]:
+    types = _types(schema)
+    if not types & _NUMBERS or types - _NUMBERS - {"null"}:
+        raise NotExpressible(f"{item!r} bounds a number, but the JSON value it would bound is {_kind(schema)}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise NotExpressible(f"{item!r}: the bound must be a finite int or float, which JSON can write")
+    number: int | float = int(value) if isinstance(value, int) else float(value)
+    if name == "multiple_of":
+        if number <= 0:
+            raise NotExpressible(f"{item!r}: multiple_of must be greater than 0")
+        return {"multipleOf": number}
+    keyword, tighter = _BOUNDS[name]
+    return {keyword: tighter(schema[keyword], number) if keyword in schema else number}
+
+
+def _length_keywords(item: object, name: str, value: object, schema: dict[str, Any]) -> dict[str, Any]:
+    by_type, tighter = _LENGTHS[name]
+    types = _types(schema)
+    if "contentEncoding" in schema:
+        raise NotExpressible(f"{item!r}: the value arrives encoded ({schema['contentEncoding']}), whose text "
+                             "length is not its length; check the length in the function")
+    keywords = [by_type[t] for t in ("string", "array", "object") if t in types]
+    if not keywords or types - set(by_type) - {"null"}:
+        raise NotExpressible(
+            f"{item!r} bounds the length of a text, list or dict, but the JSON value it would bound is {_kind(schema)}"
+        )
+    assert isinstance(value, int)
+    return {k: tighter(schema[k], value) if k in schema else value for k in keywords}
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    """The JSON types ``schema`` names at its top (none for ``{}``, an ``anyOf``, a ``$ref``)."""
+    kind = schema.get("type")
+    return {kind} if isinstance(kind, str) else set(kind) if isinstance(kind, list) else set()
+
+
+def _kind(schema: dict[str, Any]) -> str:
+    """``of type string`` / ``of type number or null`` from the schema's JSON types; ``of any type`` for none."""
+    types = sorted(_types(schema))
+    return f"of type {' or '.join(types)}" if types else "of any type"
