@@ -179,6 +179,14 @@ class CellRegistry:
         """Register (or replace) a prompt."""
         return self._add("prompt", fn, spec, cell, False)
 
+    def served_before(self, kind: str, name: str | None, cell: CellOutput) -> str | None:
+        """The key of the component of ``kind`` ("tool", "resource", "prompt") an earlier run of ``cell`` registered
+        (known by its cell id), else ``name`` when a component of ``kind`` is registered under it; None: neither."""
+        earlier = self.cells.get(cell.cell_id) if cell.cell_id else None
+        if earlier is not None and earlier[0] == kind and earlier in self.entries:
+            return earlier[1]
+        return name if name is not None and (kind, name) in self.entries else None
+
     def _drop(self, kind: str, key: str) -> bool:
         self.entries.pop((kind, key), None)
         if kind == "tool":

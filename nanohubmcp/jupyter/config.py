@@ -44,6 +44,7 @@ from ..server.provenance.tool_options import DEFAULT_CACHE_BYTES
 from ..server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_STORE_BYTES, DEFAULT_STORE_BYTES_PER_OWNER
 from . import setting_checks as checks
 from .limit_trait import Limit
+from .notebook_cells import name_from
 from .real_trait import Real
 from .refused_config import drop_refused
 from .setting_checks import MAX_SWITCH_SECONDS, MIN_SWITCH_SECONDS
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from traitlets.config import Config
     from traitlets.utils.bunch import Bunch
 
-__all__ = ["NanohubMCP"]
+__all__ = ["NanohubMCP", "told_notebook_name"]
 
 SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal", "max_unsent_bytes",
                       "max_unsent_bytes_per_principal")
@@ -74,8 +75,9 @@ class NanohubMCP(Configurable):
     """Settings of the MCP server a notebook serves (``c.NanohubMCP.*``, ``%config NanohubMCP``)."""
 
     name = Unicode(
-        help="Server name sent to clients (serverInfo.name). Default: the notebook's file name when "
-        "Jupyter Server tells the kernel (JPY_SESSION_NAME), else 'notebook'.",
+        help="Server name sent to clients (serverInfo.name); it names the state directory too. Default: the "
+        "notebook's file name when Jupyter Server tells the kernel (JPY_SESSION_NAME), as the script "
+        "nanohubmcp export writes is named, else 'notebook'.",
     ).tag(config=True)
 
     version = Unicode("1.0.0", help="Server version sent to clients (serverInfo.version).").tag(config=True)
@@ -381,9 +383,13 @@ class NanohubMCP(Configurable):
 
     @default("name")
     def _default_name(self) -> str:
-        notebook = os.path.basename(os.environ.get("JPY_SESSION_NAME", "")).rsplit(".ipynb", 1)[0]
-        cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in notebook).strip("-")
-        return cleaned or "notebook"
+        return told_notebook_name() or "notebook"
+
+    def named_unknowing(self) -> bool:
+        """Whether the server is ``notebook`` by default: no ``name`` was set and the kernel was not told its
+        notebook's file name, so an export of the notebook (named after its file) is another server."""
+        section = self.config.get(type(self).__name__)
+        return not told_notebook_name() and not (section is not None and "name" in section)
 
     @validate(*checks.CHECKS)
     def _check(self, proposal: Bunch) -> object:
@@ -397,3 +403,10 @@ class NanohubMCP(Configurable):
         limits = {"max_request_bytes": self.max_request_bytes, "max_buffered_bytes": self.max_buffered_bytes,
                   "max_buffered_bytes_per_principal": self.max_buffered_bytes_per_principal}
         return checks.checked_limit_pair(proposal["trait"].name, proposal["value"], limits)
+
+
+def told_notebook_name() -> str:
+    """The notebook's file name as Jupyter Server tells its kernel (``JPY_SESSION_NAME``, its path), as the export
+    names its script's server (:func:`.notebook_cells.name_from`); '' when not told."""
+    told = os.environ.get("JPY_SESSION_NAME", "")
+    return name_from(told) if told.strip() else ""

@@ -17,7 +17,7 @@ from typing import Any
 from ..desktop_config import bridge_launch, config_for
 
 __all__ = [
-    "DESKTOP_NOTE", "HINTS", "StatusView", "client_config", "endpoints", "first_line", "python_snippet",
+    "DESKTOP_NOTE", "HINTS", "NAME_NOTE", "StatusView", "client_config", "endpoints", "first_line", "python_snippet",
     "through_jupyter",
 ]
 
@@ -66,6 +66,11 @@ DESKTOP_NOTE = (
 NO_TOKEN = "  Token:      none - anyone who reaches the port can call the tools (NanohubMCP.token = '')"
 """The status line of a server with authorization turned off."""
 
+NAME_NOTE = ("the server is named 'notebook': this kernel was not told its notebook's file name (Jupyter Server 2 "
+             "tells it), and a server's name picks its state directory (stored Sim2L runs, jobs, history). The "
+             "script nanohubmcp export writes is named after the notebook's file, so it is another server with "
+             "state of its own; %config NanohubMCP.name = 'NAME' names both alike")
+"""The status's note when the name fell back to ``notebook`` (:meth:`.config.NanohubMCP.named_unknowing`)."""
 STUCK_NOTE = ("Stuck calls: {} (past tool_timeout and abandoned; each still holds a thread until its "
               "function returns - restart the kernel if the number keeps growing)")
 """The status line for calls abandoned after ``tool_timeout`` that have not returned."""
@@ -184,6 +189,8 @@ class StatusView:
                 lines.append(f"  Local URL:  {s['local_url']}")
             if s.get("streaming"):
                 lines.append(f"  Note: {s['streaming']}")
+            if s.get("name_note"):
+                lines.append(f"  Note: {s['name_note']}")
             lines.append("Endpoints:")
             lines += [f"  {label + ':':<20} {url}" for label, url in endpoints(s["public_url"])]
         lines.append(f"Tools ({len(s['tools'])}):")
@@ -224,6 +231,8 @@ class StatusView:
             )
             if s.get("streaming"):
                 parts.append(f"<p class='nanohubmcp-caveat'>Note: {esc(s['streaming'])}</p>")
+            if s.get("name_note"):
+                parts.append(f"<p class='nanohubmcp-caveat'>Note: {esc(s['name_note'])}</p>")
             rows = "".join(
                 f"<tr><td>{esc(label)}</td><td><code>{esc(url)}</code></td></tr>"
                 for label, url in endpoints(s["public_url"])

@@ -31,7 +31,10 @@ what ``nbconvert --to mcp`` exports.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
+import sys
+import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -139,7 +142,7 @@ class MCPMagics(Magics):
         a tool shows its result there with %%mcp_tool --view URI.
         """
         spec = self._parse(cellspec.parse_view_line, line)
-        value = self._evaluate(cell)
+        value = self._evaluate(cell, spec.uri)
         try:
             entry = self.session.components.add_view(value, spec, CellOutput.capture(self.shell))
         except (RegistrationError, TypeError) as exc:
@@ -147,14 +150,15 @@ class MCPMagics(Magics):
         display(HTML(value) if isinstance(value, str) else value)  # the view as the notebook shows it
         self.commands.serve(f"view '{entry.key}'")
 
-    def _evaluate(self, cell: str) -> Any:
-        """Run the cell; the value of its last line, which must be an expression."""
+    def _evaluate(self, cell: str, uri: str) -> Any:
+        """Run the cell (the view at ``uri``); the value of its last line, which must be an expression."""
         shell = self.shell
         assert shell is not None
+        source = shell.transform_cell(cell)
         try:
-            body, last = cellspec.split_last_expression(shell.transform_cell(cell))
+            body, last = cellspec.split_last_expression(source)
         except SyntaxError as exc:
-            raise UsageError(f"%%mcp_view: syntax error on line {exc.lineno} of the cell: {exc.msg}") from None
+            raise UsageError(self._syntax_error("view", exc, uri, _dropped_lines(cell, source))) from None
         if last is None:
             raise UsageError("%%mcp_view: end the cell with the view's HTML: an HTML string, or an object "
                              "with _repr_html_ (e.g. a plotly figure)")
@@ -188,7 +192,7 @@ class MCPMagics(Magics):
         name: str | None,
         add: Callable[[Any, Any, CellOutput], Entry],
     ) -> None:
-        fn = self._define(kind, cell, name)
+        fn = self._define(kind, cell, name, getattr(spec, "uri", None))
         self.session.components.use_kernel_loop(running_loop())
         shell = self.shell
         assert shell is not None
@@ -203,8 +207,8 @@ class MCPMagics(Magics):
             raise UsageError(_in_magic_terms(exc, kind)) from None
         self.commands.serve(f"{kind} '{entry.key}'")
 
-    def _define(self, kind: str, cell: str, name: str | None) -> Callable[..., Any]:
-        """Compile and run the cell; the function it defines."""
+    def _define(self, kind: str, cell: str, name: str | None, uri: str | None = None) -> Callable[..., Any]:
+        """Compile and run the cell; the function it defines (``name``: ``--name``; ``uri``: a resource's)."""
         shell = self.shell
         assert shell is not None
         source = shell.transform_cell(cell)
@@ -213,8 +217,8 @@ class MCPMagics(Magics):
             code = shell.compile(source, filename, "exec")
             info, _ = cellspec.pick_function(source, name, kind=kind)
         except SyntaxError as exc:
-            message = f"%%mcp_{kind}: syntax error on line {exc.lineno} of the cell: {exc.msg}"
-            raise UsageError(message) from None
+            where = _dropped_lines(cell, source)
+            raise UsageError(self._syntax_error(kind, exc, uri or name or _first_function(cell), where)) from None
         except RegistrationError as exc:
             raise UsageError(str(exc)) from None
         try:
@@ -229,6 +233,25 @@ class MCPMagics(Magics):
         if not callable(fn):
             raise UsageError(f"%%mcp_{kind}: after running the cell, {info.name!r} is not a function")
         return fn
+
+    def _syntax_error(self, kind: str, exc: SyntaxError, name: str | None, dropped: int) -> str:
+        """The one-line message of a syntax error in a ``%%mcp_{kind}`` cell, its line counted as the notebook
+        counts the cell's (the magic's line is line 1). The line itself with a caret is printed first, on stderr,
+        as IPython shows a syntax error (``Cell In[N], line L``). ``name``: what the cell serves, when known; the
+        message names the component an earlier run of the cell (or of that name) registered: it keeps serving.
+        ``dropped``: the blank lines IPython's transforms took off the cell's start (its line numbers count
+        without them)."""
+        shell = self.shell
+        line = None if exc.lineno is None else exc.lineno + dropped + 1  # (the cell's code is below the magic's line)
+        if shell is not None and exc.text:  # (format_exception_only: "File ... line N", the line, its caret, the error)
+            shown = "".join(traceback.format_exception_only(SyntaxError, exc)[1:])
+            sys.stderr.write(f"  Cell In[{shell.execution_count}], line {line}\n{shown}")
+            sys.stderr.flush()
+        where = f"line {line} of the cell" if line is not None else "the cell"
+        registered = "resource" if kind == "view" else kind
+        kept = self.session.components.served_before(registered, name, CellOutput.capture(shell))
+        return (f"%%mcp_{kind}: syntax error on {where}: {exc.msg}; nothing was registered"
+                + (f" (the {kind} '{kept}' of an earlier run keeps serving)" if kept else ""))
 
     # -- %mcp ----------------------------------------------------------------------------
     @no_var_expand
@@ -292,6 +315,22 @@ def actions_text() -> str:
     width = max(map(len, ACTIONS))
     lines = [f"  %mcp {name:<{width}}  {summary}" for name, summary in ACTION_HELP.items()]
     return "\n".join(["%mcp ACTION: manage the notebook's MCP server (%mcp? for the details)", *lines])
+
+
+def _dropped_lines(cell: str, source: str) -> int:
+    """How many blank lines IPython's transforms took off the start of ``cell`` to make ``source``."""
+
+    def leading_blank(text: str) -> int:
+        return len(list(itertools.takewhile(lambda line: not line.strip(), text.splitlines())))
+
+    return max(0, leading_blank(cell) - leading_blank(source))
+
+
+def _first_function(cell: str) -> str | None:
+    """The name of the first public function the cell defines at its top level, read without parsing (a cell
+    with a syntax error): what it serves unless ``--name`` says otherwise. None: none is found."""
+    found = re.findall(r"^(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)", cell, re.MULTILINE)
+    return next((name for name in found if not name.startswith("_")), None)
 
 
 def _in_magic_terms(exc: RegistrationError, kind: str) -> str:

@@ -22,6 +22,8 @@ they are given; ``server.require_token(...)`` under the ``server`` line makes th
 The comment above ``server.run(**_command_line_options(), ...)`` starts with
 :data:`~nanohubmcp.nanohub.run_call.OWN_COMMAND_LINE`: their note on the ``run()`` arguments they leave out
 takes that ``**`` argument for the script's own command line (theirs gives it), not one left out.
+``python start_mcp.py`` serves inside :func:`nanohubmcp.cli.ends_as_served`: once served, its process ends as
+``nanohubmcp run``'s does, at once (the interpreter's freeing of the cells' modules took seconds).
 """
 
 from __future__ import annotations
@@ -90,8 +92,11 @@ _FOOTER = '''def _command_line_options(argv=None):
 
 
 if __name__ == "__main__":
-    {own_command_line} (start_mcp --app and nanohubmcp run use their own)
-    server.run(**_command_line_options(){run})'''
+    import nanohubmcp.cli
+
+    with nanohubmcp.cli.ends_as_served(server):  # served, it ends as nanohubmcp run does: at once, no heap freed
+        {own_command_line} (start_mcp --app and nanohubmcp run use their own)
+        server.run(**_command_line_options(){run})'''
 
 
 _ZERO_PORT_NOTE = '''

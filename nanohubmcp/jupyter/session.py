@@ -37,7 +37,7 @@ from ..state import resolve as resolve_state_url
 from . import routes
 from .cell_components import CellRegistry, Entry
 from .config import LIMIT_TRAITS, REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, SERVE_LIMIT_TRAITS, NanohubMCP
-from .display import first_line
+from .display import NAME_NOTE, first_line
 from .hub import HubView, detect_hub
 from .kernel_exit import EXIT_STOP_SECONDS, stop_server
 from .progress_bar import CellProgressBars
@@ -332,6 +332,7 @@ class KernelSession:
             "hub": self.hub.public_url is not None,
             "hub_reason": self.hub.reason,
             "streaming": self.hub.streaming,
+            "name_note": NAME_NOTE if self.config.named_unknowing() else "",
             "jupyter_token": self.hub.jupyter_token,
             "tools": tools,
             "resources": sorted(key for kind, key in self.components.entries if kind == "resource"),

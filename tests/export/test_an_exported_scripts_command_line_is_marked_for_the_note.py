@@ -25,7 +25,7 @@ def test_the_marker_is_above_the_run_call_and_the_note_names_only_the_notebooks_
     tool = '%%mcp_tool\ndef add(a: int, b: int) -> int:\n    "Sum."\n    return a + b\n'
     lines, note = exported_note(tmp_path, tool, format_code=True)
     assert lines[-2].strip().startswith(OWN_COMMAND_LINE), lines[-2:]
-    assert lines[-1] == "    server.run(**_command_line_options())"
+    assert lines[-1] == "        server.run(**_command_line_options())"
     assert note is None
 
     lines, note = exported_note(tmp_path, tool, "%config NanohubMCP.max_request_bytes = 4096", format_code=False)

@@ -18,7 +18,7 @@ def add(a: int, b: int) -> int:
 '''
 
 MISTAKES = {
-    "syntax error": ("%%mcp_tool\ndef add(a, b)\n    return a - b\n", "syntax error on line 1 of the cell"),
+    "syntax error": ("%%mcp_tool\ndef add(a, b)\n    return a - b\n", "syntax error on line 2 of the cell"),
     "no function": ("%%mcp_tool\nadd = 42\n", "the cell defines no function"),
     "bad flag": (
         "%%mcp_tool --frobnicate\ndef add(a, b):\n    return a - b\n",

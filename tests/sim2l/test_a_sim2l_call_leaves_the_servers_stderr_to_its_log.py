@@ -17,7 +17,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from sim2l.cooling_variant import COOLING
+from sim2l.cooling_variant import COOLING, cooling_variant
 from support import wait_until
 
 from nanohubmcp.sources.sim2l.kernel_output import relay
@@ -71,3 +71,61 @@ def test_what_the_kernel_prints_is_logged_its_own_warnings_at_debug(caplog: pyte
         ("WARNING", "the Sim2L tool 'doubler' (its kernel): Traceback (most recent call last):"),
         ("WARNING", "the Sim2L tool 'doubler' (its kernel): step 3"),
     ]
+
+
+CLOSED_UNDER_IT = b"""[IPKernelApp] ERROR | Exception in message handler:
+Traceback (most recent call last):
+  File "/venv/lib/python3.11/site-packages/ipykernel/kernelbase.py", line 508, in dispatch_shell
+    await result
+  File "zmq/backend/cython/_zmq.py", line 1339, in zmq.backend.cython._zmq._check_closed
+zmq.error.ZMQError: Socket operation on non-socket
+"""
+"""What ipykernel printed at every cell over ``cell_timeout`` (trial64 F9), the kernel shut down under its cell."""
+
+
+def test_the_kernels_reply_on_a_socket_its_shutdown_closed_is_logged_at_debug(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="nanohubmcp.sim2l")
+    output = relay("cool3")
+    os.write(output, CLOSED_UNDER_IT + b"a program's own line\n")
+    wait_until(lambda: len(caplog.records) >= 7, "the record and the line after it logged", timeout=10)
+    levels = [(r.levelname, r.getMessage().split(": ", 1)[1]) for r in caplog.records]
+    assert levels[:6] == [("DEBUG", line) for line in CLOSED_UNDER_IT.decode().splitlines()], levels
+    assert levels[6] == ("WARNING", "a program's own line"), levels
+    # An ERROR record without a line after it is logged once the kernel is quiet, not at its exit only.
+    os.write(output, b"[IPKernelApp] ERROR | Exception in message handler:\nTraceback (most recent call last):\n"
+                     b"ValueError: something else\n")
+    wait_until(lambda: len(caplog.records) >= 10, "the other record logged while the pipe is open", timeout=10)
+    assert {r.levelname for r in caplog.records[7:]} == {"WARNING"}, caplog.records[7:]
+    os.close(output)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+@pytest.mark.anyio
+async def test_a_cell_over_cell_timeout_prints_nothing_of_its_kernel(tmp_path: Path) -> None:
+    pytest.importorskip("papermill")
+    pytest.importorskip("simtool")
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    code = "import time\nif points == 17:\n    time.sleep(600)\nif points == 3:\n    raise ValueError('quick')\n"
+    notebook = cooling_variant(tmp_path, code, simtool_late=True)
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state")}
+    command = ["-m", "nanohubmcp", "sim2l", str(notebook), "--name", "cool", "--cell-timeout", "5",
+               "--transport", "stdio"]
+    params = StdioServerParameters(command=sys.executable, args=command, cwd=str(tmp_path), env=env)
+    with tempfile.TemporaryFile("w+") as errors, anyio.fail_after(200):
+        async with stdio_client(params, errlog=errors) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("cool", {"points": 17})
+            assert result.is_error, result
+            assert "did not finish within 5 s in cell 8" in result.content[0].text, result
+            # A run after it (failing at once) is answered once that kernel's shutdown, where the traceback came
+            # from (before the first answer), and its output's logging are long over.
+            again = await session.call_tool("cool", {"points": 3})
+            assert "failed in cell 8: ValueError: quick" in again.content[0].text, again.content
+        errors.seek(0)
+        stderr = errors.read()
+    assert "IPKernelApp" not in stderr, stderr
+    assert "Traceback" not in stderr, stderr

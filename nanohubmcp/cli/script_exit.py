@@ -1,0 +1,46 @@
+"""How an exported notebook's ``start_mcp.py`` ends once its own ``server.run()`` served: as ``nanohubmcp run`` ends.
+
+``python start_mcp.py`` serves in a process the script owns; once ``run()`` returned (SIGTERM, Ctrl-C, stdio's end
+of input) the interpreter's own exit freed every object and module the cells loaded: 3-4 s for a notebook serving a
+Sim2L and a Rappture tool (papermill, nbclient, pint, matplotlib), while ``nanohubmcp run`` of the same file exited
+at once (trial64 F10). The exported script serves inside :func:`ends_as_served`, so its process ends as the
+command's does (:func:`~nanohubmcp.transports.process_end.end_served_process`: the ``atexit`` handlers run, open
+files flushed, the heap not freed). A hand-written script may use it the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Protocol
+
+__all__ = ["ends_as_served"]
+
+
+class _Serving(Protocol):
+    @property
+    def running(self) -> bool: ...
+
+
+@contextlib.contextmanager
+def ends_as_served(server: _Serving) -> Iterator[None]:
+    """Around a script's blocking ``server.run(...)``: once it returns with ``server`` stopped, end the process with
+    status 0 as ``nanohubmcp run`` does (within its exit grace, its heap not freed; never returns then).
+
+    An exception out of the block (a usage error's ``SystemExit``, a busy port's ``ConfigurationError``) goes on as
+    it would without it; so does a ``run()`` that returned with ``server`` still serving (in a Jupyter kernel, or a
+    running event loop, ``run()`` serves in the background: that process is not the server's to end).
+
+    Example:
+        ```python
+        if __name__ == "__main__":
+            with ends_as_served(server):
+                server.run()
+        ```
+    """
+    from ..transports.process_end import end_served_process, served
+
+    served()  # (its start-up is then frozen for good, as the command's: the exit walks only what serving made)
+    yield
+    if not server.running:
+        end_served_process(0)
