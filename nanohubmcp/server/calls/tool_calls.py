@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import traceback
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
@@ -31,13 +30,12 @@ from ...errors import (
     ToolBusy,
     ToolError,
     ToolTimeout,
-    message_of,
     notified_text,
-    text_of,
 )
+from ...errors.told import Failure
 from ...protocol.nesting import NestedTooDeep
 from ...protocol.result_types import ToolResult
-from ...schema.secret_text import NO_SECRETS, SecretText, secret_values
+from ...schema.secret_text import Telling
 from ...state.errors import StateUnavailable
 from ..jobs.record import Job
 from ..registry.components import STOPS_WHEN_CANCELLED, Tool
@@ -58,7 +56,7 @@ from ..wire.trace_context import SPAN
 from . import progress
 from .context import Context
 from .invoke import NOT_INLINE, CallRecord, call_function, call_inline, is_awaitable
-from .tool_checks import error_result
+from .tool_checks import error_result, refusal_told
 
 if TYPE_CHECKING:
     from ..asks.by_era import AskServices
@@ -86,6 +84,9 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         traced = request.slots.get(SPAN) is not None
     else:  # the default (no step spans) read here without a call
         traced = trace_context.STEP_MIN_SECONDS is not None and trace_context.steps_traced(request)
+    # How its failure is told (answer, records, log, spans): a Secret argument's value hidden, found at a failure
+    # (a job's is made with the job; a direct call's when a span or a failure needs it).
+    tell = job.telling if job is not None else None
     # The call's progress reporter is made by its first report (ctx.report_progress, a tqdm bar).
     current = progress.CURRENT.set((core, request))  # copied into the worker thread with the call
     try:
@@ -101,9 +102,10 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             # A job's run is a span of its own, current while it runs (its context goes to the executor);
             # a direct call's run is timed as a step (a span when it took a while), for the cost of a span.
             timed = trace_context.child if job is not None else trace_context.step
-            with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)):
+            tell = tell or Telling(tool.secrets, arguments)
+            with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job), tell):
                 value = await _running(core, request, tool, kwargs, context, job, runner)
-            with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
+            with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}, tell):
                 result = _shaping(core, request, tool, value, job)
                 if not isinstance(result, dict):
                     result = await result
@@ -140,7 +142,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             if record:
                 record.finish(True, "input required")
             raise
-        hide = _secrets_hidden(tool, arguments)  # a Secret argument's value quoted by the error: never kept or sent
+        # A Secret argument's value quoted by the error: never kept, sent, logged or traced (the span's Failure).
+        failure = (tell or Telling(tool.secrets, arguments)).last(exc)
         if isinstance(exc, InvalidArguments) and job is None:
             # Refused by the tool's own argument check (units, limits, an array's shape) before its code ran,
             # as the schema refuses: no provenance record naming an executor the code never reached.
@@ -148,8 +151,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         if isinstance(exc, InvalidArguments) and core.invalid_arguments_as_protocol_error(
                 request.version, request.argument_errors):
             if record:
-                record.finish(False, hide(str(exc)))
-            raise InvalidParams(hide(str(exc)), {"errors": exc.errors}) from None
+                record.finish(False, failure.text)
+            raise InvalidParams(failure.text, {"errors": refusal_told(exc, failure)}) from None
         if request.modern and isinstance(exc, ProtocolError):
             # 2026-07-28: a protocol error raised in the call (e.g. -32021 when the client cannot
             # answer an input request) is the call's JSON-RPC error, not tool output.
@@ -163,9 +166,9 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 record.finish(False, str(exc))
             raise
         if job is None and request.slots.get(STOPPED):
-            _stopped(tool.name, request, hide(message_of(exc)), record)
-        _log_failure(tool.name, request, job, exc, hide)
-        text = hide(message_of(exc))
+            _stopped(tool.name, request, failure.message, record)
+        _log_failure(tool.name, request, job, failure)
+        text = failure.message
         if record:
             record.finish(False, text)
         if isinstance(exc, ToolBusy):
@@ -300,14 +303,7 @@ def _stopped(name: str, request: RequestContext, ended: str, record: CallRecord 
     raise ServerStopping() from None
 
 
-def _secrets_hidden(tool: Tool, arguments: dict[str, Any]) -> SecretText:
-    """What hides the values of ``tool``'s ``Secret`` arguments in a failed call's texts (its error
-    text as stored, logged and answered): a no-op for a tool without any."""
-    return SecretText(secret_values(arguments, tool.secrets)) if tool.secrets is not None else NO_SECRETS
-
-
-def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Exception,
-                 hide: SecretText | None = None) -> None:
+def _log_failure(name: str, request: RequestContext, job: Job | None, failure: Failure) -> None:
     """The operator's record of a failed call (the client gets its message only), on the
     "nanohubmcp.tool" logger: an unexpected exception's traceback at ERROR (a default run shows it on
     stderr); a failure the tool reported (a ``ToolError``: a Rappture run over its time limit,
@@ -320,12 +316,10 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     object array), at ERROR as one line. The arguments are never logged. The traceback's last line
     keeps an unexpected exception's message whole; the line above it says it as a client is sent it
     (:func:`~nanohubmcp.errors.notified_text`: cut past 65,536 characters), so a 3 MB message is logged once a call,
-    not twice. A ``Secret`` argument's value (``hide``) is ``***`` in every line, the traceback's too."""
-    hide = hide or NO_SECRETS
-    plain = text_of(exc)
-    said = hide(plain) if hide else plain
-    # A secret quoted by the exception: its traceback is written here, hidden, not by the log's handler.
-    hidden = said != plain
+    not twice. A call with ``Secret`` arguments (``failure.hidden``) has its traceback written here, their values
+    ``***`` in every line, the cause's and the context's too (``except KeyError: raise ValueError(...)``)."""
+    exc = failure.exc
+    said = failure.text
     where = f"(request id {request.message.id}{f', job {job.id}' if job is not None else ''})"
     if isinstance(exc, InvalidArguments):
         log.info("tool %r %s refused its arguments: %s", name, where, said)
@@ -341,13 +335,16 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     elif isinstance(exc, (ToolError, ClientRequestError)):  # reported, or the client's: no bug of the code
         first, _, rest = said.partition("\n")
         more = f" (+{rest.count(chr(10)) + 1} lines sent to the client)" if rest else ""
-        log.warning("tool %r failed %s: %s%s", name, where, first, more,
-                    exc_info=exc if log.isEnabledFor(logging.DEBUG) and not hidden else None)
-    elif hidden:
-        frames = hide("".join(traceback.format_exception(exc)).rstrip("\n"))
-        log.error("tool %r failed %s: %s: %s\n%s", name, where, type(exc).__name__, notified_text(said), frames)
+        if failure.hidden and log.isEnabledFor(logging.DEBUG):
+            log.warning("tool %r failed %s: %s%s\n%s", name, where, first, more, failure.frames)
+        else:
+            log.warning("tool %r failed %s: %s%s", name, where, first, more,
+                        exc_info=exc if log.isEnabledFor(logging.DEBUG) else None)
+    elif failure.hidden:  # its traceback written here, hidden, not by the log's handler
+        log.error("tool %r failed %s: %s: %s\n%s", name, where, type(exc).__name__, notified_text(said),
+                  failure.frames)
     else:
-        log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, notified_text(plain), exc_info=exc)
+        log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, notified_text(said), exc_info=exc)
 
 
 def note_value(job: Job, tool: Tool, value: Any, *, data_only: bool = False) -> None:

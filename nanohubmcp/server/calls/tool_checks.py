@@ -15,9 +15,11 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RETRY_AFTER_META, InvalidArguments, InvalidParams, UnknownComponent, notified_text
+from ...errors.told import Failure
 from ...protocol.jsonrpc import json_kind
 from ...schema import CheckPending
 from ...schema.paths import echoed
+from ...schema.secret_text import Telling
 from ..registry.components import Tool
 from ..wire import trace_context
 from ..wire.request import ANSWERED_BY_LAYER, RequestContext, Slot
@@ -32,6 +34,7 @@ __all__ = [
     "checks_loaded",
     "error_result",
     "lookup_tool",
+    "refusal_told",
     "refuse_arguments",
     "validated",
 ]
@@ -90,7 +93,8 @@ def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) ->
         return _checked_off_loop(request, tool, arguments)
     if trace_context.STEP_MIN_SECONDS is None or not trace_context.steps_traced(request):  # the default: no step spans
         return tool.validator.validate(arguments)
-    with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
+    with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name},
+                            Telling(tool.secrets, arguments)):
         return tool.validator.validate(arguments)
 
 
@@ -111,7 +115,8 @@ def _check(request: RequestContext, tool: Tool, arguments: dict[str, Any]) -> No
     :func:`_checked_off_loop`."""
     found: dict[str, Any] | Exception
     try:
-        with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
+        with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name},
+                                Telling(tool.secrets, arguments)):
             try:
                 found = tool.validator.validate(arguments)
             except CheckPending as pending:  # already on a thread: load it here, then check
@@ -129,16 +134,24 @@ async def checks_loaded(pending: CheckPending) -> None:
     await asyncio.to_thread(pending.wait)
 
 
-def refuse_arguments(core: AskServices, request: RequestContext, tool: Tool, exc: InvalidArguments) -> dict[str, Any]:
-    """Answer arguments that break the tool's input schema, per version: a -32602 error (raised)
+def refuse_arguments(core: AskServices, request: RequestContext, tool: Tool, exc: InvalidArguments,
+                     arguments: dict[str, Any]) -> dict[str, Any]:
+    """Answer ``arguments`` that break the tool's input schema (``exc``), per version: a -32602 error (raised)
     where the client's version wants one, else an ``isError`` result (MCP 2025-11-25, SEP-1303).
     The tool never ran: the result is marked so (:data:`~..wire.request.ANSWERED_BY_LAYER`), and
-    leaves no provenance record naming the tool's code or an executor."""
+    leaves no provenance record naming the tool's code or an executor. A ``Secret`` argument's value the
+    refusal quotes (an instance's repr, a model validator's message) is ``***`` (:func:`refusal_told`)."""
     request.slots[ANSWERED_BY_LAYER] = True
-    _refused(core, request, tool.name, str(exc))
+    failure = Telling(tool.secrets, arguments)(exc)
+    _refused(core, request, tool.name, failure.text)
     if core.invalid_arguments_as_protocol_error(request.version, request.argument_errors):
-        raise InvalidParams(str(exc), {"errors": exc.errors}) from None
-    return error_result(str(exc))
+        raise InvalidParams(failure.text, {"errors": refusal_told(exc, failure)}) from None
+    return error_result(failure.text)
+
+
+def refusal_told(exc: InvalidArguments, failure: Failure) -> list[str]:
+    """The ``errors`` of a refusal's -32602 (one per violation) as ``failure`` tells them (a secret hidden)."""
+    return [failure.hide(error) for error in exc.errors] if failure.hidden else exc.errors
 
 
 def _refused(core: AskServices, request: RequestContext, name: str | None, error: str) -> None:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import ConfigurationError, ToolError
 from .base import JobExecutor, Place, ran_away
-from .remote import deliver, job_trace, place, remote_context, run_remote
+from .remote import JobTrace, deliver, job_trace, place, remote_context, run_remote
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -374,7 +374,7 @@ class WorkerResult:
 
 
 def run_on_worker(
-    fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, trace: tuple[str, dict[str, str]] | None
+    fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, trace: JobTrace | None
 ) -> WorkerResult:
     """The job's task, on a Dask worker: :func:`~.remote.run_remote`, the worker's address and
     where the function ran there."""

@@ -35,7 +35,7 @@ from typing import Any
 
 from ...errors import ToolError
 from .forked import forked_worker_setup
-from .remote import run_remote
+from .remote import JobTrace, run_remote
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ class JobProcess:
         self._stopping = False
 
     def start(self, fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool,
-              trace: tuple[str, dict[str, str]] | None) -> Future[Any]:
+              trace: JobTrace | None) -> Future[Any]:
         """Start ``fn(**kwargs)`` in a new process; the future gets its value or exception (an
         ``OSError`` when the process could not be made). Does not block: the process is forked
         by the waiting thread, so the caller's event loop does not stall for the fork."""
@@ -89,7 +89,7 @@ class JobProcess:
         return self.future
 
     def _fork(self, fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool,
-              trace: tuple[str, dict[str, str]] | None) -> tuple[Any, Any]:
+              trace: JobTrace | None) -> tuple[Any, Any]:
         with FORK_LOCK:
             reader, writer = self._context.Pipe(duplex=False)
             process = self._context.Process(target=_job_main, args=(writer, fn, kwargs, is_coroutine, trace),
@@ -145,7 +145,7 @@ class JobProcess:
             return False
 
     def _run(self, fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool,
-             trace: tuple[str, dict[str, str]] | None) -> None:
+             trace: JobTrace | None) -> None:
         try:
             process, reader = self._fork(fn, kwargs, is_coroutine, trace)
         except Exception as exc:  # OSError: no memory, too many processes
@@ -233,7 +233,7 @@ def _died(exitcode: int | None) -> str:
 
 
 def _job_main(writer: Any, fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool,
-              trace: tuple[str, dict[str, str]] | None) -> None:
+              trace: JobTrace | None) -> None:
     """The job's process: run the function, send its answer, end."""
     forked_worker_setup()
     with contextlib.suppress(OSError):

@@ -23,7 +23,7 @@ from ..calls.progress import CURRENT
 from ..calls.tqdm_progress import watch
 from .base import Place
 from .job_files import FileChannel
-from .remote import place, run_remote
+from .remote import JobTrace, place, run_remote
 
 RETURNED = "returned"
 RAISED = "raised"
@@ -51,7 +51,7 @@ class RelayProgress:
 
 def run_in_job(
     fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, folder: str, job_id: str,
-    trace: tuple[str, dict[str, str]] | None = None, warn_after: float | None = None,
+    trace: JobTrace | None = None, warn_after: float | None = None,
 ) -> tuple[str, Any, Place]:
     """Run the tool function in the batch job; ``(RETURNED, value, place)`` or ``(RAISED, message,
     place)``, ``place`` the job's ``(host, pid, thread)`` (:func:`.remote.place`; a server reads a

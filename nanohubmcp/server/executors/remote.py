@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import os
 import socket
@@ -20,6 +21,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ...errors.told import Failure
 from ..calls.call_log import LevelMethods
 from ..wire.request import LOG_LEVELS
 from ..wire.trace_context import continued
@@ -31,6 +33,10 @@ if TYPE_CHECKING:
 
 CANCEL_POLL_SECONDS = 0.25
 """How often ``is_cancelled()`` asks the channel at most (it may cost a network round trip)."""
+
+JobTrace = tuple[str, dict[str, str]] | tuple[str, dict[str, str], Callable[[str], str]]
+"""What continues a job's trace where it runs (:func:`job_trace`): its tool's name, the W3C carrier, and for a
+call with ``Secret`` values what hides them (a failure's span tells them as ``***``)."""
 
 
 class Channel(Protocol):
@@ -147,7 +153,7 @@ def remote_context(job: Job, context: Context | None, channel: Channel, executor
 
 
 def run_remote(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool,
-               trace: tuple[str, dict[str, str]] | None = None) -> Any:
+               trace: JobTrace | None = None) -> Any:
     """Call the tool function where the job runs (a coroutine function on a loop of its own).
 
     ``trace``: ``(tool name, W3C carrier)`` of a traced job (:func:`job_trace`): the function
@@ -156,8 +162,10 @@ def run_remote(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: boo
     """
     if trace is None:
         return _run(fn, kwargs, is_coroutine)
-    tool, carrier = trace
-    with continued(carrier, f"run_job {tool}", {"gen_ai.tool.name": tool}):
+    tool, carrier, *hiding = trace  # (a third member: the job's secret values, hidden in the span's failure)
+    hide = hiding[0] if hiding else None
+    tell = functools.partial(Failure, hide=hide) if hide else None
+    with continued(carrier, f"run_job {tool}", {"gen_ai.tool.name": tool}, tell):
         return _run(fn, kwargs, is_coroutine)
 
 
@@ -168,10 +176,15 @@ def place() -> Place:
     return socket.gethostname(), os.getpid(), threading.current_thread().name
 
 
-def job_trace(job: Job) -> tuple[str, dict[str, str]] | None:
+def job_trace(job: Job) -> JobTrace | None:
     """What :func:`run_remote` needs to continue ``job``'s trace where it runs, or None when the
-    job is not traced (the ``trace`` argument every executor passes along with the function)."""
-    return (job.tool, job.trace_context) if job.trace_context else None
+    job is not traced (the ``trace`` argument every executor passes along with the function):
+    ``(tool, carrier)``, and the call's :class:`~nanohubmcp.schema.secret_text.SecretText` third when it has
+    ``Secret`` values (the span there tells a failure quoting one as ``***``, as the server's do)."""
+    if not job.trace_context:
+        return None
+    hide = job.telling.hide if job.telling is not None else None
+    return (job.tool, job.trace_context, hide) if hide else (job.tool, job.trace_context)
 
 
 def _run(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool) -> Any:

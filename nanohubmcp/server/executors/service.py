@@ -26,6 +26,7 @@ from ...errors import message_of, notified_text, to_error_object
 from ...protocol import jsonenc, versions
 from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments
+from ...schema.secret_text import UNTOLD, Telling
 from ..asks.by_era import AskServices
 from ..calls import progress
 from ..calls.tool_calls import note_value, run_tool, shape, shaped_job_value
@@ -119,6 +120,7 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
         provenance_id=request.provenance_id,
     )
     job.request = request
+    job.telling = Telling(tool.secrets, arguments)  # (its arguments whole: every end of the job tells its failure so)
     request.job_id = job.id
 
     job.task = asyncio.ensure_future(
@@ -239,7 +241,7 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
             )
             note_value(job, tool, value, data_only=data_only)
         except Exception as exc:  # what the function raised, or a result that cannot be shaped
-            result = error_result(message_of(exc))
+            result = error_result((job.telling or UNTOLD).last(exc).message)
         finish_with(job, result)
 
     work.add_done_callback(ended)
@@ -300,13 +302,13 @@ def _follow_on_server_loop(core: JobHost, job: jobmod.Job, tool: Tool, waiting: 
         except asyncio.CancelledError:
             job.finish(jobmod.CANCELLED, message="cancelled")
             return
-        except Exception as exc:
-            finish_with(job, error_result(message_of(exc)))
+        except Exception as exc:  # (after a restart its arguments are gone: told as it is)
+            finish_with(job, error_result((job.telling or UNTOLD).last(exc).message))
             return
         try:
             result = await shaped_job_value(core, job, tool, value, version)
         except Exception as exc:  # a value that cannot be shaped
-            result = error_result(message_of(exc))
+            result = error_result((job.telling or UNTOLD).last(exc).message)
         finish_with(job, result)
 
     job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]

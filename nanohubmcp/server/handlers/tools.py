@@ -50,7 +50,7 @@ def _tools_call(core: HandlerServices, request: RequestContext, params: dict[str
     try:
         arguments = validated(request, tool, arguments)
     except InvalidArguments as exc:
-        return _answered(refuse_arguments(core, request, tool, exc))
+        return _answered(refuse_arguments(core, request, tool, exc, arguments))
     except CheckPending as pending:
         return _when_loaded(core, request, params, pending)
     task = params.get("task")

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from ...schema.secret_text import Telling
     from ..wire.principal import Principal
 
 from ..wire.request import RequestContext, Slot
@@ -116,6 +117,9 @@ class Job:
             process answers ``tasks/get`` and tells listens with them; else None.
         answers_to: while the task's function waits for answers in this process, where answers
             another process received (``tasks/update``) are handed (``JobStore.answer``); else None.
+        telling: how its failure is told (``schema.secret_text.Telling``: a ``Secret`` argument's value
+            hidden), made where its call's arguments are whole, never stored; every end of the job tells
+            it so (its call's, ``hand_over``'s, a carried-over job's). None in a job read back from the store.
     """
 
     id: str
@@ -156,6 +160,7 @@ class Job:
     answers_to: Callable[[dict[str, Any]], None] | None = field(default=None, repr=False)
     waiting: Callable[[], int] | None = field(default=None, repr=False)
     store: JobKeeper | None = field(default=None, repr=False)
+    telling: Telling | None = field(default=None, repr=False, compare=False)
 
     @property
     def followed_elsewhere(self) -> bool:

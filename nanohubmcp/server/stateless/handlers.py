@@ -67,7 +67,7 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
             await tool_checks.checks_loaded(pending)
             arguments = tool_checks.validated(request, tool, given)
     except InvalidArguments as exc:
-        return tool_checks.refuse_arguments(core, request, tool, exc)
+        return tool_checks.refuse_arguments(core, request, tool, exc, given)
     tasks_ok = has_tasks_extension(request) and support != "forbidden"
     if tool.background:
         if tasks_ok:

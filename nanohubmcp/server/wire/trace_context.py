@@ -26,10 +26,11 @@ import math
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
 from ...errors import ConfigurationError
+from ...errors.told import Failure
 from ...protocol.message_values import shown_value
 from ...protocol.whole_numbers import text_number
 from ...schema import CheckPending
@@ -153,13 +154,44 @@ def _tracer() -> Any:
     return _TRACER
 
 
-def child(request: RequestContext, name: str, attributes: Mapping[str, Any] | None = None) -> Any:
+Telling = Callable[[BaseException], Failure]
+"""How a call tells an exception (``schema.secret_text.Telling``: a ``Secret`` argument's value hidden): what a
+span records of one raised in it (its status, its ``exception`` event's message and stacktrace)."""
+
+
+def child(request: RequestContext, name: str, attributes: Mapping[str, Any] | None = None,
+          tell: Telling | None = None) -> Any:
     """A context manager: a child span ``name`` of the request's current span (kind INTERNAL, made
-    current while it runs; an exception marks it failed) when the request is traced, else one that
-    does nothing."""
+    current while it runs; an exception marks it failed, told by ``tell`` when given) when the request
+    is traced, else one that does nothing."""
     if request.get(SPAN) is None:
         return NOT_TRACED
-    return _tracer().start_as_current_span(name, attributes=attributes)
+    if tell is None:
+        return _tracer().start_as_current_span(name, attributes=attributes)
+    return _told_child(name, attributes, tell)
+
+
+@contextlib.contextmanager
+def _told_child(name: str, attributes: Mapping[str, Any] | None, tell: Telling, context: Any = None) -> Iterator[Any]:
+    # The SDK's own recording would write str(exc) and the traceback as they are.
+    with _tracer().start_as_current_span(name, context=context, attributes=attributes, record_exception=False,
+                                         set_status_on_exception=False) as span:
+        try:
+            yield span
+        except Exception as exc:  # (as the SDK: a cancellation is no failure of the span)
+            told = tell(exc)
+            failed(span, told, f"{type(exc).__name__}: {told.text}")
+            raise
+
+
+def failed(span: Any, told: Failure, description: str) -> None:
+    """Mark ``span`` failed by ``told``'s exception: an ERROR status with ``description`` and the ``exception``
+    event of the semantic conventions (``exception.type``, ``.message``, ``.stacktrace``) with ``told``'s texts."""
+    from opentelemetry.trace import Status, StatusCode
+
+    span.add_event("exception", {"exception.type": told.type_name, "exception.message": told.text,
+                                 "exception.stacktrace": told.frames, "exception.escaped": "False"})
+    span.set_status(Status(StatusCode.ERROR, description))
 
 
 def _step_threshold(value: str | None) -> float | None:
@@ -190,13 +222,14 @@ def steps_traced(request: RequestContext) -> bool:
 
 class _Step:
     """Times one step of a traced call; on exit records it as a child span of the span current at
-    its start, with its real start and end times, when it was slow enough or failed."""
+    its start, with its real start and end times, when it was slow enough or failed (told by ``tell``)."""
 
-    __slots__ = ("attributes", "context", "name", "started")
+    __slots__ = ("attributes", "context", "name", "started", "tell")
 
-    def __init__(self, name: str, attributes: Mapping[str, Any] | None) -> None:
+    def __init__(self, name: str, attributes: Mapping[str, Any] | None, tell: Telling | None = None) -> None:
         self.name = name
         self.attributes = attributes
+        self.tell = tell
 
     def __enter__(self) -> _Step:
         from opentelemetry import context
@@ -211,24 +244,23 @@ class _Step:
             return
         if isinstance(exc, CheckPending):  # not a failure: the check is made again once it loaded (its own span)
             return
-        from opentelemetry.trace import Status, StatusCode
-
         span = _tracer().start_span(
             self.name, context=self.context, attributes=self.attributes, start_time=self.started
         )
         if exc is not None:
-            span.record_exception(exc)
-            span.set_status(Status(StatusCode.ERROR, str(exc) or type(exc).__name__))
+            told = self.tell(exc) if self.tell is not None else Failure(exc)
+            failed(span, told, told.text or type(exc).__name__)
         span.end(end_time=ended)
 
 
-def step(request: RequestContext, name: str, attributes: Mapping[str, Any] | None = None) -> Any:
+def step(request: RequestContext, name: str, attributes: Mapping[str, Any] | None = None,
+         tell: Telling | None = None) -> Any:
     """A context manager timing a quick step of a traced request (see :data:`STEP_MIN_SECONDS`): a
-    child span ``name`` when it took long enough or raised; nothing for a request not traced, or
-    when steps are not traced (the default)."""
+    child span ``name`` when it took long enough or raised (told by ``tell`` when given); nothing for a
+    request not traced, or when steps are not traced (the default)."""
     if not steps_traced(request):
         return NOT_TRACED
-    return _Step(name, attributes)
+    return _Step(name, attributes, tell)
 
 
 def capture(request: RequestContext) -> dict[str, str] | None:
@@ -244,17 +276,21 @@ def capture(request: RequestContext) -> dict[str, str] | None:
     return carrier or None
 
 
-def continued(carrier: Mapping[str, str] | None, name: str, attributes: Mapping[str, Any] | None = None) -> Any:
+def continued(carrier: Mapping[str, str] | None, name: str, attributes: Mapping[str, Any] | None = None,
+              tell: Telling | None = None) -> Any:
     """A context manager, where a job runs (a worker process, a Dask worker, a batch job): a span
     ``name`` continuing the trace ``carrier`` (from :func:`capture`) came from, current while the
-    job's function runs. Without a tracer provider configured there it still makes the remote
-    parent current, so :func:`current_trace_ids` names the server's trace. Does nothing (and
-    imports nothing) when ``carrier`` is empty."""
+    job's function runs (an exception marks it failed, told by ``tell`` when given). Without a tracer
+    provider configured there it still makes the remote parent current, so :func:`current_trace_ids`
+    names the server's trace. Does nothing (and imports nothing) when ``carrier`` is empty."""
     if not carrier:
         return NOT_TRACED
     from opentelemetry import propagate
 
-    return _tracer().start_as_current_span(name, context=propagate.extract(dict(carrier)), attributes=attributes)
+    parent = propagate.extract(dict(carrier))
+    if tell is None:
+        return _tracer().start_as_current_span(name, context=parent, attributes=attributes)
+    return _told_child(name, attributes, tell, parent)
 
 
 def carrier_from(values: Mapping[str, Any] | None) -> dict[str, str] | None:
