@@ -28,9 +28,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from nanohubmcp.errors import RegistrationError
+from nanohubmcp.errors import InvalidArguments, RegistrationError
 from nanohubmcp.protocol.message_values import json_message, show
 from nanohubmcp.schema.json_form import check_json_form
+from nanohubmcp.schema.own_words import in_own_words
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 
 if TYPE_CHECKING:
@@ -232,7 +233,14 @@ class CheckedArgumentValidator(ArgumentValidator):
         self.off_loop = off_loop
 
     def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
-        checked = super().validate(arguments)
+        """As :meth:`ArgumentValidator.validate`, then ``check``. An argument the schema refuses is said in the
+        check's words when the check refuses it too (:func:`in_own_words`: a Rappture number over its
+        maximum names its label and units, as the same number given with units is refused)."""
+        try:
+            checked = super().validate(arguments)
+        except InvalidArguments as refused:
+            raise in_own_words(refused, arguments, self._check, f"Invalid arguments for {self._kind} {self._name!r}: ",
+                               CheckPending) from None
         self._check(checked)
         return checked
 

@@ -184,7 +184,7 @@ def test_given_arguments_reach_the_program_converted_to_the_declared_units(tool:
         ({"mass": 0.0001}, "below the minimum 1g"),
         ({"ratio": "2m"}, "has units, but this number takes none"),
         ({"stats": "quantum"}, "'quantum' is not one of its options (bte, Fermi)"),
-        ({"verbose": "maybe"}, "is not true/false"),
+        ({"verbose": "maybe"}, "'maybe' is not a yes-or-no value: give true or false"),
         ({"dopant": "Xx"}, "'Xx' is not a chemical element symbol"),
         # characters XML cannot hold (trial5 F2: they reached driver.xml and the program crashed reading it)
         ({"title": "a\x00b"}, "title (Title): contains the character U+0000 (at 1), which an XML file cannot hold"),

@@ -180,6 +180,7 @@ def test_a_run_prepares_figures_only_when_its_tool_may_plot(
     values = declaring(tmp_path, "<output><number id='n'/><log/></output>")
     assert not load_rappture_tool(values, rappture="").may_plot
     assert load_rappture_tool(declaring(tmp_path, "<output><table id='t'/></output>"), rappture="").may_plot
+    plots._library()  # matplotlib imported (by an earlier run): figures are prepared as a run starts (prepare_soon)
     prepared: list[float | None] = []
     real = plots.prepare
     monkeypatch.setattr(plots, "prepare", lambda dpi=None: (prepared.append(dpi), real(dpi)))

@@ -2,7 +2,9 @@
 
 The driver is the tool.xml itself with a ``<current>`` in every input, as Rappture's own runner
 writes it: the given arguments, else what the chosen loader example holds, else the input's
-``<default>`` (a choice's default given as a label becomes the option's value).
+``<default>`` (a choice's default given as a label becomes the option's value); without one, what
+Rappture's form starts from (a boolean ``no``, a string or multichoice empty), and a number, integer,
+choice or periodic element with none of these is refused as missing: the program never runs without it.
 
 A number given with other units (``"25C"`` for a tool in K) is converted to the declared units
 and written with them (``298.15K``); its limits are checked after the conversion. A number given as
@@ -25,7 +27,8 @@ from typing import Any
 from ...errors import InvalidArguments
 from ..units_text import UnitTextError, check_quantity
 from .inputs import Input, text_of
-from .schema import BOOLEAN_WORDS
+from .loader import example_currents
+from .schema import BOOLEAN_WORDS, needs_value, with_units
 from .units import UnitError, UnitsUnavailable, convert, split_number, to_units
 
 __all__ = ["check_values", "converts_units", "current_values", "write_driver"]
@@ -68,10 +71,12 @@ def _number(tool: str, item: Input, value: Any) -> str:
     except (UnitError, UnitTextError) as exc:
         raise _refuse(tool, item, str(exc)) from None
     shown = f"{_fmt(number)}{units}"
+    # A text is said as read ('25C' is 298.15K); a plain number is in the declared units, which the limit carries.
+    said = f"{value!r} is {shown}," if isinstance(value, str) else f"{_fmt(number)} is"
     if low is not None and number < low:
-        raise _refuse(tool, item, f"{value!r} is {shown}, below the minimum {item.minimum}")
+        raise _refuse(tool, item, f"{said} below the minimum {with_units(item.minimum, units)}")
     if high is not None and number > high:
-        raise _refuse(tool, item, f"{value!r} is {shown}, above the maximum {item.maximum}")
+        raise _refuse(tool, item, f"{said} above the maximum {with_units(item.maximum, units)}")
     if item.kind == "integer":
         if not number.is_integer():
             raise _refuse(tool, item, f"{value!r} is not a whole number")
@@ -87,7 +92,8 @@ def _option(tool: str, item: Input, given: str) -> str:
         if given == option.label:
             return option.value
     choices = ", ".join(o.value for o in item.options)
-    raise _refuse(tool, item, f"{given!r} is not one of its options ({choices})")
+    shown = given if len(given) <= 60 else f"{given[:60]}… ({len(given)} characters)"
+    raise _refuse(tool, item, f"{shown!r} is not one of its options ({choices})")
 
 
 def _value(tool: str, item: Input, value: Any) -> str:
@@ -102,7 +108,8 @@ def _value(tool: str, item: Input, value: Any) -> str:
         else:
             word = BOOLEAN_WORDS.get(str(value).strip().lower())
         if word is None:
-            raise _refuse(tool, item, f"{value!r} is not true/false (or yes/no, on/off, 1/0)")
+            raise _refuse(tool, item, f"{value!r} is not a yes-or-no value: give true or false (or 1/0, or one of "
+                                      "the texts yes/no, on/off, true/false, 1/0, in any case)")
         return "yes" if word else "no"
     if kind in ("choice", "loader"):
         return _option(tool, item, str(value))
@@ -142,10 +149,25 @@ def _element(tool: str, item: Input, given: str) -> str:
     return forms.get(form, element.symbol)
 
 
+_STARTS_AS = {"boolean": "no", "string": "", "multichoice": ""}
+"""What Rappture's form holds for an input without ``<default>`` (a switch off, an empty entry, nothing picked)."""
+
+
 def _default(tool: str, item: Input) -> str | None:
     if not item.default:
-        return None
+        return _STARTS_AS.get(item.kind)
     return _as_written(tool, item, item.default)
+
+
+def _missing(tool: str, item: Input) -> InvalidArguments:
+    """The refusal of a call that leaves out an input with no ``<default>`` that must have a value."""
+    if item.kind == "number":
+        what = f"a number in {item.units}" if item.units else "a number"
+    elif item.kind == "choice":
+        what = "one of " + ", ".join(o.value for o in item.options)
+    else:
+        what = {"integer": "a whole number", "periodicelement": "an element symbol"}.get(item.kind, "a value")
+    return _refuse(tool, item, f"missing: it has no <default>, so a call must give it ({what})")
 
 
 def _as_written(tool: str, item: Input, text: str) -> str:
@@ -160,31 +182,9 @@ def _as_written(tool: str, item: Input, text: str) -> str:
 
 
 def _example_currents(item: Input, label: str) -> dict[str, str]:
-    """The ``current`` values an example file sets, by input path."""
+    """The ``current`` values the example ``label`` of a loader sets, by input path."""
     file = item.extra.get(f"example:{label}")
-    if not file:
-        return {}
-    root = ET.parse(file).getroot()
-    found: dict[str, str] = {}
-
-    def walk(element: ET.Element, path: str) -> None:
-        for child in element:
-            if not isinstance(child.tag, str) or child.tag in ("about", "current"):
-                continue
-            ident = child.get("id")
-            same = [c for c in element if c.tag == child.tag]
-            index = same.index(child)
-            part = f"{child.tag}({ident})" if ident else (child.tag if index == 0 else f"{child.tag}{index}")
-            cpath = f"{path}.{part}"
-            current = child.find("current")
-            if current is not None and current.text is not None:
-                found[cpath] = current.text.strip()
-            walk(child, cpath)
-
-    section = root.find("input")
-    if section is not None:
-        walk(section, "input")
-    return found
+    return example_currents(file) if file else {}
 
 
 def check_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> None:
@@ -232,7 +232,8 @@ def current_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> 
     """Every argument's ``current`` text, by Rappture path.
 
     Raises:
-        InvalidArguments: a value that does not fit its input (the message names the argument).
+        InvalidArguments: a value that does not fit its input, or none given (nor set by the loader's
+            example) for an input without ``<default>`` that needs one (the message names the argument).
     """
     currents: dict[str, str] = {}
     examples: dict[str, str] = {}
@@ -251,6 +252,8 @@ def current_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> 
             default = _default(tool, item)
             if default is not None:
                 currents[item.path] = default
+            elif needs_value(item):  # (the schema requires it, unless a loader example may set it)
+                raise _missing(tool, item)
     return currents
 
 

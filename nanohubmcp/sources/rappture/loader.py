@@ -23,7 +23,7 @@ from pathlib import Path
 from ...errors import RegistrationWarning
 from ...registration import user_frame
 
-__all__ = ["Example", "LoaderExamples", "find_examples"]
+__all__ = ["Example", "LoaderExamples", "example_currents", "find_examples"]
 
 
 @dataclass(frozen=True)
@@ -146,3 +146,32 @@ def find_examples(loader: str, patterns: list[str], default: str, tool_dir: Path
             f"each is offered with its file name, e.g. 'label (file.xml)'{note}: give each example an "
             "<about><label> of its own", RegistrationWarning, stacklevel=user_frame())
     return LoaderExamples(examples, chosen)
+
+
+def example_currents(file: str | Path) -> dict[str, str]:
+    """The ``current`` values an example file sets in its ``<input>``, by Rappture input path.
+
+    Raises:
+        ET.ParseError / OSError: the file does not parse, or cannot be read.
+    """
+    root = ET.parse(file).getroot()
+    found: dict[str, str] = {}
+
+    def walk(element: ET.Element, path: str) -> None:
+        for child in element:
+            if not isinstance(child.tag, str) or child.tag in ("about", "current"):
+                continue
+            ident = child.get("id")
+            same = [c for c in element if c.tag == child.tag]
+            index = same.index(child)
+            part = f"{child.tag}({ident})" if ident else (child.tag if index == 0 else f"{child.tag}{index}")
+            cpath = f"{path}.{part}"
+            current = child.find("current")
+            if current is not None and current.text is not None:
+                found[cpath] = current.text.strip()
+            walk(child, cpath)
+
+    section = root.find("input")
+    if section is not None:
+        walk(section, "input")
+    return found

@@ -12,7 +12,8 @@ What is left to do once the run file is read costs some two fifths of what a new
 and ``savefig`` would (108 M against 297 M instructions for a 200-point curve, bench/rappture.md),
 and starts as the program names its run file, while its process ends (:mod:`.tool`):
 
-- :func:`prepare`, called when a run starts, makes the blank figures (a figure on its Agg canvas,
+- :func:`prepare`, called when a run starts (the first time :data:`PREPARE_AFTER` s after: :func:`prepare_soon`),
+  makes the blank figures (a figure on its Agg canvas,
   its axes and their tick marks) on a background thread while the tool's program runs, importing
   matplotlib there on the first run; :func:`pictures` draws on those (or makes its own when none is
   ready). Figures are used again: cleared on that thread, they keep their renderer, which
@@ -36,14 +37,16 @@ from __future__ import annotations
 
 import io
 import logging
+import sys
 import threading
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from ...server.wire.fork_safe import ForkSafeLock, after_fork_in_child
 from . import glyphs
 
-__all__ = ["MAX_PLOTS", "PNG_LEVEL", "pictures", "prepare"]
+__all__ = ["MAX_PLOTS", "PNG_LEVEL", "PREPARE_AFTER", "pictures", "prepare", "prepare_soon"]
 
 MAX_PLOTS = 8
 """At most this many plots per result."""
@@ -134,6 +137,26 @@ def prepare(dpi: float | None = None) -> None:
             return
         _filling = True
     threading.Thread(target=_fill, args=(dpi or 100.0,), daemon=True, name="nanohubmcp-rappture-figures").start()
+
+
+PREPARE_AFTER = 0.3
+"""Seconds a run's program runs, before matplotlib is first imported, until :func:`prepare_soon` starts making
+figures: that import (seconds of CPU, holding the GIL) delayed the answer of a program that failed at once
+(trial64 F6)."""
+
+
+def prepare_soon(dpi: float | None = None) -> Callable[[], object]:
+    """:func:`prepare` now once matplotlib is imported, else after :data:`PREPARE_AFTER` s; returns what cancels
+    it, called when the program has ended (a run over sooner makes no figures ahead: a failure needs none, and a
+    result makes its own)."""
+    if "matplotlib.figure" in sys.modules:
+        prepare(dpi)
+        return lambda: None
+    timer = threading.Timer(PREPARE_AFTER, prepare, args=(dpi,))
+    timer.daemon = True
+    timer.name = "nanohubmcp-rappture-figures-soon"
+    timer.start()
+    return timer.cancel
 
 
 def _take(dpi: float) -> tuple[Any, Any]:

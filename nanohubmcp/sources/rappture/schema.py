@@ -2,7 +2,16 @@
 
 One property per :class:`~.inputs.Input`; ``title`` is its label, ``description`` its description
 followed by what the schema cannot say (units, the groups it sits in, presets, the ``enable``
-condition, hints). No property is required: Rappture gives every input a default.
+condition, hints).
+
+An input without a ``<default>`` (which Rappture's tool builder calls an error for a number, an integer and a
+choice) is a *required* property when it takes a value nothing else supplies: a number, integer, choice or
+periodic element, unless an example of the tool's loader sets it (then a call without it, or with an example that
+does not set it, is refused at run time). Others have the value Rappture's own form starts from: a boolean is off
+(``false``), a string empty, a multichoice has nothing picked. A choice or multichoice default that names none of
+its options (by value or label) is refused at registration, as Rappture's builder refuses it ("Default value must be
+a label or value for one of the current choices"): a call leaving the input out would hand the program a value it
+does not offer.
 
 =================  ====================================================================================
 Rappture input     property
@@ -25,13 +34,18 @@ periodicelement    ``{"type": "string", "enum": [element symbols]}``
 from __future__ import annotations
 
 import math
+import xml.etree.ElementTree as ET
 from typing import Any
 
 from ...schema import GeneratedSchema
 from .inputs import Input
+from .loader import example_currents
 from .units import UnitError, convert
 
-__all__ = ["BOOLEAN_PATTERN", "BOOLEAN_WORDS", "element_symbols", "input_schema", "property_schema"]
+__all__ = [
+    "BOOLEAN_PATTERN", "BOOLEAN_WORDS", "element_symbols", "input_schema", "needs_value", "property_schema",
+    "with_units",
+]
 
 BOOLEAN_WORDS = {
     "yes": True,
@@ -172,12 +186,16 @@ def property_schema(item: Input) -> dict[str, Any]:
         schema["anyOf"] = [{"type": "boolean"}, {"enum": [0, 1]}, {"type": "string", "pattern": BOOLEAN_PATTERN}]
         if item.default.lower() in BOOLEAN_WORDS:
             schema["default"] = BOOLEAN_WORDS[item.default.lower()]
+        elif not item.default:  # Rappture's switch starts off
+            schema["default"] = False
     elif kind in ("choice", "loader"):
         values = [o.value for o in item.options]
         labels = [o.label for o in item.options if o.label not in values]
         schema["type"] = "string"
         schema["enum"] = [*values, *labels]
         chosen = _option_value(item, item.default)
+        if kind == "choice" and item.default and chosen is None and item.options:
+            raise ValueError(_not_an_option(item, repr(item.default)))
         if chosen is not None:
             schema["default"] = chosen
         listed = [
@@ -195,13 +213,15 @@ def property_schema(item: Input) -> dict[str, Any]:
         schema["type"] = "array"
         schema["items"] = {"enum": [*values, *(o.label for o in item.options if o.label not in values)]}
         schema["uniqueItems"] = True
-        picked = [_option_value(item, part.strip()) for part in item.default.split(",") if part.strip()]
-        schema["default"] = [c for c in picked if c is not None]
+        parts = [part.strip() for part in item.default.split(",") if part.strip()]
+        unknown = [part for part in parts if _option_value(item, part) is None]
+        if unknown and item.options:
+            raise ValueError(_not_an_option(item, ", ".join(map(repr, unknown))))
+        schema["default"] = [c for c in (_option_value(item, part) for part in parts) if c is not None]
         notes.append("Options: " + "; ".join(f"{o.value} ({o.label})" for o in item.options) + ".")
     elif kind == "string":
         schema["type"] = "string"
-        if item.default:
-            schema["default"] = item.default
+        schema["default"] = item.default  # (none: Rappture's entry starts empty)
         if item.lines > 1:
             notes.append(f"Multi-line text ({item.lines} lines shown).")
         if item.hints:
@@ -218,6 +238,41 @@ def property_schema(item: Input) -> dict[str, Any]:
     return schema
 
 
+def _not_an_option(item: Input, shown: str) -> str:
+    """Why a choice's (or multichoice's) default is refused: ``shown`` names no option."""
+    options = ", ".join(o.value + (f" ({o.label})" if o.label != o.value else "") for o in item.options)
+    return (f"its default {shown} is not one of its options ({options}) by value or label, so a call leaving "
+            "it out would give the program a value it does not offer; make the default one of them")
+
+
+def with_units(limit: str, units: str) -> str:
+    """A limit as written (``10m``, ``10``), with the declared units added when it has none (``10m``)."""
+    if units and limit and limit[-1:].isdigit():
+        return limit + units
+    return limit
+
+
+def needs_value(item: Input) -> bool:
+    """Whether a call must give ``item`` (see the module docstring): it has no ``<default>``, and its kind has
+    no value Rappture's form starts from (a number, integer, choice or periodic element)."""
+    return not item.default and item.kind in ("number", "integer", "choice", "periodicelement")
+
+
+def _loader_sets(arguments: list[Input]) -> set[str]:
+    """The input paths an example of a loader sets (an unreadable example sets none)."""
+    found: set[str] = set()
+    for item in arguments:
+        if item.kind != "loader":
+            continue
+        for key, file in item.extra.items():
+            if key.startswith("example:"):
+                try:
+                    found.update(example_currents(file))
+                except (ET.ParseError, OSError):
+                    continue
+    return found
+
+
 def _option_value(item: Input, given: str) -> str | None:
     """The option value ``given`` names (by value or by label); None when it names none."""
     for option in item.options:
@@ -230,11 +285,13 @@ def _option_value(item: Input, given: str) -> str | None:
 
 
 def input_schema(arguments: list[Input], tool_name: str) -> GeneratedSchema:
-    """The tool's ``inputSchema``: an object of every argument, none required, nothing else allowed.
+    """The tool's ``inputSchema``: an object of every argument, nothing else allowed; required are the
+    arguments :func:`needs_value` names that no loader example sets.
 
     Raises:
         ValueError: an input whose limits or default are not numbers in units that fit, whose
-            minimum is above its maximum, or whose default or a preset is outside them (the message names the input).
+            minimum is above its maximum, or whose default or a preset is outside them; a choice or
+            multichoice whose default is none of its options (the message names the input).
     """
     properties: dict[str, Any] = {}
     for item in arguments:
@@ -242,4 +299,8 @@ def input_schema(arguments: list[Input], tool_name: str) -> GeneratedSchema:
             properties[item.name] = property_schema(item)
         except ValueError as exc:
             raise ValueError(f"Rappture tool {tool_name!r}: input {item.path}: {exc}") from None
+    supplied = _loader_sets(arguments) if any(needs_value(item) for item in arguments) else set()
+    required = [item.name for item in arguments if needs_value(item) and item.path not in supplied]
+    if required:
+        return GeneratedSchema(type="object", properties=properties, required=required, additionalProperties=False)
     return GeneratedSchema(type="object", properties=properties, additionalProperties=False)

@@ -191,8 +191,8 @@ class RapptureTool:
                 argv = [self.rappture, "-execute", str(driver), "-tool", str(self.path)]
             else:
                 argv = command_line(self.command, self.directory, driver)
-            if plot and self.may_plot:  # blank figures (and matplotlib) made while the program runs
-                plots.prepare(figure_dpi)
+            # blank figures (and matplotlib) made while the program runs, unless it ends at once
+            stop_preparing = plots.prepare_soon(figure_dpi) if plot and self.may_plot else None
             early: dict[str, tuple[ET.Element, ToolResult]] = {}  # the run file's text -> parsed, shaped
 
             def shape(root: ET.Element) -> ToolResult:
@@ -225,6 +225,9 @@ class RapptureTool:
                 raise ToolError(
                     f"Rappture tool '{self.name}': cannot start {argv[0]!r}: {exc.strerror or exc}"
                 ) from None
+            finally:
+                if stop_preparing is not None:
+                    stop_preparing()
             source, root = self._run_document(outcome, workdir, {text: r for text, (r, _) in early.items()})
             if source in early:  # the file as the program left it: shaped while the program exited
                 return early[source][1]
