@@ -187,6 +187,13 @@ class CellRegistry:
             return earlier[1]
         return name if name is not None and (kind, name) in self.entries else None
 
+    def forget(self, kind: str, key: str) -> None:
+        """The component ``key`` of ``kind`` is no cell's any more (a ``%mcp rappture``/``sim2l`` tool took its name):
+        forget it, leaving the server's registration alone."""
+        self.entries.pop((kind, key), None)
+        for cell_id in [cell_id for cell_id, defined in self.cells.items() if defined == (kind, key)]:
+            del self.cells[cell_id]
+
     def _drop(self, kind: str, key: str) -> bool:
         self.entries.pop((kind, key), None)
         if kind == "tool":

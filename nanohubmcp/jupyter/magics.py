@@ -30,6 +30,7 @@ what ``nbconvert --to mcp`` exports.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import re
@@ -198,14 +199,25 @@ class MCPMagics(Magics):
         assert shell is not None
         # The cell's code is on no frame of the registering call: its warnings name the cell (IPython's
         # "Cell In[N]", the line of the function in the cell's code), not IPython's line calling this magic.
-        line = getattr(getattr(fn, "__code__", None), "co_firstlineno", 1)
-        registry = shell.user_global_ns.setdefault("__warningregistry__", {})
         try:
-            with warnings_at(f"Cell In[{shell.execution_count}]", line, registry):
+            with self._warnings_in_cell(getattr(getattr(fn, "__code__", None), "co_firstlineno", 1)):
                 entry = add(fn, spec, CellOutput.capture(shell))
         except RegistrationError as exc:
             raise UsageError(_in_magic_terms(exc, kind)) from None
         self.commands.serve(f"{kind} '{entry.key}'")
+
+    def _warnings_in_cell(self, line: int | None = None) -> contextlib.AbstractContextManager[None]:
+        """Registration warnings of the block shown at the running cell's ``line`` (``Cell In[N]:L``), not at
+        IPython's code calling the magic. ``line`` None: the line of the cell calling this line magic."""
+        shell = self.shell
+        assert shell is not None
+        if line is None:  # (the cell's code runs in the user's namespace: its frame is the first one there)
+            frame = sys._getframe(1)
+            while frame.f_back is not None and frame.f_globals is not shell.user_global_ns:
+                frame = frame.f_back
+            line = frame.f_lineno if frame.f_globals is shell.user_global_ns else 1
+        registry = shell.user_global_ns.setdefault("__warningregistry__", {})
+        return warnings_at(f"Cell In[{shell.execution_count}]", line, registry)
 
     def _define(self, kind: str, cell: str, name: str | None, uri: str | None = None) -> Callable[..., Any]:
         """Compile and run the cell; the function it defines (``name``: ``--name``; ``uri``: a resource's)."""
@@ -294,7 +306,8 @@ class MCPMagics(Magics):
         if action_word == "call":  # its JSON arguments are not shell words
             return self.commands.call(rest)
         if action_word in KINDS:  # a path and its own options
-            return self.commands.source(action_word, rest)
+            with self._warnings_in_cell():  # (a tool it replaces is warned about at this line)
+                return self.commands.source(action_word, rest)
         if action_word == "history":  # a record id beginning with "-" is the ID, not an option
             line = " ".join(id_words_last(line.split()))
         args = parse_argstring(self.mcp, line)

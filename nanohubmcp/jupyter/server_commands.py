@@ -147,6 +147,7 @@ class ServerCommands:
             record = getattr(self.session.server, line.method)(line.path, **line.options)
         except RegistrationError as exc:
             raise UsageError(f"%mcp {kind}: {exc}") from None
+        self.session.components.forget("tool", record.name)  # (a cell's tool of that name, replaced: none now)
         self.serve(f"tool '{record.name}' ({'Rappture tool' if kind == 'rappture' else 'Sim2L'} {line.path})")
 
     def call(self, rest: str) -> Any:

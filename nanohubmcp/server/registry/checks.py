@@ -141,14 +141,17 @@ def _signature(fn: Callable[..., Any]) -> str:
 
 def replaced(tool: Tool, previous: Tool | None, *, edited: bool = False) -> str | None:
     """How ``tool`` differs from the ``previous`` tool of its name, or None when it is the same one
-    (``edited``: the same function edited, a notebook cell run again, whose signature may change)."""
+    (``edited``: the same function edited, a notebook cell run again, whose signature may change). A function is
+    named by its module and qualified name, a tool of another format by its ``described`` text (``the Rappture
+    tool PATH``, ``the Sim2L notebook PATH``)."""
     if previous is None:
         return None
     old, new = inspect.unwrap(previous.fn), inspect.unwrap(tool.fn)
     old_name = f"{getattr(old, '__module__', '?')}.{getattr(old, '__qualname__', '?')}"
     new_name = f"{getattr(new, '__module__', '?')}.{getattr(new, '__qualname__', '?')}"
     if old_name != new_name:  # another function, not the same one edited: perhaps meant as a second tool
-        return f"it was {old_name}, now it is {new_name} (to serve both, give one of them another name)"
+        return (f"it was {getattr(old, 'described', None) or old_name}, now it is "
+                f"{getattr(new, 'described', None) or new_name} (to serve both, give one of them another name)")
     if previous.input_schema != tool.input_schema and not edited:
         return f"the signature changed from {_signature(old)} to {_signature(new)}"
     return None

@@ -86,6 +86,7 @@ class RapptureCall:
         self.__doc__ = tool.description
         # What provenance names as the code's module and qualified name (code_facts.code_of): the tool, not this class.
         self.__module__, self.__qualname__ = str(tool.path), tool.name
+        self.described = f"the Rappture tool {tool.path}"  # (a warning naming what a tool replaced says this)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

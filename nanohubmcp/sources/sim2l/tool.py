@@ -137,6 +137,7 @@ class Sim2LTool:
         self.__doc__ = description
         # Provenance's code (code_facts.code_of): the notebook's code cells and kernel, named by its path
         self.__module__, self.__qualname__ = spec.path, name
+        self.described = f"the Sim2L notebook {spec.path}"  # (a warning naming what a tool replaced says this)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
