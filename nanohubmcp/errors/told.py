@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 from .base import message_of, text_of
+from .protocol import ProtocolError
 
-__all__ = ["Failure"]
+__all__ = ["Failure", "told_protocol_error"]
 
 
 def _as_it_is(text: str) -> str:
@@ -73,3 +75,38 @@ class Failure:
         kind = type(self.exc)
         module = kind.__module__
         return f"{module}.{kind.__qualname__}" if module and module != "builtins" else kind.__qualname__
+
+
+def told_protocol_error(failure: Failure) -> ProtocolError:
+    """``failure.exc``, a :class:`~nanohubmcp.errors.ProtocolError` a tool raised (2026-07-28: the call's
+    JSON-RPC error), as its failure tells it: itself when nothing is hidden; else a copy of the same type,
+    ``code`` and other attributes whose ``message`` (and ``str()``) has the call's secret values hidden,
+    and whose ``data`` has each text in it (keys too) hidden and a number that is one replaced by ``"***"``.
+    The copy is what the answer, the SERVER span's status and the call's record read."""
+    exc = failure.exc
+    assert isinstance(exc, ProtocolError)
+    if not failure.hidden:
+        return exc
+    told: ProtocolError = BaseException.__new__(type(exc))  # its __init__ not run again: attributes copied
+    told.__dict__.update(exc.__dict__)
+    told.message = failure.hide(str(exc.message))
+    told.args = (told.message,)
+    told.data = _hidden_data(exc.data, failure.hide)
+    return told
+
+
+def _hidden_data(value: Any, hide: Callable[[str], str]) -> Any:
+    """``value`` (JSON-like) with each text in it passed through ``hide``, and each number whose text it hides
+    replaced by that text (``***``)."""
+    if isinstance(value, str):
+        return hide(value)
+    if isinstance(value, dict):
+        return {hide(key) if isinstance(key, str) else key: _hidden_data(member, hide)
+                for key, member in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_hidden_data(member, hide) for member in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        text = str(value)
+        hidden = hide(text)
+        return hidden if hidden != text else value
+    return value

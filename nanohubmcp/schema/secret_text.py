@@ -37,6 +37,13 @@ MOST_VALUES = 1024
 """At most this many secret values of one call are looked for (a ``list[Secret]`` of thousands: the first
 1,024, in the order of the arguments); the others are not hidden."""
 _PLAIN = (str, int, float, bool, type(None))
+_CUT_FROM = 16
+"""A secret this long or longer is hidden also where a text shows it cut short around an ellipsis (pydantic's
+``input_value='first 25...last 24'``, ``reprlib``'s ``'first 11...last 12'``)."""
+_CUT_PART = 8
+"""The fewest of its first (last) characters hidden right before (after) an ellipsis: a shorter part tells
+little of it, and a common word's letters before an ellipsis are not taken for one."""
+_ELLIPSES = ("...", "\u2026")
 
 
 def secret_values(arguments: dict[str, Any], secrets: Plan | None) -> tuple[str, ...]:
@@ -131,7 +138,60 @@ class SecretText:
                 text = text.replace(value, MASK)
             else:
                 text = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", MASK, text)
+        if self._values and len(self._values[0]) >= _CUT_FROM and any(mark in text for mark in _ELLIPSES):
+            text = _cut_hidden(text, tuple(value for value in self._values if len(value) >= _CUT_FROM))
         return text
+
+
+def _cut_hidden(text: str, forms: tuple[str, ...]) -> str:
+    """``text`` with a form's head (its first :data:`_CUT_PART` or more characters) written right before an
+    ellipsis, and its tail (its last ones) right after one, as :data:`MASK`: a long secret quoted cut short."""
+    parts: list[tuple[int, int]] = []
+    for mark in _ELLIPSES:
+        at = text.find(mark)
+        while at != -1:
+            after = at + len(mark)
+            for form in forms:
+                if head := _head_before(text, at, form):
+                    parts.append((at - head, at))
+                if tail := _tail_after(text, after, form):
+                    parts.append((after, after + tail))
+            at = text.find(mark, after)
+    if not parts:
+        return text
+    pieces: list[str] = []
+    written = 0
+    for start, end in sorted(parts):
+        if end <= written:
+            continue
+        pieces.append(text[written:max(start, written)])
+        if start >= written:
+            pieces.append(MASK)
+        written = end
+    pieces.append(text[written:])
+    return "".join(pieces)
+
+
+def _head_before(text: str, at: int, form: str) -> int:
+    """How many of ``form``'s first characters (the most, at least :data:`_CUT_PART`) end at ``text[at]``; 0: none."""
+    window = text[max(0, at - len(form)):at]
+    start = window.find(form[:_CUT_PART])
+    while start != -1:  # (the earliest start is the longest head)
+        if form.startswith(window[start:]):
+            return len(window) - start
+        start = window.find(form[:_CUT_PART], start + 1)
+    return 0
+
+
+def _tail_after(text: str, at: int, form: str) -> int:
+    """How many of ``form``'s last characters (the most, at least :data:`_CUT_PART`) start at ``text[at]``; 0: none."""
+    window = text[at:at + len(form)]
+    end = window.rfind(form[-_CUT_PART:])
+    while end != -1:  # (the latest end is the longest tail)
+        if form.endswith(window[:end + _CUT_PART]):
+            return end + _CUT_PART
+        end = window.rfind(form[-_CUT_PART:], 0, end + _CUT_PART - 1)
+    return 0
 
 
 NO_SECRETS = SecretText(())

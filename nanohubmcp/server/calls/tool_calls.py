@@ -32,7 +32,7 @@ from ...errors import (
     ToolTimeout,
     notified_text,
 )
-from ...errors.told import Failure
+from ...errors.told import Failure, told_protocol_error
 from ...protocol.nesting import NestedTooDeep
 from ...protocol.result_types import ToolResult
 from ...schema.secret_text import Telling
@@ -156,14 +156,17 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         if request.modern and isinstance(exc, ProtocolError):
             # 2026-07-28: a protocol error raised in the call (e.g. -32021 when the client cannot
             # answer an input request) is the call's JSON-RPC error, not tool output.
+            told = told_protocol_error(failure)  # (a Secret it quotes hidden: the answer, span and record read it)
             if record:
-                record.finish(False, str(exc))
-            raise
+                record.finish(False, told.message)
+            if told is exc:
+                raise
+            raise told from None
         if isinstance(exc, StateUnavailable):
             # The shared store (Redis) is away, e.g. under get_job_result: the call's 503 with
             # Retry-After on every route (nanohubmcp.errors), never tool output read as "no such job".
             if record:
-                record.finish(False, str(exc))
+                record.finish(False, failure.text)
             raise
         if job is None and request.slots.get(STOPPED):
             _stopped(tool.name, request, failure.message, record)

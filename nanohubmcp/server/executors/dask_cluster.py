@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import ConfigurationError, ToolError
 from .base import JobExecutor, Place, ran_away
-from .remote import JobTrace, deliver, job_trace, place, remote_context, run_remote
+from .remote import JobTrace, deliver, hidden_failure, job_trace, place, remote_context, run_remote
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -377,11 +377,20 @@ def run_on_worker(
     fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, trace: JobTrace | None
 ) -> WorkerResult:
     """The job's task, on a Dask worker: :func:`~.remote.run_remote`, the worker's address and
-    where the function ran there."""
+    where the function ran there. What the function raised is raised as it is, or, for a job with ``Secret``
+    values, told with them hidden (:func:`~.remote.hidden_failure`: Dask logs and keeps what its task raised)."""
     from distributed import get_worker
 
     here = place()  # on the task's thread, which runs the function
-    return WorkerResult(run_remote(fn, kwargs, is_coroutine, trace), get_worker().address, here)
+    try:
+        value = run_remote(fn, kwargs, is_coroutine, trace)
+    except Exception as exc:
+        failed = hidden_failure(exc, trace)
+        if failed is exc:
+            raise
+    else:
+        return WorkerResult(value, get_worker().address, here)
+    raise failed  # (out of the except: the exception quoting the secret is not its context)
 
 
 async def _forget(client: Any, key: str, published: concurrent.futures.Future[None] | None) -> None:

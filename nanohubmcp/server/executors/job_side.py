@@ -23,7 +23,7 @@ from ..calls.progress import CURRENT
 from ..calls.tqdm_progress import watch
 from .base import Place
 from .job_files import FileChannel
-from .remote import JobTrace, place, run_remote
+from .remote import JobTrace, hiding_of, place, run_remote
 
 RETURNED = "returned"
 RAISED = "raised"
@@ -86,7 +86,8 @@ def run_in_job(
     here = place()
     try:
         return RETURNED, run_remote(fn, kwargs, is_coroutine, trace), here
-    except Exception as exc:
-        return RAISED, message_of(exc), here
+    except Exception as exc:  # its message, a Secret value hidden (the result file keeps it until tidied)
+        hide = hiding_of(trace)
+        return RAISED, hide(message_of(exc)) if hide else message_of(exc), here
     finally:
         CURRENT.reset(token)

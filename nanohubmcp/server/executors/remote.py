@@ -35,8 +35,18 @@ CANCEL_POLL_SECONDS = 0.25
 """How often ``is_cancelled()`` asks the channel at most (it may cost a network round trip)."""
 
 JobTrace = tuple[str, dict[str, str]] | tuple[str, dict[str, str], Callable[[str], str]]
-"""What continues a job's trace where it runs (:func:`job_trace`): its tool's name, the W3C carrier, and for a
-call with ``Secret`` values what hides them (a failure's span tells them as ``***``)."""
+"""What continues a job's trace where it runs (:func:`job_trace`): its tool's name, the W3C carrier (empty: not
+traced), and for a call with ``Secret`` values what hides them (a failure's span, and what a Dask worker or a
+batch job keeps of it, tells them as ``***``)."""
+
+
+class HiddenFailure(Exception):
+    """What a Dask job with ``Secret`` values raised, as its :class:`~nanohubmcp.errors.told.Failure` tells it:
+    the message is the tool's exception's (:func:`~nanohubmcp.errors.message_of`: its type leads where its text
+    says nothing, ``KeyError: '***'``) with their values hidden, the traceback its frames. Raised on the worker in
+    the exception's place (:func:`hidden_failure`), so that what Dask logs (``distributed.worker``'s ``Compute
+    Failed ... Exception:``) and keeps for the erred task (the scheduler, ``Client.get_events``) never quotes
+    one; the server answers its message as the call's error."""
 
 
 class Channel(Protocol):
@@ -162,11 +172,25 @@ def run_remote(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: boo
     """
     if trace is None:
         return _run(fn, kwargs, is_coroutine)
-    tool, carrier, *hiding = trace  # (a third member: the job's secret values, hidden in the span's failure)
-    hide = hiding[0] if hiding else None
+    tool, carrier, *_ = trace
+    hide = hiding_of(trace)
     tell = functools.partial(Failure, hide=hide) if hide else None
     with continued(carrier, f"run_job {tool}", {"gen_ai.tool.name": tool}, tell):
         return _run(fn, kwargs, is_coroutine)
+
+
+def hiding_of(trace: JobTrace | None) -> Callable[[str], str] | None:
+    """What hides the job's ``Secret`` values in a text (the third member of ``trace``), or None when it has none."""
+    return trace[2] if trace is not None and len(trace) > 2 else None
+
+
+def hidden_failure(exc: Exception, trace: JobTrace | None) -> Exception:
+    """``exc``, what the job's function raised, as it may leave where the job runs: itself for a job without
+    ``Secret`` values, else a :class:`HiddenFailure` telling it with them hidden, ``exc``'s traceback its own."""
+    hide = hiding_of(trace)
+    if hide is None:
+        return exc
+    return HiddenFailure(Failure(exc, hide).message).with_traceback(exc.__traceback__)
 
 
 def place() -> Place:
@@ -177,14 +201,16 @@ def place() -> Place:
 
 
 def job_trace(job: Job) -> JobTrace | None:
-    """What :func:`run_remote` needs to continue ``job``'s trace where it runs, or None when the
-    job is not traced (the ``trace`` argument every executor passes along with the function):
-    ``(tool, carrier)``, and the call's :class:`~nanohubmcp.schema.secret_text.SecretText` third when it has
-    ``Secret`` values (the span there tells a failure quoting one as ``***``, as the server's do)."""
-    if not job.trace_context:
-        return None
+    """What :func:`run_remote` needs to continue ``job``'s trace where it runs (the ``trace`` argument every
+    executor passes along with the function): ``(tool, carrier)``, and the call's
+    :class:`~nanohubmcp.schema.secret_text.SecretText` third when it has ``Secret`` values — traced or not (the
+    carrier then empty): the span there, a Dask worker's failure (:func:`hidden_failure`) and a batch job's
+    result file tell a failure quoting one as ``***``, as the server does. None: neither traced nor secret."""
     hide = job.telling.hide if job.telling is not None else None
-    return (job.tool, job.trace_context, hide) if hide else (job.tool, job.trace_context)
+    carrier = job.trace_context or {}
+    if hide:
+        return job.tool, carrier, hide
+    return (job.tool, carrier) if carrier else None
 
 
 def _run(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool) -> Any:
