@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from nanohubmcp.errors import RegistrationError
 from nanohubmcp.schema.iri_grammar import load_jsonschema
 from nanohubmcp.schema.json_form import check_json_form
+from nanohubmcp.schema.keywords import validator_class
 from nanohubmcp.schema.paths import format_path, shorten
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
 
 def compile_schema(schema: object, label: str, what: str) -> Validator:
     """The jsonschema validator of ``schema`` (its ``$schema``'s draft, else Draft 2020-12), with
-    format checking and a registry of the JSON Schema meta-schemas only (nothing is fetched).
+    format checking, a registry of the JSON Schema meta-schemas only (nothing is fetched), and ``pattern`` /
+    ``multipleOf`` read as JSON Schema means them (:mod:`.keywords`).
 
     ``label`` and ``what`` name it in messages (``"tool 'add'"``, ``"input schema"``).
 
@@ -58,7 +60,8 @@ def compile_schema(schema: object, label: str, what: str) -> Validator:
     _check_refs(schema, label, what)
     # Our own registry (the JSON Schema meta-schemas only): jsonschema's default one would
     # fetch unknown http(s) references over the network while validating a call.
-    return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=SPECIFICATIONS)
+    ours = validator_class(cls)  # pattern (ECMA-262's $) and float multipleOf as JSON Schema means them
+    return ours(schema, format_checker=cls.FORMAT_CHECKER, registry=SPECIFICATIONS)
 
 
 def _check_refs(schema: dict[str, Any], label: str, what: str) -> None:

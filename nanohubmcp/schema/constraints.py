@@ -11,25 +11,33 @@ Each becomes the JSON Schema keyword that says the same of the JSON value, so th
 ``MultipleOf`` (``multiple_of=``)       ``multipleOf``
 ``MinLen``, ``MaxLen``, ``Len``         ``minLength``/``maxLength`` (string), ``minItems``/``maxItems``
 (``min_length=``, ``max_length=``)      (array), ``minProperties``/``maxProperties`` (object)
-``pattern=``                            ``pattern`` (a string schema; searched, as pydantic and JSON Schema do)
+``pattern=``                            ``pattern`` (a string schema; an ECMA-262 regular expression, see below)
 ``Field(title=, examples=,``            ``title``, ``examples``, the dict merged in, ``"deprecated": true``
 ``json_schema_extra={}, deprecated=)``
 ======================================  =======================================================================
 
-Two bounds of one kind keep the tighter. A constraint no keyword can say (a ``Predicate``, ``max_digits``,
-``strict=True``, ``strip_whitespace``, a bound that is not a number, a bound on a value that is not a JSON number, a
-length of base64 ``bytes``) and a ``Field`` argument a parameter would ignore (``default``, ``alias``) raise
-:class:`NotExpressible`: registration refuses the function naming it, rather than accept values the annotation
-forbids. Objects of other libraries in ``Annotated`` are left alone. Nothing is imported: annotated_types and
-pydantic are loaded whenever an annotation holds their objects.
+Two bounds of one kind keep the tighter. A pattern is published as written and checked as ECMA-262 reads it
+(``$`` the end of the text, not before a final newline: :mod:`.ecma_pattern`, as pydantic's check and a client's
+do); one Python reads otherwise (``\\Z``, ``(?P<n>...)``, an inline flag) and a compiled pattern with flags
+(``re.I``: JSON Schema's ``pattern`` has none) are refused naming it. A float ``multiple_of`` is checked within a
+float's error (``0.3`` is a multiple of ``0.1``: :mod:`.keywords`). A constraint no keyword can say (a
+``Predicate``, ``max_digits``, ``strict=True``, ``strip_whitespace``, a ``Timezone`` — ``Timezone(None)``, a naive
+datetime, too —, a bound that is not a number, a bound on a value that is not a JSON number, a length of base64
+``bytes``) and a ``Field`` argument a parameter would ignore (``default``, ``alias``) raise :class:`NotExpressible`:
+registration refuses the function naming it, rather than accept values the annotation forbids. Objects of other
+libraries in ``Annotated`` are left alone. Nothing is imported: annotated_types and pydantic are loaded whenever an
+annotation holds their objects.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import sys
 from typing import Any
+
+from nanohubmcp.schema.ecma_pattern import python_only
 
 __all__ = ["NotExpressible", "keywords_of"]
 
@@ -45,6 +53,8 @@ _NO_OP = {"strict": False, "strip_whitespace": False, "to_lower": False, "to_upp
 """Flags whose value here asks for nothing (pydantic's defaults)."""
 _WIRE_KEPT = {"allow_inf_nan"}
 """Asked of a value JSON already settles: the wire refuses ``NaN`` and ``Infinity`` (``protocol.jsondec``)."""
+_NONE_ASKS = {"tz"}
+"""Fields whose ``None`` asks for something (``Timezone(None)``: a naive datetime); elsewhere ``None`` is unset."""
 _FIELD_KEPT = {"description", "title", "examples", "json_schema_extra", "deprecated"}
 _FIELD_ADVICE = {
     "default": "give the default in the signature (`x: int = 3`)",
@@ -112,7 +122,8 @@ def _metadata(item: Any, schema: dict[str, Any]) -> dict[str, Any]:
     )
     found: dict[str, Any] = {}
     for name, value in given.items():
-        if value is None or (name in _NO_OP and _NO_OP[name] is value) or name in _WIRE_KEPT:
+        unset = value is None and name not in _NONE_ASKS
+        if unset or (name in _NO_OP and _NO_OP[name] is value) or name in _WIRE_KEPT:
             continue
         here = {**schema, **found}
         if name in _BOUNDS or name == "multiple_of":
@@ -120,7 +131,7 @@ def _metadata(item: Any, schema: dict[str, Any]) -> dict[str, Any]:
         elif name in _LENGTHS:
             found.update(_length_keywords(item, name, value, here))
         elif name == "pattern" and _types(here) - {"null"} == {"string"}:
-            found["pattern"] = getattr(value, "pattern", value)  # a compiled re.Pattern: its text
+            found["pattern"] = _pattern(item, value)
         else:
             raise NotExpressible(
                 f"{item!r} cannot be said in the JSON Schema of a value {_kind(here)}, so a client's value would not "
@@ -143,6 +154,30 @@ def _number_keyword(item: object, name: str, value: object, schema: dict[str, An
         return {"multipleOf": number}
     keyword, tighter = _BOUNDS[name]
     return {keyword: tighter(schema[keyword], number) if keyword in schema else number}
+
+
+def _pattern(item: object, value: object) -> str:
+    """The text of a ``pattern=`` (a ``str`` or a compiled ``re.Pattern`` without flags) that ECMA-262 reads as
+    Python does."""
+    if isinstance(value, re.Pattern):
+        flags = value.flags & ~re.UNICODE  # (every str pattern has UNICODE: what no flag means)
+        if not isinstance(value.pattern, str):
+            raise NotExpressible(f"{item!r}: a bytes pattern cannot match text; give a str pattern")
+        if flags:
+            raise NotExpressible(
+                f"{item!r}: the pattern's flag {re.RegexFlag(flags)!r} cannot be said in JSON Schema (a pattern has "
+                "no flags), so clients would check another rule; write it into the pattern ([A-Za-z] for re.I)"
+            )
+        value = value.pattern
+    if not isinstance(value, str):
+        raise NotExpressible(f"{item!r}: the pattern must be a str or a compiled re.Pattern")
+    construct = python_only(value)
+    if construct is not None:
+        raise NotExpressible(
+            f"{item!r}: the pattern uses {construct} (JSON Schema patterns are ECMA-262 regular expressions, "
+            "which clients compile)"
+        )
+    return value
 
 
 def _length_keywords(item: object, name: str, value: object, schema: dict[str, Any]) -> dict[str, Any]:

@@ -226,10 +226,11 @@ class TypeMapper:
                 load_jsonschema()  # lazily, its RFC 3987 grammar deferred: importing it can cost seconds
                 from jsonschema import Draft202012Validator
 
+                from nanohubmcp.schema.keywords import validator_class
+
                 root = {**schema, "$defs": self.defs} if self.defs else schema
-                compiled.append(
-                    Draft202012Validator(root, format_checker=Draft202012Validator.FORMAT_CHECKER)
-                )
+                ours = validator_class(Draft202012Validator)  # the pattern/multipleOf every call's check reads
+                compiled.append(ours(root, format_checker=Draft202012Validator.FORMAT_CHECKER))
             return bool(compiled[0].is_valid(value))
 
         return accepts

@@ -1,0 +1,125 @@
+"""A JSON Schema ``pattern`` read as ECMA-262 reads it, with Python's :mod:`re`.
+
+JSON Schema says a ``pattern`` is an ECMA-262 regular expression (2020-12 Validation § 6.3.3, Core § 6.4):
+what a client's validator (ajv, the TypeScript SDK) compiles, and what pydantic's own check (Rust ``regex``)
+agrees with on anchors. jsonschema runs it with Python's ``re.search``, which reads most of it the same way but
+not ``$``: in Python it also matches *before a final newline*, so ``^[a-z0-9_]+$`` admits ``"run_1\\n"`` —
+the allow-list idiom for a run name or a file stem let a newline into a path or a command line (review r38 F9).
+
+Chosen here, and why:
+
+- :func:`ecma_search` runs the pattern with each ``$`` outside a character class read as ``\\Z`` (the end of
+  the text, what ECMA-262 without the ``m`` flag means). The published pattern is left as written: clients
+  read it right already; only our check was wrong. A pattern holding an inline flag (``(?m)``, Python-only)
+  is run as written: its author meant Python's reading.
+- :func:`python_only` names a construct Python reads and ECMA-262 refuses or reads otherwise (``\\Z``,
+  ``\\A``, ``(?P<name>...)``, inline flags, possessive quantifiers, ``{,n}``, a ``]`` first in a class...),
+  so a pattern *we* publish from a ``Field(pattern=...)`` is refused at registration naming it, rather than
+  sent to clients as a syntax error (``new RegExp("^\\\\w+\\\\Z", "u")``: ``Invalid escape``) or a different
+  rule. A hand-written ``{"pattern": ...}`` schema is the author's and is published as given.
+
+Left as Python reads it: ``\\d``, ``\\w``, ``\\s``, ``\\b`` are Unicode-aware in Python (and in pydantic's
+Rust check), ASCII in ECMA-262 — a client may refuse ``"١٢"`` for ``^\\d+$`` that we accept, never the reverse
+of what the annotation allows.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+__all__ = ["ecma_search", "python_only"]
+
+_ESCAPES = {
+    "\\A": "\\A (Python's start of text): write ^",
+    "\\Z": "\\Z (Python's end of text): write $, which the check reads as the end of the text as ECMA-262 does",
+    "\\z": "\\z: write $, which the check reads as the end of the text as ECMA-262 does",
+    "\\a": "\\a (Python's bell): write \\x07",
+    "\\N": "\\N{...} (a character by name): write the character itself",
+    "\\U": "\\U........ (an 8-digit code point): write the character itself",
+}
+_MASKED_RULES = [  # over the pattern with escapes and class members masked (same length, positions kept)
+    (re.compile(r"\(\?P"), "(?P...) (a Python named group or reference): use a plain group (...)"),
+    (re.compile(r"\(\?#"), "(?#...) (a Python comment): leave it out"),
+    (re.compile(r"\(\?\("), "(?(...)...) (a conditional group): not in ECMA-262"),
+    (re.compile(r"\(\?>"), "(?>...) (an atomic group): not in ECMA-262"),
+    (re.compile(r"\(\?[aiLmsux-]+[:)]"), "an inline flag (?i)/(?i:...): write it into the pattern ([A-Za-z])"),
+    (re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})\+"), "a possessive quantifier (*+, ++, ?+, {n}+): not in ECMA-262"),
+    (re.compile(r"\{,\d*\}"), "{,n} (Python's 0 to n): write {0,n}"),
+]
+_INLINE_FLAG = re.compile(r"\(\?[aiLmsux-]+[:)]")
+
+
+def python_only(pattern: str) -> str | None:
+    """The first construct of ``pattern`` (a Python ``re`` pattern) that ECMA-262 refuses or reads otherwise,
+    said with what to write instead (``"\\\\Z (Python's end of text): write $, ..."``), or None.
+
+    Not checked: what Python itself refuses (``re.compile`` does), identity escapes such as ``\\\\-`` outside a
+    class (a literal in Python and in ECMA-262 without the ``u`` flag).
+    """
+    for token, kind in _tokens(pattern):
+        if kind == "first ]":
+            return "a ] first in a character class ([]...] or [^]...]): ECMA-262 reads [] as an empty class; write \\]"
+        if token in _ESCAPES:
+            return _ESCAPES[token]
+    text = _masked(pattern)
+    found = [(m.start(), said) for rule, said in _MASKED_RULES if (m := rule.search(text))]
+    return min(found)[1] if found else None
+
+
+def ecma_search(pattern: str, text: str) -> bool:
+    """Whether ``pattern`` matches somewhere in ``text`` as ECMA-262 reads it: ``$`` (outside a class) only at
+    the very end, not before a final newline. ``pattern`` is a Python ``re`` pattern (one Python refuses raises
+    :class:`re.error`, as ``re.search`` does)."""
+    return _compiled(pattern).search(text) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    read = _end_anchored(pattern)
+    try:
+        return re.compile(read)
+    except re.error:  # not expected (only a "$" is rewritten); the pattern as written then
+        return re.compile(pattern)
+
+
+def _end_anchored(pattern: str) -> str:
+    """``pattern`` with each ``$`` outside a class as ``\\Z``; unchanged when it holds an inline flag."""
+    if "$" not in pattern:
+        return pattern
+    if _INLINE_FLAG.search(_masked(pattern)):
+        return pattern
+    return "".join("\\Z" if token == "$" and kind == "out" else token for token, kind in _tokens(pattern))
+
+
+def _masked(pattern: str) -> str:
+    """``pattern`` with each escape and each class's brackets and members as ``#`` (same length): what is
+    left is its syntax outside classes."""
+    return "".join(
+        token if kind == "out" and len(token) == 1 else "#" * len(token) for token, kind in _tokens(pattern))
+
+
+def _tokens(pattern: str) -> Iterator[tuple[str, str]]:
+    """``(token, kind)`` for each token of ``pattern`` as Python's ``re`` reads it: a token is an
+    escape (``\\d``, two characters) or one character; ``kind`` is ``"out"`` outside a character class,
+    ``"class"`` for a class's brackets and members, ``"first ]"`` for a ``]`` that opens a class's members
+    (a literal to Python)."""
+    i, members = 0, -1  # members: where the open class's members start; -1 outside one
+    while i < len(pattern):
+        token = pattern[i:i + 2] if pattern[i] == "\\" else pattern[i]
+        kind = "class"
+        if members < 0:
+            if token == "[":
+                members = i + 1
+            else:
+                kind = "out"
+        elif token == "^" and i == members and pattern[i - 1] == "[":
+            members = i + 1
+        elif token == "]":
+            if i == members:
+                kind = "first ]"
+            else:
+                members = -1
+        yield token, kind
+        i += len(token)
