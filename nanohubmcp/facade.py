@@ -366,8 +366,9 @@ class MCPServer:
 
         A plain ``def`` runs on a worker thread; an ``async def`` runs on the event loop and must not
         block (``time.sleep``, a solver, file I/O without ``await``): a blocking step holds every
-        client's calls and ``tool_timeout`` cannot interrupt it (a step over 1 s is logged at WARNING).
-        Write blocking code as a ``def``, or ``await asyncio.to_thread(...)`` it.
+        client's calls and ``tool_timeout`` cannot interrupt it (a step over 1 s is logged at WARNING, a
+        task's it starts too). Write blocking code as a ``def``, or ``await asyncio.to_thread(...)`` it.
+        A generator function (``yield``) is refused: return the values as a list.
 
         Args:
             fn: the function, when used bare.
@@ -403,7 +404,8 @@ class MCPServer:
                 every caller. Keyed by the function's code, so a changed function runs again.
             cache_ttl: seconds a cached result stays (default: until evicted).
         Raises:
-            RegistrationError: at decoration time, naming the tool.
+            RegistrationError: at decoration time, naming the tool (a generator function, an invalid name
+                or option).
         """
         options: dict[str, Any] = {
             "name": name,

@@ -4,7 +4,9 @@ the REST ruling) and a job's error (review r36 F4).
 
 ``errors.message_of`` called ``str(exc)`` unguarded inside the call's ``except``: the secondary error escaped,
 and the call was ``-32603 Internal error; see the server log`` (REST: ``{"error": "Internal error; see the
-server log"}``), a job ended with the secondary error's text.
+server log"}``), a job ended with the secondary error's text. A resource's or a prompt's read or get still ended
+so (review r37 F7: the failure's text was made with ``{exc}``): it is that failure's error, ``Reading <uri> failed:
+BadStr (...)`` / ``Prompt '<name>' failed: BadStr (...)``, and a call observer (the lab panel) is told the same.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx2
-from support import rest_job_end, serve
+from support import post_rpc, rest_job_end, serve
 from tool_errors import error_texts
 
 from nanohubmcp import MCPServer
@@ -44,6 +46,16 @@ def build(state_dir: Path) -> MCPServer:
         """The same, as a job."""
         raise BadStr("a")
 
+    @server.resource("data://bad")
+    def bad_resource() -> str:
+        """The same, read."""
+        raise BadStr("a")
+
+    @server.prompt()
+    async def bad_prompt() -> str:
+        """The same, got."""
+        raise BadStr("a")
+
     return server
 
 
@@ -62,3 +74,16 @@ def test_every_route_answers_it_as_the_tools_error(tmp_path: Path) -> None:
         started = httpx2.post(f"{url}tools/badstr_job", json={}, timeout=30).json()
         status = rest_job_end(url, started["job_id"])
         assert (status["status"], status["error"]) == ("error", SAID)
+
+
+def test_a_resource_or_prompt_answers_it_as_its_failure(tmp_path: Path) -> None:
+    server = build(tmp_path)
+    told: list[tuple[str, object]] = []
+    server.events.subscribe(lambda event, data: told.append((data["name"], data["error"])), ["call_finished"])
+    with serve(server) as url:
+        read = post_rpc(url, "resources/read", {"uri": "data://bad"}, timeout=30)
+        got = post_rpc(url, "prompts/get", {"name": "bad_prompt"}, timeout=30)
+    assert read["error"] == {"code": -32603, "message": f"Reading data://bad failed: {SAID}",
+                             "data": {"uri": "data://bad"}}, read
+    assert got["error"] == {"code": -32603, "message": f"Prompt 'bad_prompt' failed: {SAID}"}, got
+    assert told == [("data://bad", SAID), ("bad_prompt", SAID)], told

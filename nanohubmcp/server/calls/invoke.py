@@ -73,7 +73,7 @@ async def call_function(
     steps: TimedSteps | None = None
     awaitable: Awaitable[Any]
     if is_coroutine:
-        awaitable = steps = TimedSteps(fn(**kwargs), what)  # a step that blocks holds the loop: said, and timed
+        awaitable = steps = TimedSteps(fn(**kwargs), what, loop)  # a step that blocks holds the loop: said, and timed
     else:
         if isinstance(executor, WorkerPool) and executor.full_of_stuck:
             raise _stuck_refusal(what, executor, timeout)
@@ -92,10 +92,13 @@ async def call_function(
             value = await awaitable
             return (await value) if is_awaitable(value) else value
         deadline = loop.time() + timeout
+        due = time.perf_counter() + timeout  # as TimedSteps.ended reads
         try:
             value = await asyncio.wait_for(awaitable, timeout)
-            if steps is not None and loop.time() >= deadline:
+            if steps is not None and steps.ended >= due:
                 # It ended, but past its limit: a step that held the loop kept the limit's timer from running.
+                # (One that ended in time keeps its value, however late this reads it: other work may have
+                # held the loop between its end and now.)
                 if on_timeout is not None:
                     on_timeout()
                 raise ToolTimeout(f"{timeout_head(what, timeout)}; {held_note(steps.held)}") from None

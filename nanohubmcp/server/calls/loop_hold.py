@@ -8,15 +8,25 @@ on the loop the step holds). :class:`TimedSteps` drives such a coroutine and tim
 a step, no thread): at the end of the first step longer than :data:`HOLD_SECONDS`, the first moment anything
 can run, it logs one WARNING on the ``nanohubmcp.tool`` logger naming the function, how long it held the loop,
 and what to do instead; :attr:`TimedSteps.held` is what the call's answer reads when the call ended past its
-``tool_timeout`` (:func:`held_note`: the call is answered as the timeout it was, its value dropped).
+``tool_timeout`` (:func:`held_note`: the call is answered as the timeout it was, its value dropped), and
+:attr:`TimedSteps.ended` says when its last step ended (a call that ended in time keeps its value, however late
+its answer is made).
+
+The tasks a call starts (``asyncio.gather``, ``create_task``, a ``TaskGroup``, Python 3.11's ``wait_for``) run
+their steps outside the call's own coroutine: they are timed into the call all the same (:mod:`.child_tasks`),
+so a blocking call in a gathered helper is said and answered as the call's own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import math
 import time
 from collections.abc import Coroutine, Generator
 from typing import Any
+
+from . import child_tasks
 
 log = logging.getLogger("nanohubmcp.tool")
 
@@ -30,35 +40,51 @@ ADVICE = ("a blocking call in an async def function holds every client's calls a
           "the blocking part")
 """What to do, said by the warning (the server's operator reads it; the call's answer says what happened)."""
 
+_NEVER = math.inf
+
 
 class TimedSteps:
     """``await TimedSteps(coro, what)`` is ``await coro``, each step timed (see the module's docstring).
 
-    ``what`` names the function in the warning (``"tool 'solve'"``, a call key). :attr:`held` is the total
-    wall time, in seconds, of the steps longer than :data:`HOLD_SECONDS` (0.0 when none was)."""
+    ``what`` names the function in the warning (``"tool 'solve'"``, a call key); ``loop`` is the running loop,
+    when the caller has it at hand. :attr:`held` is the total wall time, in seconds, of the steps longer than
+    :data:`HOLD_SECONDS`, its own and those of the tasks it started (0.0 when none was); :attr:`ended` is the
+    :func:`time.perf_counter` reading at the end of the coroutine's last step (``math.inf`` until it returned a
+    value)."""
 
-    __slots__ = ("_coro", "_what", "held")
+    __slots__ = ("_coro", "_loop", "_previous", "_what", "ended", "held")
 
-    def __init__(self, coro: Coroutine[Any, Any, Any], what: str) -> None:
+    def __init__(self, coro: Coroutine[Any, Any, Any], what: str,
+                 loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._coro = coro
         self._what = what
+        self._loop = loop
         self.held = 0.0
+        self.ended = _NEVER
 
     def __await__(self) -> Generator[Any, Any, Any]:
-        # ``yield from coro``, written out so that each step (send or throw) is timed.
+        # ``yield from coro``, written out so that each step (send or throw) is timed; during a step the loop's
+        # task factory is this call (a task made in it is timed into the call: :mod:`.child_tasks`).
         coro = self._coro
         sent: Any = None
         thrown: BaseException | None = None
+        loop = self._loop or asyncio.get_running_loop()
+        self._previous = previous = loop.get_task_factory()
         while True:
+            loop.set_task_factory(self)
             start = time.perf_counter()
             try:
                 yielded = coro.send(sent) if thrown is None else coro.throw(thrown)
             except StopIteration as stop:
-                self._timed(time.perf_counter() - start)
+                self.ended = end = time.perf_counter()
+                loop.set_task_factory(previous)
+                self._timed(end - start)
                 return stop.value
             except BaseException:
+                loop.set_task_factory(previous)
                 self._timed(time.perf_counter() - start)
                 raise
+            loop.set_task_factory(previous)
             self._timed(time.perf_counter() - start)
             thrown = None
             try:
@@ -69,6 +95,10 @@ class TimedSteps:
             except BaseException as exc:  # a cancel (CancelledError) goes on into the coroutine
                 sent, thrown = None, exc
 
+    def __call__(self, loop: asyncio.AbstractEventLoop, coro: Any, **options: Any) -> asyncio.Future[Any]:
+        # The loop's task factory during a step of this call: a task made in it is the call's.
+        return child_tasks.made(loop, coro, options, self, self._previous)
+
     def _timed(self, took: float) -> None:
         if took <= HOLD_SECONDS:
             return
@@ -77,11 +107,22 @@ class TimedSteps:
                         self._what, took, ADVICE)
         self.held += took
 
+    def task_step(self, took: float, coro: Coroutine[Any, Any, Any]) -> None:
+        """A step of a task the call started (running ``coro``) took ``took`` seconds: held as the call's own."""
+        if took <= HOLD_SECONDS:
+            return
+        if not self.held:
+            log.warning("%s held the event loop for %.1f s in one step (no await) of %s(), a task it started, "
+                        "while other calls waited: %s", self._what, took,
+                        getattr(coro, "__qualname__", type(coro).__name__), ADVICE)
+        self.held += took
+
 
 def held_note(held: float) -> str:
-    """The tail of the timeout answer of a coroutine call that ended past its limit: it held the loop for
-    ``held`` seconds (0.0: it did not; the loop was held by other work when the limit passed)."""
+    """The tail of the timeout answer of a coroutine call that ended past its limit: it (or a task it started)
+    held the loop for ``held`` seconds (0.0: no step of either held it for over :data:`HOLD_SECONDS`)."""
     if held:
         return (f"it held the event loop for {held:.1f} s (a blocking call in an async def function), which no "
                 "timeout can interrupt: it ran to its end and its result was dropped")
-    return "it ended after the limit (the event loop was held by other work) and its result was dropped"
+    return (f"it ended after the limit (no step of it or of a task it started held the event loop for over "
+            f"{HOLD_SECONDS:g} s) and its result was dropped")

@@ -14,7 +14,7 @@ import asyncio
 import itertools
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidParams, UnknownComponent
+from ...errors import InvalidParams, UnknownComponent, text_of
 from ...schema.paths import echoed
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
@@ -85,14 +85,14 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
                 keep_written(request, result, text)
     except Exception as exc:
         if call:
-            call.finish(False, str(exc))
+            call.finish(False, text_of(exc))
         from ...errors import InternalError, InvalidArguments, ProtocolError
 
         if isinstance(exc, ProtocolError):
             raise
         if kwargs is None and isinstance(exc, InvalidArguments):  # a value its parameter's type refused
             raise InvalidParams(str(exc), {"prompt": name, "errors": exc.errors}) from None
-        raise InternalError(f"Prompt '{name}' failed: {exc}") from exc
+        raise InternalError(f"Prompt '{name}' failed: {text_of(exc)}") from exc  # (a __str__ that raises: its type)
     if call:
         call.finish(True)
     return result

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InternalError, InvalidParams, ResourceNotFound
+from ...errors import InternalError, InvalidParams, ResourceNotFound, text_of
 from ...protocol.message_values import show
 from ...protocol.uris import MAX_URI_LENGTH, bad_escape, comparison_form
 from ..calls.context import Context
@@ -145,7 +145,7 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         result = results.resource_result(value, uri=uri, mime_type=record.mime_type, meta=record.meta)
     except Exception as exc:
         if call:
-            call.finish(False, str(exc))
+            call.finish(False, text_of(exc))
         raise _read_failed(uri, exc, modern=request.modern) from exc
     try:  # the read is recorded as the client is answered: a refusal as failed
         if goes_as_event(request):
@@ -178,7 +178,7 @@ def _read_failed(uri: str, exc: Exception, *, modern: bool) -> Exception:
         if exc.strerror:  # "[Errno 13] Permission denied: '/srv/data/x'" → "Permission denied"
             return InternalError(f"Reading {uri} failed: {exc.strerror}", {"uri": uri})
     # The function's own message is for the client (like a tool's); never a traceback.
-    return InternalError(f"Reading {uri} failed: {exc}", {"uri": uri})
+    return InternalError(f"Reading {uri} failed: {text_of(exc)}", {"uri": uri})  # (a __str__ that raises: its type)
 
 
 async def subscribe(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -94,6 +94,21 @@ def is_coroutine_callable(fn: Callable[..., Any]) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
 
 
+def refuse_generator(fn: Callable[..., Any], tool_name: str) -> None:
+    """``RegistrationError`` for a generator function (``yield`` in a ``def`` or an ``async def``): a call's
+    answer is one value, and what a generator returns has no MCP form (each call would fail)."""
+    if inspect.isasyncgenfunction(fn):
+        kind = "an async generator function (async def with yield)"
+    elif inspect.isgeneratorfunction(fn):
+        kind = "a generator function (def with yield)"
+    else:
+        return
+    raise RegistrationError(
+        f"tool '{tool_name}' is {kind}: a call is answered with one value, and a generator has no MCP form; "
+        "collect the values and return them (a list, or a dict), and report how far it is with "
+        "ctx.report_progress(done, total) (a Context parameter) while it works")
+
+
 def check_annotations(kind: str, name: str, annotations: dict[str, Any] | None) -> dict[str, Any] | None:
     """A copy of a tool's ``annotations`` once each hint is checked (``RegistrationError`` naming it)."""
     if annotations is None:
@@ -230,6 +245,7 @@ class Tool:
                 f"@tool was given {fn!r}, which is not callable (did you forget the parentheses?)")
         tool_name = callable_name(fn, "tool", name)
         check_tool_name(tool_name, given=bool(name))
+        refuse_generator(fn, tool_name)
         signature = describe_function(fn, kind="tool", name=tool_name, context_types=context_types)
         schema = input_schema if input_schema else signature.input_schema
         if not isinstance(schema, dict) or schema.get("type") != "object":

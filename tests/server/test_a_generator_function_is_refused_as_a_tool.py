@@ -1,0 +1,54 @@
+"""A generator function (``yield`` in an ``async def`` or a ``def``) is refused when it is registered as a tool,
+naming what to write instead (review r37 N5). It was accepted, and every call failed with "a tool returned a
+value of type async_generator, which has no MCP form" and a traceback in the log; an ``async def`` one that
+blocked held the loop at each value besides."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import RegistrationError
+
+
+async def stream(n: int) -> AsyncIterator[int]:
+    """Yields n values."""
+    for i in range(n):
+        time.sleep(0.01)
+        yield i
+
+
+def values(n: int) -> Iterator[int]:
+    """Yields n values."""
+    yield from range(n)
+
+
+@pytest.mark.parametrize("register", ["tool", "async_tool"])
+def test_an_async_generator_function_is_refused_naming_what_to_do(register: str) -> None:
+    server = MCPServer("agen")
+    with pytest.raises(RegistrationError) as refused:
+        getattr(server, register)()(stream)
+    assert str(refused.value) == (
+        "tool 'stream' is an async generator function (async def with yield): a call is answered with one value, "
+        "and a generator has no MCP form; collect the values and return them (a list, or a dict), and report how "
+        "far it is with ctx.report_progress(done, total) (a Context parameter) while it works")
+
+
+def test_a_generator_function_is_refused_and_a_function_returning_a_list_is_not() -> None:
+    server = MCPServer("gen")
+    with pytest.raises(RegistrationError, match=r"^tool 'values' is a generator function \(def with yield\): "):
+        server.tool()(values)
+
+    @server.tool()
+    def listed(n: int) -> list[int]:
+        """Returns n values."""
+        return list(values(n))
+
+    server.start(port=0)
+    try:
+        assert server.call("listed", {"n": 3}).structured == {"result": [0, 1, 2]}
+    finally:
+        server.stop()
