@@ -13,6 +13,10 @@ N2: the text rule backtracked quadratically over a run of punctuation after ``?t
 Review r37 F5: the rule read ``token`` as any substring and ``key``/``session`` as any word, so the access log hid
 ``max_tokens=512``, ``token_count=3`` and ``key_column=B``, and still printed Jupyter's ``_xsrf`` and an OAuth
 ``client_assertion`` (a JWT): a name's last word now says what it holds (``session`` alone stays hidden).
+Review r38 F4: judged by its last word alone, ``api_keys``, ``tokens``, ``pass_phrase``, ``auth_code`` and
+``api_key_value`` were written in the access log (hidden before r37 F5's fix): any credential word of a name
+(singular or plural, two words read as one) now hides it, unless its last word says what it holds
+(``token_count``, ``key_column``) or counts them (``max_tokens``, ``prompt_tokens``).
 F14: ``hide_userinfo`` tried its scheme pattern from every word of the text, quadratic in a ``a.a.a…`` text such as a
 server's long reason phrase (32 KB: 4.3 s in the bridge). N1: a password starting with digits then ``#`` or ``/``
 (``redis://u:123#ss@host:6379/0``) read as a port, and nothing was hidden.
@@ -46,9 +50,19 @@ CREDENTIAL_NAMES = ("token", "api-key", "api_key", "apiKey", "access_key", "AWSA
                     "password", "pwd", "sig", "X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "jwt",
                     "code", "client_secret", "Jupyter_Token", "session_id", "JSESSIONID", "key", "_xsrf",
                     "client_assertion", "assertion", "csrftoken", "X-XSRF-TOKEN", "Mcp-Session-Id", "session",
-                    "api_key_2", "PHPSESSID")
+                    "api_key_2", "PHPSESSID",
+                    # review r38 F4: plurals, a credential split in two words, a trailing qualifier, codes
+                    "api_keys", "access_tokens", "secrets", "passwords", "tokens", "pass_phrase", "pass_word",
+                    "api_key_value", "token_value", "token_b64", "password_hash", "private_key_pem", "sig_v4",
+                    "X-Api-Key-Header", "cookie_value", "key_value", "password_plain", "session_state", "key2",
+                    "auth_code", "device_code", "code_verifier", "otp", "pin", "passkey", "hmac", "bearer",
+                    "sso_ticket", "_oauth2_proxy", "secret_key_id", "X-Hub-Signature-256", "sessionToken",
+                    "new_password")
 PLAIN_NAMES = ("page", "keyword", "author", "error_code", "x", "passage", "format", "max_tokens", "token_count",
-               "key_column", "tokenizer", "token_type", "client_id", "user_id")
+               "key_column", "tokenizer", "token_type", "client_id", "user_id",
+               # review r38 F4: a credential word counted, or followed by what the name holds
+               "prompt_tokens", "completion_tokens", "max_new_tokens", "max-keys", "password_file", "token_id",
+               "status_code", "pin_memory", "authority", "nonce", "state")
 
 
 @pytest.mark.parametrize("password", ["pass/word12", "s3cr#et", "s3?cret", "pw1/pw2#pw3?pw4"])
@@ -97,20 +111,38 @@ def test_a_fragment_parameter_is_hidden() -> None:
     assert redacted_uri(f"/mcp#access_token={SECRET}") == "/mcp#access_token=<redacted>"
 
 
-def test_the_access_log_hides_the_new_names(caplog: pytest.LogCaptureFixture) -> None:
+def _access_line(caplog: pytest.LogCaptureFixture, target: str) -> str:
+    """The access log's line for one GET of ``target`` on a real server."""
     caplog.set_level(logging.DEBUG, logger="nanohubmcp.access")
     with serve(MCPServer("logged")) as url:
         parts = urlsplit(url)
         conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
-        conn.request("GET", f"/health?api-key={SECRET}&X-Amz-Signature={SECRET}&page=2&max_tokens=512&_xsrf={SECRET}")
+        conn.request("GET", target)
         conn.getresponse().read()
         conn.close()
         deadline = time.monotonic() + 10
         while not (lines := [r.getMessage() for r in caplog.records if r.name == "nanohubmcp.access"]):
             assert time.monotonic() < deadline, "no access line"
             time.sleep(0.01)
-    assert SECRET not in lines[0]
-    assert "/health?api-key=<redacted>&X-Amz-Signature=<redacted>&page=2&max_tokens=512&_xsrf=<redacted>" in lines[0]
+    return lines[0]
+
+
+def test_the_access_log_hides_the_new_names(caplog: pytest.LogCaptureFixture) -> None:
+    target = f"/health?api-key={SECRET}&X-Amz-Signature={SECRET}&page=2&max_tokens=512&_xsrf={SECRET}"
+    line = _access_line(caplog, target)
+    assert SECRET not in line
+    assert "/health?api-key=<redacted>&X-Amz-Signature=<redacted>&page=2&max_tokens=512&_xsrf=<redacted>" in line
+
+
+def test_the_access_log_hides_plural_split_and_qualified_names(caplog: pytest.LogCaptureFixture) -> None:
+    """Review r38 F4: these five were written in the access log (a credential a misconfigured client sends in
+    its query); ``max_tokens`` and ``prompt_tokens`` stay readable."""
+    query = "&".join(f"{name}={SECRET}" for name in ("api_keys", "pass_phrase", "auth_code", "tokens",
+                                                     "api_key_value")) + "&max_tokens=512&prompt_tokens=9"
+    line = _access_line(caplog, f"/health?{query}")
+    assert SECRET not in line
+    assert ("/health?api_keys=<redacted>&pass_phrase=<redacted>&auth_code=<redacted>&tokens=<redacted>"
+            "&api_key_value=<redacted>&max_tokens=512&prompt_tokens=9") in line
 
 
 def test_a_long_run_of_punctuation_is_read_in_linear_time() -> None:
