@@ -4,10 +4,11 @@ One ``initialize`` over Streamable HTTP (its ``serverInfo.name``; the reply as J
 token as ``Authorization: Bearer`` when there is one, then the session it opened ended (``DELETE``). It is sent
 as the bridge sends its requests (the bridge's own HTTP exchange): to the URL given and nowhere else — a
 redirect is not followed (the token would go with it to a host the user never named), it is reported. The
-whole question, connecting and the reply, has :data:`ASK_SECONDS` (a reply kept open, an SSE stream of
-keep-alives, ends there) and at most :data:`MAX_REPLY_BYTES` of body. A server that cannot be asked (not
-running, refusing the token, redirecting, a legacy ``/sse`` endpoint, no name or no JSON in its reply) gives no
-name, and the reason why: the caller names the entry otherwise and says so.
+whole question, looking the host's name up, connecting and the reply, has :data:`ASK_SECONDS` (a reply kept
+open, an SSE stream of keep-alives, a DNS server that does not answer, ends there: the lookup runs on a thread
+nobody waits for) and at most :data:`MAX_REPLY_BYTES` of body. A server that cannot be asked (not running,
+refusing the token, redirecting, a legacy ``/sse`` endpoint, no name or no JSON in its reply) gives no name, and
+the reason why: the caller names the entry otherwise and says so.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from ._version import __version__
 from .errors import NanohubMCPError
 from .transports.bridge.exchange import Exchange, HTTPFailure
 from .transports.bridge.options import BridgeOptions
+from .transports.bridge.resolving import DaemonResolver
 
 ASK_SECONDS = 5.0
-"""How long the whole question may take (connecting, sending and reading the reply), in seconds."""
+"""How long the whole question may take (looking the name up, connecting, sending and reading the reply), in
+seconds."""
 MAX_REPLY_BYTES = 1 << 20
 """The most of a reply's body read (1 MiB): an ``initialize`` answer is a few hundred bytes."""
 _SHOWN_LOCATION_CHARS = 300
@@ -37,7 +40,7 @@ class _Reply(Exchange):
     no further than that message or :data:`MAX_REPLY_BYTES`."""
 
     def __init__(self) -> None:
-        super().__init__(on_event=self._message_event)
+        super().__init__(on_event=self._message_event, resolver=DaemonResolver())
         self.message: dict[str, Any] | None = None
         self.too_long = False
 
@@ -119,5 +122,6 @@ async def _end(options: BridgeOptions, session: str) -> None:
     """End the session the question opened (a server that refuses ``DELETE`` or does not answer lets it
     expire)."""
     with contextlib.suppress(HTTPFailure, asyncio.TimeoutError):
-        await asyncio.wait_for(Exchange().run("DELETE", options.url, {**options.headers, "Mcp-Session-Id": session}),
+        ending = Exchange(resolver=DaemonResolver())
+        await asyncio.wait_for(ending.run("DELETE", options.url, {**options.headers, "Mcp-Session-Id": session}),
                                _END_SECONDS)

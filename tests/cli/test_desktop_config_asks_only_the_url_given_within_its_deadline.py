@@ -10,6 +10,9 @@ kept the command waiting for ever. The whole question now ends within ``ASK_SECO
 ``MAX_REPLY_BYTES`` of a body.
 N4: a reply that is not JSON was reported as ``Expecting value: line 1 column 1 (char 0)``; now
 ``answered text/html, not JSON``.
+Review r38 F5: the deadline left out the host's name lookup: ``asyncio.run`` (and the interpreter's exit) waited
+for the resolver's executor thread, so a DNS server that does not answer held the command 10-30 s. The lookup
+now runs on a daemon thread nobody waits for.
 
 The stand-in servers are real HTTP servers on threads of this process; the command runs as a user runs it.
 """
@@ -138,3 +141,28 @@ def test_a_reply_that_is_not_json_is_named_by_its_content_type() -> None:
     with serve_handler(_handler(_html)) as page:
         name, why = asked_name(page + "/mcp")
     assert (name, why) == (None, f"{page}/mcp answered text/html, not JSON")
+
+
+SLOW_LOOKUP = """
+import runpy, socket, sys, time
+real = socket.getaddrinfo
+def slow(*args, **kwargs):  # a DNS server that does not answer (glibc tries 5 s a server, twice)
+    time.sleep(30)
+    return real(*args, **kwargs)
+socket.getaddrinfo = slow
+sys.argv = ["nanohubmcp", "desktop-config", "--url", "http://mcp-host.invalid:8000/mcp"]
+runpy.run_module("nanohubmcp", run_name="__main__", alter_sys=True)
+"""
+"""The command as a user runs it, in a process whose every name lookup takes 30 s (no DNS server that never
+answers can be set up without root: ``socket.getaddrinfo`` is slowed in that process only)."""
+
+
+def test_a_name_lookup_that_never_answers_ends_within_the_deadline() -> None:
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", SLOW_LOOKUP], capture_output=True, text=True, timeout=120,
+                          check=False)
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert f"http://mcp-host.invalid:8000/mcp gave no answer within {ASK_SECONDS:g} s" in done.stderr, done.stderr
+    assert list(json.loads(done.stdout)["mcpServers"]) == ["nanohubmcp"]
+    assert took < ASK_SECONDS + 10, f"the command took {took:.1f} s"  # (30 s and more before)

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from tornado import httputil
 from tornado.http1connection import HTTP1Connection, HTTP1ConnectionParameters
 from tornado.iostream import IOStream, StreamClosedError
+from tornado.netutil import Resolver
 from tornado.tcpclient import TCPClient
 
 from ..redaction import authority, redact, secrets_of
@@ -24,9 +25,12 @@ class HTTPFailure(Exception):
 
 
 class Exchange(httputil.HTTPMessageDelegate):
-    """One HTTP request and its streamed response (Tornado's HTTP/1.1 client connection)."""
+    """One HTTP request and its streamed response (Tornado's HTTP/1.1 client connection); the server's name is
+    looked up with ``resolver`` (Tornado's default when None)."""
 
-    def __init__(self, on_event: Callable[[dict[str, str]], None] | None = None) -> None:
+    def __init__(self, on_event: Callable[[dict[str, str]], None] | None = None, resolver: Resolver | None = None
+                 ) -> None:
+        self.resolver = resolver
         self.status = 0
         self.reason = ""
         self.headers = httputil.HTTPHeaders()
@@ -85,7 +89,7 @@ class Exchange(httputil.HTTPMessageDelegate):
         port = parts.port or (443 if secure else 80)
         host = parts.hostname or ""
         try:
-            self.stream = await TCPClient().connect(
+            self.stream = await TCPClient(resolver=self.resolver).connect(
                 host,
                 port,
                 ssl_options=ssl.create_default_context() if secure else None,
