@@ -15,6 +15,12 @@ checks ``iri`` with the real library, with the same verdicts. Nothing is done wh
 imported, when ``rfc3987_syntax`` is already imported or not installed, or when another thread imports
 it meanwhile (that thread gets the real module, and so does jsonschema).
 
+A thread importing ``rfc3987_syntax`` in the window between the stand-in's import and jsonschema's look-up of the
+function (microseconds) is handed the stand-in (``sys.modules`` is every thread's): the first name it asks of it,
+``__file__`` or ``__spec__`` too, makes it the real module (the real namespace, a plain module's type). What that
+thread keeps is then another object than ``sys.modules`` holds (``importlib.reload`` of it fails; the names in it
+are the real module's, the same objects).
+
 What stays visible: ``jsonschema._format``'s private reference to the function is the stand-in's
 (:func:`_deferred`'s function), which delegates; and in an environment where ``rfc3987_syntax`` is installed but
 cannot be imported, the ``iri`` formats pass (as they do without us, where jsonschema then leaves them
@@ -90,7 +96,7 @@ class _StandInFinder:
         return ModuleSpec(NAME, cast("Loader", self), origin="deferred by nanohubmcp")
 
     def create_module(self, spec: ModuleSpec) -> ModuleType:
-        self.made = _StandIn(NAME)
+        self.made = _StandIn(NAME, self.thread)
         return self.made
 
     def exec_module(self, module: ModuleType) -> None:
@@ -98,22 +104,53 @@ class _StandInFinder:
 
     def forget(self) -> None:
         """Take the stand-in out of ``sys.modules`` if it is still there (the real module is imported next)."""
-        if self.made is not None and sys.modules.get(NAME) is self.made:
-            del sys.modules[NAME]
+        if isinstance(self.made, _StandIn):
+            self.made.leave()
 
 
 class _StandIn(ModuleType):
     """``rfc3987_syntax`` as the importing code first sees it: it leaves ``sys.modules`` at the first
-    name asked of it; a name in :data:`DEFERRED` is a :func:`_deferred` function, any other the real one's."""
+    name the importing thread asks of it; a name in :data:`DEFERRED` is then a :func:`_deferred` function, any
+    other the real one's. Asked by another thread (one that imported the name in the window before that), or
+    after it left, it becomes the real module: its namespace the real one's, its type a plain module."""
+
+    def __init__(self, name: str, thread: int) -> None:
+        super().__init__(name)
+        vars(self)[_IMPORTING] = thread
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):  # the import system's own look-ups (__path__, __file__...)
+        importing = vars(self).get(_IMPORTING) == threading.get_ident()
+        if importing and name.startswith("__"):  # the import system's own look-ups (__path__, __file__...)
             raise AttributeError(name)
+        self.leave()
+        if importing and name in DEFERRED:
+            return _deferred(name)
+        return getattr(self._become_real(), name)
+
+    def leave(self) -> None:
+        """Out of ``sys.modules``; from now on every name asked of it, the import system's ones (``__spec__``,
+        ``__loader__``...) too, is the real module's."""
         if sys.modules.get(NAME) is self:
             del sys.modules[NAME]
-        if name in DEFERRED:
-            return _deferred(name)
-        return getattr(importlib.import_module(NAME), name)
+        if vars(self).get(_IMPORTING) is not None:
+            vars(self)[_IMPORTING] = None
+            for name in _IMPORT_SYSTEM_NAMES:
+                vars(self).pop(name, None)
+
+    def _become_real(self) -> ModuleType:
+        real = importlib.import_module(NAME)
+        if real is not self:
+            vars(self).update(vars(real))
+            vars(self).pop(_IMPORTING, None)
+            self.__class__ = ModuleType  # type: ignore[assignment]  # (a module's class may be set so)
+        return real
+
+
+_IMPORTING = "__nanohubmcp_importing_thread__"
+"""Where a stand-in keeps the thread importing it (None once it left ``sys.modules``)."""
+_IMPORT_SYSTEM_NAMES = ("__spec__", "__loader__", "__package__", "__doc__", "__file__", "__path__", "__cached__")
+"""What the import system set on the stand-in (its spec: ``origin="deferred by nanohubmcp"``); dropped when it
+leaves, so that a thread holding it reads the real module's."""
 
 
 def _deferred(name: str) -> Callable[..., Any]:

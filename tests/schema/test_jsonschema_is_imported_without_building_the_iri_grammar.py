@@ -4,6 +4,10 @@ of jsonschema (a hand-written schema at registration, a Sim2L notebook read thro
 real ``rfc3987_syntax`` unimported until an ``iri`` check needs it; the user's own ``import rfc3987_syntax``
 gets the real module, and jsonschema's ``iri`` verdicts are the real library's.
 
+Review r38 F7: a thread importing ``rfc3987_syntax`` in the window between the stand-in's import and jsonschema's
+look-up of its function kept the stand-in for good (no ``__file__``, ``__spec__.origin`` "deferred by
+nanohubmcp"); asked by that thread, or once it left ``sys.modules``, the stand-in becomes the real module.
+
 Each case runs in a fresh interpreter (in this one jsonschema is long imported).
 """
 
@@ -145,3 +149,33 @@ import rfc3987_syntax
 print(terms is rfc3987_syntax.RFC3987_SYNTAX_TERMS, check("iri", "http://example.org/"), check("iri", "a b"))
 """)
     assert out == ["False", "True True False"]
+
+
+WINDOW = """
+import sys, threading, types
+from nanohubmcp.schema.iri_grammar import deferred_iri_grammar
+got, asked = {}, threading.Event()
+
+def user():
+    import rfc3987_syntax  # in the window: the stand-in is in sys.modules, jsonschema has not asked it yet
+    got["module"] = rfc3987_syntax
+    if ASK_AT_ONCE:
+        got["file"] = rfc3987_syntax.__file__
+    asked.set()
+
+with deferred_iri_grammar():
+    import rfc3987_syntax as seen  # jsonschema's `from rfc3987_syntax import is_valid_syntax`, in two steps
+    worker = threading.Thread(target=user)
+    worker.start()
+    assert asked.wait(60)
+    check = seen.is_valid_syntax
+m = got["module"]
+print(m.__file__.endswith("__init__.py"), m.__spec__.origin == m.__file__, "syntax_parser" in vars(m),
+      type(m) is types.ModuleType, m.is_valid_syntax("iri", "a b"), check("iri", "a b"), check("iri", "http://e.org/"))
+"""
+
+
+@pytest.mark.parametrize("at_once", [False, True], ids=["asked after jsonschema", "asked in the window"])
+def test_a_thread_importing_it_in_the_window_gets_the_real_module_in_the_end(at_once: bool) -> None:
+    out = run(f"ASK_AT_ONCE = {at_once}\n" + WINDOW)
+    assert out == ["True True True True False False True"]  # before: AttributeError: __file__
