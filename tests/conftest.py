@@ -78,3 +78,16 @@ def slurm_cluster() -> str:
         pytest.skip(message)
     node = subprocess.run(["sinfo", "-h", "-N", "-o", "%N"], capture_output=True, text=True, timeout=30, check=True)
     return node.stdout.split()[0]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``pytest -n N --dist loadgroup`` (scripts/test): the tests of one file run in one worker, in their
+    order (a file's module fixtures start once), and every test of the one Slurm cluster in a single worker:
+    some stop and restart its daemons, which the other Slurm tests would see. Runs before xdist reads the groups."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            group = "slurm" if "slurm_cluster" in getattr(item, "fixturenames", ()) else item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(group))
