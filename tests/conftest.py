@@ -91,3 +91,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.get_closest_marker("xdist_group") is None:
             group = "slurm" if "slurm_cluster" in getattr(item, "fixturenames", ()) else item.nodeid.split("::", 1)[0]
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _sendable(text: str) -> str:
+    """``text`` with any lone surrogate written as its escape (``\\udc00``): a worker sends its reports as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """In an xdist worker: a report whose captured output or failure text holds a lone surrogate (tests of bad
+    input log such text) is sent with it escaped; unescaped, the worker cannot encode the report and the whole run
+    stops with an INTERNALERROR (CI of 2026-12-06 20:15)."""
+    outcome = yield
+    if not hasattr(item.config, "workerinput"):
+        return
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    report.sections = [(title, _sendable(content)) for title, content in report.sections]
+    if report.longrepr is not None and _sendable(str(report.longrepr)) != str(report.longrepr):
+        report.longrepr = _sendable(str(report.longrepr))
