@@ -38,8 +38,11 @@ import contextlib
 import functools
 import logging
 import multiprocessing
+import os
 import pickle
+import secrets
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from multiprocessing.managers import SyncManager
@@ -77,6 +80,26 @@ class QueueChannel:
         return bool(self._event.is_set())
 
 
+UNIX_PATH_MOST = 107
+"""The longest AF_UNIX socket path in bytes (``sun_path`` is 108 bytes on Linux, its last a NUL)."""
+
+_DEFAULT_SOCKET_TAIL = len("/pymp-XXXXXXXX/listener-XXXXXXXX")
+"""What multiprocessing adds to the temporary directory for a manager's socket file."""
+
+
+def manager_address() -> str | None:
+    """Where the jobs' manager process listens: None (multiprocessing's choice: a socket file in a private folder
+    of the temporary directory) when that path fits AF_UNIX's limit; else, on Linux, a socket in the abstract
+    namespace (no file; as on any address, the manager admits only a process that proves the server's authkey).
+    A ``TMPDIR`` over ~75 bytes made the manager fail to start ("AF_UNIX path too long") and every job fail with a
+    bare EOFError."""
+    if sys.platform != "linux":
+        return None
+    if len(os.fsencode(tempfile.gettempdir())) + _DEFAULT_SOCKET_TAIL <= UNIX_PATH_MOST:
+        return None
+    return "\0nanohubmcp-jobs-" + secrets.token_hex(16)
+
+
 class ProcessJobExecutor(JobExecutor):
     """Jobs in processes of their own, ``workers`` at a time."""
 
@@ -99,7 +122,7 @@ class ProcessJobExecutor(JobExecutor):
     def _start_manager(self) -> Any:
         with self._lock:
             if self._manager is None:
-                manager = SyncManager(ctx=self._context)
+                manager = SyncManager(address=manager_address(), ctx=self._context)
                 with FORK_LOCK:
                     manager.start(forked_worker_setup)
                 self._queue = manager.Queue()
