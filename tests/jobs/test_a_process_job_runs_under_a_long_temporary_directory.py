@@ -14,7 +14,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from support import app_server, mcp_client
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the abstract namespace is Linux's")
