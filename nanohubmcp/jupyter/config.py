@@ -27,7 +27,6 @@ takes is checked by :mod:`.setting_checks`, called from the validators below.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -44,7 +43,7 @@ from ..server.provenance.tool_options import DEFAULT_CACHE_BYTES
 from ..server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_STORE_BYTES, DEFAULT_STORE_BYTES_PER_OWNER
 from . import setting_checks as checks
 from .limit_trait import Limit
-from .notebook_cells import name_from
+from .notebook_cells import told_notebook_name
 from .real_trait import Real
 from .refused_config import drop_refused
 from .setting_checks import MAX_SWITCH_SECONDS, MIN_SWITCH_SECONDS
@@ -53,7 +52,7 @@ if TYPE_CHECKING:
     from traitlets.config import Config
     from traitlets.utils.bunch import Bunch
 
-__all__ = ["NanohubMCP", "told_notebook_name"]
+__all__ = ["NanohubMCP"]
 
 SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal", "max_unsent_bytes",
                       "max_unsent_bytes_per_principal")
@@ -403,10 +402,3 @@ class NanohubMCP(Configurable):
         limits = {"max_request_bytes": self.max_request_bytes, "max_buffered_bytes": self.max_buffered_bytes,
                   "max_buffered_bytes_per_principal": self.max_buffered_bytes_per_principal}
         return checks.checked_limit_pair(proposal["trait"].name, proposal["value"], limits)
-
-
-def told_notebook_name() -> str:
-    """The notebook's file name as Jupyter Server tells its kernel (``JPY_SESSION_NAME``, its path), as the export
-    names its script's server (:func:`.notebook_cells.name_from`); '' when not told."""
-    told = os.environ.get("JPY_SESSION_NAME", "")
-    return name_from(told) if told.strip() else ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import itertools
 import keyword
+import os
 import re
 import shlex
 from collections.abc import Mapping
@@ -142,6 +143,13 @@ def name_from(source: str) -> str:
     """The live default name: the notebook's file name, other characters turned into '-'."""
     stem = re.split(r"[\\/]", source)[-1].rsplit(".ipynb", 1)[0]
     return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in stem).strip("-") or "notebook"
+
+
+def told_notebook_name() -> str:
+    """The notebook's file name as Jupyter Server tells its kernel (``JPY_SESSION_NAME``, its path), as the export
+    names its script's server (:func:`name_from`); '' when not told."""
+    told = os.environ.get("JPY_SESSION_NAME", "")
+    return name_from(told) if told.strip() else ""
 
 
 def doc_from(notebook: Mapping[str, Any]) -> str:
