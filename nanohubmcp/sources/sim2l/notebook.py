@@ -145,6 +145,8 @@ def _declaration(name: Any, body: Any, kind: str, path: str) -> Declaration:
     options = body.get("options")
     if kind_name == "Choice" and (not isinstance(options, list) or not options):
         raise RegistrationError(f"{where}: a Choice needs 'options', a list of its values")
+    if kind_name == "Choice" and kind == "input" and isinstance(options, list):
+        _check_choice_default(body.get("value"), options, where)
     description = body.get("description", body.get("desc", ""))
     return Declaration(
         name=name,
@@ -157,6 +159,20 @@ def _declaration(name: Any, body: Any, kind: str, path: str) -> Declaration:
         property=str(body["property"]) if body.get("property") else None,
         value=body.get("value"),
         extra={k: v for k, v in body.items() if k not in KEYS},
+    )
+
+
+def _check_choice_default(value: Any, options: list[Any], where: str) -> None:
+    """Refuse a Choice's declared default that simtool's ``Choice`` refuses: one that is not a string, or
+    not one of ``options`` (simtool's parse of the INPUTS raises, so nanoHUB cannot run the notebook)."""
+    if value is None or (isinstance(value, str) and value in options):
+        return
+    listed = ", ".join(repr(option) for option in options)
+    why = "is not one of its options" if isinstance(value, str) else "is not a string (a Choice's value is text)"
+    raise RegistrationError(
+        f"{where}: its default (value) {value!r} {why}; its options are {listed}. simtool's Choice refuses it "
+        "(nanoHUB cannot run the notebook, and a call leaving the input out would be refused): make the default "
+        "one of the options"
     )
 
 

@@ -132,8 +132,6 @@ def _example(item: Declaration) -> str:
 def _default(item: Declaration) -> Any:
     if item.value is None or item.type in ("File", "Image"):
         return None
-    if item.type == "Choice" and item.value not in (item.options or ()):
-        return None
     return item.value
 
 
