@@ -16,7 +16,8 @@ Each becomes the JSON Schema keyword that says the same of the JSON value, so th
 ``json_schema_extra={}, deprecated=)``
 ======================================  =======================================================================
 
-Two bounds of one kind keep the tighter. A pattern is published as written and checked as ECMA-262 reads it
+Two bounds of one kind keep the tighter. A pattern Python's ``re`` refuses (``^[A-Z][a-z?$``) is refused naming
+the regex error (it failed every call). A pattern is published as written and checked as ECMA-262 reads it
 (``$`` the end of the text, not before a final newline: :mod:`.ecma_pattern`, as pydantic's check and a client's
 do); one Python reads otherwise (``\\Z``, ``(?P<n>...)``, an inline flag) and a compiled pattern with flags
 (``re.I``: JSON Schema's ``pattern`` has none) are refused naming it. A float ``multiple_of`` is checked within a
@@ -37,7 +38,7 @@ import re
 import sys
 from typing import Any
 
-from nanohubmcp.schema.ecma_pattern import python_only
+from nanohubmcp.schema.ecma_pattern import python_only, regex_error
 
 __all__ = ["NotExpressible", "keywords_of"]
 
@@ -171,6 +172,10 @@ def _pattern(item: object, value: object) -> str:
         value = value.pattern
     if not isinstance(value, str):
         raise NotExpressible(f"{item!r}: the pattern must be a str or a compiled re.Pattern")
+    broken = regex_error(value)
+    if broken is not None:
+        raise NotExpressible(f"the pattern {value!r} is not a regular expression: {broken}; fix it, or every call "
+                             "would fail")
     construct = python_only(value)
     if construct is not None:
         raise NotExpressible(

@@ -29,7 +29,10 @@ import functools
 import re
 from collections.abc import Iterator
 
-__all__ = ["ecma_search", "python_only"]
+from nanohubmcp.errors import RegistrationError
+from nanohubmcp.schema.paths import format_path
+
+__all__ = ["check_patterns", "ecma_search", "python_only", "regex_error"]
 
 _ESCAPES = {
     "\\A": "\\A (Python's start of text): write ^",
@@ -66,6 +69,50 @@ def python_only(pattern: str) -> str | None:
     text = _masked(pattern)
     found = [(m.start(), said) for rule, said in _MASKED_RULES if (m := rule.search(text))]
     return min(found)[1] if found else None
+
+
+def regex_error(pattern: str) -> str | None:
+    """Why Python's ``re`` refuses ``pattern`` (``"unterminated character set at position 6"``), or None."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return str(exc)
+    return None
+
+
+def check_patterns(schema: object, label: str, what: str) -> None:
+    """Refuse at registration a ``pattern`` (or ``patternProperties`` key) anywhere in ``schema`` that is not a
+    regular expression: each call would fail on it (``"Internal error"``), as jsonschema compiles it then.
+
+    Raises:
+        RegistrationError: ``"tool 'element': invalid input schema: the pattern '^[A-Z][a-z?$' at
+            schema.properties.symbol.pattern is not a regular expression: unterminated character set at position 6"``.
+    """
+    for where, pattern in _patterns(schema, []):
+        broken = regex_error(pattern)
+        if broken is not None:
+            raise RegistrationError(f"{label}: invalid {what}: the pattern {pattern!r} at "
+                                    f"{format_path('schema', where)} is not a regular expression: {broken}")
+
+
+def _patterns(node: object, path: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
+    """``(path, pattern)`` for each ``pattern`` value and ``patternProperties`` key of the subschemas of ``node``."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("const", "enum", "default", "examples"):  # data, not subschemas
+                continue
+            if key == "pattern" and isinstance(value, str):
+                yield [*path, key], value
+            elif key == "patternProperties" and isinstance(value, dict):
+                yield from (([*path, key, name], name) for name in value if isinstance(name, str))
+            if key != "properties" or not isinstance(value, dict):
+                yield from _patterns(value, [*path, key])
+            else:  # a parameter named "pattern" is a subschema, not a pattern
+                for name, sub in value.items():
+                    yield from _patterns(sub, [*path, key, name])
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _patterns(item, [*path, index])
 
 
 def ecma_search(pattern: str, text: str) -> bool:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import InvalidArguments, RegistrationError
 from nanohubmcp.protocol.message_values import json_message, show
+from nanohubmcp.schema.ecma_pattern import check_patterns
 from nanohubmcp.schema.json_form import check_json_form
 from nanohubmcp.schema.own_words import in_own_words
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
@@ -67,7 +68,8 @@ class ArgumentValidator:
     Raises:
         RegistrationError: ``"tool 'add': invalid input schema: …"`` when the schema is not
             a valid JSON Schema, names an unknown ``$schema`` or has a ``$ref`` that resolves
-            neither in the schema itself nor to a JSON Schema meta-schema.
+            neither in the schema itself nor to a JSON Schema meta-schema; a trusted one too when a
+            ``pattern`` in it is not a regular expression (``Annotated[str, {"pattern": "^(a"}]``).
     """
 
     __slots__ = (
@@ -99,6 +101,7 @@ class ArgumentValidator:
         else:  # a generated schema holding nan (Literal[float("nan")]), or a default of an int of 5,000
             # digits, would fail every call or every list, not this line
             check_json_form(schema, f"{kind} {name!r}", "input schema")
+            check_patterns(schema, f"{kind} {name!r}", "input schema")  # (a pattern re refuses failed every call)
 
     def _prepare(self) -> None:
         # The compilers load with the first call (or an input_schema given at registration), not at start.
