@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Generator
 from typing import Any
 
 from ...errors import notified_text
@@ -22,7 +23,7 @@ from ...protocol import jsonenc, jsonrpc
 from ...protocol.nesting import MAX_JSON_DEPTH, nested_deeper_than
 from ..wire.request import LOG_LEVELS
 
-__all__ = ["LOG_KEPT", "PY_LEVELS", "CallLog", "LevelMethods", "sendable"]
+__all__ = ["LOGGED", "LOG_KEPT", "PY_LEVELS", "CallLog", "LevelMethods", "Logged", "sendable"]
 
 log = logging.getLogger("nanohubmcp.tool")
 
@@ -34,27 +35,51 @@ PY_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INF
 """The Python logging level each MCP level (RFC 5424 severities) is logged at on ``nanohubmcp.tool``."""
 
 
-class LevelMethods:
-    """``debug``/``info``/``warning``/``error`` for a class with ``log(level, message, **data)``."""
+class Logged:
+    """What a log method returns: nothing to wait for, but awaitable, so that ``await ctx.info(...)`` (the habit
+    of FastMCP and the official SDK, whose log methods are coroutines) works as ``ctx.info(...)`` does. The
+    message was sent when the method returned; awaiting this does nothing."""
 
-    def log(self, level: str, message: str, **data: Any) -> None:
+    __slots__ = ()
+
+    def __await__(self) -> Generator[None, None, None]:
+        return
+        yield  # (a generator that ends at once)
+
+    def __repr__(self) -> str:
+        return "<logged>"
+
+
+LOGGED = Logged()
+"""The one :class:`Logged`."""
+
+
+class LevelMethods:
+    """``debug``/``info``/``warning``/``error`` for a class with ``log(level, message, **data)``. Each sends at
+    once and returns :data:`LOGGED`: calling it is enough, and ``await ctx.info(...)`` works too."""
+
+    def log(self, level: str, message: str, **data: Any) -> Logged | None:
         raise NotImplementedError
 
-    def debug(self, message: str, **data: Any) -> None:
-        """Log at debug level."""
+    def debug(self, message: str, **data: Any) -> Logged:
+        """Log at debug level (a plain call; awaiting what it returns does nothing)."""
         self.log("debug", message, **data)
+        return LOGGED
 
-    def info(self, message: str, **data: Any) -> None:
-        """Log at info level."""
+    def info(self, message: str, **data: Any) -> Logged:
+        """Log at info level (a plain call; awaiting what it returns does nothing)."""
         self.log("info", message, **data)
+        return LOGGED
 
-    def warning(self, message: str, **data: Any) -> None:
-        """Log at warning level."""
+    def warning(self, message: str, **data: Any) -> Logged:
+        """Log at warning level (a plain call; awaiting what it returns does nothing)."""
         self.log("warning", message, **data)
+        return LOGGED
 
-    def error(self, message: str, **data: Any) -> None:
-        """Log at error level."""
+    def error(self, message: str, **data: Any) -> Logged:
+        """Log at error level (a plain call; awaiting what it returns does nothing)."""
         self.log("error", message, **data)
+        return LOGGED
 
 
 class CallLog:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..asks.context_asks import DEFAULT_CLIENT_TIMEOUT, ClientAsks, on_loop
 from ..wire.request import RequestContext
 from .call_facts import CallFacts
-from .call_log import CallLog, LevelMethods
+from .call_log import LOGGED, CallLog, LevelMethods, Logged
 from .progress import for_request as progress_of
 
 if TYPE_CHECKING:
@@ -68,8 +68,10 @@ class Context(CallFacts, LevelMethods):
             self._request.loop.call_soon_threadsafe(fn, *args)
 
     # -- logging ----------------------------------------------------------------------------
-    def log(self, level: str, message: str, *, logger: str | None = None, **data: Any) -> None:
-        """Send ``notifications/message`` at ``level`` if the client asked for that level.
+    def log(self, level: str, message: str, *, logger: str | None = None, **data: Any) -> Logged:
+        """Send ``notifications/message`` at ``level`` if the client asked for that level. A plain call: it
+        returns :data:`~.call_log.LOGGED`, which ``await`` takes and does nothing with (``await ctx.log(...)``,
+        the official SDK's habit, works too).
 
         Args:
             level: one of debug, info, notice, warning, error, critical, alert, emergency.
@@ -92,6 +94,7 @@ class Context(CallFacts, LevelMethods):
         notification = self._log.add(level, message, logger, data, self._request.log_level)  # (:mod:`.call_log`)
         if notification is not None:
             self._on_loop_thread(self._request.send_related, notification)
+        return LOGGED
 
     # -- progress ---------------------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:

@@ -101,7 +101,7 @@ async def call_function(
                 # held the loop between its end and now.)
                 if on_timeout is not None:
                     on_timeout()
-                raise ToolTimeout(f"{timeout_head(what, timeout)}; {held_note(steps.held)}") from None
+                raise ToolTimeout(f"{timeout_head(what, timeout)}; {held_note(steps.held, steps.held_in)}") from None
             if is_awaitable(value):
                 value = await asyncio.wait_for(value, timeout)
         except asyncio.TimeoutError:
@@ -113,6 +113,11 @@ async def call_function(
                 raise ToolBusy(f"{what} could not start within {timeout:g} s: every worker was busy with other "
                                "calls (raise workers=, or make long tools @async_tool)",
                                retry_after=max(1, math.ceil(timeout))) from None
+            if steps is not None and steps.held:
+                # A task it started held the loop past the limit (its timer waited for that step), and the call
+                # had not ended then: say the hold, as for a call's own blocking step.
+                raise ToolTimeout(f"{timeout_head(what, timeout)}; "
+                                  f"{held_note(steps.held, steps.held_in, cancelled=True)}") from None
             abandoned = not is_coroutine and isinstance(executor, WorkerPool) and work is not None \
                 and executor.abandon(work)  # its worker goes back to the pool; the function runs on, alone
             raise ToolTimeout(timeout_message(what, timeout, stops_when_cancelled=stops_when_cancelled,

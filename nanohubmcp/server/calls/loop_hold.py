@@ -50,9 +50,10 @@ class TimedSteps:
     when the caller has it at hand. :attr:`held` is the total wall time, in seconds, of the steps longer than
     :data:`HOLD_SECONDS`, its own and those of the tasks it started (0.0 when none was); :attr:`ended` is the
     :func:`time.perf_counter` reading at the end of the coroutine's last step (``math.inf`` until it returned a
-    value)."""
+    value); :attr:`held_in` names the task whose step held the loop first (``"blocker(), a task it started"``),
+    None when none did or the call's own step held it first."""
 
-    __slots__ = ("_coro", "_loop", "_previous", "_what", "ended", "held")
+    __slots__ = ("_coro", "_loop", "_previous", "_what", "ended", "held", "held_in")
 
     def __init__(self, coro: Coroutine[Any, Any, Any], what: str,
                  loop: asyncio.AbstractEventLoop | None = None) -> None:
@@ -60,6 +61,7 @@ class TimedSteps:
         self._what = what
         self._loop = loop
         self.held = 0.0
+        self.held_in: str | None = None
         self.ended = _NEVER
 
     def __await__(self) -> Generator[Any, Any, Any]:
@@ -112,17 +114,22 @@ class TimedSteps:
         if took <= HOLD_SECONDS:
             return
         if not self.held:
-            log.warning("%s held the event loop for %.1f s in one step (no await) of %s(), a task it started, "
-                        "while other calls waited: %s", self._what, took,
-                        getattr(coro, "__qualname__", type(coro).__name__), ADVICE)
+            self.held_in = f"{getattr(coro, '__qualname__', type(coro).__name__)}(), a task it started"
+            log.warning("%s held the event loop for %.1f s in one step (no await) of %s, while other calls waited: "
+                        "%s", self._what, took, self.held_in, ADVICE)
         self.held += took
 
 
-def held_note(held: float) -> str:
-    """The tail of the timeout answer of a coroutine call that ended past its limit: it (or a task it started)
-    held the loop for ``held`` seconds (0.0: no step of either held it for over :data:`HOLD_SECONDS`)."""
+def held_note(held: float, held_in: str | None = None, *, cancelled: bool = False) -> str:
+    """The tail of the timeout answer of a coroutine call past its limit: it (or a task it started, ``held_in``:
+    :attr:`TimedSteps.held_in`) held the loop for ``held`` seconds (0.0: no step of either held it for over
+    :data:`HOLD_SECONDS`). ``cancelled``: the call had not ended when the limit could act (the blocking step was a
+    task's, and the call was cancelled after it); else it ended past the limit and its value is dropped."""
     if held:
-        return (f"it held the event loop for {held:.1f} s (a blocking call in an async def function), which no "
-                "timeout can interrupt: it ran to its end and its result was dropped")
+        where = f" in {held_in}," if held_in else ","
+        end = ("the limit could act only once that step ended, and the call was then cancelled" if cancelled
+               else "it ran to its end and its result was dropped")
+        return (f"it held the event loop for {held:.1f} s (a blocking call in an async def function){where} which "
+                f"no timeout can interrupt: {end}")
     return (f"it ended after the limit (no step of it or of a task it started held the event loop for over "
             f"{HOLD_SECONDS:g} s) and its result was dropped")
