@@ -17,7 +17,8 @@ Each becomes the JSON Schema keyword that says the same of the JSON value, so th
 ======================================  =======================================================================
 
 Two bounds of one kind keep the tighter. A pattern Python's ``re`` refuses (``^[A-Z][a-z?$``) is refused naming
-the regex error (it failed every call). A pattern is published as written and checked as ECMA-262 reads it
+the regex error (it failed every call); so are bounds no value meets (``gt=10, lt=5``: :func:`check_range`).
+A pattern is published as written and checked as ECMA-262 reads it
 (``$`` the end of the text, not before a final newline: :mod:`.ecma_pattern`, as pydantic's check and a client's
 do); one Python reads otherwise (``\\Z``, ``(?P<n>...)``, an inline flag) and a compiled pattern with flags
 (``re.I``: JSON Schema's ``pattern`` has none) are refused naming it. A float ``multiple_of`` is checked within a
@@ -40,7 +41,7 @@ from typing import Any
 
 from nanohubmcp.schema.ecma_pattern import python_only, regex_error
 
-__all__ = ["NotExpressible", "keywords_of"]
+__all__ = ["NotExpressible", "check_range", "keywords_of"]
 
 _BOUNDS = {
     "gt": ("exclusiveMinimum", max), "ge": ("minimum", max), "lt": ("exclusiveMaximum", min), "le": ("maximum", min),
@@ -91,6 +92,32 @@ def keywords_of(item: object, schema: dict[str, Any]) -> dict[str, Any]:
     if isinstance(item, at.BaseMetadata):
         return _metadata(item, schema)
     return {}
+
+
+def check_range(schema: dict[str, Any]) -> None:
+    """Refuse bounds no value meets (``Field(gt=10, lt=5)``: every call would be refused, with two messages).
+
+    Raises:
+        NotExpressible: ``"no number is greater than 10 and less than 5: ..."``; so for lengths
+            (``min_length=5, max_length=2``).
+    """
+    low = [(schema[k], k == "exclusiveMinimum") for k in ("minimum", "exclusiveMinimum") if _is_number(schema.get(k))]
+    high = [(schema[k], k == "exclusiveMaximum") for k in ("maximum", "exclusiveMaximum") if _is_number(schema.get(k))]
+    for lo, lo_open in low:
+        for hi, hi_open in high:
+            if lo > hi or (lo == hi and (lo_open or hi_open)):
+                said_lo = f"greater than {lo!r}" if lo_open else f"at least {lo!r}"
+                said_hi = f"less than {hi!r}" if hi_open else f"at most {hi!r}"
+                raise NotExpressible(f"no number is {said_lo} and {said_hi}: every call would be refused; "
+                                     "fix the bounds")
+    for low_key, high_key in (("minLength", "maxLength"), ("minItems", "maxItems"), ("minProperties", "maxProperties")):
+        if _is_number(schema.get(low_key)) and _is_number(schema.get(high_key)) and schema[low_key] > schema[high_key]:
+            raise NotExpressible(f"no length is at least {schema[low_key]} and at most {schema[high_key]}: every "
+                                 "call would be refused; fix min_length / max_length")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _field(info: Any, schema: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from nanohubmcp.schema import coerce as co
-from nanohubmcp.schema.constraints import keywords_of
+from nanohubmcp.schema.constraints import check_range, keywords_of
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import json_type, left_out_default, member_schema, nullable
 from nanohubmcp.schema.hints import type_hints
@@ -192,6 +192,7 @@ class TypeMapper:
                 schema.update(item)
             else:  # a pydantic Field's constraints, annotated_types' Gt/MinLen/...: their keywords, or refused
                 schema.update(keywords_of(item, schema))
+        check_range(schema)  # (bounds from two items, Gt(10) and Lt(5), too)
         return Mapped(schema, mapped.coerce)
 
     def _union(self, members: tuple[Any, ...]) -> Mapped:

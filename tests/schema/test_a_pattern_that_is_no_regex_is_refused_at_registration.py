@@ -70,3 +70,16 @@ async def test_a_good_pattern_still_registers_and_is_checked() -> None:
     assert not good.is_error, good.content
     assert bad.is_error, bad.content
     assert "does not match" in bad.content[0].text, bad.content
+
+
+@pytest.mark.parametrize(("annotation", "said"), [
+    (Annotated[float, Field(gt=10, lt=5)], "no number is greater than 10 and less than 5"),
+    (Annotated[int, Field(ge=3), Field(lt=3)], "no number is at least 3 and less than 3"),
+    (Annotated[str, Field(min_length=5, max_length=2)], "no length is at least 5 and at most 2"),
+], ids=["open-range", "two-fields", "lengths"])
+def test_bounds_no_value_meets_are_refused_naming_them(annotation: Any, said: str) -> None:
+    """trial65 F9: ``Field(gt=10, lt=5)`` registered, and every call was refused with two messages."""
+    with pytest.raises(RegistrationError, match=r"^tool 'element': parameter 'symbol': ") as refused:
+        _register(annotation)
+    assert said in str(refused.value), refused.value
+    _register(Annotated[float, Field(ge=3, le=3)])  # one value meets it: kept
