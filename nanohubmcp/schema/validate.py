@@ -358,13 +358,28 @@ def _violations(validator: Validator, instance: JSONValue, root: str) -> list[st
     return _lines([(tuple(e.absolute_path), e.message, e.instance, e.validator_value) for e in found], root)
 
 
+_EXCLUSIVE = {  # jsonschema's words for exclusiveMinimum/-Maximum read as "0 is allowed" (trial65 F4)
+    " is less than or equal to the minimum of ": " is less than or equal to the exclusive minimum of ",
+    " is greater than or equal to the maximum of ": " is greater than or equal to the exclusive maximum of ",
+}
+
+
+def _exclusive(message: str, instance: object) -> str:
+    """``message`` with an exclusive bound said as one (``0 is less than or equal to the exclusive minimum of 0``)."""
+    if isinstance(instance, (int, float)) and not isinstance(instance, bool):
+        for said, meant in _EXCLUSIVE.items():
+            message = message.replace(said, meant, 1)
+    return message
+
+
 def _lines(found: Sequence[Violation | tuple[tuple[str | int, ...], str, Any, Any]], root: str) -> list[str]:
     """The message lines of violations (path, message, value, keyword value: :class:`.simple_errors.Violation`)
     in the order found (at most :data:`MAX_COLLECTED` + 1 of them)."""
     errors = sorted(found[:MAX_COLLECTED], key=lambda e: ([str(p) for p in e[0]], e[1]))
     # jsonschema writes values with %r (None, 'x'); the client reads JSON (null, "x").
     lines = [
-        f"{format_path(root, path)}: {json_message(message[:MAX_MESSAGE_CHARS], instance, keyword_value)}"
+        f"{format_path(root, path)}: "
+        f"{json_message(_exclusive(message[:MAX_MESSAGE_CHARS], instance), instance, keyword_value)}"
         for path, message, instance, keyword_value in errors[:MAX_VIOLATIONS]
     ]
     if len(found) > MAX_VIOLATIONS:

@@ -76,7 +76,7 @@ async def test_the_bounds_are_published_and_a_call_breaking_them_is_refused_befo
     assert (step["minimum"], step["maximum"], step["multipleOf"]) == (1, 10, 2)
     assert tools["login"]["properties"]["key"]["minLength"] == 20
     assert cold.is_error
-    assert "less than or equal to the minimum of 0" in cold.content[0].text, cold.content
+    assert "less than or equal to the exclusive minimum of 0" in cold.content[0].text, cold.content
     assert zero.is_error
     assert not warm.is_error
     assert bad.is_error

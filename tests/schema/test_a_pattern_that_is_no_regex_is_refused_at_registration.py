@@ -3,7 +3,9 @@ the regex error (trial65 F7).
 
 Before: ``Field(pattern=r"^[A-Z][a-z?$")`` (a missing ``]``) registered; ``tools/list`` published it and every call
 answered -32603 "Internal error; see the server log" (the log's RegistrationError named it, at each call). Same for a
-hand-written ``{"pattern": ...}`` in ``Annotated``, whose schema is compiled at the first call too.
+hand-written ``{"pattern": ...}`` in ``Annotated``, whose schema is compiled at the first call too. Beside it, the
+other bounds a signature's schema can hold wrong: bounds no value meets are refused (F9), and an exclusive bound
+refusing a value is said as exclusive (F4).
 """
 
 from __future__ import annotations
@@ -83,3 +85,23 @@ def test_bounds_no_value_meets_are_refused_naming_them(annotation: Any, said: st
         _register(annotation)
     assert said in str(refused.value), refused.value
     _register(Annotated[float, Field(ge=3, le=3)])  # one value meets it: kept
+
+
+@pytest.mark.anyio
+async def test_an_exclusive_bound_is_said_as_one() -> None:
+    """trial65 F4: ``Field(gt=0)`` refusing 0 said "0 is less than or equal to the minimum of 0" (read: 0 allowed)."""
+    server = MCPServer("bounds", provenance=False)
+
+    @server.tool()
+    def boltzmann(temperature: Annotated[float, Field(gt=0)], cap: Annotated[float, Field(lt=1)] = 0.5) -> float:
+        """A Boltzmann factor."""
+        return temperature
+
+    with serve(server) as url, anyio.fail_after(30):
+        async with mcp_client(url + "mcp") as client:
+            low = await client.call_tool("boltzmann", {"temperature": 0})
+            high = await client.call_tool("boltzmann", {"temperature": 1, "cap": 1})
+    assert low.is_error, low.content
+    assert "arguments.temperature: 0 is less than or equal to the exclusive minimum of 0" in low.content[0].text
+    assert high.is_error, high.content
+    assert "arguments.cap: 1 is greater than or equal to the exclusive maximum of 1" in high.content[0].text

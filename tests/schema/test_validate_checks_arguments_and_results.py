@@ -132,7 +132,7 @@ COMPOSED = {
             {"cond": {"unit": "C", "value": -300}},
             "arguments.cond.value: -300 is less than the minimum of -273.15",
         ),
-        ({"ref": 0}, "arguments.ref: 0 is less than or equal to the minimum of 0"),
+        ({"ref": 0}, "arguments.ref: 0 is less than or equal to the exclusive minimum of 0"),
         ({"email": "not-an-address"}, 'arguments.email: "not-an-address" is not a "email"'),
         ({"set": [1, 1]}, "arguments.set: [1, 1] has non-unique elements"),
         ({"pattern": {"n_x": "s"}}, "arguments.pattern.n_x: \"s\" is not of type \"integer\""),
