@@ -197,8 +197,10 @@ class NotebookKernel:
         assert status == 201, (status, body[:500])
         session = json.loads(body)
         ws_url = server.url.replace("http://", "ws://") + f"api/kernels/{session['kernel']['id']}/channels"
+        # Jupyter Server answers the upgrade only once the new kernel answers (its "nudge"): a kernel starting
+        # on a loaded host took over 10 s (the CI of stop 53), as long as its first cell may take.
         ws = await websocket_connect(
-            HTTPRequest(ws_url, headers=server.auth, connect_timeout=10, request_timeout=10)
+            HTTPRequest(ws_url, headers=server.auth, connect_timeout=10, request_timeout=START_TIMEOUT)
         )
         kernel = cls(server, session, ws)
         await kernel.execute("pass", timeout=START_TIMEOUT)  # waits until the kernel answers

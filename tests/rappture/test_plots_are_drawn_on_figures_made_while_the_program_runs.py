@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kept_figures import no_figures_kept
 from support import wait_until
 
 from nanohubmcp.sources.rappture import load_rappture_tool, plots
@@ -48,14 +49,8 @@ def curve(name: str, ys: list[float], **more: Any) -> dict[str, Any]:
 @pytest.fixture
 def clean() -> Any:
     """No figures kept from an earlier test, and none left for a later one."""
-    wait_until(lambda: not plots._filling, "the background thread is done making figures")
-    plots._spares.clear()
-    plots._used.clear()
-    plots._wanted = 1
-    yield
-    wait_until(lambda: not plots._filling, "the background thread is done making figures")
-    plots._spares.clear()
-    plots._used.clear()
+    with no_figures_kept():
+        yield
 
 
 def test_prepare_makes_a_blank_figure_in_the_background_and_pictures_draws_on_it(clean: None) -> None:
