@@ -114,3 +114,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report.sections = [(title, _sendable(content)) for title, content in report.sections]
     if report.longrepr is not None and _sendable(str(report.longrepr)) != str(report.longrepr):
         report.longrepr = _sendable(str(report.longrepr))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Under xdist, on the controller: a failed test is named in the log the moment its report arrives (xdist's
+    progress shows only ``F``), with the worker and the phase, so a run stopped early (a CI time limit) still says
+    which tests failed."""
+    config = _controller_config
+    if config is None or not report.failed:
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        worker = getattr(report, "node", None)
+        where = getattr(getattr(worker, "gateway", None), "id", "?")
+        reporter.write("\n")  # (xdist's progress dots leave the line open)
+        reporter.write_line(f"FAILED NOW [{where}] {report.nodeid} ({report.when})")
+
+
+_controller_config: pytest.Config | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _controller_config
+    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput") and config.getoption(
+            "numprocesses", None):
+        _controller_config = config

@@ -59,9 +59,9 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from . import panel_messages
-from .config import REBUILD_TRAITS
 from .panel_feed import FLUSH_DELAY, PanelFeed
 from .panel_messages import Shown, ShownServer
+from .trait_groups import REBUILD_TRAITS
 
 if TYPE_CHECKING:
     from comm.base_comm import BaseComm

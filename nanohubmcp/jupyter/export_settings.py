@@ -7,9 +7,9 @@ setting accepts). Where they go:
   executor_options and dask_address go to ``MCPServer(...)``, and so does ``provenance = False`` (a
   notebook that records nothing, perhaps for its arguments' sake, exports a script that records
   nothing, whatever its environment says; ``True`` is the default and writes nothing);
-- the limits (``max_result_bytes``, ``max_stuck_calls``, ``max_kept_bytes``, ... :data:`.config.LIMIT_TRAITS`)
+- the limits (``max_result_bytes``, ``max_stuck_calls``, ``max_kept_bytes``, ... :data:`.trait_groups.LIMIT_TRAITS`)
   go to ``MCPServer(...)`` as the kernel checked them (``1e9`` as ``1000000000``), unless set to their
-  default, which writes nothing; so do the HTTP server's (:data:`.config.SERVE_LIMIT_TRAITS`:
+  default, which writes nothing; so do the HTTP server's (:data:`.trait_groups.SERVE_LIMIT_TRAITS`:
   ``max_request_bytes``, ...) to ``server.run(...)``;
 - host and port become the defaults of ``--host`` and ``--port``, except that a host other machines
   reach (``0.0.0.0``) is not: the notebook's token stays behind, so the script keeps 127.0.0.1 and
@@ -45,7 +45,7 @@ _WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeo
           "executor_options": "ctor", "dask_address": "ctor", "provenance": "ctor", "host": "cli",
           "port": "cli", "path_prefix": "run", "allowed_origins": "run", "public_url": "run",
           "state_url": "env", "tracing": "env", "token": "secret"}
-"""Where each setting goes; the limits go to "ctor" (``config.LIMIT_TRAITS``) or "run" (``SERVE_LIMIT_TRAITS``)
+"""Where each setting goes; the limits go to "ctor" (``trait_groups.LIMIT_TRAITS``) or "run" (``SERVE_LIMIT_TRAITS``)
 too (:func:`_place`)."""
 _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          "cli": "the default of --{} (end of the file)",
@@ -68,7 +68,10 @@ least ``max_request_bytes``)."""
 
 
 def _place(setting: str) -> str | None:
-    from .config import LIMIT_TRAITS, SERVE_LIMIT_TRAITS  # read with the first %config line (ExportSettings.apply)
+    from .trait_groups import (  # read with the first %config line (ExportSettings.apply)
+        LIMIT_TRAITS,
+        SERVE_LIMIT_TRAITS,
+    )
 
     return "ctor" if setting in LIMIT_TRAITS else "run" if setting in SERVE_LIMIT_TRAITS else _WHERE.get(setting)
 
@@ -218,7 +221,8 @@ class ExportSettings:
         """
         from traitlets import TraitError
 
-        from .config import LIMIT_TRAITS, SERVE_LIMIT_TRAITS, NanohubMCP
+        from .config import NanohubMCP
+        from .trait_groups import LIMIT_TRAITS, SERVE_LIMIT_TRAITS
 
         try:
             target = ast_guard.parse("cfg." + line).body[0]

@@ -36,12 +36,13 @@ from ..server.wire.trace_context import resolve as resolve_tracing
 from ..state import resolve as resolve_state_url
 from . import routes
 from .cell_components import CellRegistry, Entry
-from .config import LIMIT_TRAITS, REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, SERVE_LIMIT_TRAITS, NanohubMCP
+from .config import NanohubMCP
 from .display import NAME_NOTE, first_line
 from .hub import HubView, detect_hub
 from .kernel_exit import EXIT_STOP_SECONDS, stop_server
 from .progress_bar import CellProgressBars
 from .tokens import notebook_token
+from .trait_groups import LIMIT_TRAITS, REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, SERVE_LIMIT_TRAITS
 
 if TYPE_CHECKING:
     from traitlets.utils.bunch import Bunch

@@ -55,8 +55,9 @@ def test_mistakes_are_one_line_errors(line: str, message: str) -> None:
 
 
 def test_the_configurable_hands_executor_options_to_the_server() -> None:
-    from nanohubmcp.jupyter.config import REBUILD_TRAITS, NanohubMCP
+    from nanohubmcp.jupyter.config import NanohubMCP
     from nanohubmcp.jupyter.session import KernelSession
+    from nanohubmcp.jupyter.trait_groups import REBUILD_TRAITS
 
     config = NanohubMCP(job_executor="slurm", executor_options={"slurm": {"partition": "debug", "time": 7}})
     assert "executor_options" in REBUILD_TRAITS  # a change rebuilds the server with the new options

@@ -16,7 +16,8 @@ from traitlets.config import Config
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
-from nanohubmcp.jupyter.config import LIMIT_TRAITS, SERVE_LIMIT_TRAITS, NanohubMCP
+from nanohubmcp.jupyter.config import NanohubMCP
+from nanohubmcp.jupyter.trait_groups import LIMIT_TRAITS, SERVE_LIMIT_TRAITS
 from nanohubmcp.protocol.message_values import shown_value
 from nanohubmcp.transports.ports import resolve_port
 

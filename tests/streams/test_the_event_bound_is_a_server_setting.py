@@ -144,7 +144,8 @@ def test_a_value_the_setting_does_not_take_is_refused_naming_it(value: Any, said
 def test_the_notebook_setting_takes_and_refuses_as_mcpserver_does() -> None:
     from traitlets import TraitError
 
-    from nanohubmcp.jupyter.config import LIMIT_TRAITS, RESULT_TRAITS, NanohubMCP
+    from nanohubmcp.jupyter.config import NanohubMCP
+    from nanohubmcp.jupyter.trait_groups import LIMIT_TRAITS, RESULT_TRAITS
 
     config = NanohubMCP()
     assert config.max_event_bytes == MiB

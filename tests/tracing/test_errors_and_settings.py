@@ -105,7 +105,8 @@ def test_the_setting_goes_argument_environment_configuration_auto(monkeypatch: p
 
 
 def test_the_notebook_configuration_names_the_setting() -> None:
-    from nanohubmcp.jupyter.config import REBUILD_TRAITS, NanohubMCP
+    from nanohubmcp.jupyter.config import NanohubMCP
+    from nanohubmcp.jupyter.trait_groups import REBUILD_TRAITS
 
     assert NanohubMCP().tracing == "auto"
     assert "tracing" in REBUILD_TRAITS  # a change rebuilds the server (tools kept)

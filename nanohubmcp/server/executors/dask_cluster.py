@@ -13,7 +13,7 @@ The server waits for a job on the client's own event loop, where the client's me
 awaitable; the task answers the value with the address of the worker that ran it and the host,
 pid and thread there (:class:`WorkerResult`, for the job's provenance record). The
 publication runs beside the job, and the client lets go of ended jobs a moment later, together
-(:class:`Farewells`), never on the way to a result.
+(:class:`~.dask_farewells.Farewells`), never on the way to a result.
 
 The task a job's first event loop runs only waits: when that loop ends while the server serves on (a
 testing client's, :meth:`DaskJobExecutor.carry_on`), a task on the server's loop waits in its place, and
@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import ConfigurationError, ToolError
 from .base import JobExecutor, Place, ran_away
+from .dask_farewells import Farewells
 from .remote import JobTrace, deliver, hidden_failure, job_trace, place, remote_context, run_remote
 
 if TYPE_CHECKING:
@@ -48,11 +49,6 @@ if TYPE_CHECKING:
 
 KEY_PREFIX = "nanohubmcp-job-"
 ENV_ADDRESS = "DASK_SCHEDULER_ADDRESS"
-LET_GO_SECONDS = 1.0
-"""How long after a job ended the client lets go of it (its future and its publication), together
-with every job that ended meanwhile."""
-FORGET_WAIT_SECONDS = 10.0
-"""How long a stopping server waits for the client to let go of the jobs that ended."""
 
 T = TypeVar("T")
 F = TypeVar("F", "Following", "Starting")
@@ -280,58 +276,6 @@ class DaskJobExecutor(JobExecutor):
             cluster.close()
 
 
-class Farewells:
-    """Jobs that ended, which the client lets go of together :data:`LET_GO_SECONDS` after the first
-    of them: their futures (the scheduler may then drop the results) and their publications.
-
-    Not at each job's end: the client sends what it has to say within 10 ms in one batch, so a
-    message sent just after a job ended would hold back the submission of a job that comes a few
-    milliseconds later (the next call of a client that waited for the previous one) until that
-    batch's 10 ms are over; once a second, a whole burst of jobs is let go of in one batch.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ended: list[tuple[Any, str, concurrent.futures.Future[None] | None]] = []
-        self._timer: asyncio.TimerHandle | None = None
-        self._going: asyncio.Future[None] | None = None
-
-    def add(self, client: Any, future: Any, key: str, published: concurrent.futures.Future[None] | None) -> None:
-        """Let go of ``future`` (the job ``key``, published when ``published`` is done) soon."""
-        with self._lock:
-            self._ended.append((future, key, published))
-            first = len(self._ended) == 1
-        if first:
-            loop = client.loop.asyncio_loop
-            with contextlib.suppress(RuntimeError):  # the client closed meanwhile: the scheduler let go of it all
-                loop.call_soon_threadsafe(self._arm, loop, client)
-
-    def _arm(self, loop: asyncio.AbstractEventLoop, client: Any) -> None:  # on the client's loop
-        self._timer = loop.call_later(LET_GO_SECONDS, self._fire, client)
-
-    def _fire(self, client: Any) -> None:  # on the client's loop
-        self._going = asyncio.ensure_future(self._let_go(client))
-
-    async def _let_go(self, client: Any) -> None:  # on the client's loop
-        with self._lock:
-            ended, self._ended, self._timer = self._ended, [], None
-        await asyncio.gather(*(_forget(client, key, published) for _, key, published in ended), return_exceptions=True)
-
-    def let_go_now(self, client: Any) -> None:
-        """Let go of every ended job at once (the server stops; waits at most
-        :data:`FORGET_WAIT_SECONDS`)."""
-
-        async def now() -> None:
-            if self._timer is not None:
-                self._timer.cancel()
-            if self._going is not None:
-                await self._going  # the jobs let go of a moment ago
-            await self._let_go(client)
-
-        with contextlib.suppress(Exception):  # a client that lost its scheduler lets go of nothing
-            asyncio.run_coroutine_threadsafe(now(), client.loop.asyncio_loop).result(FORGET_WAIT_SECONDS)
-
-
 # -- on the client's event loop (each Client method returns an awaitable there) -----------------
 async def _publish(client: Any, future: Any, key: str) -> None:
     await client.publish_dataset(future, name=key)
@@ -391,11 +335,3 @@ def run_on_worker(
     else:
         return WorkerResult(value, get_worker().address, here)
     raise failed  # (out of the except: the exception quoting the secret is not its context)
-
-
-async def _forget(client: Any, key: str, published: concurrent.futures.Future[None] | None) -> None:
-    if published is not None:
-        with contextlib.suppress(Exception):  # not published: nothing to take back, but no harm asking
-            await asyncio.wrap_future(published)
-    with contextlib.suppress(KeyError):
-        await client.unpublish_dataset(key)
