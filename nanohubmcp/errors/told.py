@@ -5,7 +5,9 @@ record (its message), the log (its text and traceback) and the trace (a span's s
 event's ``exception.message`` and ``exception.stacktrace``). :class:`Failure` makes each of those texts
 once, through one ``hide`` (a call's :class:`~nanohubmcp.schema.secret_text.SecretText`: a ``Secret``
 argument's value quoted by the exception, its cause or its context is ``***``), so no place tells
-it otherwise.
+it otherwise. Where ``hide`` cannot mask a value in place without telling it (a short one standing where an
+ordinary word of the text stands: ``***`` would name it), it gives back a :class:`Withheld` notice for the
+whole text, and the failure tells the exception's type and that notice instead.
 """
 
 from __future__ import annotations
@@ -17,7 +19,15 @@ from typing import Any
 from .base import message_of, text_of
 from .protocol import ProtocolError
 
-__all__ = ["Failure", "told_protocol_error"]
+__all__ = ["Failure", "Withheld", "told_protocol_error"]
+
+
+class Withheld(str):
+    """What a ``hide`` gives back for a text it withholds whole (a notice saying why), rather than the text
+    with a value masked: :class:`Failure` then tells the exception's type before it (``KeyError: (text
+    withheld: ...)``), and :func:`told_protocol_error` drops the error's ``data``."""
+
+    __slots__ = ()
 
 
 def _as_it_is(text: str) -> str:
@@ -44,18 +54,24 @@ class Failure:
         self._text: str | None = None
         self._frames: str | None = None
 
+    def told(self, text: str) -> str:
+        """``text`` (one of the exception's) passed through ``hide``; when ``hide`` withholds it whole, its
+        notice led by the exception's type (``ValueError: (text withheld: ...)``)."""
+        hidden = self.hide(text)
+        return f"{type(self.exc).__name__}: {hidden}" if isinstance(hidden, Withheld) else hidden
+
     @property
     def message(self) -> str:
         """The call's error text (:func:`~nanohubmcp.errors.message_of`): the answer's, the job record's and
-        the provenance record's."""
+        the provenance record's; withheld whole: the exception's type and why (:meth:`told`)."""
         if self._message is None:
-            self._message = self.hide(message_of(self.exc))
+            self._message = self.told(message_of(self.exc))
         return self._message
 
     @property
     def text(self) -> str:
         """``str(exc)`` (:func:`~nanohubmcp.errors.text_of`: never raising): the log line's, a span's
-        ``exception.message`` and status."""
+        ``exception.message`` and status; withheld whole: ``hide``'s notice (the span names the type apart)."""
         if self._text is None:
             self._text = self.hide(text_of(self.exc))
         return self._text
@@ -63,9 +79,11 @@ class Failure:
     @property
     def frames(self) -> str:
         """The traceback as Python prints it, cause and context included (no final newline): the log's,
-        a span's ``exception.stacktrace``."""
+        a span's ``exception.stacktrace``; withheld whole (a short secret value anywhere in it, a line
+        number's digits too): one line, the exception's type (``module.QualName``) and why."""
         if self._frames is None:
-            self._frames = self.hide("".join(traceback.format_exception(self.exc)).rstrip("\n"))
+            hidden = self.hide("".join(traceback.format_exception(self.exc)).rstrip("\n"))
+            self._frames = f"{self.type_name}: {hidden}" if isinstance(hidden, Withheld) else hidden
         return self._frames
 
     @property
@@ -80,18 +98,29 @@ class Failure:
 def told_protocol_error(failure: Failure) -> ProtocolError:
     """``failure.exc``, a :class:`~nanohubmcp.errors.ProtocolError` a tool raised (2026-07-28: the call's
     JSON-RPC error), as its failure tells it: itself when nothing is hidden; else a copy of the same type,
-    ``code`` and other attributes whose ``message`` (and ``str()``) has the call's secret values hidden,
-    and whose ``data`` has each text in it (keys too) hidden and a number that is one replaced by ``"***"``.
-    The copy is what the answer, the SERVER span's status and the call's record read."""
+    ``code`` and other attributes whose ``message`` (and ``str()``) has the call's secret values hidden
+    (withheld whole: the type and why, :meth:`Failure.told`), and whose ``data`` has each text in it (keys
+    too) hidden and a number that is one replaced by ``"***"`` — or, when a part of it would be withheld, is
+    None (no part of it is told). The copy is what the answer, the SERVER span's status and the call's record
+    read."""
     exc = failure.exc
     assert isinstance(exc, ProtocolError)
     if not failure.hidden:
         return exc
     told: ProtocolError = BaseException.__new__(type(exc))  # its __init__ not run again: attributes copied
     told.__dict__.update(exc.__dict__)
-    told.message = failure.hide(str(exc.message))
+    told.message = failure.told(str(exc.message))
     told.args = (told.message,)
-    told.data = _hidden_data(exc.data, failure.hide)
+    withheld: list[Withheld] = []
+
+    def hide(text: str) -> str:
+        hidden = failure.hide(text)
+        if isinstance(hidden, Withheld):
+            withheld.append(hidden)
+        return hidden
+
+    data = _hidden_data(exc.data, hide)
+    told.data = None if withheld else data
     return told
 
 

@@ -5,7 +5,9 @@ its message is the call's error text, stored in the provenance record and the jo
 traced and answered. :func:`secret_values` finds the values a tool's schema marks secret in a call's
 arguments (where :func:`~nanohubmcp.schema.secret.stored_arguments` puts its marker), and those of
 a dataclass or pydantic instance (``server.call``'s) whose class marks a field ``Secret`` (where
-:func:`~nanohubmcp.schema.secret.stored_form` does); :class:`SecretText` replaces each in a text by ``***``.
+:func:`~nanohubmcp.schema.secret.stored_form` does); :class:`SecretText` replaces each in a text by ``***``,
+or, for a value shorter than 8 characters found anywhere but a place of its own, withholds the whole text:
+``***`` where an ordinary word (``the``, ``key``, ``1``) of the text stood would tell the value.
 
 :class:`Telling` is the one place a failed call's exception is told from: made when the call starts, handed to
 every place that tells it — the span around its run (``server.wire.trace_context``), ``run_tool``'s answer, log
@@ -22,17 +24,28 @@ import re
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from ..errors.told import Failure
+from ..errors.told import Failure, Withheld
 from .secret import REDACTED, Plan, stored_arguments, stored_form
 
-__all__ = ["MASK", "MOST_VALUES", "NO_SECRETS", "UNTOLD", "SecretText", "Telling", "secret_values"]
+__all__ = ["MASK", "MOST_VALUES", "NO_SECRETS", "SHORT_BELOW", "UNTOLD", "WITHHELD", "SecretText", "Telling",
+           "secret_values"]
 
 MASK = "***"
 """What a secret value is shown as in a text."""
-_ISOLATED_BELOW = 8
-"""A secret shorter than this is hidden only where it stands alone (not inside a longer word or number): a
-one-character password must not turn every ``a`` of a message into ``***``, nor a PIN ``2026`` a line
-number ``12026``."""
+SHORT_BELOW = 8
+"""A secret (as a text writes it) shorter than this is masked only at a place of its own: quoted, leading a line
+(after a label: ``KeyError: '7'``, ``'7'``, a refusal's ``arguments.pin: "ab" is too short``).
+Found anywhere else — as a word of the text (``the``, ``key``), inside a longer one or a number (a PIN
+``2026`` in ``line 12026``) — the text is withheld whole (:data:`WITHHELD`): ``***`` in place of an ordinary
+word would tell the value, and a value left unmasked inside a word would show it."""
+WITHHELD = Withheld(
+    f"(text withheld: it quotes a Secret argument's value of under {SHORT_BELOW} characters, which masking "
+    "in place would give away)")
+"""What a text is told as when it holds a short secret value at a place not its own (:data:`SHORT_BELOW`); a
+failure's message leads it with the exception's type (``ValueError: (text withheld: ...)``)."""
+_TOLD_WITHHELD = re.compile(rf"((?:[\w.]+: )?{re.escape(WITHHELD)})")
+"""A notice a text already holds (a refusal line withheld, a type before it): never taken for a secret's place,
+so hiding a told text again changes nothing."""
 MOST_VALUES = 1024
 """At most this many secret values of one call are looked for (a ``list[Secret]`` of thousands: the first
 1,024, in the order of the arguments); the others are not hidden."""
@@ -116,31 +129,68 @@ def _forms(value: str) -> set[str]:
 class SecretText:
     """Hides a call's secret values (:func:`secret_values`) in a text by :data:`MASK`: each as written, as
     ``repr()``/``ascii()``/JSON write it inside quotes (``KeyError('it\\'s')``) and percent-encoded
-    (``key=wJal%2FK7%2B%3D``). A value shorter than 8 characters only where it stands alone.
+    (``key=wJal%2FK7%2B%3D``). A form shorter than :data:`SHORT_BELOW` characters is masked only at a place
+    of its own; found anywhere else the text is withheld whole: the call gives :data:`WITHHELD`.
 
     Example:
-        >>> SecretText(("hunter2secret",))("KeyError: 'hunter2secret'")
-        "KeyError: '***'"
+        >>> hide = SecretText(("hunter2secret", "key"))
+        >>> hide("KeyError: 'hunter2secret'"), hide("KeyError: 'key'")
+        ("KeyError: '***'", "KeyError: '***'")
+        >>> hide("the key is missing") is WITHHELD
+        True
     """
 
-    __slots__ = ("_values",)
+    __slots__ = ("_given", "_long", "_own", "_short", "_values")
 
     def __init__(self, values: tuple[str, ...]) -> None:
+        self._given = values
         forms = {form for value in values for form in _forms(value)}
         self._values = tuple(sorted(forms, key=len, reverse=True))
+        self._long = tuple(form for form in self._values if len(form) >= SHORT_BELOW)
+        self._short = tuple(form for form in self._values if len(form) < SHORT_BELOW)
+        either = "|".join(map(re.escape, self._short))
+        # a short value quoted as a line's value: the whole line, or what leads it (after a label: the type
+        # message_of puts first, a refusal's path); bare, it may as well be a word of the text's own
+        self._own = re.compile(rf"^([\w.\[\]]+: )?(['\"])(?:{either})\2(?= |$)", re.M) if self._short else None
 
     def __bool__(self) -> bool:
         return bool(self._values)
 
+    def __reduce__(self) -> tuple[type[SecretText], tuple[tuple[str, ...]]]:
+        # Pickled as its values (a batch job's, a Dask worker's), made again where it is unpickled: a node whose
+        # nanohubmcp is of another release still hides them as its own SecretText does.
+        return SecretText, (self._given,)
+
     def __call__(self, text: str) -> str:
-        for value in self._values:
-            if len(value) >= _ISOLATED_BELOW:
-                text = text.replace(value, MASK)
-            else:
-                text = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", MASK, text)
-        if self._values and len(self._values[0]) >= _CUT_FROM and any(mark in text for mark in _ELLIPSES):
-            text = _cut_hidden(text, tuple(value for value in self._values if len(value) >= _CUT_FROM))
-        return text
+        for value in self._long:
+            text = text.replace(value, MASK)
+        if self._long and len(self._long[0]) >= _CUT_FROM and any(mark in text for mark in _ELLIPSES):
+            text = _cut_hidden(text, tuple(value for value in self._long if len(value) >= _CUT_FROM))
+        if self._own is None or not any(form in text for form in self._short):  # (the usual case: none)
+            return text
+        told: list[str] = []
+        for number, part in enumerate(_TOLD_WITHHELD.split(text)):  # (odd: a notice already told, kept)
+            if number % 2 == 0:
+                part = self._own.sub(_masked, part)
+                if any(form in part for form in self._short):
+                    return WITHHELD
+            told.append(part)
+        return "".join(told)
+
+    def labelled(self, line: str) -> str:
+        """``line``, a ``label: text`` line (a refusal's ``arguments.pin: "ab" is too short``), hidden as the
+        call hides a text; withheld whole, the notice keeps the label (which argument) when no secret value is
+        in it: ``arguments.pin: (text withheld: ...)``."""
+        hidden = self(line)
+        if not isinstance(hidden, Withheld):
+            return hidden
+        label, colon, _ = line.partition(": ")
+        return f"{label}: {hidden}" if colon and self(label) == label else hidden
+
+
+def _masked(found: re.Match[str]) -> str:
+    label, quote = found.group(1) or "", found.group(2)
+    return f"{label}{quote}{MASK}{quote}"
 
 
 def _cut_hidden(text: str, forms: tuple[str, ...]) -> str:

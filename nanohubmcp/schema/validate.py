@@ -175,14 +175,16 @@ class ArgumentValidator:
 
     def _refusal(self, violations: Sequence[str], arguments: object) -> InvalidArguments:
         """The refusal listing ``violations``, each ``Secret`` argument's value they quote (``"short" is too
-        short``, ``12345 is not of type 'string'``) written ``***``: a refusal is answered, logged and recorded."""
+        short``, ``12345 is not of type 'string'``) written ``***``: a refusal is answered, logged and recorded.
+        A line holding a short one elsewhere than its value's place is withheld after its path
+        (:meth:`~nanohubmcp.schema.secret_text.SecretText.labelled`)."""
         from nanohubmcp.schema.secret import secret_plan
         from nanohubmcp.schema.secret_text import SecretText, secret_values
 
         plan = secret_plan(self._schema) if isinstance(arguments, dict) else None
         if plan is not None and isinstance(arguments, dict):
             hide = SecretText(secret_values(arguments, plan))  # (before the lines are cut to their bound)
-            violations = [hide(line) for line in violations]
+            violations = [hide.labelled(line) for line in violations]
         return invalid_arguments(self._kind, self._name, violations)
 
     def _simple_violations(self, arguments: object) -> list[Violation]:

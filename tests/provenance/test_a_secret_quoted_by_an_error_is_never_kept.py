@@ -77,7 +77,7 @@ def test_a_secret_in_an_error_is_hidden_everywhere(tmp_path: Path, caplog: pytes
     assert files_holding(tmp_path, JOB_VALUE) == []
 
 
-def test_a_short_secret_is_hidden_only_where_it_stands_alone(tmp_path: Path) -> None:
+def test_a_short_secret_quoted_alone_is_masked(tmp_path: Path) -> None:
     server = MCPServer("short-secret", state_dir=str(tmp_path))
 
     @server.tool()

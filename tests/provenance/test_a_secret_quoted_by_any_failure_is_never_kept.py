@@ -3,7 +3,7 @@ a thread job that ends after ``server.stop()`` (F11: its end stored by the hand-
 *cause or context* quotes it (F4: the logged traceback, at ERROR and a ``ToolError``'s at DEBUG), the value
 percent-encoded in a URL (F15: an API key holding ``/ + =`` in a ``requests``/``httpx`` error), a dataclass or
 pydantic instance ``server.call`` passes (F16), the 65th value of a ``list[Secret]`` and a short secret inside a
-longer number (N2).
+longer number (N2: since trial F3 the text is withheld whole).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from test_a_secret_quoted_by_an_error_is_never_kept import files_holding
 
 from nanohubmcp import MCPServer, Secret, ToolError
+from nanohubmcp.schema.secret_text import WITHHELD
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -169,7 +170,7 @@ def test_an_instance_holding_a_secret_field_is_hidden(tmp_path: Path) -> None:
     assert files_holding(tmp_path, VALUE) == []
 
 
-def test_every_value_of_a_long_secret_list_and_a_short_one_standing_alone(tmp_path: Path) -> None:
+def test_every_value_of_a_long_secret_list_and_a_short_one_inside_a_number(tmp_path: Path) -> None:
     server = MCPServer("secret-lists", state_dir=str(tmp_path))
     keys = [f"key-{n:04d}-abcdefgh" for n in range(100)]
 
@@ -190,4 +191,6 @@ def test_every_value_of_a_long_secret_list_and_a_short_one_standing_alone(tmp_pa
     finally:
         server.stop()
     assert late["content"][0]["text"] == "KeyError: '***'"
-    assert short["content"][0]["text"] == "line 12026: *** refused"
+    # a short one inside a longer number as well: the text withheld whole (shown, 12026 would show it; masked
+    # where it stands alone, *** would tell it by its place)
+    assert short["content"][0]["text"] == f"ValueError: {WITHHELD}"

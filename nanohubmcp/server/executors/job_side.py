@@ -19,6 +19,7 @@ from types import FrameType
 from typing import Any
 
 from ...errors import message_of
+from ...errors.told import Failure
 from ..calls.progress import CURRENT
 from ..calls.tqdm_progress import watch
 from .base import Place
@@ -88,6 +89,6 @@ def run_in_job(
         return RETURNED, run_remote(fn, kwargs, is_coroutine, trace), here
     except Exception as exc:  # its message, a Secret value hidden (the result file keeps it until tidied)
         hide = hiding_of(trace)
-        return RAISED, hide(message_of(exc)) if hide else message_of(exc), here
+        return RAISED, Failure(exc, hide).message if hide else message_of(exc), here
     finally:
         CURRENT.reset(token)
