@@ -1,7 +1,8 @@
 """Values written as JSON inside error texts, for the person who reads them.
 
 A client sent ``null``, ``"x"`` or ``[1, true]``; a message that names its value back says so in
-JSON, never in Python's ``None``, ``'x'``, ``[1, True]`` (:func:`show`), and a library's message
+JSON, never in Python's ``None``, ``'x'``, ``[1, True]`` (:func:`show`), on one line (JSON's ``\\n`` for
+each line break, Unicode's too: :func:`one_line`), and a library's message
 that wrote values with ``%r`` (jsonschema) is rewritten the same way (:func:`json_message`), in
 bounded work. A Python value a setting's or a registration's refusal names is its repr, cut to a
 bound (:func:`shown_value`). What goes on the wire itself is :mod:`.jsonenc`'s.
@@ -12,12 +13,29 @@ from __future__ import annotations
 import json
 from typing import Any
 
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+"""The line breaks of ``str.splitlines`` JSON writes raw (it escapes those below U+0020: ``\\n``, ``\\u001c``)."""
+
+
+def one_line(text: str) -> str:
+    """``text``, JSON written with ``ensure_ascii=False``, with each line break JSON leaves raw (U+0085 NEL,
+    U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR) escaped as JSON escapes it (``\\u2028``): a client's
+    value quoted by a message or a log line cannot break it (a terminal, a log reader and ``splitlines`` start
+    a new line there) while ``\\n`` and every other control character are escaped.
+
+    Example:
+        >>> print(one_line(json.dumps("a" + chr(0x2028) + "b", ensure_ascii=False)))
+        "a\\u2028b"
+    """
+    return text.translate(_LINE_BREAKS)
+
 
 def show(value: object) -> str:
     """A value as it reads in JSON, for error texts: ``null``, ``"x"``, ``[1, true]`` (never
-    Python's ``None``, ``'x'``, ``[1, True]``); a value JSON cannot hold reads as its repr."""
+    Python's ``None``, ``'x'``, ``[1, True]``), on one line (:func:`one_line`); a value JSON cannot hold reads
+    as its repr."""
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+        return one_line(json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": ")))
     except (TypeError, ValueError):
         return repr(value)
 

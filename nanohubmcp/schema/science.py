@@ -20,6 +20,7 @@ import json
 import sys
 from typing import Any
 
+from nanohubmcp.protocol.message_values import one_line
 from nanohubmcp.schema.coerce import Coercer, Path, fail
 
 ARRAY_SCHEMA: dict[str, Any] = {
@@ -61,7 +62,7 @@ def _check_numbers(value: list[Any], path: Path) -> None:
                 _check_numbers(item, (*path, index))
         return
     index, item = next((i, v) for i, v in enumerate(value) if type(v) not in _NUMBERS and type(v) is not list)
-    shown = json.dumps(item, ensure_ascii=False, default=repr)[:40]  # as the client wrote it
+    shown = one_line(json.dumps(item, ensure_ascii=False, default=repr))[:40]  # as the client wrote it
     raise fail((*path, index), f"{shown} is not a number (an array parameter takes numbers, null for NaN, "
                                "or arrays of them, at every depth)")
 

@@ -30,6 +30,8 @@ import json
 import math
 import re
 
+from ..protocol.message_values import one_line
+
 __all__ = [
     "ACCEPTED",
     "MAX_CHARS",
@@ -90,7 +92,7 @@ class UnitTextError(ValueError):
 
 def shown(text: str) -> str:
     """``text`` quoted for a message (JSON string syntax), cut to its first 40 characters."""
-    return json.dumps(text if len(text) <= _SHOWN else text[:_SHOWN] + "…", ensure_ascii=False)
+    return one_line(json.dumps(text if len(text) <= _SHOWN else text[:_SHOWN] + "…", ensure_ascii=False))
 
 
 def code_points(text: str) -> str:

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...protocol.message_values import one_line
 from ..units_text import MAX_CHARS, UnitTextError, check_quantity
 
 __all__ = ["ArrayRefusal", "Elements", "convert", "elements", "nested"]
@@ -94,7 +95,7 @@ def _where(name: str, path: tuple[int, ...]) -> str:
 
 
 def _shown(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=lambda v: type(v).__name__)
+    text = one_line(json.dumps(value, ensure_ascii=False, default=lambda v: type(v).__name__))
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
 
 

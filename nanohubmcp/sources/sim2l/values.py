@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InvalidArguments
+from ...protocol.message_values import one_line
 from ..units_text import ACCEPTED, UnitTextError, check_quantity, code_points, shown
 from . import arrays
 from .notebook import Declaration, Sim2LSpec
@@ -215,7 +216,7 @@ def _wanted(item: Declaration) -> str:
 
 def _json_shown(value: object) -> str:
     """``value`` as JSON for a message, cut to its first :data:`_SHOWN` characters (an Array may hold 100,000)."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = one_line(json.dumps(value, ensure_ascii=False))
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
 
 
