@@ -31,3 +31,14 @@ def cooling_variant(folder: Path, code: str, name: str = "cooling.ipynb", *, sim
     path = folder / name
     path.write_text(json.dumps(notebook))
     return path
+
+
+def with_choice(folder: Path, choice: str) -> Path:
+    """The cooling Sim2L written to ``folder / "cooling.ipynb"`` with ``method: {type: Choice, <choice>}``
+    declared last in its INPUTS cell (``choice``: the declaration's further lines, indented four spaces)."""
+    notebook = json.loads(COOLING.read_text())
+    cell = next(c for c in notebook["cells"] if "".join(c["source"]).startswith("%%yaml INPUTS"))
+    cell["source"] = "".join(cell["source"]).rstrip("\n") + "\n\nmethod:\n    type: Choice\n" + choice + "\n"
+    path = folder / "cooling.ipynb"
+    path.write_text(json.dumps(notebook))
+    return path

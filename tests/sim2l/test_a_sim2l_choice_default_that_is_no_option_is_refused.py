@@ -13,22 +13,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sim2l.cooling_variant import COOLING
+from sim2l.cooling_variant import with_choice
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import RegistrationError
 from nanohubmcp.sources.sim2l.notebook import read_sim2l
-
-
-def _with_choice(folder: Path, choice: str) -> Path:
-    """The cooling Sim2L with ``method: {type: Choice, <choice>}`` declared last in its INPUTS cell."""
-    notebook = json.loads(COOLING.read_text())
-    cell = next(c for c in notebook["cells"] if "".join(c["source"]).startswith("%%yaml INPUTS"))
-    cell["source"] = "".join(cell["source"]).rstrip("\n") + "\n\nmethod:\n    type: Choice\n" + choice + "\n"
-    path = folder / "cooling.ipynb"
-    path.write_text(json.dumps(notebook))
-    return path
-
 
 REFUSED = {
     "    options: [euler, exact]\n    value: rk4": (
@@ -45,7 +34,7 @@ REFUSED = {
 @pytest.mark.parametrize("choice", list(REFUSED), ids=["no-option", "not-a-string"])
 def test_a_default_simtool_refuses_is_refused_at_registration(tmp_path: Path, choice: str) -> None:
     params = pytest.importorskip("simtool.params")
-    path = _with_choice(tmp_path, choice)
+    path = with_choice(tmp_path, choice)
     # simtool itself refuses the declaration: what nanoHUB's run would do with it
     cell = next(c for c in json.loads(path.read_text())["cells"] if "".join(c["source"]).startswith("%%yaml INPUTS"))
     method = yaml.safe_load("".join(cell["source"]).split("\n", 1)[1])["method"]
@@ -63,12 +52,14 @@ def test_a_default_simtool_refuses_is_refused_at_registration(tmp_path: Path, ch
 
 def test_a_default_among_the_options_is_the_schemas_default(tmp_path: Path) -> None:
     pytest.importorskip("simtool")
-    path = _with_choice(tmp_path, "    options: [euler, exact]\n    value: exact")
+    path = with_choice(tmp_path, "    options: [euler, exact]\n    value: exact")
     server = MCPServer("choices")
     server.add_sim2l(str(path))
     tool = server.core.registry.tools.get("cooling")
     assert tool is not None
     assert tool.input_schema["properties"]["method"] == {
         "title": "method", "type": "string", "enum": ["euler", "exact"], "default": "exact"}
-    left_out = _with_choice(tmp_path, "    options: [euler, exact]")
+    left_out = with_choice(tmp_path, "    options: [euler, exact]")
     assert read_sim2l(str(left_out)).inputs["method"].value is None  # no default: none to check
+    quoted = with_choice(tmp_path, "    options: ['yes', 'no']")  # quoted: strings (unquoted, YAML's booleans)
+    assert read_sim2l(str(quoted)).inputs["method"].options == ["yes", "no"]

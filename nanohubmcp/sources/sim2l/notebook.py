@@ -146,7 +146,8 @@ def _declaration(name: Any, body: Any, kind: str, path: str) -> Declaration:
     if kind_name == "Choice" and (not isinstance(options, list) or not options):
         raise RegistrationError(f"{where}: a Choice needs 'options', a list of its values")
     if kind_name == "Choice" and kind == "input" and isinstance(options, list):
-        _check_choice_default(body.get("value"), options, where)
+        _check_choice_options(options, where)
+        _check_choice_default(body, options, where)
     description = body.get("description", body.get("desc", ""))
     return Declaration(
         name=name,
@@ -162,12 +163,39 @@ def _declaration(name: Any, body: Any, kind: str, path: str) -> Declaration:
     )
 
 
-def _check_choice_default(value: Any, options: list[Any], where: str) -> None:
-    """Refuse a Choice's declared default that simtool's ``Choice`` refuses: one that is not a string, or
-    not one of ``options`` (simtool's parse of the INPUTS raises, so nanoHUB cannot run the notebook)."""
-    if value is None or (isinstance(value, str) and value in options):
+def _check_choice_options(options: list[Any], where: str) -> None:
+    """Refuse a Choice option that is not a string (YAML reads ``yes``/``no``/``on``/``off``/``true``/``false``
+    as booleans, ``1`` as a number): simtool's ``Choice`` takes only a string among its options, so such an
+    option could never be chosen (a call sending ``"yes"`` is refused: ``yes is not a valid option``)."""
+    others = [option for option in options if not isinstance(option, str)]
+    if not others:
         return
+    listed = ", ".join(repr(option) for option in others)
+    one = len(others) == 1
+    raise RegistrationError(
+        f"{where}: {'its option' if one else 'its options'} {listed} {'is not a string' if one else 'are not strings'}"
+        " (YAML reads yes, no, on, off, true and false unquoted as booleans, and 1 as a number); simtool's Choice "
+        f"takes only a string that is one of its options, so a call could never choose {'it' if one else 'them'}: "
+        "quote each option (options: ['yes', 'no'], not [yes, no])"
+    )
+
+
+def _check_choice_default(body: dict[str, Any], options: list[Any], where: str) -> None:
+    """Refuse a Choice's declared default that simtool's ``Choice`` refuses: ``value: null`` written out (or
+    ``value:`` with nothing after it), one that is not a string, or not one of ``options`` (simtool's parse of
+    the INPUTS raises, so nanoHUB cannot run the notebook). No ``value`` at all is no default: accepted."""
+    if "value" not in body:
+        return
+    value = body["value"]
     listed = ", ".join(repr(option) for option in options)
+    if value is None:
+        raise RegistrationError(
+            f"{where}: its default (value) is null (written 'value: null', or 'value:' with nothing after it); "
+            f"its options are {listed}. simtool's Choice refuses it ('None is not a string'; nanoHUB cannot run "
+            "the notebook): make the default one of the options, or leave 'value' out"
+        )
+    if isinstance(value, str) and value in options:
+        return
     why = "is not one of its options" if isinstance(value, str) else "is not a string (a Choice's value is text)"
     raise RegistrationError(
         f"{where}: its default (value) {value!r} {why}; its options are {listed}. simtool's Choice refuses it "
@@ -273,8 +301,9 @@ def read_sim2l(path: str | os.PathLike[str]) -> Sim2LSpec:
 
     Raises:
         RegistrationError: no such file, not a notebook, no ``%%yaml INPUTS``/``OUTPUTS`` cell,
-            no cell tagged ``parameters``, or a declaration of an unknown type; a directory holding
-            no notebook or several; the message names the notebook (or the directory).
+            no cell tagged ``parameters``, or a declaration of an unknown type; a Choice input simtool's
+            ``Choice`` refuses (options not all strings, a default that is null or none of them); a
+            directory holding no notebook or several; the message names the notebook (or the directory).
     """
     with deferred_iri_grammar():  # nbformat imports jsonschema: its RFC 3987 grammar waits for an iri check
         import nbformat
