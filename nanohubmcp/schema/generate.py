@@ -22,6 +22,7 @@ from typing import Any
 from nanohubmcp.errors import RegistrationError
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.constraints import NotExpressible
+from nanohubmcp.schema.default_check import default_breaks
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import member_schema
 from nanohubmcp.schema.hints import ClassNames, ClassOrLazy
@@ -127,7 +128,9 @@ def describe_function(
             callable, is a lambda registered without a name, has a signature Python cannot
             report, takes ``*args`` or positional-only parameters, has two context
             parameters, or carries a type comment whose count fits no parameter list, or a constraint
-            in ``Annotated`` that its JSON Schema cannot say (``Field(gt=date(...))``, a ``Predicate``).
+            in ``Annotated`` that its JSON Schema cannot say (``Field(gt=date(...))``, a ``Predicate``),
+            or has a default that breaks its own constraint (``Field(gt=0)`` with ``= -1``; the message
+            names the parameter, the default and the constraint: :mod:`.default_check`).
 
     Example:
         >>> def add(a: int, b: int = 2) -> int:
@@ -192,6 +195,8 @@ def describe_function(
         )
         if param.default is _EMPTY:
             required.append(param.name)
+        elif (broken := default_breaks(properties[param.name], param.default)) is not None:
+            raise RegistrationError(f"{label}: parameter {param.name!r}: {broken}")
         if mapped.coerce is not None:
             coercers[param.name] = mapped.coerce
 

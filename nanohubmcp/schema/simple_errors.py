@@ -83,7 +83,7 @@ def covers(schema: object) -> bool:
     return True
 
 
-def _is_type(instance: object, name: str) -> bool:
+def is_type(instance: object, name: str) -> bool:
     """jsonschema's Draft 2020-12 type checker (a bool is no number; 1.0 is an integer)."""
     if name == "object":
         return isinstance(instance, dict)
@@ -125,7 +125,7 @@ def violations(schema: object, instance: object, path: tuple[str | int, ...] = (
     for key, value in schema.items():
         if key == "type":
             types = [value] if isinstance(value, str) else value
-            if not any(_is_type(instance, name) for name in types):
+            if not any(is_type(instance, name) for name in types):
                 shown = ", ".join(repr(name) for name in types)
                 yield Violation(path, f"{instance!r} is not of type {shown}", instance, value)
         elif key == "properties":
@@ -196,7 +196,7 @@ def _items(value: object, instance: object, path: tuple[str | int, ...]) -> Iter
 
 
 def _bound(key: str, bound: float, value: object) -> str | None:
-    if not _is_type(value, "number"):
+    if not is_type(value, "number"):
         return None
     instance = cast(float, value)  # a number (any numbers.Number but bool, as jsonschema compares them)
     if key == "minimum" and instance < bound:
@@ -212,7 +212,7 @@ def _bound(key: str, bound: float, value: object) -> str | None:
 
 def _count(key: str, limit: int, value: object) -> str | None:
     kind = "string" if key.endswith("Length") else "array"
-    if not _is_type(value, kind):
+    if not is_type(value, kind):
         return None
     instance = cast("str | list[object]", value)
     if key.startswith("min") and len(instance) < limit:

@@ -1,0 +1,191 @@
+"""Whether a parameter's default breaks a constraint of its own schema (``x: Annotated[int, Field(gt=0)] = -1``).
+
+A call leaving such a parameter out runs the function with its default, a value no client may send: the author
+meant one or the other. :func:`default_breaks` says which constraint the default breaks, so the registration
+(:func:`nanohubmcp.schema.generate.describe_function`) refuses it naming the parameter, the default and the
+constraint. Checked without jsonschema (a registration never imports it), as a call's validator reads the same
+keywords:
+
+=====================================================  ============================================================
+``minimum`` ``maximum`` ``exclusiveMinimum``           a number's bounds (``Field(ge=, le=, gt=, lt=)``, ``Ge``...)
+``exclusiveMaximum`` ``multipleOf``                    and step (``multiple_of``: a float step within rounding)
+``minLength`` ``maxLength`` ``pattern``                text (``min_length``/``max_length``; a pattern read as
+                                                       ECMA-262 reads it, ``$`` the end of the text)
+``minItems`` ``maxItems`` ``uniqueItems``              a list (``min_length``/``max_length``; a set's items)
+``minProperties`` ``maxProperties``                    a dict
+``enum`` ``const``                                     ``Literal[...]``, an ``Enum`` (a member by its name too)
+``items`` ``prefixItems`` ``properties``               the same inside lists, tuples and objects
+``additionalProperties`` ``anyOf`` ``oneOf`` ``allOf``
+=====================================================  ============================================================
+
+Only constraints: a default of another type (``x: int = "a"``), a default JSON cannot hold (a sentinel, a
+``datetime``; NaN, which is not published), ``format`` and ``$ref`` are not checked here. A ``None`` default is
+checked against the schema as published (``None`` makes it nullable).
+
+Source: JSON Schema 2020-12 Validation § 6 (the keywords' meanings).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Any, NamedTuple
+
+from nanohubmcp.protocol.message_values import shown_value
+from nanohubmcp.schema.ecma_pattern import ecma_search
+from nanohubmcp.schema.fragments import NOT_JSON, json_default, unpublished_default
+from nanohubmcp.schema.keywords import is_multiple
+from nanohubmcp.schema.paths import format_path
+from nanohubmcp.schema.simple_errors import is_type
+
+__all__ = ["default_breaks"]
+
+_SAID = {  # keyword -> (the constraint as Python writes it, what a value must be)
+    "minimum": ("ge={}", "at least {}"),
+    "maximum": ("le={}", "at most {}"),
+    "exclusiveMinimum": ("gt={}", "greater than {}"),
+    "exclusiveMaximum": ("lt={}", "less than {}"),
+    "multipleOf": ("multiple_of={}", "a multiple of {}"),
+    "minLength": ("min_length={}", "at least {} characters long"),
+    "maxLength": ("max_length={}", "at most {} characters long"),
+    "pattern": ("pattern={!r}", "text the pattern matches"),
+    "minItems": ("min_length={}", "at least {} items long"),
+    "maxItems": ("max_length={}", "at most {} items long"),
+    "uniqueItems": ("uniqueItems (a set's items)", "items all different"),
+    "minProperties": ("min_length={}", "at least {} entries"),
+    "maxProperties": ("max_length={}", "at most {} entries"),
+    "enum": ("enum (a Literal's or an Enum's values)", "one of {}"),
+    "const": ("const {!r}", "exactly {!r}"),
+}
+_OWN_WORDS = ("pattern", "uniqueItems", "enum", "const")
+"""Keywords said as the schema says them (no Python spelling to add)."""
+_KIND = {  # the JSON type a keyword constrains (any other value passes it)
+    "minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
+    "multipleOf": "number", "minLength": "string", "maxLength": "string", "pattern": "string",
+    "minItems": "array", "maxItems": "array", "uniqueItems": "array", "minProperties": "object",
+    "maxProperties": "object",
+}
+
+
+class _Broken(NamedTuple):
+    path: tuple[str | int, ...]
+    keyword: str
+    bound: Any
+    instance: Any
+
+
+_WRONG_TYPE: Any = object()
+"""A value of none of the schema's types: not a constraint's matter (left alone)."""
+
+
+def default_breaks(schema: dict[str, Any], default: object) -> str | None:
+    """What the parameter default ``default`` breaks of its property ``schema`` (as published, with ``default``
+    and nullability), said for a message, or None when it keeps every constraint (or is not checked here: see
+    the module docstring).
+
+    Example:
+        >>> default_breaks({"type": "integer", "exclusiveMinimum": 0}, -1)[:80]
+        "its default -1 breaks its constraint gt=0 (the schema's exclusiveMinimum 0): a v"
+    """
+    value = json_default(default)
+    if value is NOT_JSON or unpublished_default(value) is not None:
+        return None
+    if isinstance(default, enum.Enum) and default.name in (schema.get("enum") or ()):
+        return None  # an Enum published by its members' names
+    found = _check(schema, value, ())
+    if not isinstance(found, _Broken):
+        return None
+    python, needed = _SAID[found.keyword]
+    bound = found.bound
+    if found.keyword == "enum" and isinstance(bound, list):
+        bound = ", ".join(shown_value(each) for each in bound)
+    constraint = python.format(found.bound)
+    if found.keyword not in _OWN_WORDS:
+        constraint += f" (the schema's {found.keyword} {shown_value(found.bound)})"
+    where = "" if not found.path else f" at {format_path('default', found.path)} ({shown_value(found.instance)})"
+    return (f"its default {shown_value(default)}{where} breaks its constraint {constraint}: a value must be "
+            f"{needed.format(bound)}, so a call leaving it out would run the function with a value no client may "
+            "send; change the default or the constraint")
+
+
+def _check(schema: object, instance: object, path: tuple[str | int, ...]) -> Any:
+    """A :class:`_Broken`, ``_WRONG_TYPE``, or None (the value keeps the schema's constraints)."""
+    if not isinstance(schema, dict):
+        return None
+    kinds = schema.get("type")
+    if isinstance(kinds, (str, list)):
+        names = [kinds] if isinstance(kinds, str) else kinds
+        if not any(isinstance(name, str) and is_type(instance, name) for name in names):
+            return _WRONG_TYPE
+    for keyword, bound in schema.items():
+        if keyword in _SAID and not _keeps(keyword, bound, instance):
+            return _Broken(path, keyword, bound, instance)
+    for found in _inner(schema, instance, path):
+        if found is not None:
+            return found
+    return None
+
+
+def _inner(schema: dict[str, Any], instance: object, path: tuple[str | int, ...]) -> Any:
+    """The results of the subschemas: a list's items, an object's properties, the ``anyOf``/``oneOf`` members."""
+    if isinstance(instance, list):
+        found = schema.get("prefixItems")
+        prefix: list[Any] = found if isinstance(found, list) else []
+        for index, item in enumerate(instance):
+            below = prefix[index] if index < len(prefix) else schema.get("items")
+            yield _broken_only(_check(below, item, (*path, index)))
+    if isinstance(instance, dict):
+        named = schema.get("properties")
+        known: dict[str, Any] = named if isinstance(named, dict) else {}
+        for key, item in instance.items():
+            yield _broken_only(_check(known.get(key, schema.get("additionalProperties")), item, (*path, key)))
+    for keyword in ("anyOf", "oneOf"):
+        members = schema.get(keyword)
+        if isinstance(members, list) and members:
+            results = [_check(member, instance, path) for member in members]
+            if all(result is not None for result in results):  # no member takes it as it is
+                yield next((r for r in results if isinstance(r, _Broken)), None)
+    for member in schema.get("allOf") or ():
+        yield _broken_only(_check(member, instance, path))
+
+
+def _broken_only(found: Any) -> Any:
+    return found if isinstance(found, _Broken) else None
+
+
+def _keeps(keyword: str, bound: Any, instance: Any) -> bool:
+    kind = _KIND.get(keyword)
+    if kind is not None and not is_type(instance, kind):
+        return True
+    try:
+        if keyword == "enum":
+            return not isinstance(bound, list) or any(_same(each, instance) for each in bound)
+        if keyword == "const":
+            return _same(bound, instance)
+        if keyword == "pattern":
+            return not isinstance(bound, str) or ecma_search(bound, instance)
+        if keyword == "uniqueItems":
+            return not bound or all(not _same(a, b) for i, a in enumerate(instance) for b in instance[i + 1:])
+        if not is_type(bound, "number"):
+            return True  # a malformed keyword: the schema's own check names it
+        if keyword == "multipleOf":
+            return bound <= 0 or is_multiple(instance, bound)
+        length = instance if is_type(instance, "number") else len(instance)
+        if keyword in ("minimum", "minLength", "minItems", "minProperties"):
+            return bool(length >= bound)
+        if keyword in ("maximum", "maxLength", "maxItems", "maxProperties"):
+            return bool(length <= bound)
+        return bool(length > bound) if keyword == "exclusiveMinimum" else bool(length < bound)
+    except (re.error, TypeError, OverflowError):  # a pattern that is no regex: refused with its own message
+        return True
+
+
+def _same(one: object, two: object) -> bool:
+    """JSON equality: ``true`` is not ``1``; ``1.0`` is ``1``; lists and objects item by item."""
+    if isinstance(one, bool) or isinstance(two, bool):
+        return isinstance(one, bool) and isinstance(two, bool) and one == two
+    if isinstance(one, list) and isinstance(two, list):
+        return len(one) == len(two) and all(_same(a, b) for a, b in zip(one, two, strict=True))
+    if isinstance(one, dict) and isinstance(two, dict):
+        return one.keys() == two.keys() and all(_same(one[k], two[k]) for k in one)
+    return bool(one == two)
