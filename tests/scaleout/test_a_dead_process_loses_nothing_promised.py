@@ -108,20 +108,20 @@ def test_an_elicitation_is_replayed_and_its_answer_reaches_the_waiting_process(c
         wire.headers(session),
         {"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": {"name": "ask_name", "arguments": {}}},
     )
-    question_id, question = call.next()
+    question_id, question = call.next(step="the question on the call's own stream")
     assert question["method"] == "elicitation/create"
     assert question_id is not None
     call.close()  # the client loses the stream before it answered
     # Resume the call's stream from just before the question, on another process.
     stream, seq = question_id.rsplit(".", 1)
     resumed = wire.open_get(resumer.url, session, last_event_id=f"{stream}.{int(seq) - 1}")
-    again_id, again = resumed.next()
+    again_id, again = resumed.next(step="the question replayed on the resumed stream")
     assert again_id == question_id
     assert again == question
     answer = {"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"name": "Grace"}}}
     posted = wire.httpx.post(answerer.url, headers=wire.headers(session), json=answer, timeout=10)
     assert posted.status_code == 202
-    _, result = resumed.next()
+    _, result = resumed.next(step="the call's answer once the waiting process got the client's")
     assert result["id"] == 42, result
     assert "result" in result, result
     assert result["result"]["content"][0]["text"].startswith("hello Grace from "), result

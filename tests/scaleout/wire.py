@@ -136,12 +136,14 @@ class Events:
             self._ready.set()
             self.queue.put((None, None))
 
-    def next(self, timeout: float = 20) -> tuple[str | None, Any]:
-        """The next event; fails the test when none comes within ``timeout`` seconds."""
+    def next(self, timeout: float = 20, step: str = "") -> tuple[str | None, Any]:
+        """The next event; fails the test when none comes within ``timeout`` seconds, naming ``step`` (what the
+        test waited for) when given."""
         try:
             return self.queue.get(timeout=timeout)
         except queue.Empty:
-            raise AssertionError(f"no event on the stream within {timeout:g} s (a message lost?)") from None
+            waited = f" ({step})" if step else ""
+            raise AssertionError(f"no event on the stream within {timeout:g} s{waited} (a message lost?)") from None
 
     def close(self) -> None:
         self._client.close()
