@@ -13,7 +13,9 @@ logs, so any process can serve them:
   session's unrelated-message stream, the store knows it (``SharedState.reader_started``), so another
   process writes there what has no stream of its own only when someone reads it. When the
   process that produced a resumed POST stream died before its response, the reader answers
-  the request with an error saying so, so the client is never left waiting.
+  the request with an error saying so, so the client is never left waiting. A resume finding a POST stream's log
+  still empty waits a moment for its first entry (:meth:`RelayStream.kept`): its producer writes each message to the
+  log just after sending it to its client, who may resume on another process in between.
 
 A log may hold an entry twice (a write that timed out against a frozen Redis reached it, and the
 writer tried it again): a reader delivers an entry only when its number is above the last it delivered
@@ -57,6 +59,11 @@ unrelated-message stream lives, each of which also refreshes the store's note th
 quiet stream and on a busy one alike."""
 DEAD_OWNER_CHECKS = 2
 """Quiet reads of a resumed POST stream before its producer's heartbeat is checked."""
+FIRST_ENTRY_MS = 5_000
+"""How long a resume of a POST stream whose log is still empty waits for the log's first entry before taking the
+log for dropped. The producing process sends a message to its client before its queued write of that message reaches
+the log (milliseconds later; more on a loaded host), so a client resuming at once on another process may look at the
+log before it holds anything."""
 PRODUCER_DIED = "the server process serving this request stopped before it answered; send the request again"
 
 
@@ -153,12 +160,21 @@ class RelayStream(OutboundStream):
 
     async def kept(self) -> bool:
         """Whether the log of a POST stream holds anything: one deleted to keep its session's finished logs in
-        bounds, or expired, is gone, as a stream a single process dropped (the standalone stream always is).
+        bounds, or expired, is gone, as a stream a single process dropped (the standalone stream always is). An
+        empty log may also be one not yet written (its producer sent the client a message and has yet to write it):
+        its first entry is waited for, up to :data:`FIRST_ENTRY_MS`, before the log counts as gone.
+
+        .. versionchanged:: 1.0
+           An empty log is waited on before it counts as gone (before, a client resuming at once after a message
+           on another process could be given a fresh GET stream, and never got the rest of its request's stream).
 
         Raises:
             StateUnavailable: the store cannot be reached.
         """
-        return self.standalone or await self.state.last_id(self.session_id, self.stream_id) != "0-0"
+        if self.standalone or await self.state.last_id(self.session_id, self.stream_id) != "0-0":
+            return True
+        # A blocking read from the log's start: it returns as soon as the producer's first write lands.
+        return bool(await self.state.read(self.session_id, self.stream_id, "0-0", FIRST_ENTRY_MS))
 
     def next_id(self) -> str | None:
         if not self.resumable:
