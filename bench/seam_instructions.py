@@ -2,11 +2,13 @@
 """Instructions per ``tools/call`` through the connection seam, in a session, counted by exp-bbv over every
 thread (the provenance writer's included): provenance on, off, or a result-cache hit; ``sse`` and ``sse-off``:
 provenance on or off, the call come over the legacy SSE transport (its answer one event: measured against the
-event bound, then written).
+event bound, then written); ``sink``: provenance on with the store's queue replaced by one that drops what the
+layer hands over (the call's own share of a record, the writer's left out: ``on`` - ``sink`` is the writer's).
 
     PYTHONPATH=<checkout> .venv/bin/python bench/seam_instructions.py hit          # 256 and 1280 calls
     PYTHONPATH=<checkout> .venv/bin/python bench/seam_instructions.py on 256 1280
     PYTHONPATH=<checkout> .venv/bin/python bench/seam_instructions.py sse
+    PYTHONPATH=<checkout> .venv/bin/python bench/seam_instructions.py sink         # the layer's share alone
 
 What ``run.py``'s instruction rows measure over HTTP (an ``add(a, b)`` of ``{"a": 1.5, "b": 2.25}``, protocol
 2025-11-25, a session), without the HTTP server around it: no socket, no clock-driven read attempts, so two runs
@@ -29,6 +31,17 @@ import tempfile
 import threading
 
 
+class _Sink:
+    """Stands in the provenance store's queue for ``sink``: takes each item and drops it (as the queue's
+    ``add``, a method call that answers True)."""
+
+    def add(self, item: object) -> bool:
+        return True
+
+    def drain(self) -> None:
+        pass
+
+
 def child(mode: str, calls: int) -> None:
     """One run: the server of ``mode``, 56 warm-up calls, then ``calls`` calls, the records left written."""
     from nanohubmcp import MCPServer
@@ -48,6 +61,8 @@ def child(mode: str, calls: int) -> None:
     if code_facts._table_reader is not None:
         code_facts._table_reader.join()
     server = MCPServer("seam", state_dir=tempfile.mkdtemp(), provenance=mode not in ("off", "sse-off"))
+    if mode == "sink":  # (before the first call: the layer takes the store's queue when it is made)
+        server.core.provenance.pending = _Sink()  # type: ignore[assignment]
 
     @server.tool(cache=mode == "hit")
     async def add(a: float, b: float) -> float:
