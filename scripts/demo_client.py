@@ -354,15 +354,16 @@ def main(argv: list[str] | None = None) -> int:
     except DemoFailure as exc:
         print(f"\nDEMO FAILED: {exc}", file=sys.stderr)
         return 1
-    except (asyncio.TimeoutError, TimeoutError):
-        print(f"\nDEMO FAILED: no answer within {args.timeout:g} s", file=sys.stderr)
+    except (asyncio.TimeoutError, TimeoutError) as exc:
+        print(f"\nDEMO FAILED: no answer within {args.timeout:g} s{tls_hint(exc, args.url)}", file=sys.stderr)
         return 1
     except Exception as exc:  # connection refused, protocol errors: say what, not a traceback
         detail = exc
         while getattr(detail, "exceptions", None):  # unwrap anyio's exception groups
             detail = detail.exceptions[0]
         kind = "" if isinstance(detail, DemoFailure) else f"{type(detail).__name__}: "
-        hints = token_hint(detail, args.bearer) + connect_hint(detail, endpoint(args.url))
+        where = tls_hint(detail, args.url) or connect_hint(detail, endpoint(args.url))
+        hints = token_hint(detail, args.bearer) + where
         print(f"\nDEMO FAILED: {kind}{detail}{hints}", file=sys.stderr)
         return 1
     return 0
@@ -379,6 +380,22 @@ def connect_hint(failure: BaseException, url: str) -> str:
     authority = f"{place.hostname}:{place.port or (443 if place.scheme == 'https' else 80)}"
     return (f"\n  cannot connect to {authority} (is the server running? start it, e.g. "
             "nanohubmcp run start_mcp.py --port 8000 or scripts/demo, and give its URL with that port)")
+
+
+TLS_FAILURES = ("ConnectTimeout", "ReadTimeout", "ReadError", "RemoteProtocolError", "TimeoutError", "SSLError")
+"""What a TLS client meeting a plain-HTTP server fails with (httpx's names; ``ssl``'s): with an ``https://`` URL."""
+
+
+def tls_hint(failure: BaseException, url: str) -> str:
+    """For an ``https://`` URL whose connection timed out, broke or failed its TLS handshake: that the server may
+    speak plain HTTP (nanohubmcp serves ``http://``; TLS comes from a proxy in front), and the ``http://`` URL;
+    "" otherwise."""
+    if not url.startswith("https://"):
+        return ""
+    if type(failure).__name__ not in TLS_FAILURES and "SSL" not in str(failure) and "TLS" not in str(failure):
+        return ""
+    return (f"\n  (https:// to a plain-HTTP server? a nanohubmcp server speaks http:// unless a TLS proxy is in front:"
+            f" try http://{url[len('https://'):]})")
 
 
 def token_hint(failure: BaseException, bearer: str | None) -> str:

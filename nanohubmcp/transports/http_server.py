@@ -10,9 +10,9 @@
   Request Timeout`` with ``Connection: close`` when nothing was answered yet (RFC 9110 § 15.5.9), and loses its
   connection (a client trickling its body cannot hold a connection): every body being read on a loop is timed in one
   table that one timer sweeps (:class:`Deadlines`), not a timer (or Tornado's ``body_timeout`` futures) a request.
-- **Slow headers.** On the runner's server (:class:`LimitedServer`) a connection's next request headers are
-  timed in the same table from the moment it waits for them (:data:`HEADER_TIMEOUT`; Tornado's own header timeout
-  is a timer and two futures per request). On a server of the user's own, ``idle_connection_timeout`` times them.
+- **Slow headers.** On the runner's server (:class:`LimitedServer`) a connection's next request headers are timed in
+  the same table from when it waits for them (:data:`HEADER_TIMEOUT`; Tornado's own is a timer and two futures per
+  request; a first byte 0x16, TLS, is answered at once: :mod:`.tls_probe`); elsewhere ``idle_connection_timeout``.
 - **Reads.** The runner's server reads a request from its socket :data:`FIRST_READ_BYTES` at a time (Tornado: 64
   KiB, a zero-filled buffer made for every read), and a body declared larger than that (or chunked) in Tornado's
   pieces; and it reads a request's header block as :func:`read_header_block` says.
@@ -47,6 +47,7 @@ from .config import TransportConfig
 from .content_length import declared_length
 from .gate import EARLY, NO_TOKEN, early_verdict
 from .limit_answers import UnreadHeaders, answer_and_close, answer_late_body, unread_block
+from .tls_probe import watch_first_read
 
 MAX_HEADER_BYTES = 64 * 1024
 """Largest header block (request line included) a request may have; 431 above it (:func:`read_header_block`)."""
@@ -111,9 +112,7 @@ _DEADLINES_BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Deadlin
 def loop_deadlines(loop: asyncio.AbstractEventLoop) -> Deadlines:
     """The table of ``loop`` (made on first use)."""
     table = _DEADLINES_BY_LOOP.get(loop)
-    if table is None:
-        table = _DEADLINES_BY_LOOP[loop] = Deadlines(loop)
-    return table
+    return table if table is not None else _DEADLINES_BY_LOOP.setdefault(loop, Deadlines(loop))
 
 
 def connection_deadlines(connection: HTTP1Connection) -> Deadlines:
@@ -310,6 +309,7 @@ class LimitedServer(tornado.httpserver.HTTPServer):
         # Every stream of this server reads the same (Tornado's choice from chunk_size and max_buffer_size).
         self._wide_reads = stream.read_chunk_size
         stream.read_chunk_size = min(stream.read_chunk_size, FIRST_READ_BYTES)
+        watch_first_read(stream, address)  # a TLS handshake answered at once (.tls_probe), not in header_timeout
         super().handle_stream(stream, address)
 
     def start_request(self, server_conn: object, request_conn: httputil.HTTPConnection) -> httputil.HTTPMessageDelegate:
