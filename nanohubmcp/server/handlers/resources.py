@@ -14,7 +14,8 @@ read went first) over the official client's 1 MiB is a JSON-RPC error naming its
 (:func:`~..results.event_bound.hold_read_to_event`). Its URI is compared as a registered one is
 (:func:`~nanohubmcp.protocol.uris.comparison_form`: ``NanoHubMCP://%72esults/<id>`` reads
 ``nanohubmcp://results/<id>``), the id in it exactly (ids have case), and the answer names the spelling
-asked for.
+asked for. With a shared state store (``state_url``), a result this process does not hold is not found with a note
+that processes sharing a ``state_url`` must share ``state_dir`` (:data:`KEPT_ELSEWHERE`).
 
 Source: MCP 2025-11-25, Server § Resources; MCP 2026-07-28, Server § Resources.
 """
@@ -44,6 +45,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp")
 
+KEPT_ELSEWHERE = (" (no such result is kept in this process's state_dir. A kept result is held in the state_dir of the "
+                  "process that made it: processes sharing a state_url must share one state_dir, on storage they all "
+                  "read, to read one another's links)")
+"""What a not-found read of a ``nanohubmcp://results/`` URI adds when the server shares a state store (another
+process may have kept it in a state_dir this one does not read)."""
 MAX_SUBSCRIPTIONS = 64
 """The most resource URIs one session may subscribe to (one more is -32602); spellings of one URI
 (``CONFIG://lab``, ``config://%6Cab``) count once."""
@@ -132,9 +138,11 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
     try:
         record, values = found(core, uri)
     except ResourceNotFound as exc:
+        if key.startswith(RESULT_URI_PREFIX) and core.replication is not None:  # (a state store shared)
+            exc = ResourceNotFound(exc.message + KEPT_ELSEWHERE, exc.data)
         if request.modern:
             raise InvalidParams(exc.message, exc.data) from None
-        raise
+        raise exc from None
     call = CallRecord(core.bus, request, "resources/read", uri) if core.bus.active else None
     try:
         context = Context(core, request) if record.signature.context_param else None
