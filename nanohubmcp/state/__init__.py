@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..errors import ConfigurationError
 from .base import SharedState
 from .errors import StateUnavailable
-from .url import ENV_VAR, StateURL, parse, redact, resolve, store_refused
+from .url import ENV_VAR, StateURL, parse, redact, resolve, store_refused, store_unreachable
 
 __all__ = [
     "ENV_VAR", "SharedState", "StateURL", "StateUnavailable", "open_shared", "parse", "reach", "redact", "resolve",
@@ -59,6 +59,6 @@ def reach(url: StateURL) -> None:
     except (TypeError, ValueError, redis.exceptions.ResponseError) as exc:  # 'DB index is out of range'
         raise store_refused(url.shown, exc) from None
     except (redis.exceptions.RedisError, OSError) as exc:
-        raise ConfigurationError(f"cannot reach the state store {url.shown}: {type(exc).__name__}") from None
+        raise store_unreachable(url.shown, exc) from None
     finally:
         client.close()

@@ -16,10 +16,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ConfigurationError
 from .errors import StateBusy, StateUnavailable
 from .redis_refusals import refusal
-from .url import store_refused
+from .url import store_refused, store_unreachable
 
 
 class RedisRequestState:
@@ -101,7 +100,7 @@ class RedisRequestState:
         except (TypeError, ValueError, redis_errors.ResponseError) as exc:  # 'DB index is out of range'
             raise store_refused(self.shown, exc) from None
         except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
-            raise ConfigurationError(f"cannot reach the state store {self.shown}: {type(exc).__name__}") from None
+            raise store_unreachable(self.shown, exc) from None
         finally:
             client.close()
         assert value is not None

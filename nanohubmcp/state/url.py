@@ -234,6 +234,22 @@ def store_refused(shown: str, exc: BaseException) -> ConfigurationError:
                               "e.g. redis://127.0.0.1:6379/0 (options: the redis-py URL query options)")
 
 
+def store_unreachable(shown: str, exc: BaseException) -> ConfigurationError:
+    """The error for a state store that does not answer: ``cannot reach the state store URL: Type: reason (is
+    redis-server running at HOST:PORT, ...?)`` (the reason redis-py gives, ``Error 111 connecting to ... Connection
+    refused.``, at most 200 characters, names no password; ``shown`` is the URL without its password,
+    :attr:`StateURL.shown`)."""
+    try:
+        parts = urllib.parse.urlsplit(shown)
+        where = f"{parts.hostname}:{parts.port or 6379}" if parts.hostname else shown
+    except ValueError:  # (a port that is no number: parse refused it before; said whole all the same)
+        where = shown
+    reason = " ".join(str(exc).split())[:200]
+    return ConfigurationError(f"cannot reach the state store {shown}: {type(exc).__name__}"
+                              f"{': ' + reason if reason else ''} (is redis-server running at {where}, and "
+                              "reachable from this machine?)")
+
+
 def resolve(argument: str | None, configured: str | None = None) -> StateURL:
     """The state URL in force: ``argument``, else ``$NANOHUBMCP_STATE_URL``, else ``configured``
     (``c.NanohubMCP.state_url``), else memory."""
