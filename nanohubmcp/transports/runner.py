@@ -44,7 +44,8 @@ from .early_stop import replay, taken
 from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
 from .found_handlers import FoundHandlers
 from .frozen_heap import freeze_start_up, thaw
-from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
+from .http_limits import HEADER_TIMEOUT, READ_HEADER_BYTES
+from .http_server import LimitedServer
 from .ports import bind
 from .process_end import was_served
 from .routes import make_app

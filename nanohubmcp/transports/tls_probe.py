@@ -7,7 +7,8 @@ connection's first header read of :class:`~nanohubmcp.transports.http_server.Lim
 ``0x16``; such a connection is answered ``400`` in plain text (a TLS client reports it as "wrong version number",
 the known sign of a plain-HTTP server) and closed, and the log says at WARNING (at most once a minute, with a count
 of the others) that a client spoke TLS to this plain-HTTP server. The check costs nothing after a connection's first
-read: the stream's own ``read_until_regex`` is put back when it is first called. It owns no other request check.
+read: the stream's own ``read_until_regex`` (or the one the server gave it) is put back when it is first called. It
+owns no other request check.
 
 Source: RFC 8446 § 5.1 (a TLS record's first byte is its content type; 22 = handshake).
 """
@@ -72,8 +73,13 @@ def watch_first_read(stream: IOStream, address: Any, clients: TLSClients = TLS_C
     ``0x16``: such a connection is answered :data:`ANSWER`, closed and told to ``clients``; the read then fails with
     ``StreamClosedError``, which Tornado's request loop takes as a closed connection (no other log line)."""
 
+    later = stream.__dict__.get("read_until_regex")  # (the server's own reader, when it gave the stream one)
+
     def first_read(regex: bytes, max_bytes: int | None = None) -> Awaitable[bytes]:
-        del stream.read_until_regex  # (this connection's later reads are Tornado's own)
+        if later is None:  # this connection's later reads are the stream's own
+            del stream.read_until_regex
+        else:
+            stream.read_until_regex = later  # type: ignore[method-assign]
         read = IOStream.read_until_regex(stream, FIRST_READ, max_bytes)
         ended: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
 

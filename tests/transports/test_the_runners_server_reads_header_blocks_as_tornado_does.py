@@ -31,7 +31,7 @@ from tornado.http1connection import HTTP1Connection
 from tornado.httputil import HTTPHeaders, HTTPInputError
 
 from nanohubmcp import MCPServer
-from nanohubmcp.transports import http_server
+from nanohubmcp.transports import http_limits, http_server
 from nanohubmcp.transports.http_server import LimitedServer, read_header_block
 
 SESSION = "8Rj3u0uHqkW2xC0Y8b1p7wQ0bVvKkXo9gkq3xJ4a1Zs"
@@ -154,7 +154,7 @@ class Served:
         stop: list[asyncio.Event] = []
 
         async def main() -> None:
-            http = LimitedServer(server.make_app(), max_header_size=http_server.READ_HEADER_BYTES)  # (as runner.py)
+            http = LimitedServer(server.make_app(), max_header_size=http_limits.READ_HEADER_BYTES)  # (as runner.py)
             http.add_sockets(sockets)
             stop.append(asyncio.Event())
             ready.set()
