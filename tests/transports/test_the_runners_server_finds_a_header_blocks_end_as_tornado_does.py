@@ -10,17 +10,16 @@ import asyncio
 import random
 import re
 import socket
-import threading
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import tornado.netutil
 from tornado.iostream import IOStream, UnsatisfiableReadError
 
 from nanohubmcp import MCPServer
-from nanohubmcp.transports.http_limits import READ_HEADER_BYTES
-from nanohubmcp.transports.http_server import HEADER_END, LimitedServer, read_until_header_end
+from nanohubmcp.transports.http_server import HEADER_END, read_until_header_end
+from tests.transports.test_the_runners_server_reads_header_blocks_as_tornado_does import Served
 
 TORNADOS = re.compile(b"\r?\n\r?\n")  # (what Tornado's HTTP1Connection reads a header block up to)
 BUFFERS = [b"", b"\r\n\r\n", b"\n\n", b"\r\n\n", b"\n\r\n", b"a\r\n\r\nb\n\n", b"a\n\nb\r\n\r\n", b"a\n\n\r\n",
@@ -67,54 +66,9 @@ def test_the_end_is_tornados_for_any_buffer() -> None:
     asyncio.run(ends(BUFFERS + made[:500], 6))  # the bound: the same refusals, at the same sizes
 
 
-class Served:
-    """``LimitedServer`` serving ``server.make_app()`` on a loop in a thread (as runner.py builds it)."""
-
-    def __init__(self, server: MCPServer) -> None:
-        sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
-        self.port = sockets[0].getsockname()[1]
-        self.loop = asyncio.new_event_loop()
-        ready = threading.Event()
-        self.stop: asyncio.Event | None = None
-
-        async def main() -> None:
-            self.http = LimitedServer(server.make_app(), max_header_size=READ_HEADER_BYTES)
-            self.http.add_sockets(sockets)
-            self.stop = asyncio.Event()
-            ready.set()
-            await self.stop.wait()
-            self.http.stop()
-            await self.http.close_all_connections()
-
-        self.thread = threading.Thread(target=lambda: self.loop.run_until_complete(main()), daemon=True)
-        self.thread.start()
-        assert ready.wait(10)
-
-    def exchange(self, data: bytes) -> bytes:
-        """Send ``data`` on a fresh connection and read until the server closes it."""
-        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as sock:
-            sock.sendall(data)
-            chunks = []
-            while chunk := sock.recv(65536):
-                chunks.append(chunk)
-        return b"".join(chunks)
-
-    def close(self) -> None:
-        assert self.stop is not None
-        self.loop.call_soon_threadsafe(self.stop.set)
-        self.thread.join(10)
-
-
 @pytest.fixture
-def served() -> Any:
-    server = MCPServer("ends")
-
-    @server.tool()
-    def add(a: float, b: float) -> float:
-        """Add."""
-        return a + b
-
-    running = Served(server)
+def served() -> Iterator[Served]:
+    running = Served(MCPServer("ends"))  # (its health probe is what the requests ask)
     yield running
     running.close()
 

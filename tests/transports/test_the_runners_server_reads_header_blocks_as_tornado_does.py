@@ -155,8 +155,8 @@ class Served:
         stop: list[asyncio.Event] = []
 
         async def main() -> None:
-            http = LimitedServer(server.make_app(), max_header_size=http_limits.READ_HEADER_BYTES)  # (as runner.py)
-            http.add_sockets(sockets)
+            http = self.http = LimitedServer(server.make_app(), max_header_size=http_limits.READ_HEADER_BYTES)
+            http.add_sockets(sockets)  # (as runner.py)
             stop.append(asyncio.Event())
             ready.set()
             await stop[0].wait()
