@@ -2,7 +2,8 @@
 (its result depends on the answer: a later call replayed the first answer's result without asking),
 and a result too large to inline (its link belongs to the caller and expires with
 ``job_ttl_seconds``: a hit handed back a dead link, and another principal's hit a link they could not
-read). A ``cache="shared"`` tool that takes a Context is warned about (it can see who calls)."""
+read; its miss says ``"stored": false`` with the reason). A ``cache="shared"`` tool that takes a Context is
+warned about (it can see who calls)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.errors import RegistrationWarning
+from nanohubmcp.server.provenance.cache_layer import LINKED
 from nanohubmcp.testing import MemoryClient
 
 pytestmark = pytest.mark.anyio
@@ -60,6 +62,8 @@ async def test_a_result_too_large_to_inline_is_not_kept(tmp_path: Path) -> None:
             link = next(b for b in result["content"] if b["type"] == "resource_link")
             read = await client.request("resources/read", {"uri": link["uri"]})
             assert len(read["contents"][0]["text"]) == 400_000  # every caller can read its own link
+            # trial66 F9: the miss says it was not kept, and why (its _meta had no cache key at all)
+            assert result["_meta"][CACHE] == {"hit": False, "stored": False, "reason": LINKED}, result["_meta"]
     assert runs == [1, 1]
 
 

@@ -11,8 +11,9 @@ K"`` and ``"26.85C"`` are one call), the protocol version and route (which shape
 tool was registered with ``cache="shared"``, who asks (the principal, else the session): one caller's results
 are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit": true}}`` (``"coalesced": true``
 when it waited for an identical call's run); a miss says ``"hit": false`` (and ``"stored": false`` when the
-result is too large to keep; with ``"reason"`` when the tool reaches more than :data:`.code_reach.MAX_REACHED`
-objects: no key covers them all, so none is used). Identical calls arriving while the first runs wait for it
+result is too large to keep; with ``"reason"``: :data:`LINKED` when it was too large to inline, answered as a link,
+or when the tool reaches more than :data:`.code_reach.MAX_REACHED` objects: no key covers them all, so none is
+used). Identical calls arriving while the first runs wait for it
 and share its result (one run). Only complete results are stored: an ``isError`` result, a job handle, an
 ``input_required`` step, a protocol error or a middleware's own answer (the tool never ran) is never kept; nor
 is a call whose arguments JSON has no form for (NaN, a set, an object: only ``server.call`` passes them),
@@ -69,6 +70,9 @@ SPAN_HIT = "nanohub.cache.hit"
 
 TOO_FAR = f"reaches more than {code_reach.MAX_REACHED} functions, classes and values"
 """The ``reason`` of an uncached call's ``_meta`` when its tool reaches more than the key can cover."""
+LINKED = ("too large to inline: answered as a link (a resource_link), which is the caller's own and lasts "
+          "job_ttl_seconds, so it is not cached")
+"""The ``reason`` of a miss whose result was too large to inline (docs/how-to/cache.md)."""
 _TOO_FAR_LOGGED = "cache_too_far_logged"
 """``Tool.extra`` key: this registration's warning was logged."""
 
@@ -219,6 +223,9 @@ class CacheLayer:
             self.runs += 1
             result = await call_next(request)
             if _keepable(result, request):
+                if _linked(result):  # a large result's link: owned by this caller, readable for job_ttl_seconds
+                    result.setdefault("_meta", {})[CACHE_META] = {"hit": False, "stored": False, "reason": LINKED}
+                    return result
                 if self.cache.clears(tool.name) != clears:  # its (or every tool's) entries cleared while it
                     # ran: the user said they were of data or code the key does not cover; it may have read the old
                     log.debug("%s: not cached: the cache was cleared during the call", tool.name)
@@ -309,10 +316,13 @@ def _keepable(result: dict[str, Any], request: Request) -> bool:
         return False  # what a cancelled call returned is not its result (and waiters run their own)
     if request.context.get(ASKED_CLIENT):
         return False  # the result depends on what the client answered, not only on the arguments
-    for block in result.get("content") or ():
-        if isinstance(block, dict) and str(block.get("uri", "")).startswith(RESULT_URI_PREFIX):
-            return False  # a large result's link: owned by this caller, readable for job_ttl_seconds only
     return result.get("resultType", "complete") == "complete" and "task" not in result
+
+
+def _linked(result: dict[str, Any]) -> bool:
+    """Whether ``result`` holds a kept result's link (too large to inline): never cached (:data:`LINKED`)."""
+    return any(isinstance(block, dict) and str(block.get("uri", "")).startswith(RESULT_URI_PREFIX)
+               for block in result.get("content") or ())
 
 
 def _marked(result: dict[str, Any], request: Request, *, hit: bool, coalesced: bool = False) -> dict[str, Any]:
