@@ -21,7 +21,7 @@ import json
 import os
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import yaml
 
@@ -148,6 +148,8 @@ def _declaration(name: Any, body: Any, kind: str, path: str) -> Declaration:
     if kind_name == "Choice" and kind == "input" and isinstance(options, list):
         _check_choice_options(options, where)
         _check_choice_default(body, options, where)
+    if kind_name in ("Number", "Integer") and kind == "input":
+        _check_number_default(body, where)
     description = body.get("description", body.get("desc", ""))
     return Declaration(
         name=name,
@@ -202,6 +204,30 @@ def _check_choice_default(body: dict[str, Any], options: list[Any], where: str) 
         "(nanoHUB cannot run the notebook, and a call leaving the input out would be refused): make the default "
         "one of the options"
     )
+
+
+def _check_number_default(body: dict[str, Any], where: str) -> None:
+    """Refuse a Number's or Integer's declared default outside its own ``min``/``max``: simtool's ``Number`` and
+    ``Integer`` refuse it (``Maximum value is 1000``) when the notebook's INPUTS are read, so nanoHUB cannot run
+    the notebook, and a call leaving the input out would run it with a value no client may send."""
+    value, low, high = body.get("value"), body.get("min"), body.get("max")
+    if not _plain_number(value):
+        return
+    if _plain_number(low) and value < low:
+        word, bound = "minimum", low
+    elif _plain_number(high) and value > high:
+        word, bound = "maximum", high
+    else:
+        return
+    raise RegistrationError(
+        f"{where}: its default (value) {value!r} is {'below' if word == 'minimum' else 'above'} its {word} "
+        f"{bound!r}; simtool refuses it ('{word.capitalize()} value is {bound}'; nanoHUB cannot run the "
+        "notebook): make the default a value within min and max"
+    )
+
+
+def _plain_number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _declarations(raw: dict[str, Any] | None, kind: str, path: str) -> dict[str, Declaration]:
