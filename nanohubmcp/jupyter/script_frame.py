@@ -87,7 +87,7 @@ _FOOTER = '''def _command_line_options(argv=None):
     add_transport_option(parser)  # --transport, else $MCP_TRANSPORT, else http; stdio: stdout is the client's
     add_script_token_options(parser, directory=_CALLER_DIRECTORY)  # --token-file, else $MCP_TOKEN; --token "" exits 2
     args = parser.parse_args(argv)
-    port = args.port{zero_note}{token}
+    port = args.port{token}{zero_note}  # the token first: a script that refuses to start notes no port
     return {{"host": args.host, "port": port, "transport": args.transport, "token": token}}
 
 

@@ -76,6 +76,9 @@ def test_over_http_the_port_0_note_goes_to_stderr_and_a_token_is_still_required(
                              env=without_token(), stdin=subprocess.DEVNULL, check=False)
     assert refused.returncode == 2
     assert "this server requires a bearer token" in refused.stderr
+    # trial66 F1: a script that refuses to start says only that, not "serving on any free port, shown below"
+    assert refused.stderr.startswith("start_mcp.py: error: this server requires a bearer token"), refused.stderr
+    assert "Port 0" not in refused.stderr
     code = (f"import runpy, sys; sys.argv = ['x', '--host', '127.0.0.1']; "
             f"ns = runpy.run_path({str(script)!r}, run_name='exported'); print(ns['_command_line_options']())")
     options = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
