@@ -29,6 +29,7 @@ cells), the file around it :mod:`.script_frame`'s.
 from __future__ import annotations
 
 import ast
+import difflib
 import math
 import operator
 from dataclasses import dataclass
@@ -216,7 +217,8 @@ class ExportSettings:
         settings.
 
         Raises:
-            SettingRefused: the setting does not exist, or its value is not a literal (or arithmetic of
+            SettingRefused: the setting does not exist (the closest name is suggested: "did you mean
+                'port'?"), or its value is not a literal (or arithmetic of
                 numbers) it accepts, divides by zero or is too large to evaluate.
         """
         from traitlets import TraitError
@@ -231,8 +233,12 @@ class ExportSettings:
         if not isinstance(target, ast.Assign) or not isinstance(target.targets[0], ast.Attribute):
             return None
         setting = target.targets[0].attr
-        if setting not in NanohubMCP.class_trait_names(config=True):
-            raise SettingRefused(f"%config NanohubMCP.{setting}: NanohubMCP has no setting {setting!r}")
+        settings = NanohubMCP.class_trait_names(config=True)
+        if setting not in settings:
+            # As traitlets suggests it in the kernel ("Did you mean `port`?"), which only warns there.
+            close = difflib.get_close_matches(setting, settings, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise SettingRefused(f"%config NanohubMCP.{setting}: NanohubMCP has no setting {setting!r}{hint}")
         past = 0
         try:
             try:

@@ -70,6 +70,22 @@ def test_no_format_keeps_the_code_as_written(write_notebook: Write, tmp_path: Pa
     assert "\nx=1\n" in (tmp_path / "start_mcp.py").read_text()
 
 
+def test_a_misspelt_setting_is_refused_with_the_name_it_is_close_to(
+    write_notebook: Write, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # trial66 F5: the kernel warns "Did you mean `port`?"; the export refused without the suggestion.
+    notebook = write_notebook("%load_ext nanohubmcp\n%config NanohubMCP.portt = 9001", TOOL, name="typo.ipynb")
+    assert main(["export", str(notebook), "-o", str(tmp_path / "typo_mcp.py")]) == 1
+    assert capsys.readouterr().err == (
+        f"nanohubmcp export: error: {notebook}, cell 1 (%load_ext nanohubmcp): line 2 %config "
+        "NanohubMCP.portt: NanohubMCP has no setting 'portt'; did you mean 'port'?\n"
+    )
+    assert not (tmp_path / "typo_mcp.py").exists()
+    far = write_notebook("%load_ext nanohubmcp\n%config NanohubMCP.zzzz = 1", TOOL, name="far.ipynb")
+    assert main(["export", str(far), "-o", str(tmp_path / "far_mcp.py")]) == 1
+    assert capsys.readouterr().err.endswith("NanohubMCP has no setting 'zzzz'\n")  # nothing close: no guess
+
+
 def test_an_earlier_export_is_replaced_but_another_file_only_with_force(
     write_notebook: Write, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
