@@ -25,7 +25,9 @@ Timeouts: the server's core bounds every call by its ``tool_timeout`` (the sessi
 ``NanohubMCP.tool_timeout``, so ``%config`` applies at the next call), as in a script, for these tools and
 ``%mcp rappture`` / ``%mcp sim2l`` ones alike; ``--async`` job tools are never timed out. The core cancels a
 wrapper at the limit: a call that had not started yet is then answered as ``ToolBusy`` ("kernel busy",
-"every worker was busy"), saying ``timeout()``'s seconds; one that started gets the core's answer.
+"every worker was busy"), saying ``timeout()``'s seconds; one that started gets the core's answer, which for a
+sync function on the pool says, as a script's does, that it was abandoned and may still be running (nothing
+stops a thread: :mod:`nanohubmcp.server.calls.hand_off`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ToolBusy, ToolError
+from ..server.calls.hand_off import handed_off
 from ..server.calls.progress import ran_here
 from .output import CellOutput
 
@@ -158,8 +161,13 @@ async def _on_pool(
         return await asyncio.wrap_future(work)
     except asyncio.CancelledError:
         abandon = getattr(executor, "abandon", None)  # the server's WorkerPool: its worker goes back
-        if (callable(abandon) and abandon(work)) or not work.cancel() or not timeout:
-            raise  # it started: the core answers it (did not finish within ...)
+        abandoned = bool(callable(abandon) and abandon(work))
+        if abandoned or not work.cancel():
+            if not work.done():  # it started and runs on: the core's answer says so, not "it was cancelled"
+                handed_off(abandoned=abandoned)
+            raise  # the core answers it (did not finish within ...)
+        if not timeout:
+            raise
         # Not started yet (the core's tool_timeout ran out): it never will.
         raise ToolBusy(
             f"tool '{name}' could not start within {timeout:g} s: every worker was busy with other calls "

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import ToolBusy, ToolError, ToolTimeout
 from ..wire.request import RequestContext
+from .hand_off import HandOff, watching
 from .loop_hold import TimedSteps, held_note
 from .progress import ran_here
 from .slow_calls import GC_SECONDS, INLINE_SECONDS, thread_usage
@@ -72,8 +73,12 @@ async def call_function(
     work: Future[Any] | None = None
     steps: TimedSteps | None = None
     awaitable: Awaitable[Any]
+    hand_off: HandOff | None = None
     if is_coroutine:
         awaitable = steps = TimedSteps(fn(**kwargs), what, loop)  # a step that blocks holds the loop: said, and timed
+        if timeout:
+            with watching() as hand_off:  # its task copies this context: a sync function it hands off is reported
+                awaitable = asyncio.ensure_future(steps)  # (as wait_for would make it)
     else:
         if isinstance(executor, WorkerPool) and executor.full_of_stuck:
             raise _stuck_refusal(what, executor, timeout)
@@ -118,6 +123,9 @@ async def call_function(
                 # had not ended then: say the hold, as for a call's own blocking step.
                 raise ToolTimeout(f"{timeout_head(what, timeout)}; "
                                   f"{held_note(steps.held, steps.held_in, cancelled=True)}") from None
+            if hand_off is not None and hand_off.reported:  # the sync function it ran on the pool runs on
+                raise ToolTimeout(timeout_message(what, timeout, stops_when_cancelled=stops_when_cancelled,
+                                                  abandoned=hand_off.abandoned)) from None
             abandoned = not is_coroutine and isinstance(executor, WorkerPool) and work is not None \
                 and executor.abandon(work)  # its worker goes back to the pool; the function runs on, alone
             raise ToolTimeout(timeout_message(what, timeout, stops_when_cancelled=stops_when_cancelled,
@@ -132,7 +140,8 @@ def timeout_message(what: str, timeout: float, *, stops_when_cancelled: bool, ab
     """The answer of a call past ``tool_timeout``, true for what became of its run: a run the
     cancel stops (Rappture, Sim2L) was stopped; a coroutine (``cancelled``) was cancelled, and
     ``asyncio.wait_for`` waited for it to end; a sync function nothing can stop was abandoned to
-    its own thread (``abandoned``) or kept its worker (``max_stuck_calls`` reached), and may still run."""
+    its own thread (``abandoned``) or kept its worker (``max_stuck_calls`` reached), and may still run; so
+    may one a coroutine handed to the pool (a notebook's sync tool: :mod:`.hand_off`)."""
     head = timeout_head(what, timeout)
     if stops_when_cancelled:
         return f"{head}; its run was stopped"
