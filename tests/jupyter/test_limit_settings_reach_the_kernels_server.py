@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 from traitlets import TraitError
 
-from nanohubmcp.jupyter.config import (
+from nanohubmcp.jupyter.config import NanohubMCP
+from nanohubmcp.jupyter.session import KernelSession
+from nanohubmcp.jupyter.trait_groups import (
     LIMIT_TRAITS,
     REBUILD_TRAITS,
     RESTART_TRAITS,
     RESULT_TRAITS,
     SERVE_LIMIT_TRAITS,
-    NanohubMCP,
 )
-from nanohubmcp.jupyter.session import KernelSession
 
 SET = {"max_result_bytes": 1000, "max_event_bytes": 2_000_000, "max_stuck_calls": 0, "max_kept_bytes": 2_000_000,
        "max_kept_bytes_per_owner": 500_000, "max_job_result_bytes": 3000, "max_jobs": 7,
