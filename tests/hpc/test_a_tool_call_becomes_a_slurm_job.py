@@ -151,6 +151,12 @@ async def test_a_call_runs_as_a_slurm_job_on_the_node_and_the_client_sees_it_mov
 
     assert failed["status"] == "error"
     assert failed["error"] == "the input deck sim.in is missing"
+    # trial66 F2: Slurm records COMPLETED (submitit caught the exception); the end's line says the tool raised
+    # (it said "ended: COMPLETED" alone, just before the error)
+    raised = [t for t in texts if t.endswith(" ended: COMPLETED (the tool raised an error: the input deck sim.in "
+                                             "is missing)")]
+    assert len(raised) == 1, texts
+    assert raised[0].split(" ended:")[0] + " ended: COMPLETED" not in texts, texts
 
 
 def test_cancelling_the_call_scancels_the_slurm_job(slurm_cluster: str, tmp_path: Path) -> None:

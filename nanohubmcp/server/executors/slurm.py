@@ -71,6 +71,7 @@ from .job_files import (
 )
 from .job_side import RAISED, run_in_job
 from .remote import job_trace, remote_context
+from .slurm_announce import announce, announce_run, publish, raised_note
 from .slurm_options import OPTIONS, check_values
 from .slurm_reasons import (
     LOG_PREFIXES,
@@ -81,7 +82,7 @@ from .slurm_reasons import (
     stderr_note,
     unpicklable_message,
 )
-from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, drop_when_ended, look_once, ran_out_of_memory, watcher
+from .slurm_watch import ENDED, QUEUED, SlurmState, drop_when_ended, look_once, ran_out_of_memory, watcher
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -212,7 +213,7 @@ class SlurmJobExecutor(FolderJobExecutor):
         states.add(slurm_id)
         told: tuple[str, str, str] | None = None
         if submitted:  # sbatch accepted it: queued now, whether or not a look sees it waiting
-            _announce(context, job, slurm_id, SlurmState("PENDING", "", ""), None)
+            announce(context, job, slurm_id, SlurmState("PENDING", "", ""), None)
             told = (QUEUED, "", "")
         ended_at: float | None = None
         loop = asyncio.get_running_loop()
@@ -228,22 +229,23 @@ class SlurmJobExecutor(FolderJobExecutor):
                     if not node:  # it started and ended between two looks: Slurm knows where it ran
                         seen = await loop.run_in_executor(None, look_once, slurm_id)
                         node = seen.node if seen is not None else ""
-                    told = _announce_run(context, job, slurm_id, node, told)
-                    _announce(context, job, slurm_id, SlurmState("COMPLETED", "", node), told)
+                    told = announce_run(context, job, slurm_id, node, told)
+                    announce(context, job, slurm_id, SlurmState("COMPLETED", "", node), told, raised_note(outcome))
                     return _value_of(outcome, slurm_id, folder)
                 state = states.get(slurm_id)
                 if state is not None:
                     if state.kind == ENDED:  # it ran (if it has a node) even when no look saw it running
-                        told = _announce_run(context, job, slurm_id, state.node, told)
+                        told = announce_run(context, job, slurm_id, state.node, told)
                     now = (state.kind, state.reason, state.node)
-                    if now != told:
-                        _announce(context, job, slurm_id, state, told)
+                    if now != told and not (state.kind == ENDED and state.state == "COMPLETED"):  # (said with
+                        # the tool's outcome once its result is read: above, or the grace's error below)
+                        announce(context, job, slurm_id, state, told)
                         told = now
                     if state.kind == QUEUED and state.reason in NEVER_STARTS:
                         await loop.run_in_executor(None, states.cancel, slurm_id)
                         last = await loop.run_in_executor(None, _after_scancel, slurm_id)
                         if last is not None:
-                            _publish(context, job, slurm_id, last)
+                            publish(context, job, slurm_id, last)
                         raise ToolError(never_message(slurm_id, state.reason, self.options))
                     if state.kind == ENDED and state.state != "COMPLETED":
                         if result.exists():  # written between the two looks: it says more than the state
@@ -269,7 +271,7 @@ class SlurmJobExecutor(FolderJobExecutor):
                 # Its end is stored (and its RUN_FILES gone) already, but the job may write its
                 # result on its way out (submitit lets the function end after scancel's SIGTERM).
                 drop_when_ended(result, slurm_id, ended=last is not None)
-                _publish(context, job, slurm_id, last or SlurmState("CANCELLED", "", told[2] if told else ""))
+                publish(context, job, slurm_id, last or SlurmState("CANCELLED", "", told[2] if told else ""))
                 if job.store is not None:
                     job.store.note(job)  # the cancelled job's record: its metadata as it is now
             raise
@@ -349,32 +351,6 @@ def files_returned(value: Any, folder: Path) -> Any:
     )
 
 
-def _announce(context: Context | None, job: Job, slurm_id: str, state: SlurmState, told: object) -> None:
-    """Tell the client (and the task's metadata) where the Slurm job is now."""
-    if state.kind == QUEUED:  # "queued ...": get_job_result answers it queued (jobs.record.queued_elsewhere)
-        text = f"queued at Slurm as job {slurm_id}" + (f" (reason: {state.reason})" if state.reason else "")
-    elif state.kind == RUNNING:
-        text = f"Slurm job {slurm_id} is running" + (f" on node {state.node}" if state.node else "")
-    else:
-        text = f"Slurm job {slurm_id} ended: {state.state}"
-    job.status_message = text
-    meta = _publish(context, job, slurm_id, state)
-    if job.store is not None:  # every process sharing the store answers it so
-        job.store.note(job)
-    if context is not None:
-        context.info(text, slurm=meta)
-
-
-def _publish(context: Context | None, job: Job, slurm_id: str, state: SlurmState) -> dict[str, str]:
-    """Set the task's ``org.nanohub/slurm`` metadata to ``state`` (returned)."""
-    meta = {"job_id": slurm_id, "state": state.state, "reason": state.reason, "node": state.node}
-    if context is None:  # a job taken back after a restart: the task's metadata is the job's own
-        job.meta = {**(job.meta or {}), "org.nanohub/slurm": meta}
-    else:
-        context.set_task_metadata(slurm=meta)
-    return meta
-
-
 def _after_scancel(slurm_id: str) -> SlurmState | None:
     """Where Slurm has ``slurm_id`` once ``scancel`` took effect: looked at until it ended, for at
     most :data:`CANCEL_LOOK_SECONDS` (None when Slurm cannot say)."""
@@ -384,14 +360,3 @@ def _after_scancel(slurm_id: str) -> SlurmState | None:
         if (state is not None and state.kind == ENDED) or time.monotonic() > deadline:
             return state if state is not None and state.kind == ENDED else None
         time.sleep(FILE_POLL_SECONDS)
-
-
-def _announce_run(
-    context: Context | None, job: Job, slurm_id: str, node: str, told: tuple[str, str, str] | None
-) -> tuple[str, str, str] | None:
-    """Announce that the job ran on ``node`` when it ended before any look saw it running (what
-    was told then)."""
-    if not node or (told is not None and told[0] != QUEUED):
-        return told
-    _announce(context, job, slurm_id, SlurmState("RUNNING", "", node), told)
-    return (RUNNING, "", node)
