@@ -44,6 +44,7 @@ from ...protocol.lone_surrogates import utf8_storable
 from ...protocol.long_ints import bounded_int
 from ...state.errors import StateUnavailable
 from .delivered import Delivered
+from .first_entry_waits import FirstEntryWaits
 from .streams import OutboundStream, Sink
 
 if TYPE_CHECKING:
@@ -129,11 +130,14 @@ class MirroredStream(OutboundStream):
 class RelayStream(OutboundStream):
     """A stream read from the session's event log (see the module docstring)."""
 
-    __slots__ = ("_cursor", "_delivered", "_reader", "_reader_sink", "session_id", "state")
+    __slots__ = ("_cursor", "_delivered", "_first_entry", "_reader", "_reader_sink", "session_id", "state")
 
-    def __init__(self, stream_id: str, *, state: SharedState, session_id: str, resumable: bool) -> None:
+    def __init__(self, stream_id: str, *, state: SharedState, session_id: str, resumable: bool,
+                 first_entry: FirstEntryWaits | None = None) -> None:
         super().__init__(stream_id, resumable=resumable)
         self.state = state
+        self._first_entry = first_entry
+        """The process's bounds on first-entry waits (:meth:`kept`); None: never waited on."""
         self.session_id = session_id
         self.sink = _noop_sink
         self._cursor = "$"
@@ -162,7 +166,8 @@ class RelayStream(OutboundStream):
         """Whether the log of a POST stream holds anything: one deleted to keep its session's finished logs in
         bounds, or expired, is gone, as a stream a single process dropped (the standalone stream always is). An
         empty log may also be one not yet written (its producer sent the client a message and has yet to write it):
-        its first entry is waited for, up to :data:`FIRST_ENTRY_MS`, before the log counts as gone.
+        its first entry is waited for, up to :data:`FIRST_ENTRY_MS`, before the log counts as gone, within the
+        process's bounds (:mod:`.first_entry_waits`: a minted stream id, a few waits a session).
 
         .. versionchanged:: 1.0
            An empty log is waited on before it counts as gone (before, a client resuming at once after a message
@@ -173,8 +178,11 @@ class RelayStream(OutboundStream):
         """
         if self.standalone or await self.state.last_id(self.session_id, self.stream_id) != "0-0":
             return True
-        # A blocking read from the log's start: it returns as soon as the producer's first write lands.
-        return bool(await self.state.read(self.session_id, self.stream_id, "0-0", FIRST_ENTRY_MS))
+        if self._first_entry is None:
+            return False
+        with self._first_entry.granted(self.session_id, self.stream_id) as waits:
+            # A blocking read from the log's start: it returns as soon as the producer's first write lands.
+            return waits and bool(await self.state.read(self.session_id, self.stream_id, "0-0", FIRST_ENTRY_MS))
 
     def next_id(self) -> str | None:
         if not self.resumable:

@@ -38,6 +38,7 @@ from ...protocol import jsonrpc
 from ...protocol.seconds import MOST_WAIT_SECONDS
 from ...protocol.uris import comparison_form
 from ...state.errors import StateBusy, StateUnavailable, spawn_cleanup, spawn_tolerant
+from .first_entry_waits import FirstEntryWaits
 from .relay_streams import MirroredStream, RelayStream
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class Replication:
         self._waiting: dict[str, deque[dict[str, Any]]] = {}
         """By session: messages for its unrelated-message stream, until its readers were looked at."""
         self._stream_prefix = secrets.token_hex(6)
+        self._first_entry = FirstEntryWaits()
         self._streams = itertools.count(1)
         state.answers_to(self._answered)
         state.cancels_to(self._cancelled)
@@ -236,7 +238,8 @@ class Replication:
             return session.get_standalone()
         if not session.resumable:
             return None
-        return RelayStream(stream_id, state=self.state, session_id=session.id, resumable=True)
+        return RelayStream(stream_id, state=self.state, session_id=session.id, resumable=True,
+                           first_entry=self._first_entry)
 
     async def read_elsewhere(self, session: Session) -> bool:
         """Whether a live process (this one included) reads the unrelated-message stream of
