@@ -13,9 +13,10 @@ goes to jsonschema, which stays the reference.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterator
 from typing import Any, NamedTuple, cast
+
+from nanohubmcp.schema.json_types import is_type
 
 _TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean", "null"})
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
@@ -81,25 +82,6 @@ def covers(schema: object) -> bool:
         else:
             return False
     return True
-
-
-def is_type(instance: object, name: str) -> bool:
-    """jsonschema's Draft 2020-12 type checker (a bool is no number; 1.0 is an integer)."""
-    if name == "object":
-        return isinstance(instance, dict)
-    if name == "array":
-        return isinstance(instance, list)
-    if name == "string":
-        return isinstance(instance, str)
-    if name == "boolean":
-        return isinstance(instance, bool)
-    if name == "null":
-        return instance is None
-    if isinstance(instance, bool):
-        return False
-    if name == "integer":
-        return isinstance(instance, int) or (isinstance(instance, float) and instance.is_integer())
-    return isinstance(instance, numbers.Number)  # "number"
 
 
 def _equal(one: object, two: object) -> bool:
