@@ -27,8 +27,14 @@ log = logging.getLogger("nanohubmcp.http")
 
 TLS_HANDSHAKE = b"\x16"
 """First byte of a TLS record carrying a handshake (a ClientHello): never the first byte of an HTTP request."""
-FIRST_READ = rb"\r?\n\r?\n|\A\x16"
-"""The first header read of a connection: Tornado's end of a header block, or a TLS handshake's first byte."""
+FIRST_READ = rb"\n\r?\n|\x16"
+"""The first header read of a connection: the end of a header block, or a byte ``0x16`` (a TLS handshake when it is
+the first; one later in a header block is read past, :data:`HEADER_END`). Both alternatives start with a known byte,
+so ``re`` scans for those two bytes: an ``\\A`` alternative made it try the whole pattern at every byte (review r39
+R39-8: 14.8 µs a connection, now ~4.5)."""
+HEADER_END = rb"\r?\n\r?\n"
+"""The rest of a first header read that met a byte ``0x16`` past its first (no TLS: a malformed header block,
+which Tornado's parser refuses)."""
 ANSWER_TEXT = b"This server speaks plain HTTP, not TLS: use an http:// URL (or put a TLS proxy in front of it).\n"
 ANSWER = (b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
           b"Content-Length: %d\r\n\r\n%s" % (len(ANSWER_TEXT), ANSWER_TEXT))
@@ -96,6 +102,11 @@ def watch_first_read(stream: IOStream, address: Any, clients: TLSClients = TLS_C
                 clients.saw(address)
                 _answer_and_close(stream)
                 ended.set_exception(StreamClosedError())
+            elif done.result().endswith(TLS_HANDSHAKE):  # a 0x16 inside the header block: read on to its end
+                head = done.result()
+                left = None if max_bytes is None else max(1, max_bytes - len(head))
+                rest = IOStream.read_until_regex(stream, HEADER_END, left)
+                rest.add_done_callback(lambda more: _joined(ended, head, more))  # type: ignore[attr-defined]
             else:
                 ended.set_result(done.result())
 
@@ -103,6 +114,17 @@ def watch_first_read(stream: IOStream, address: Any, clients: TLSClients = TLS_C
         return ended
 
     stream.read_until_regex = first_read  # type: ignore[method-assign]
+
+
+def _joined(ended: asyncio.Future[bytes], head: bytes, more: asyncio.Future[bytes]) -> None:
+    if ended.done():
+        return
+    if more.cancelled():
+        ended.cancel()
+    elif more.exception() is not None:
+        ended.set_exception(more.exception())  # type: ignore[arg-type]
+    else:
+        ended.set_result(head + more.result())
 
 
 def _answer_and_close(stream: IOStream) -> None:

@@ -75,3 +75,19 @@ def test_the_demo_client_asks_whether_an_https_url_meets_a_plain_http_server(tmp
     assert "(https:// to a plain-HTTP server?" in done.stderr, done.stderr
     assert f"try http://127.0.0.1:{_port(served.url)}/mcp" in done.stderr, done.stderr
     assert "is the server running?" not in done.stderr, done.stderr
+
+
+def test_a_0x16_byte_past_the_first_is_no_tls_and_its_request_is_tornados_to_refuse(tmp_path: Path) -> None:
+    # The first read ends at any 0x16 (a pattern re scans fast, review r39 R39-8); one past the first byte is read
+    # on to the header block's end and handed to Tornado, which refuses a control byte in a header (400, no body).
+    with script_server(SCRIPT, directory=tmp_path) as served:
+        port = _port(served.url)
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as raw:
+            raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Note: a\x16b\r\n\r\n" % port)
+            answer = b""
+            while chunk := raw.recv(4096):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n"), answer
+        assert b"http:// URL" not in answer, answer  # not taken for a TLS client
+        assert "spoke TLS" not in served.output
+        assert call_tool_http(served.url, "add", {"a": 1, "b": 2}) is not None
