@@ -12,12 +12,17 @@ whole text, and the failure tells the exception's type and that notice instead.
 
 from __future__ import annotations
 
+import builtins
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 from .base import message_of, text_of
 from .protocol import ProtocolError
+
+_GROUP: type[BaseException] | None = getattr(builtins, "BaseExceptionGroup", None)  # (Python 3.11 on)
+_CAUSE = "\nThe above exception was the direct cause of the following exception:\n\n"
+_CONTEXT = "\nDuring handling of the above exception, another exception occurred:\n\n"
 
 __all__ = ["Failure", "Withheld", "told_protocol_error"]
 
@@ -79,12 +84,42 @@ class Failure:
     @property
     def frames(self) -> str:
         """The traceback as Python prints it, cause and context included (no final newline): the log's,
-        a span's ``exception.stacktrace``; withheld whole (a short secret value anywhere in it, a line
-        number's digits too): one line, the exception's type (``module.QualName``) and why."""
+        a span's ``exception.stacktrace``. Each exception's own lines (``Type: text``) pass through ``hide``,
+        withheld whole as one line, its type (``module.QualName``) and why; the stack lines are the program's
+        (files, line numbers, source): a long secret value is masked there too, but a short value met there (a line
+        number's digits) is a coincidence and withholds nothing (review r39 R39-3: a one-character secret withheld
+        nearly every logged stack). An exception group is told whole, as before."""
         if self._frames is None:
-            hidden = self.hide("".join(traceback.format_exception(self.exc)).rstrip("\n"))
-            self._frames = f"{self.type_name}: {hidden}" if isinstance(hidden, Withheld) else hidden
+            if _GROUP is not None and isinstance(self.exc, _GROUP):
+                hidden = self.hide("".join(traceback.format_exception(self.exc)).rstrip("\n"))
+                self._frames = f"{self.type_name}: {hidden}" if isinstance(hidden, Withheld) else hidden
+            else:
+                self._frames = "".join(self._told_chain(traceback.TracebackException.from_exception(self.exc),
+                                                        set())).rstrip("\n")
         return self._frames
+
+    def _told_chain(self, shown: traceback.TracebackException, seen: set[int]) -> list[str]:
+        """The lines of ``shown`` and the exceptions before it, as ``TracebackException.format`` writes them."""
+        if id(shown) in seen:
+            return []
+        seen.add(id(shown))
+        lines: list[str] = []
+        if shown.__cause__ is not None:
+            lines += self._told_chain(shown.__cause__, seen)
+            lines.append(_CAUSE)
+        elif shown.__context__ is not None and not shown.__suppress_context__:
+            lines += self._told_chain(shown.__context__, seen)
+            lines.append(_CONTEXT)
+        if shown.stack:
+            stack = "Traceback (most recent call last):\n" + "".join(shown.stack.format())
+            masked = self.hide(stack)
+            lines.append(stack if isinstance(masked, Withheld) else masked)
+        said = "".join(shown.format_exception_only())
+        hidden = self.hide(said.rstrip("\n"))
+        if isinstance(hidden, Withheld):
+            hidden = f"{said.partition(chr(10))[0].partition(': ')[0]}: {hidden}"  # the type, as Python names it
+        lines.append(hidden + "\n")
+        return lines
 
     @property
     def type_name(self) -> str:

@@ -174,6 +174,8 @@ class SecretText:
                 part = self._own.sub(_masked, part)
                 if any(form in part for form in self._short):
                     return WITHHELD
+            elif any(form in part[: -len(WITHHELD)] for form in self._short):  # a notice's label quoting one
+                return WITHHELD
             told.append(part)
         return "".join(told)
 

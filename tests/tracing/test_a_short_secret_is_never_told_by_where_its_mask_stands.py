@@ -14,6 +14,7 @@ import json
 import logging
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -109,7 +110,10 @@ def test_a_text_holding_a_short_secret_as_a_word_is_withheld_everywhere(
     told = [event for span in spans if span["name"] == "execute_tool fetch_job" for event in span["events"]]
     assert told, [span["name"] for span in spans]
     assert told[0]["exception.message"] == WITHHELD
-    assert told[0]["exception.stacktrace"] == NOTICE  # the traceback withheld too: one line, the type and why
+    # The stack is the program's, kept (review r39 R39-3); the exception's own line is withheld: the type and why
+    assert told[0]["exception.stacktrace"].startswith("Traceback (most recent call last):\n")
+    assert told[0]["exception.stacktrace"].endswith("\n" + NOTICE)
+    assert TOLD not in told[0]["exception.stacktrace"]
 
 
 def test_a_protocol_errors_text_and_data_holding_a_short_secret_are_withheld(tmp_path: Path) -> None:
@@ -151,6 +155,33 @@ def test_a_batch_jobs_result_withholds_the_text(tmp_path: Path) -> None:
     ("abc", "ValueError: abc", WITHHELD),  # bare, it may be a word of the text's own (a data field's "key")
     ("hunter2secret", "the hunter2secret file", "the *** file"),  # 8 or more: masked in place, as ever
     ("x", f"arguments.a: {WITHHELD}", f"arguments.a: {WITHHELD}"),  # told once: telling it again changes nothing
+    ("abc", f"abc: {WITHHELD}", WITHHELD),  # a notice's label quoting the secret (review r39 R39-2: kept in clear)
+    ("abc", f"x.abc: {WITHHELD}", WITHHELD),
 ])
 def test_a_short_secret_is_masked_on_its_own_line_only(secret: str, text: str, told: str) -> None:
     assert SecretText((secret,))(text) == told
+
+
+def test_a_logged_traceback_keeps_its_stack_and_withholds_only_the_exception_lines() -> None:
+    # A one-character secret is in nearly every stack (line numbers): the whole traceback was one line (review r39
+    # R39-3). The stack is the program's; only each exception's own line can quote an argument.
+    from nanohubmcp.errors.told import Failure
+
+    def failing(pin: str = "1") -> None:
+        try:
+            raise KeyError(f"the {pin} key")
+        except KeyError as exc:
+            raise ValueError(f"bad pin {pin}") from exc
+
+    with pytest.raises(ValueError, match="bad pin") as raised:
+        failing()
+    frames = Failure(raised.value, SecretText(("1",))).frames
+    assert frames.count("Traceback (most recent call last):") == 2, frames
+    assert "in failing" in frames, frames
+    assert "the 1 key" not in frames, frames
+    assert "bad pin 1" not in frames, frames
+    assert f"\nKeyError: {WITHHELD}\n" in frames, frames
+    assert frames.endswith(f"\nValueError: {WITHHELD}"), frames
+    assert "direct cause of the following exception" in frames, frames
+    plain = Failure(raised.value, SecretText(("a long secret",))).frames
+    assert plain == "".join(traceback.format_exception(raised.value)).rstrip("\n")  # nothing to hide: as Python
