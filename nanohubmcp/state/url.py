@@ -115,6 +115,8 @@ def redact(url: str) -> str:
     if parts.password is None and not parts.username:
         return url
     host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address keeps its brackets (review r39 R39-7: the URL shown could not be read back)
+        host = f"[{host}]"
     if port is not None:
         host = f"{host}:{port}"
     user = parts.username or ""
@@ -241,7 +243,8 @@ def store_unreachable(shown: str, exc: BaseException) -> ConfigurationError:
     :attr:`StateURL.shown`)."""
     try:
         parts = urllib.parse.urlsplit(shown)
-        where = f"{parts.hostname}:{parts.port or 6379}" if parts.hostname else shown
+        host = f"[{parts.hostname}]" if parts.hostname and ":" in parts.hostname else parts.hostname
+        where = f"{host}:{parts.port or 6379}" if host else shown
     except ValueError:  # (a port that is no number: parse refused it before; said whole all the same)
         where = shown
     reason = " ".join(str(exc).split())[:200]

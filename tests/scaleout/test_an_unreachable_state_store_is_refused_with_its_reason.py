@@ -42,3 +42,14 @@ def test_a_state_store_nobody_serves_is_refused_with_the_reason_and_where_to_loo
     assert f"connecting to 127.0.0.1:{port}" in line, line  # redis-py's reason
     assert f"is redis-server running at 127.0.0.1:{port}" in line, line
     assert "hunter2secret" not in text, text
+
+
+def test_an_ipv6_state_url_is_shown_with_its_brackets() -> None:
+    # Review r39 R39-7: shown as redis://:***@::1:6390/0 (no URL), the hint repeated the whole URL for its host.
+    from nanohubmcp.state.url import redact, store_unreachable
+
+    shown = redact("redis://:sekret@[::1]:6390/0")
+    assert shown == "redis://:***@[::1]:6390/0"
+    said = str(store_unreachable(shown, ConnectionError("Error 111 connecting to ::1:6390. Connection refused.")))
+    assert "(is redis-server running at [::1]:6390, and reachable from this machine?)" in said, said
+    assert "sekret" not in said
