@@ -91,6 +91,9 @@ def default_breaks(schema: dict[str, Any], default: object) -> str | None:
         "its default -1 breaks its constraint gt=0 (the schema's exclusiveMinimum 0): a v"
     """
     value = json_default(default)
+    if value is NOT_JSON and isinstance(default, (set, frozenset)):  # not published, but checked (review r39 R39-6)
+        items = [json_default(each) for each in default]
+        value = NOT_JSON if any(each is NOT_JSON for each in items) else items
     if value is NOT_JSON or unpublished_default(value) is not None:
         return None
     if isinstance(default, enum.Enum) and default.name in (schema.get("enum") or ()):
