@@ -178,9 +178,14 @@ STOPS_WHEN_CANCELLED = "stops_when_cancelled"
 program's process group, a Sim2L kernel): a call past ``tool_timeout`` then says its run was stopped."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False, repr=False)
 class Tool:
     """A tool: a function the model can call (MCP Server § Tools).
+
+    A dataclass (``dataclasses.replace``, ``fields`` and ``asdict`` work on it) whose ``__init__`` and
+    ``__repr__`` are written out: the ones ``@dataclass`` makes are compiled from source when this module
+    loads, ~2.8 M instructions of every server's cold start (bench/startup.md, tenth pass). They take and
+    show the same fields in the same order.
 
     Attributes:
         name: unique name, 1-128 of ``[A-Za-z0-9_.-]`` (SEP-986).
@@ -206,6 +211,46 @@ class Tool:
     is_coroutine: bool = False
     icons: list[dict[str, Any]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        signature: Signature,
+        input_schema: dict[str, Any],
+        validator: ArgumentValidator,
+        description: str | None = None,
+        title: str | None = None,
+        tags: frozenset[str] = frozenset(),
+        meta: dict[str, Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        output_validator: OutputValidator | None = None,
+        background: bool = False,
+        is_coroutine: bool = False,
+        icons: list[dict[str, Any]] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.fn = fn
+        self.signature = signature
+        self.input_schema = input_schema
+        self.validator = validator
+        self.description = description
+        self.title = title
+        self.tags = tags
+        self.meta = meta
+        self.annotations = annotations
+        self.output_schema = output_schema
+        self.output_validator = output_validator
+        self.background = background
+        self.is_coroutine = is_coroutine
+        self.icons = icons
+        self.extra = {} if extra is None else extra  # a dict of its own per tool (the field's default_factory)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _TOOL_FIELDS)
+        return f"Tool({shown})"
 
     @classmethod
     def from_function(
@@ -315,6 +360,9 @@ class Tool:
             if support != "forbidden":
                 wire["execution"] = {"taskSupport": support}
         return wire
+
+
+_TOOL_FIELDS = tuple(Tool.__dataclass_fields__)  # what the repr shows, in the fields' order
 
 
 TASK_SUPPORT = "task_support"
