@@ -54,8 +54,9 @@ def measure_data_with(writer: Callable[[object], str]) -> None:
     _writer = writer
 
 
-_CUT_NOTE: Final = re.compile(rf"… \[cut: [0-9]{{1,20}} characters in all; a client is sent {MAX_NOTIFIED_CHARS}\]")
-"""The note :func:`notified_text` ends a cut text with (after its first :data:`MAX_NOTIFIED_CHARS` characters)."""
+_CUT_NOTE: Final = rf"… \[cut: [0-9]{{1,20}} characters in all; a client is sent {MAX_NOTIFIED_CHARS}\]"
+"""The pattern of the note :func:`notified_text` ends a cut text with (after its first :data:`MAX_NOTIFIED_CHARS`
+characters): text ``re`` compiles at the first text that long, not at every server's start."""
 
 
 def notified_text(message: str) -> str:
@@ -70,7 +71,7 @@ def notified_text(message: str) -> str:
     >>> cut.endswith("x… [cut: 70000 characters in all; a client is sent 65536]"), notified_text(cut) == cut
     (True, True)
     """
-    if len(message) <= MAX_NOTIFIED_CHARS or _CUT_NOTE.fullmatch(message, MAX_NOTIFIED_CHARS):
+    if len(message) <= MAX_NOTIFIED_CHARS or re.compile(_CUT_NOTE).fullmatch(message, MAX_NOTIFIED_CHARS):
         return message
     said = f"… [cut: {len(message)} characters in all; a client is sent {MAX_NOTIFIED_CHARS}]"
     return message[:MAX_NOTIFIED_CHARS] + said

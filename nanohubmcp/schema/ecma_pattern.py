@@ -42,16 +42,19 @@ _ESCAPES = {
     "\\N": "\\N{...} (a character by name): write the character itself",
     "\\U": "\\U........ (an 8-digit code point): write the character itself",
 }
-_MASKED_RULES = [  # over the pattern with escapes and class members masked (same length, positions kept)
-    (re.compile(r"\(\?P"), "(?P...) (a Python named group or reference): use a plain group (...)"),
-    (re.compile(r"\(\?#"), "(?#...) (a Python comment): leave it out"),
-    (re.compile(r"\(\?\("), "(?(...)...) (a conditional group): not in ECMA-262"),
-    (re.compile(r"\(\?>"), "(?>...) (an atomic group): not in ECMA-262"),
-    (re.compile(r"\(\?[aiLmsux-]+[:)]"), "an inline flag (?i)/(?i:...): write it into the pattern ([A-Za-z])"),
-    (re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})\+"), "a possessive quantifier (*+, ++, ?+, {n}+): not in ECMA-262"),
-    (re.compile(r"\{,\d*\}"), "{,n} (Python's 0 to n): write {0,n}"),
+# Over the pattern with escapes and class members masked (same length, positions kept). Pattern texts that `re`
+# compiles at their first use (a pattern given at registration): compiled here they cost every server's start
+# ~1 M instructions, and most tools have no pattern.
+_MASKED_RULES = [
+    (r"\(\?P", "(?P...) (a Python named group or reference): use a plain group (...)"),
+    (r"\(\?#", "(?#...) (a Python comment): leave it out"),
+    (r"\(\?\(", "(?(...)...) (a conditional group): not in ECMA-262"),
+    (r"\(\?>", "(?>...) (an atomic group): not in ECMA-262"),
+    (r"\(\?[aiLmsux-]+[:)]", "an inline flag (?i)/(?i:...): write it into the pattern ([A-Za-z])"),
+    (r"(?:[*+?]|\{\d*(?:,\d*)?\})\+", "a possessive quantifier (*+, ++, ?+, {n}+): not in ECMA-262"),
+    (r"\{,\d*\}", "{,n} (Python's 0 to n): write {0,n}"),
 ]
-_INLINE_FLAG = re.compile(r"\(\?[aiLmsux-]+[:)]")
+_INLINE_FLAG = r"\(\?[aiLmsux-]+[:)]"
 
 
 def python_only(pattern: str) -> str | None:
@@ -67,7 +70,7 @@ def python_only(pattern: str) -> str | None:
         if token in _ESCAPES:
             return _ESCAPES[token]
     text = _masked(pattern)
-    found = [(m.start(), said) for rule, said in _MASKED_RULES if (m := rule.search(text))]
+    found = [(m.start(), said) for rule, said in _MASKED_RULES if (m := re.search(rule, text))]
     return min(found)[1] if found else None
 
 
@@ -135,7 +138,7 @@ def _end_anchored(pattern: str) -> str:
     """``pattern`` with each ``$`` outside a class as ``\\Z``; unchanged when it holds an inline flag."""
     if "$" not in pattern:
         return pattern
-    if _INLINE_FLAG.search(_masked(pattern)):
+    if re.search(_INLINE_FLAG, _masked(pattern)):
         return pattern
     return "".join("\\Z" if token == "$" and kind == "out" else token for token, kind in _tokens(pattern))
 

@@ -49,11 +49,11 @@ from .gate import EARLY, NO_TOKEN, edge_refusal
 from .headers import ALLOW_HEADERS, EXPOSE_HEADERS, JSON_TYPE
 from .origin import is_ip_host
 from .reached_host import reached_host
-from .served import ServedServer
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
     from ..server.wire.principal import Principal
+    from .served import ServedServer
 
 log = logging.getLogger("nanohubmcp.http")
 

@@ -12,8 +12,6 @@ Elsewhere than Linux (no such tables) it says nothing, and the refusal keeps its
 
 from __future__ import annotations
 
-from pathlib import Path
-
 __all__ = ["connection_note", "ephemeral_range", "held_by_connection", "local_states"]
 
 _LISTEN = "0A"
@@ -29,7 +27,7 @@ def local_states(port: int) -> list[str] | None:
     read = False
     for table in _TABLES:
         try:
-            lines = Path(table).read_text().splitlines()[1:]
+            lines = _text(table).splitlines()[1:]
         except OSError:
             continue
         read = True
@@ -43,7 +41,7 @@ def local_states(port: int) -> list[str] | None:
 def ephemeral_range() -> tuple[int, int] | None:
     """The ports (first, last) the system gives client connections as their local ports; None when unknown."""
     try:
-        first, last = (int(word) for word in Path(_RANGE).read_text().split())
+        first, last = (int(word) for word in _text(_RANGE).split())
     except (OSError, ValueError):
         return None
     return first, last
@@ -88,3 +86,9 @@ def _outside(first: int, last: int) -> str | None:
     if last < _LAST_PORT:
         return f"one above {last}"
     return None
+
+
+def _text(path: str) -> str:
+    # open(), not pathlib (which every server's start would import for this: ~1 M instructions)
+    with open(path) as table:
+        return table.read()

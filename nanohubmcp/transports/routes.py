@@ -22,7 +22,7 @@ import functools
 import importlib
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_plus
 
 import tornado.web
@@ -36,9 +36,11 @@ from .config import TransportConfig
 from .headers import session_query
 from .http_server import LimitedApplication
 from .not_found import NotFoundHandler
-from .served import ServedServer
 from .streamable_http import StreamableHTTPHandler
 from .url_path import spellings
+
+if TYPE_CHECKING:
+    from .served import ServedServer
 
 
 def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Application:

@@ -49,12 +49,12 @@ from .http_server import LimitedServer
 from .ports import bind
 from .process_end import was_served
 from .routes import make_app
-from .served import ServedServer
 from .workers import HANGUP, HANGUP_LINE, WORKER_DEATHS, say, stop_signals, watch_parent, worker_task
 
 if TYPE_CHECKING:
     from .exit_watch import ExitWatch
     from .process_exit import StopNotice
+    from .served import ServedServer
 
 log = logging.getLogger("nanohubmcp")
 

@@ -38,6 +38,10 @@ SCRIPT = textwrap.dedent("""
 
     re._compile = recording
 
+    def made_by_dataclasses(function):  # what @dataclass compiles from source is named "<string>"
+        function = getattr(function, "__wrapped__", function)  # (its __repr__ is wrapped by a recursion guard)
+        return getattr(getattr(function, "__code__", None), "co_filename", None) == "<string>"
+
     from nanohubmcp import MCPServer
 
     server = MCPServer("lean")
@@ -65,8 +69,13 @@ SCRIPT = textwrap.dedent("""
                 f"{name}.{value.__name__}" for name, module in list(sys.modules.items())
                 if name.startswith("nanohubmcp") for value in list(vars(module).values())
                 if isinstance(value, type) and value.__module__ == name and hasattr(value, "_field_defaults"))
-            print(json.dumps({"modules": sorted(sys.modules), "patterns": compiled, "named_tuples": named_tuples}),
-                  flush=True)
+            made = sorted(  # dataclass methods compiled from source as the class was made (~1-2 M instructions each)
+                f"{name}.{value.__name__}.{method}" for name, module in list(sys.modules.items())
+                if name.startswith("nanohubmcp") for value in list(vars(module).values())
+                if isinstance(value, type) and value.__module__ == name and hasattr(value, "__dataclass_fields__")
+                for method in ("__init__", "__repr__", "__eq__") if made_by_dataclasses(getattr(value, method)))
+            print(json.dumps({"modules": sorted(sys.modules), "patterns": compiled, "named_tuples": named_tuples,
+                              "made_methods": made}), flush=True)
         return result
 
     server.start(host="127.0.0.1", port=0)
@@ -169,6 +178,8 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.stateless.discover",
     "nanohubmcp.protocol.large_json",  # a body of 1 MiB or more
     "nanohubmcp.transports.limit_option",  # the command line's limits and the most workers: run(workers=N > 1) only
+    "pathlib",  # a busy port's note reads /proc with open() (transports.port_holders)
+    "nanohubmcp.transports.served",  # the transports' seam with the facade: for type checkers only
 )
 
 
@@ -181,6 +192,8 @@ NOT_COMPILED_BEFORE_FIRST_USE = (
     ("nanohubmcp.schema.paths", "_INDEX"),  # a violation's JSON pointer
     ("nanohubmcp.server.stateless.headers", "_FIELD_VALUE"),  # a mirrored Mcp-Param header
     ("nanohubmcp.server.registry.listed_text", "_MIME"),  # a resource's mime_type= (the probe gives none)
+    ("nanohubmcp.schema.ecma_pattern", "_INLINE_FLAG"),  # a JSON Schema pattern holding a "$", or given by Field()
+    ("nanohubmcp.errors.sent_text", "_CUT_NOTE"),  # a text longer than a client is sent
 )
 
 NOT_COMPILED_ROUTES = ("/?$", "/sse/?$", "/tools/([^/]+)/?$", "/healthz$", "/readyz$", r"/openapi\.json$")
@@ -213,10 +226,18 @@ def test_the_first_answer_imports_nothing_it_does_not_need(tmp_path: Path) -> No
     # No ``NamedTuple`` is made by a module a first answer loads: each cost ~0.5 M instructions plus ~0.1 M a field
     # (its string annotations compiled into ForwardRefs); the eight there were written out as tuples
     assert seen["named_tuples"] == []
+    # Nor a dataclass whose methods ``@dataclass`` compiles from source as the class is made (the ``Tool`` record's
+    # ``__init__`` and ``__repr__``, ~2.8 M instructions, are written out). The resource records are made with the
+    # probe's first resource (not yet written out; a server without resources never loads them).
+    resource_records = "nanohubmcp.server.registry.resources."
+    assert [made for made in seen["made_methods"] if not made.startswith(resource_records)] == []
     patterns = [(f"{module}.{name}", getattr(importlib.import_module(module), name))
                 for module, name in NOT_COMPILED_BEFORE_FIRST_USE]
     assert all(isinstance(text, (str, bytes)) for _, text in patterns)  # text, compiled by ``re`` when used
     assert [where for where, text in patterns if repr(text) in seen["patterns"]] == []
+    from nanohubmcp.schema.ecma_pattern import _MASKED_RULES  # the ECMA-262 checks of a Field(pattern=...)
+
+    assert [rule for rule, _ in _MASKED_RULES if not isinstance(rule, str) or repr(rule) in seen["patterns"]] == []
     # Routes: a request to /mcp compiles that route's pattern only (transports.routes.FirstUsePath)
     assert "'/mcp/?$'" in seen["patterns"]
     assert [route for route in NOT_COMPILED_ROUTES if repr(route) in seen["patterns"]] == []
