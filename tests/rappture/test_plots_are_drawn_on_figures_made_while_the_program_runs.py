@@ -208,3 +208,21 @@ def test_the_first_run_of_a_process_has_its_plot_while_matplotlib_is_still_being
         done = subprocess.run([sys.executable, "-c", FIRST_RUN], capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "1", done.stderr
+
+
+def test_figures_are_prepared_only_once_the_program_has_started(clean: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found measuring (issue 28): made just before the program's start, the figure thread held the GIL
+    # while the run's thread started the program: the program started 20-70 ms later at load 5.
+    from nanohubmcp.sources.rappture import tool as tool_module
+
+    fermi = load_rappture_tool(FERMI, rappture="")
+    plots._library()  # imported: prepare_soon makes figures at once
+    events: list[str] = []
+    noted, soon = tool_module.record_group, plots.prepare_soon
+    monkeypatch.setattr(tool_module, "record_group", lambda *a: (events.append("started"), noted(*a))[1])
+    monkeypatch.setattr(plots, "prepare_soon", lambda *a: (events.append("prepare"), soon(*a))[1])
+
+    result = fermi.run({}).to_wire()
+
+    assert events == ["started", "prepare"]
+    assert [b["mimeType"] for b in result["content"] if b["type"] == "image"] == ["image/png"]

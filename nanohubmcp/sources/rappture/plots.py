@@ -12,8 +12,9 @@ What is left to do once the run file is read costs some two fifths of what a new
 and ``savefig`` would (108 M against 297 M instructions for a 200-point curve, bench/rappture.md),
 and starts as the program names its run file, while its process ends (:mod:`.tool`):
 
-- :func:`prepare`, called when a run starts (the first time :data:`PREPARE_AFTER` s after: :func:`prepare_soon`),
-  makes the blank figures (a figure on its Agg canvas,
+- :func:`prepare`, called once a run's program has started (the first time :data:`PREPARE_AFTER` s after:
+  :func:`prepare_soon`; not before the start: the thread holds the GIL for some ms, which delayed the start
+  of the program by as much), makes the blank figures (a figure on its Agg canvas,
   its axes and their tick marks) on a background thread while the tool's program runs, importing
   matplotlib there on the first run; :func:`pictures` draws on those (or makes its own when none is
   ready). Figures are used again: cleared on that thread, they keep their renderer, which
@@ -127,7 +128,7 @@ def _fill(dpi: float) -> None:
 def prepare(dpi: float | None = None) -> None:
     """Make blank figures for the next :func:`pictures` on a background thread; returns at once.
 
-    Called when a run starts, so that the figures (and, the first time, matplotlib's import) are
+    Called once a run's program has started, so that the figures (and, the first time, matplotlib's import) are
     made while the tool's program runs. Does nothing when a thread is already at it; without
     matplotlib the thread ends at once.
     """

@@ -2,8 +2,8 @@
 
 :func:`load_rappture_tool` reads the file once (title, about, ``<command>``, ``<limits>``, inputs);
 :meth:`RapptureTool.run` writes the driver in a fresh working directory (:mod:`.rundirs`), runs the program
-(:mod:`.execute`) while the figures for its plots are made (:func:`.plots.prepare`), reads the run
-file (:mod:`.outputs`) and removes the directory. The run file is read, and the plots drawn, as
+(:mod:`.execute`) while the figures for its plots are made (:func:`.plots.prepare`, once it has started), reads
+the run file (:mod:`.outputs`) and removes the directory. The run file is read, and the plots drawn, as
 soon as the program names it (``=RAPPTURE-RUN=>``, printed once the file is written), while the
 program's process ends; that result is returned when the program then exits with status 0 and
 leaves the file as it was, else the file is read again.
@@ -191,8 +191,12 @@ class RapptureTool:
                 argv = [self.rappture, "-execute", str(driver), "-tool", str(self.path)]
             else:
                 argv = command_line(self.command, self.directory, driver)
-            # blank figures (and matplotlib) made while the program runs, unless it ends at once
-            stop_preparing = plots.prepare_soon(figure_dpi) if plot and self.may_plot else None
+            stop_preparing: list[Callable[[], object]] = []
+
+            def on_start(pgid: int) -> None:
+                record_group(workdir, pgid)
+                if plot and self.may_plot:  # blank figures (and matplotlib) made while the program runs
+                    stop_preparing.append(plots.prepare_soon(figure_dpi))  # (once started: see plots.prepare)
             early: dict[str, tuple[ET.Element, ToolResult]] = {}  # the run file's text -> parsed, shaped
 
             def shape(root: ET.Element) -> ToolResult:
@@ -219,15 +223,15 @@ class RapptureTool:
                     on_progress=on_progress,
                     cancelled=cancelled,
                     on_run_file=None if self.rappture else on_run_file,
-                    on_start=lambda pgid: record_group(workdir, pgid),
+                    on_start=on_start,
                 )
             except OSError as exc:
                 raise ToolError(
                     f"Rappture tool '{self.name}': cannot start {argv[0]!r}: {exc.strerror or exc}"
                 ) from None
             finally:
-                if stop_preparing is not None:
-                    stop_preparing()
+                for stop in stop_preparing:
+                    stop()
             source, root = self._run_document(outcome, workdir, {text: r for text, (r, _) in early.items()})
             if source in early:  # the file as the program left it: shaped while the program exited
                 return early[source][1]
