@@ -16,7 +16,8 @@ from pathlib import Path
 from ..run_folders import RunFolders, record_group
 from .running import stop_all
 
-__all__ = ["PREFIX", "RUN_MARK", "record_group", "remove_run_directory", "run_directory", "sweep", "sweep_once"]
+__all__ = ["PREFIX", "RUN_MARK", "record_group", "remove_run_directory", "remove_run_directory_soon", "run_directory",
+           "sweep", "sweep_once"]
 
 PREFIX = "nanohubmcp-rappture-"
 """How the parent of a process's run directories is named: ``PREFIX<host>-<pid>-<random>``."""
@@ -36,6 +37,12 @@ def run_directory(tool: str) -> Path:
 def remove_run_directory(run: Path) -> None:
     """Remove the working directory ``run`` of an ended run, and the note of its process group."""
     _FOLDERS.remove(run)
+
+
+def remove_run_directory_soon(run: Path) -> None:
+    """:func:`remove_run_directory` on this process's removal thread, returning at once (a run's answer does not
+    wait for it: :meth:`..run_folders.RunFolders.remove_soon`)."""
+    _FOLDERS.remove_soon(run)
 
 
 def sweep(directory: str | None = None) -> list[Path]:

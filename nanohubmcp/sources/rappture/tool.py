@@ -3,7 +3,8 @@
 :func:`load_rappture_tool` reads the file once (title, about, ``<command>``, ``<limits>``, inputs);
 :meth:`RapptureTool.run` writes the driver in a fresh working directory (:mod:`.rundirs`), runs the program
 (:mod:`.execute`) while the figures for its plots are made (:func:`.plots.prepare`, once it has started), reads
-the run file (:mod:`.outputs`) and removes the directory. The run file is read, and the plots drawn, as
+the run file (:mod:`.outputs`) and has the directory removed (on a thread of its own: the answer does not
+wait for it). The run file is read, and the plots drawn, as
 soon as the program names it (``=RAPPTURE-RUN=>``, printed once the file is written), while the
 program's process ends; that result is returned when the program then exits with status 0 and
 leaves the file as it was, else the file is read again.
@@ -35,7 +36,7 @@ from .driver import current_values, write_driver
 from .execute import Outcome, command_line, find_rappture, program_environment, run_program
 from .inputs import Inputs, read_inputs, text_of
 from .outputs import read_outputs, tool_result
-from .rundirs import RUN_MARK, record_group, remove_run_directory, run_directory
+from .rundirs import RUN_MARK, record_group, remove_run_directory_soon, run_directory
 from .schema import input_schema
 
 __all__ = ["PROXY_TIMEOUT", "RapptureTool", "load_rappture_tool", "time_limit"]
@@ -236,8 +237,8 @@ class RapptureTool:
             if source in early:  # the file as the program left it: shaped while the program exited
                 return early[source][1]
             return shape(root)
-        finally:
-            remove_run_directory(workdir)
+        finally:  # (the answer does not wait for it: the scan for helpers carrying the run's mark, the files)
+            remove_run_directory_soon(workdir)
 
     def _run_document(self, outcome: Outcome, workdir: Path, parsed: dict[str, ET.Element]) -> tuple[str, ET.Element]:
         """The run file's text and document (``parsed``: documents already read, by their text), or a
