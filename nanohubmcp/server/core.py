@@ -287,8 +287,9 @@ class ServerCore:
 
             self.telemetry = install(self.dispatcher.pipeline.wrap, self.sessions, self.version,
                                      prompts=self.registry.prompts.get)
+        began = not testing and self.first_use.serving_began()  # (first: the store is told the directory served)
         self._share(loop)
-        if not testing and self.first_use.serving_began():
+        if began:
             self.dispatcher.pipeline.remake()  # the provenance and cache layers held the stores dropped
         self.first_use.resume_jobs()
         if (records := self.first_use.provenance_made) is not None:
@@ -384,10 +385,7 @@ class ServerCore:
         self.shutdown.begin()
         for request in list(self.in_flight):
             stop_request(request, "the server is shutting down")
-        if streams_later:
-            self.sessions.cancel_all()
-        else:
-            self.sessions.close_all()
+        self.sessions.cancel_all() if streams_later else self.sessions.close_all()
         self.core_jobs.end_run()
         records = self.first_use.provenance_made
         if records is not None:  # the records of answered calls are on disk when stop() returns (at once)

@@ -76,8 +76,10 @@ class SharedState(Protocol):
         process, a request of its session (None: stop)."""
         ...
 
-    def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Connect on ``loop`` (the serving loop of this process) and start the background work."""
+    def start(self, loop: asyncio.AbstractEventLoop, state_dir: str | None = None) -> None:
+        """Connect on ``loop`` (the serving loop of this process) and start the background work. ``state_dir``: this
+        process's state directory (resolved), compared once with the live peers' (one WARNING when one differs:
+        a result one keeps as a link is read only where that directory is); None: not compared."""
 
     async def close(self, flush: float = CLOSE_FLUSH_SECONDS) -> None:
         """Write what is queued for the event logs (waiting ``flush`` seconds at most: a store that does not

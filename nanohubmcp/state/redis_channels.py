@@ -1,7 +1,8 @@
 """What passes between the processes sharing a Redis: each one's heartbeat and its pub/sub channels.
 
 - ``proc:<process>``: a heartbeat refreshed every :data:`HEARTBEAT_SECONDS`, so another process can
-  tell a stream whose producer died (:meth:`ProcessChannels.alive`);
+  tell a stream whose producer died (:meth:`ProcessChannels.alive`); its value is the process's state
+  directory's mark (:mod:`.redis_state_dirs`), ``"1"`` before it is set;
 - ``c:<process>``: the process's own channel: answers to the server→client requests it waits for
   (``p:<session>:<request>`` names the waiting process until the request's timeout) and invalidations
   of the session records it caches (:mod:`.redis_sessions`);
@@ -28,6 +29,7 @@ from .errors import StateUnavailable
 from .redis_events import RETRY_SECONDS, Guard
 from .redis_refusals import refusal
 from .redis_sessions import RedisSessions
+from .redis_state_dirs import compare_state_dirs, state_dir_mark
 
 log = logging.getLogger("nanohubmcp.state")
 
@@ -70,6 +72,8 @@ class ProcessChannels:
         self.on_answer: Callable[[str, str, dict[str, Any]], None] | None = None
         self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
         self.on_cancel: Callable[[str, Any, Any], None] | None = None
+        self.mark = "1"
+        """What the heartbeat holds: this process's state directory's mark (:mod:`.redis_state_dirs`) once set."""
 
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(session id, request id, response)`` when another process relays an answer."""
@@ -83,6 +87,12 @@ class ProcessChannels:
         """Call ``callback(session id, request id, reason)`` for a cancel posted to another process."""
         self.on_cancel = callback
 
+    def share_state_dir(self, directory: str) -> Coroutine[Any, Any, None]:
+        """The heartbeat holds ``directory``'s mark from now on; returns the work comparing it once with the live
+        peers' (:func:`~.redis_state_dirs.compare_state_dirs`: one WARNING when a peer's state directory is another)."""
+        self.mark = state_dir_mark(directory)
+        return compare_state_dirs(self._guard, self._key, self.process, directory, HEARTBEAT_TTL, self.shown)
+
     # -- background work -------------------------------------------------------------------
     async def heartbeat(self) -> None:
         """Refresh this process's heartbeat every :data:`HEARTBEAT_SECONDS`, until cancelled. A store
@@ -90,7 +100,7 @@ class ProcessChannels:
         while True:
             try:
                 async with self._guard() as client:
-                    await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+                    await self._beat(client)
                 self._wrote()
             except asyncio.CancelledError:
                 raise
@@ -147,11 +157,22 @@ class ProcessChannels:
         ``went_down`` (nothing is cached until a heartbeat is taken) and the subscription is made all the
         same: answers and cancels from other processes still arrive."""
         try:
-            await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+            await self._beat(client)
         except Exception as exc:
             if refusal(exc) is None:
                 raise
             self._went_down(exc)
+
+    async def _beat(self, client: Any) -> None:
+        """Write the heartbeat (with the state directory's mark, once set: the set of processes that compared
+        marks then lives as long as a heartbeat, :mod:`.redis_state_dirs`)."""
+        if self.mark == "1":
+            await client.set(self._key("proc", self.process), self.mark, ex=HEARTBEAT_TTL)
+            return
+        pipe = client.pipeline(transaction=False)
+        pipe.set(self._key("proc", self.process), self.mark, ex=HEARTBEAT_TTL)
+        pipe.expire(self._key("procs"), HEARTBEAT_TTL)
+        await pipe.execute()
 
     def _deliver(self, channel: str, data: str) -> None:
         try:

@@ -18,9 +18,8 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
   its timeout; answers, and invalidations of cached session records, travel on that process's
   channel ``c:<process>`` (Redis pub/sub, :mod:`~nanohubmcp.state.redis_channels`);
-- ``proc:<process>``: a heartbeat refreshed every
-  :data:`~nanohubmcp.state.redis_channels.HEARTBEAT_SECONDS`, so another process can tell a stream
-  whose producer died;
+- ``proc:<process>``: a heartbeat refreshed every :data:`~nanohubmcp.state.redis_channels.HEARTBEAT_SECONDS`, so
+  another process can tell a stream whose producer died; ``procs``: who compared state_dirs (:mod:`.redis_state_dirs`);
 - ``wk:<process>``: the wake log of the process's one blocking read of event logs
   (:mod:`~nanohubmcp.state.redis_reads`);
 - ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids
@@ -137,12 +136,14 @@ class RedisState:
         """Call ``callback(session id, request id, reason)`` for a cancel posted to another process."""
         self.channels.cancels_to(callback)
 
-    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+    def start(self, loop: asyncio.AbstractEventLoop, state_dir: str | None = None) -> None:
         self._client = connect(self.url.url, waits=True)
         # No quiet retry: the reading task sends its XREAD again itself (and ends at close()).
         self._reader = connect(self.url.url, retries=0, single=True)
         self._tasks.append(self.events.start(loop))
         self._tasks.append(self.reads.start(loop))
+        if state_dir is not None:  # its mark rides the heartbeat, compared with the live peers' once
+            self._tasks.append(loop.create_task(self.channels.share_state_dir(state_dir)))
         for work in (self.channels.heartbeat, self.channels.listen, self.sessions.keep_clocks):
             self._tasks.append(loop.create_task(work()))
 
@@ -258,10 +259,7 @@ class RedisState:
             self.down = True
             log.warning(
                 "shared state store %s unreachable (%s: %s); answering 503 until it is back",
-                self.shown,
-                type(exc).__name__,
-                exc,
-            )
+                self.shown, type(exc).__name__, exc)
 
     def _came_back(self) -> None:
         if self.down:

@@ -223,8 +223,9 @@ class StateLink:
 
     def connect(self, loop: asyncio.AbstractEventLoop) -> tuple[Replication, str | bytes] | None:
         """Connect to the shared state store on ``loop`` (the serving loop of this process): the replication
-        keeping this process's sessions in step, and the ``requestState`` key; None for memory and SQLite."""
-        return self.store_link.connect(loop) if self.store_link is not None else None
+        keeping this process's sessions in step, and the ``requestState`` key; None for memory and SQLite. The state
+        directory is compared with the live peers' once (a WARNING when one differs)."""
+        return self.store_link.connect(loop, self.directory()) if self.store_link is not None else None
 
     def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None, *,
                    keep: bool = False) -> asyncio.Task[None] | None:

@@ -65,11 +65,13 @@ class StoreLink:
         if self._secret is None:
             self._key = self._open().request_state_key()  # only made, not started: no connection stays open
 
-    def connect(self, loop: asyncio.AbstractEventLoop) -> tuple[Replication, str | bytes]:
+    def connect(self, loop: asyncio.AbstractEventLoop,
+                state_dir: str | None = None) -> tuple[Replication, str | bytes]:
         """Connect on ``loop`` (the serving loop of this process); returns the replication keeping
         this process's sessions in step, and the ``requestState`` key: the secret given, else the one
         :meth:`prepare` read, else the store's read now (an application served by ``make_app()``,
-        whose runner called no :meth:`prepare`)."""
+        whose runner called no :meth:`prepare`). ``state_dir``, this process's state directory, is compared
+        once with the live peers' (a WARNING when one differs: :mod:`nanohubmcp.state.redis_state_dirs`)."""
         from .replication import Replication  # several processes: with the shared store only
 
         state = self._open()
@@ -79,7 +81,7 @@ class StoreLink:
         # line, before the heartbeat and the subscription log failures.
         secret, read, self._key = self._secret, self._key, None
         key = secret if secret is not None else read if read is not None else state.request_state_key()
-        state.start(loop)
+        state.start(loop, state_dir)
         return Replication(self._sessions, state), key
 
     def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None, *,
