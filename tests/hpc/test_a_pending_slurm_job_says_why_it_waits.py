@@ -69,6 +69,7 @@ def test_a_job_slurm_holds_answers_queued_with_its_reason(slurm_cluster: str, tm
                             "the job's Slurm reason", 30)
         slurm_id = answer["message"].split()[5]
         assert answer == {"status": "running", "job_id": job_id, "queued": True,
+                          "slurm": {"job_id": slurm_id, "state": "PENDING", "node": "", "reason": "BeginTime"},
                           "message": f"queued at Slurm as job {slurm_id} (reason: BeginTime)"}
 
         session = routes.session()  # as an MCP task: working, saying why it waits

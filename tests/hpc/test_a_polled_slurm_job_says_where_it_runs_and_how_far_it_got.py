@@ -6,6 +6,10 @@ Found by a fresh-scientist trial (trial 15, F3): ``tasks/get`` answered statusMe
 whole run, though the job reported "10/60 sweep 10" and ``%mcp jobs`` showed it. Now the task says
 ``"Slurm job N is running on node vm; 10/60 (17%) sweep 10"`` and ``get_job_result`` carries
 ``"progress": {"progress": 10, "total": 60, "message": "sweep 10"}``.
+
+Trial 66 F11: ``get_job_result`` said nothing of the Slurm job (its id, state, node) while it ran or once it
+ended; only the task's ``_meta`` and log messages did (the official SDK cannot make tasks, and warns that logging
+is deprecated). Its answer now carries ``"slurm": {"job_id", "state", "node", "reason"}``.
 """
 
 from __future__ import annotations
@@ -66,10 +70,12 @@ def test_a_running_slurm_tasks_status_message_carries_its_progress(slurm_cluster
             assert polled() == {
                 "status": "running",
                 "job_id": task_id,
+                "slurm": {"job_id": slurm_id, "state": "RUNNING", "node": slurm_cluster, "reason": ""},
                 "progress": {"progress": 10, "total": 60, "message": "sweep 10"},
             }
             release.touch()
             done = wait_until(lambda: (a := polled())["status"] != "running" and a, "the end", 90)
             assert done["status"] == "done", done
+            assert done["slurm"] == {"job_id": slurm_id, "state": "COMPLETED", "node": slurm_cluster, "reason": ""}
     finally:
         release.touch()

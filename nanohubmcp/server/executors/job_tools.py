@@ -30,15 +30,34 @@ if TYPE_CHECKING:
     from .service import JobHost
 
 
+SLURM_META = "org.nanohub/slurm"
+"""The task metadata key where the Slurm executor says where a job is (:mod:`.slurm_announce`)."""
+SLURM_FACTS = ("job_id", "state", "node", "reason")
+"""What ``get_job_result`` answers of it, as ``slurm``."""
+
+
+def job_head(job: jobmod.Job, status: str) -> dict[str, Any]:
+    """The first fields of ``get_job_result``'s answer: ``status``, ``job_id`` and, for a job run on Slurm, ``slurm``:
+    ``{"job_id": Slurm's job id, "state": Slurm's state ("PENDING", "RUNNING", "COMPLETED"...), "node": the node it
+    runs or ran on ("" until known), "reason": Slurm's reason while it waits ("" else)}``, the facts of the task's
+    ``_meta["org.nanohub/slurm"]``: a client that cannot use tasks, or does not read log messages, sees them."""
+    head: dict[str, Any] = {"status": status, "job_id": job.id}
+    where = (job.task_meta() or {}).get(SLURM_META)
+    if isinstance(where, dict):
+        head["slurm"] = {key: where.get(key) or "" for key in SLURM_FACTS}
+    return head
+
+
 def job_status(job: jobmod.Job) -> dict[str, Any]:
     """What ``get_job_result`` answers for ``job`` (idempotent until the job expires): while it runs
     ``{"status": "running", "job_id"}``, with ``"queued": true`` (and ``ahead``, or the batch queue's
     ``message``) while it waits, and ``"progress": {"progress", "total"?, "message"?}`` once it reported
     some (:meth:`~nanohubmcp.server.jobs.record.Job.progress_report`); then ``done`` with its
     ``result`` (:func:`job_value`, each block named by its index in :func:`job_answer`'s content:
-    :func:`answer_places`), ``error`` with the ``error``, or ``cancelled``."""
+    :func:`answer_places`), ``error`` with the ``error``, or ``cancelled``. A job run on Slurm has ``slurm`` beside
+    its ``job_id`` in every state (:func:`job_head`)."""
     if job.status in (jobmod.WORKING, jobmod.INPUT_REQUIRED):
-        running: dict[str, Any] = {"status": "running", "job_id": job.id}
+        running = job_head(job, "running")
         if job.waiting is not None:  # waiting for a turn at its executor (jobs.fair), in this process
             running.update(queued=True, ahead=job.waiting())
         elif job.status_message == jobmod.QUEUED:  # the same, seen from another process
@@ -50,11 +69,11 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
             running["progress"] = report
         return running
     if job.status == jobmod.COMPLETED:
-        return {"status": "done", "job_id": job.id, "result": polled_value(job)}
+        return {**job_head(job, "done"), "result": polled_value(job)}
     if job.status == jobmod.CANCELLED:
-        return {"status": "cancelled", "job_id": job.id}
+        return job_head(job, "cancelled")
     error = job.status_message or (job.error or {}).get("message") or "the job failed"
-    return {"status": "error", "job_id": job.id, "error": error}
+    return {**job_head(job, "error"), "error": error}
 
 
 def polled_value(job: jobmod.Job) -> Any:
@@ -233,7 +252,7 @@ def job_answer(job: jobmod.Job, kept: Kept | None = None) -> dict[str, Any] | To
     ``result`` names the link (``"<content[N]>"``), as a direct MCP call of the tool answers such data."""
     done = job.status == jobmod.COMPLETED
     aside = kept(job, functools.partial(polled_value, job)) if kept is not None and done else None
-    status = job_status(job) if aside is None else {"status": "done", "job_id": job.id}
+    status = job_status(job) if aside is None else job_head(job, "done")
     uri = job.provenance_uri()
     meta = {jobmod.PROVENANCE_META: uri} if uri is not None else None
     if status["status"] != "done":
