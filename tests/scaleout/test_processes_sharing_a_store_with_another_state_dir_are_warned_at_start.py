@@ -6,6 +6,7 @@ shared directory, or a peer that stopped, nothing is said.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 
@@ -37,15 +38,24 @@ def _server(state_dir: Path, url: str) -> MCPServer:
     return server
 
 
+def _started_one_after_the_other(first: Path, second: Path, url: str, caplog: pytest.LogCaptureFixture, *,
+                                 overlapping: bool = True) -> list[logging.LogRecord]:
+    """Serve a process with the state directory ``first``, then (while it serves, unless not ``overlapping``) one
+    with ``second``; the two comparisons logged."""
+    caplog.set_level(logging.DEBUG, "nanohubmcp.state")
+    with contextlib.ExitStack() as served:
+        served.enter_context(serve(_server(first, url)))
+        wait_until(lambda: len(_compared(caplog)) == 1, "the first process compared its state_dir")
+        if not overlapping:
+            served.close()
+        with serve(_server(second, url)):
+            return wait_until(lambda: len(_compared(caplog)) == 2 and _compared(caplog),
+                              "the second process compared its state_dir")
+
+
 def test_a_process_whose_state_dir_differs_from_a_live_peers_says_so_once(
         tmp_path: Path, redis_server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, "nanohubmcp.state")
-    with serve(_server(tmp_path / "state_a", redis_server.url)):
-        wait_until(lambda: len(_compared(caplog)) == 1, "the first process compared its state_dir")
-        with serve(_server(tmp_path / "state_b", redis_server.url)):
-            compared = wait_until(lambda: len(_compared(caplog)) == 2 and _compared(caplog),
-                                  "the second process compared its state_dir")
-    first, second = compared
+    first, second = _started_one_after_the_other(tmp_path / "state_a", tmp_path / "state_b", redis_server.url, caplog)
     assert first.levelno == logging.DEBUG, first.getMessage()  # (no live peer yet)
     message = second.getMessage()
     assert second.levelno == logging.WARNING, message
@@ -58,23 +68,14 @@ def test_a_process_whose_state_dir_differs_from_a_live_peers_says_so_once(
 
 def test_processes_sharing_one_state_dir_say_nothing(
         tmp_path: Path, redis_server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, "nanohubmcp.state")
-    with serve(_server(tmp_path / "state", redis_server.url)):
-        wait_until(lambda: len(_compared(caplog)) == 1, "the first process compared its state_dir")
-        with serve(_server(tmp_path / "state", redis_server.url)):
-            compared = wait_until(lambda: len(_compared(caplog)) == 2 and _compared(caplog),
-                                  "the second process compared its state_dir")
+    compared = _started_one_after_the_other(tmp_path / "state", tmp_path / "state", redis_server.url, caplog)
     assert [r.levelno for r in compared] == [logging.DEBUG, logging.DEBUG], [r.getMessage() for r in compared]
     assert "with 1 other live process(es): none is another" in compared[1].getMessage()
 
 
 def test_a_peer_that_stopped_is_not_compared(
         tmp_path: Path, redis_server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, "nanohubmcp.state")
-    with serve(_server(tmp_path / "state_a", redis_server.url)):
-        wait_until(lambda: len(_compared(caplog)) == 1, "the first process compared its state_dir")
-    with serve(_server(tmp_path / "state_b", redis_server.url)):
-        compared = wait_until(lambda: len(_compared(caplog)) == 2 and _compared(caplog),
-                              "the second process compared its state_dir")
+    compared = _started_one_after_the_other(tmp_path / "state_a", tmp_path / "state_b", redis_server.url, caplog,
+                                            overlapping=False)
     assert compared[1].levelno == logging.DEBUG, compared[1].getMessage()
     assert "with 0 other live process(es)" in compared[1].getMessage()
