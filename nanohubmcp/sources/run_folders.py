@@ -64,7 +64,8 @@ from .lock_reach import locks_reach_hosts
 from .orphans import GROUP_SUFFIX, clock_ticks, record_group, stop_marked, stop_orphans
 from .unlockable import Unlockable
 
-__all__ = ["ABANDONED_AFTER_DAYS", "GROUP_SUFFIX", "MADE_GRACE_SECONDS", "RunFolders", "host_name", "record_group"]
+__all__ = ["ABANDONED_AFTER_DAYS", "GROUP_SUFFIX", "MADE_GRACE_SECONDS", "MAX_WAITING", "RunFolders", "host_name",
+           "record_group"]
 
 ABANDONED_AFTER_DAYS = 7
 """A parent the sweep cannot judge by its lock (another host's where locks are not seen across hosts, any where
@@ -75,6 +76,10 @@ MADE_GRACE_SECONDS = 600
 the lock just after making the file, and the hosts' clocks may differ a little."""
 AGE_SCAN_LIMIT = 10_000
 """The most entries of one parent looked at to tell whether it is abandoned (more: it is not judged so)."""
+
+MAX_WAITING = 64
+"""How many run directories may wait for the removal thread (:meth:`RunFolders.remove_soon`); past it a run's
+caller removes its own."""
 
 _LOCK = "owner.lock"
 _log = logging.getLogger(__name__)
@@ -154,8 +159,10 @@ class RunFolders:
         wait for the scan of ``/proc`` for helpers carrying its mark and its files' removal (2-20 ms, more on a busy
         host). Removals are made one at a time, in order; one still waiting when the process exits is made by
         the exit's removal of the whole parent (a killed process's, by the next sweep), as a run still running
-        then is."""
-        _REMOVALS.put(self, run)
+        then is. Past :data:`MAX_WAITING` removals waiting, the caller removes ``run`` itself: runs that end faster
+        than their directories go wait for it, so the waiting directories (on disk) stay bounded."""
+        if not _REMOVALS.put(self, run):
+            self.remove(run)
 
     def forget(self, run: Path) -> None:
         """Remove the note of the process group of the ended run whose directory was ``run`` (moved away),
@@ -271,13 +278,17 @@ class _Removals:
         self._thread: threading.Thread | None = None
         after_fork_in_child(self._forked)
 
-    def put(self, folders: RunFolders, run: Path) -> None:
+    def put(self, folders: RunFolders, run: Path) -> bool:
+        """Queue ``run``'s removal; False (nothing queued) when :data:`MAX_WAITING` already wait."""
         with self._lock:
+            if self._queue.qsize() >= MAX_WAITING:
+                return False
             self._queue.put((folders, run))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._work, args=(self._queue,), daemon=True,
                                                 name="nanohubmcp-run-removals")
                 self._thread.start()
+        return True
 
     @staticmethod
     def _work(waiting: queue.SimpleQueue[tuple[RunFolders, Path]]) -> None:

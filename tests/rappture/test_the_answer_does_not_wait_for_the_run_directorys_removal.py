@@ -48,3 +48,34 @@ def test_the_answer_comes_while_the_removal_waits_and_the_directory_goes_after(
         removal_may_go.set()
     wait_until(lambda: not run.exists(), "the run directory removed once the scan went on")
     call.join(10)
+
+
+def test_past_the_waiting_bound_a_run_removes_its_own_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs ending faster than their directories go must not pile directories up on disk: past
+    ``MAX_WAITING`` queued removals, the run's own thread removes its directory before answering."""
+    fermi = load_rappture_tool(FERMI, rappture="")
+    removal_may_go = threading.Event()
+    scanned: list[tuple[str, Path]] = []
+    real = run_folders.stop_marked
+
+    def slow_scan(mark: str, within: Path, **options: Any) -> list[int]:
+        scanned.append((threading.current_thread().name, within))
+        if threading.current_thread().name == "nanohubmcp-run-removals":
+            removal_may_go.wait(30)
+        return real(mark, within, **options)
+
+    monkeypatch.setattr(run_folders, "stop_marked", slow_scan)
+    monkeypatch.setattr(run_folders, "MAX_WAITING", 1)
+    try:
+        fermi.run({}, plot=False)  # its removal holds the removal thread
+        wait_until(lambda: scanned, "the removal thread at the first run's directory", timeout=20)
+        fermi.run({}, plot=False)  # waits in the queue (one waiting: the bound)
+        assert len(scanned) == 1
+        fermi.run({}, plot=False)  # past the bound: removed by this thread before the answer
+        [_, (name, third)] = scanned
+        assert name == threading.current_thread().name
+        assert not third.exists()
+    finally:
+        removal_may_go.set()
+    first = scanned[0][1]
+    wait_until(lambda: not first.exists() and len(scanned) == 3, "the queued removals made once the scan went on")
