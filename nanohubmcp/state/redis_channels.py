@@ -4,13 +4,14 @@
   tell a stream whose producer died (:meth:`ProcessChannels.alive`); its value is the process's state
   directory's mark (:mod:`.redis_state_dirs`), ``"1"`` before it is set;
 - ``c:<process>``: the process's own channel: answers to the server→client requests it waits for
-  (``p:<session>:<request>`` names the waiting process until the request's timeout) and invalidations
-  of the session records it caches (:mod:`.redis_sessions`);
+  (:mod:`.redis_answers`: relayed there, and kept until the subscription, made again, reads them) and
+  invalidations of the session records it caches (:mod:`.redis_sessions`);
 - ``bc``: notifications for every process's stateless-era listeners; ``cx``: a client's
   ``notifications/cancelled`` for the process running the request it names.
 
 One subscription per process reads the three channels, made again at once when its connection is
-lost (the cached session records depend on hearing every invalidation). What this module does not
+lost (the cached session records depend on hearing every invalidation); once Redis confirms it, the
+answers relayed while it was being made are read (:meth:`.RedisAnswers.collect`). What this module does not
 own: the connections and their guard (:class:`~nanohubmcp.state.redis_state.RedisState`), the session
 records (:mod:`.redis_sessions`).
 """
@@ -24,8 +25,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from ..protocol import jsonenc
 from .errors import StateUnavailable
+from .redis_answers import RedisAnswers
 from .redis_events import RETRY_SECONDS, Guard
 from .redis_refusals import refusal
 from .redis_sessions import RedisSessions
@@ -69,7 +70,7 @@ class ProcessChannels:
         self._closing = closing
         self._spawn = spawn
         self.shown = shown
-        self.on_answer: Callable[[str, str, dict[str, Any]], None] | None = None
+        self.answers = RedisAnswers(guard, key, process)
         self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
         self.on_cancel: Callable[[str, Any, Any], None] | None = None
         self.mark = "1"
@@ -77,7 +78,7 @@ class ProcessChannels:
 
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(session id, request id, response)`` when another process relays an answer."""
-        self.on_answer = callback
+        self.answers.on_answer = callback
 
     def broadcasts_to(self, callback: Callable[[str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(method, params)`` for a notification another process broadcast."""
@@ -134,6 +135,7 @@ class ProcessChannels:
                         self._deliver(message["channel"], message["data"])
                     elif message.get("type") == "subscribe" and message.get("channel") == own:
                         self._sessions.subscribed(True)  # Redis confirmed: invalidations reach us
+                        self._spawn(self.answers.collect())  # and answers: those relayed meanwhile are read
                         pause = 0.05
             except asyncio.CancelledError:
                 with contextlib.suppress(Exception):
@@ -185,10 +187,8 @@ class ProcessChannels:
         elif channel.endswith(":cx"):
             if payload.get("o") != self.process and self.on_cancel is not None:
                 self.on_cancel(str(payload.get("s")), payload.get("r"), payload.get("why"))
-        elif self._sessions.deliver(payload):
-            pass
-        elif self.on_answer is not None:
-            self.on_answer(str(payload.get("s")), str(payload.get("r")), payload.get("m") or {})
+        elif not self._sessions.deliver(payload):
+            self.answers.heard(payload)
 
     # -- what is published -----------------------------------------------------------------
     async def alive(self, process: str) -> bool:
@@ -212,22 +212,3 @@ class ProcessChannels:
         payload = json.dumps({"o": self.process, "s": session_id, "r": request_id, "why": reason})
         async with self._guard() as client:
             await client.publish(self._key("cx"), payload)
-
-    # -- server→client requests --------------------------------------------------------------
-    async def put_pending(self, session_id: str, request_id: str, ttl: float) -> None:
-        """Note this process as the one waiting for the answer, for ``ttl`` seconds."""
-        async with self._guard() as client:
-            await client.set(self._key("p", session_id, request_id), self.process, ex=max(1, int(ttl) + 1))
-
-    async def drop_pending(self, session_id: str, request_id: str) -> None:
-        async with self._guard() as client:
-            await client.delete(self._key("p", session_id, request_id))
-
-    async def answer(self, session_id: str, request_id: str, response: dict[str, Any]) -> bool:
-        """Relay an answer to the process waiting for it; False when none waits (or none heard it)."""
-        async with self._guard() as client:
-            owner = await client.get(self._key("p", session_id, request_id))
-            if owner is None:
-                return False
-            payload = json.dumps({"s": session_id, "r": request_id, "m": jsonenc.plain(response)})
-            return bool(await client.publish(self._key("c", str(owner)), payload))

@@ -15,9 +15,9 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
   subscribed); ``listeners``: sessions reading
   unrelated messages (a sorted set scored by expiry time); ``rd:<session>``: the readers of the
   session's unrelated-message stream open now (:mod:`~nanohubmcp.state.redis_readers`);
-- ``p:<session>:<request>``: which process waits for a server→client request's answer, until
-  its timeout; answers, and invalidations of cached session records, travel on that process's
-  channel ``c:<process>`` (Redis pub/sub, :mod:`~nanohubmcp.state.redis_channels`);
+- ``p:<session>:<request>``: which process waits for a server→client request's answer, until its timeout, and
+  ``a:<session>:<request>`` the answer, kept as long (:mod:`~nanohubmcp.state.redis_answers`); answers, and
+  invalidations of cached session records, travel on the process's channel ``c:<process>`` (Redis pub/sub);
 - ``proc:<process>``: a heartbeat refreshed every :data:`~nanohubmcp.state.redis_channels.HEARTBEAT_SECONDS`, so
   another process can tell a stream whose producer died; ``procs``: who compared state_dirs (:mod:`.redis_state_dirs`);
 - ``wk:<process>``: the wake log of the process's one blocking read of event logs
@@ -376,13 +376,13 @@ class RedisState:
 
     # -- server→client requests --------------------------------------------------------------
     async def put_pending(self, session_id: str, request_id: str, ttl: float) -> None:
-        await self.channels.put_pending(session_id, request_id, ttl)
+        await self.channels.answers.put(session_id, request_id, ttl)
 
     async def drop_pending(self, session_id: str, request_id: str) -> None:
-        await self.channels.drop_pending(session_id, request_id)
+        await self.channels.answers.drop(session_id, request_id)
 
     async def answer(self, session_id: str, request_id: str, response: dict[str, Any]) -> bool:
-        return await self.channels.answer(session_id, request_id, response)
+        return await self.channels.answers.relay(session_id, request_id, response)
 
     # -- the stateless era -------------------------------------------------------------------
     def consume_nonce(self, nonce: str, expires: float) -> bool:
