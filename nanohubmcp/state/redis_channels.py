@@ -7,11 +7,14 @@
   (:mod:`.redis_answers`: relayed there, and kept until the subscription, made again, reads them) and
   invalidations of the session records it caches (:mod:`.redis_sessions`);
 - ``bc``: notifications for every process's stateless-era listeners; ``cx``: a client's
-  ``notifications/cancelled`` for the process running the request it names.
+  ``notifications/cancelled`` for the process running the request it names, also kept
+  :data:`CANCEL_KEEP` seconds at ``cxk:<session>:<request id as JSON>`` for a process whose
+  subscription is being made again (it reads those of the requests it runs once it is made).
 
 One subscription per process reads the three channels, made again at once when its connection is
 lost (the cached session records depend on hearing every invalidation); once Redis confirms it, the
-answers relayed while it was being made are read (:meth:`.RedisAnswers.collect`). What this module does not
+answers and cancels sent while it was being made are read (:meth:`.RedisAnswers.collect`,
+:meth:`ProcessChannels.collect_cancels`). What this module does not
 own: the connections and their guard (:class:`~nanohubmcp.state.redis_state.RedisState`), the session
 records (:mod:`.redis_sessions`).
 """
@@ -37,6 +40,8 @@ log = logging.getLogger("nanohubmcp.state")
 HEARTBEAT_SECONDS = 2.0
 HEARTBEAT_TTL = 10
 """A process whose heartbeat is older than this many seconds is taken as dead."""
+CANCEL_KEEP = 60
+"""Seconds a client's cancel is kept for a process whose subscription is being made again."""
 
 
 class ProcessChannels:
@@ -75,6 +80,7 @@ class ProcessChannels:
         self.on_cancel: Callable[[str, Any, Any], None] | None = None
         self.mark = "1"
         """What the heartbeat holds: this process's state directory's mark (:mod:`.redis_state_dirs`) once set."""
+        self._running: Callable[[], list[tuple[str, Any]]] = list
 
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(session id, request id, response)`` when another process relays an answer."""
@@ -84,9 +90,13 @@ class ProcessChannels:
         """Call ``callback(method, params)`` for a notification another process broadcast."""
         self.on_broadcast = callback
 
-    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None) -> None:
-        """Call ``callback(session id, request id, reason)`` for a cancel posted to another process."""
+    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None,
+                   running: Callable[[], list[tuple[str, Any]]] = list) -> None:
+        """Call ``callback(session id, request id, reason)`` for a cancel posted to another process;
+        ``running()``: the ``(session id, request id)`` of the requests this process runs now, whose kept
+        cancels are read each time the subscription is made."""
         self.on_cancel = callback
+        self._running = running
 
     def share_state_dir(self, directory: str) -> Coroutine[Any, Any, None]:
         """The heartbeat holds ``directory``'s mark from now on; returns the work comparing it once with the live
@@ -136,6 +146,7 @@ class ProcessChannels:
                     elif message.get("type") == "subscribe" and message.get("channel") == own:
                         self._sessions.subscribed(True)  # Redis confirmed: invalidations reach us
                         self._spawn(self.answers.collect())  # and answers: those relayed meanwhile are read
+                        self._spawn(self.collect_cancels())  # and cancels
                         pause = 0.05
             except asyncio.CancelledError:
                 with contextlib.suppress(Exception):
@@ -208,7 +219,28 @@ class ProcessChannels:
         self._spawn(send())
 
     async def cancel(self, session_id: str, request_id: str | int, reason: str | None) -> None:
-        """Publish a client's cancel for the process running the request."""
+        """Publish a client's cancel for the process running the request, and keep it :data:`CANCEL_KEEP`
+        seconds (one round trip) for a process whose subscription is being made again."""
         payload = json.dumps({"o": self.process, "s": session_id, "r": request_id, "why": reason})
         async with self._guard() as client:
-            await client.publish(self._key("cx"), payload)
+            pipe = client.pipeline(transaction=False)
+            pipe.set(self._cancel_key(session_id, request_id), payload, ex=CANCEL_KEEP)
+            pipe.publish(self._key("cx"), payload)
+            await pipe.execute()
+
+    def _cancel_key(self, session_id: str, request_id: Any) -> str:
+        return self._key("cxk", session_id, json.dumps(request_id))  # (5 and "5" are two ids)
+
+    async def collect_cancels(self) -> None:
+        """Read the kept cancels of the requests this process runs (its subscription was just made: one sent
+        meanwhile was heard by nobody). The store unreachable or busy: not read now (a cancel is advice; the
+        next subscription, made once the store is back, reads them)."""
+        running = self._running()
+        if not running or self.on_cancel is None:
+            return
+        with contextlib.suppress(StateUnavailable):
+            async with self._guard() as client:
+                kept = await client.mget([self._cancel_key(session_id, rid) for session_id, rid in running])
+            for data in kept:
+                if data is not None:
+                    self._deliver(self._key("cx"), data)

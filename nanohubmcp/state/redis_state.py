@@ -24,9 +24,9 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
   (:mod:`~nanohubmcp.state.redis_reads`);
 - ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids
   (:mod:`~nanohubmcp.state.redis_request_state`);
-- channel ``bc``: notifications for every process's stateless-era listeners; channel ``cx``: a
-  client's ``notifications/cancelled`` for the process running the request it names
-  (:mod:`~nanohubmcp.state.redis_channels`).
+- channel ``bc``: notifications for every process's stateless-era listeners; channel ``cx``: a client's
+  ``notifications/cancelled`` for the process running the request it names, kept a minute at
+  ``cxk:<session>:<request>`` (:mod:`~nanohubmcp.state.redis_channels`).
 
 Connections (made by :mod:`~nanohubmcp.state.redis_pool`): commands go through one pool (redis-py's,
 100 connections unless the URL's ``max_connections`` says otherwise; a request finding them all in use
@@ -132,9 +132,9 @@ class RedisState:
         """Call ``callback(method, params)`` for a notification another process broadcast."""
         self.channels.broadcasts_to(callback)
 
-    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None) -> None:
+    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None, running: Callable[[], Any] = list) -> None:
         """Call ``callback(session id, request id, reason)`` for a cancel posted to another process."""
-        self.channels.cancels_to(callback)
+        self.channels.cancels_to(callback, running)
 
     def start(self, loop: asyncio.AbstractEventLoop, state_dir: str | None = None) -> None:
         self._client = connect(self.url.url, waits=True)

@@ -89,7 +89,7 @@ class Replication:
         self._first_entry = FirstEntryWaits()
         self._streams = itertools.count(1)
         state.answers_to(self._answered)
-        state.cancels_to(self._cancelled)
+        state.cancels_to(self._cancelled, self._running)
         sessions.use_relay(self)
 
     # -- sessions ----------------------------------------------------------------------------
@@ -311,6 +311,10 @@ class Replication:
         """A ``notifications/cancelled`` for a request not running here: for the process running it."""
         why = reason[:MAX_REASON] if isinstance(reason, str) else None
         self._spawn(self.state.cancel(session.id, request_id, why))
+
+    def _running(self) -> list[tuple[str, Any]]:
+        """The requests this process runs now, by ``(session id, request id)``."""
+        return [(session.id, request_id) for session in self.sessions.all() for request_id in session.in_flight]
 
     def _cancelled(self, session_id: str, request_id: Any, reason: Any) -> None:
         session = self.sessions.get(session_id)

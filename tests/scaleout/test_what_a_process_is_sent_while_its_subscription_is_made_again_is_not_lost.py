@@ -1,0 +1,110 @@
+"""A client's answer to a tool's question (elicitation) that reaches another process while the asking process's
+pub/sub subscription is being made again still reaches the tool, not its timeout; so does a client's cancel of a
+call that reaches another process while the running process's subscription is being made again.
+
+The answering process relayed an answer, and a cancel, with a PUBLISH alone: heard by no subscriber (the running
+process's subscription lost, not yet made again), it was lost, and the tool waited until its question timed out
+(or ran to its end). Both are now also kept in Redis (an answer at ``a:<session>:<request>`` for as long as its
+question waits, a cancel at ``cxk:<session>:<request>`` a minute), and a process reads those of its pending
+questions and running calls each time its subscription is made.
+
+The window is made, not hoped for (:mod:`deaf_subscription`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis
+import wire
+from deaf_subscription import own_user_url, subscription_down
+from redis_server import RedisServer
+from support import serve, wait_until
+
+from nanohubmcp import Context, MCPServer
+
+pytestmark = pytest.mark.timeout(90)
+
+NAME = "resubscribe"
+USER = "asker"
+QUESTION_SECONDS = 30
+"""The question's timeout: well past the test's wait for the answer (a lost answer is the timeout's error)."""
+SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+STEPS = 400
+"""The long call's steps of 0.05 s (20 s): a cancel lost lets it run to its end."""
+
+
+def build(state_url: str, ends: list[str]) -> MCPServer:
+    server = MCPServer(NAME, state_url=state_url)
+
+    @server.tool()
+    async def ask_name(ctx: Context) -> str:
+        """Ask the user's name and greet them."""
+        try:
+            answer = await ctx.elicit("Your name?", SCHEMA, timeout=QUESTION_SECONDS)
+        except TimeoutError as exc:  # (ClientRequestTimeout): said in the result, for the assertion
+            return f"no answer: {exc}"
+        return f"hello {answer['content']['name']}"
+
+    @server.tool()
+    async def count(ctx: Context) -> str:
+        """Count until cancelled, reporting progress."""
+        for step in range(STEPS):
+            ctx.report_progress(step + 1, STEPS)
+            if ctx.is_cancelled():
+                ends.append("cancelled")
+                return "cancelled"
+            await asyncio.sleep(0.05)
+        ends.append("ran to its end")
+        return "counted"
+
+    return server
+
+
+def test_an_answer_relayed_while_the_askers_subscription_is_down_reaches_the_tool(redis_server: RedisServer) -> None:
+    admin = redis.Redis.from_url(redis_server.url, decode_responses=True, socket_timeout=10)
+    asker_url = own_user_url(admin, redis_server.url, USER)
+    with serve(build(asker_url, [])) as asking, serve(build(redis_server.url, [])) as answering:
+        session = wire.initialize(asking + "mcp", capabilities={"elicitation": {}})
+        body = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "ask_name", "arguments": {}}}
+        call = wire.Events("POST", asking + "mcp", wire.headers(session), body)
+        try:
+            assert call.status == 200
+            _, question = call.next(step="the elicitation")
+            assert question["method"] == "elicitation/create", question
+            assert admin.get(f"nanohubmcp:{NAME}:p:{session}:{question['id']}"), "no pending question noted"
+            with subscription_down(admin, USER):
+                accepted = {"action": "accept", "content": {"name": "Ada"}}
+                answer = {"jsonrpc": "2.0", "id": question["id"], "result": accepted}
+                relayed = wire.httpx.post(answering + "mcp", json=answer, headers=wire.headers(session), timeout=10)
+                assert relayed.status_code == 202, relayed.text
+                kept = admin.pttl(f"nanohubmcp:{NAME}:a:{session}:{question['id']}")
+                assert 0 < kept <= (QUESTION_SECONDS + 1) * 1000, f"the kept answer lives {kept} ms: as its question"
+            _, reply = call.next(timeout=20, step="the call's result, the answer read after the subscription")
+            assert reply["result"]["content"][0]["text"] == "hello Ada", reply
+            # The kept answer goes with its question.
+            wait_until(lambda: not admin.keys(f"nanohubmcp:{NAME}:a:*"), "the kept answer deleted")
+        finally:
+            call.close()
+
+
+def test_a_cancel_sent_while_the_runners_subscription_is_down_reaches_the_tool(redis_server: RedisServer) -> None:
+    admin = redis.Redis.from_url(redis_server.url, decode_responses=True, socket_timeout=10)
+    runner_url = own_user_url(admin, redis_server.url, USER)
+    ends: list[str] = []
+    with serve(build(runner_url, ends)) as running, serve(build(redis_server.url, [])) as other:
+        session = wire.initialize(running + "mcp")
+        params = {"name": "count", "arguments": {}, "_meta": {"progressToken": "c"}}
+        body = {"jsonrpc": "2.0", "id": 43, "method": "tools/call", "params": params}
+        call = wire.Events("POST", running + "mcp", wire.headers(session), body)
+        try:
+            assert call.status == 200
+            _, first = call.next(step="the first progress")
+            assert first["method"] == "notifications/progress", first
+            with subscription_down(admin, USER):
+                wire.notify(other + "mcp", session, "notifications/cancelled", {"requestId": 43, "reason": "stop"})
+            wait_until(lambda: ends, "the call's end")
+            assert ends == ["cancelled"], ends
+        finally:
+            call.close()
