@@ -39,13 +39,14 @@ RELAY = """
 local owner = redis.call('GET', KEYS[1])
 if not owner then return -1 end
 local left = redis.call('PTTL', KEYS[1])
-if left > 0 then redis.call('SET', KEYS[2], ARGV[2], 'PX', left) end
+if left > 0 then redis.pcall('SET', KEYS[2], ARGV[2], 'PX', left) end
 return redis.call('PUBLISH', ARGV[1] .. owner, ARGV[2])
 """
 """Relays an answer: -1 when no process waits for it, else how many subscribers heard it (0: kept only).
 
 KEYS: ``p:<session>:<request>``, ``a:<session>:<request>``; ARGV: the channel's key less the process id
-(``<namespace>c:``), the answer (JSON)."""
+(``<namespace>c:``), the answer (JSON). The copy is kept with ``pcall``: a Redis refusing writes (``OOM``, a
+replica's ``READONLY``) still publishes the answer, as a PUBLISH alone did."""
 RELAY_SHA = hashlib.sha1(RELAY.encode()).hexdigest()  # Redis names a script by its SHA-1
 COLLECT_BATCH = 500
 """Kept answers read by one ``MGET`` after a subscription is made."""

@@ -14,6 +14,7 @@ The window is made, not hoped for (:mod:`deaf_subscription`).
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 import redis
@@ -23,6 +24,8 @@ from redis_server import RedisServer
 from support import serve, wait_until
 
 from nanohubmcp import Context, MCPServer
+from nanohubmcp.state import open_shared
+from nanohubmcp.state.url import parse
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -108,3 +111,38 @@ def test_a_cancel_sent_while_the_runners_subscription_is_down_reaches_the_tool(r
             assert ends == ["cancelled"], ends
         finally:
             call.close()
+
+
+def test_an_answer_is_still_relayed_while_redis_refuses_writes(redis_server: RedisServer) -> None:
+    """Keeping the answer is a write: a Redis refusing writes (``OOM``) still publishes it, as a PUBLISH alone did."""
+    admin = redis.Redis.from_url(redis_server.url, decode_responses=True, socket_timeout=10)
+    heard: list[tuple[str, str, dict[str, Any]]] = []
+
+    async def scenario() -> bool:
+        loop = asyncio.get_running_loop()
+        asker, answerer = (open_shared(parse(redis_server.url), "full", idle_seconds=60) for _ in range(2))
+        assert asker is not None
+        assert answerer is not None
+        asker.answers_to(lambda *answer: heard.append(answer))
+        asker.start(loop)
+        answerer.start(loop)
+        try:
+            await asker.put_pending("the-session", "srv-1", 30)
+            channel = f"nanohubmcp:full:c:{asker.process}"
+            while admin.pubsub_numsub(channel) != [(channel, 1)]:  # (a real wait: the subscription is made)
+                await asyncio.sleep(0.02)
+            admin.config_set("maxmemory-policy", "noeviction")
+            admin.config_set("maxmemory", "1")
+            try:
+                relayed = await answerer.answer("the-session", "srv-1", {"jsonrpc": "2.0", "id": "srv-1", "result": {}})
+                while not heard:
+                    await asyncio.sleep(0.02)
+            finally:
+                admin.config_set("maxmemory", "0")
+            return relayed
+        finally:
+            await asker.close()
+            await answerer.close()
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 20)) is True
+    assert heard == [("the-session", "srv-1", {"jsonrpc": "2.0", "id": "srv-1", "result": {}})]
