@@ -12,7 +12,10 @@ loop) asks :func:`registry_ready` first and has :func:`load_registry` run on a t
 Rappture's spellings that pint reads otherwise are translated first, by the dimension of the
 units the tool declares: with a temperature, ``C``, ``F`` and ``R`` are degrees Celsius,
 Fahrenheit and Rankine (pint: coulomb, farad, roentgen); with a length, ``A`` is the ångström
-(pint: ampere). A trailing power is an exponent (``cm3`` = cm³, ``/cm3`` = 1/cm³).
+(pint: ampere). A trailing power is an exponent (``cm3`` = cm³, ``/cm3`` = 1/cm³). Units run together
+are a product, as Rappture's ``RpUnits`` reads them (``cm2/Vs``, a mobility, is cm²/(V·s); ``kVns`` is kV·ns): a
+name pint does not know is split from its end into the longest names it does know, and a power written after
+them is the last one's (``Vs2`` is V·s²).
 
 pint reads unit text as arithmetic (``K**9**9**9`` is a power that runs for hours), so units to
 convert are first held to the shape :mod:`nanohubmcp.sources.units_text` accepts (unit names, ``*``,
@@ -190,9 +193,57 @@ def _spelled(units: str, context: str) -> str:
     out = []
     for part in re.split(r"(/|\*)", text):
         match = _FACTOR.match(part)
-        out.append(f"{match.group(1)}**{match.group(2)}" if match and match.group(2) else part)
+        if match is None:
+            out.append(part)
+            continue
+        names = _run_together(match.group(1))
+        if match.group(2):
+            names[-1] = f"{names[-1]}**{match.group(2)}"
+        # Run-together names are one factor: "cm2/Vs" is cm**2/(V*s), not (cm**2/V)*s.
+        out.append(f"({'*'.join(names)})" if len(names) > 1 else names[0])
     spelled = "".join(out)
     return f"1{spelled}" if spelled.startswith("/") else spelled
+
+
+@lru_cache(maxsize=512)
+def _known(name: str) -> bool:
+    """Whether pint reads ``name`` (a unit with or without a prefix) as one unit."""
+    registry = _registry()
+    try:
+        registry.parse_units(name)
+    except Exception:
+        return False
+    return True
+
+
+def _run_together(name: str) -> list[str]:
+    """``name`` as the units it runs together, read from its end, the longest known name first (Rappture's
+    ``RpUnits::units2list``): ``"Vs"`` -> ``["V", "s"]``; ``[name]`` when pint knows it, or when it does not
+    split into known names (pint then says which one it does not know)."""
+    if _known(name):
+        return [name]
+    parts: list[str] = []
+    rest = name
+    while rest:
+        start = next((i for i in range(len(rest)) if _known(rest[i:])), None)
+        if start is None:
+            return [name]
+        parts.insert(0, rest[start:])
+        rest = rest[:start]
+    return parts
+
+
+def _unreadable(declared: str) -> str:
+    """Why the ``declared`` units cannot be read (``""`` when they can)."""
+    try:
+        _dimension(declared)
+    except UnitsUnavailable:
+        raise
+    except Exception as exc:
+        names = getattr(exc, "unit_names", ())
+        unknown = ", ".join(repr(n) for n in ((names,) if isinstance(names, str) else names))
+        return f"unknown unit {unknown}" if unknown else f"{type(exc).__name__}: {exc}"
+    return ""
 
 
 def _shape_refused(units: str) -> str:
@@ -242,6 +293,12 @@ def to_units(value: float, given: str, declared: str) -> float:
     if refused:
         raise UnitError(refused)
     registry = _registry()
+    unreadable = _unreadable(declared)
+    if unreadable:  # the tool's own units, not the value's: say so, and what can still be given
+        raise UnitError(
+            f"the declared units {declared!r} cannot be read ({unreadable}), so nothing given "
+            f"in other units converts to them: give the number in {declared}"
+        )
     context = _kind(declared)
     try:
         quantity = registry.Quantity(value, _spelled(given, context))
