@@ -20,7 +20,7 @@ from redis_server import RedisServer
 from support import serve
 
 from nanohubmcp import MCPServer
-from nanohubmcp.server.wire.first_entry_waits import PER_PROCESS, PER_SESSION, FirstEntryWaits
+from nanohubmcp.server.wire.first_entry_waits import PER_PRINCIPAL, PER_PROCESS, PER_SESSION, FirstEntryWaits
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -85,3 +85,19 @@ def test_waits_are_granted_to_minted_ids_within_a_sessions_and_the_processs_shar
         h.__exit__(None, None, None)
     assert waits._total == 0
     assert not waits._by_session
+
+
+def test_waits_are_granted_within_a_principals_share() -> None:
+    waits = FirstEntryWaits()
+    held = [waits.granted(f"bob{i}", MINTED, "bob") for i in range(PER_PRINCIPAL)]
+    assert all(h.__enter__() for h in held)
+    with waits.granted("bob-more", MINTED, "bob") as over:
+        assert not over  # past the principal's share, though this session holds none
+    with waits.granted("alice", MINTED, "alice") as other:
+        assert other  # another principal's own share
+    with waits.granted("anyone", MINTED) as unauthenticated:
+        assert unauthenticated  # no authorization: bounded per session and per process only
+    for h in held:
+        h.__exit__(None, None, None)
+    assert waits._total == 0
+    assert not waits._by_principal

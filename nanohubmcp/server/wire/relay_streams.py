@@ -130,14 +130,17 @@ class MirroredStream(OutboundStream):
 class RelayStream(OutboundStream):
     """A stream read from the session's event log (see the module docstring)."""
 
-    __slots__ = ("_cursor", "_delivered", "_first_entry", "_reader", "_reader_sink", "session_id", "state")
+    __slots__ = ("_cursor", "_delivered", "_first_entry", "_principal", "_reader", "_reader_sink", "session_id",
+                 "state")
 
     def __init__(self, stream_id: str, *, state: SharedState, session_id: str, resumable: bool,
-                 first_entry: FirstEntryWaits | None = None) -> None:
+                 first_entry: FirstEntryWaits | None = None, principal: str | None = None) -> None:
         super().__init__(stream_id, resumable=resumable)
         self.state = state
         self._first_entry = first_entry
         """The process's bounds on first-entry waits (:meth:`kept`); None: never waited on."""
+        self._principal = principal
+        """The principal of the session (its share of first-entry waits); None: no authorization."""
         self.session_id = session_id
         self.sink = _noop_sink
         self._cursor = "$"
@@ -167,7 +170,7 @@ class RelayStream(OutboundStream):
         bounds, or expired, is gone, as a stream a single process dropped (the standalone stream always is). An
         empty log may also be one not yet written (its producer sent the client a message and has yet to write it):
         its first entry is waited for, up to :data:`FIRST_ENTRY_MS`, before the log counts as gone, within the
-        process's bounds (:mod:`.first_entry_waits`: a minted stream id, a few waits a session).
+        process's bounds (:mod:`.first_entry_waits`: a minted stream id, a few waits a session and a principal).
 
         .. versionchanged:: 1.0
            An empty log is waited on before it counts as gone (before, a client resuming at once after a message
@@ -180,7 +183,7 @@ class RelayStream(OutboundStream):
             return True
         if self._first_entry is None:
             return False
-        with self._first_entry.granted(self.session_id, self.stream_id) as waits:
+        with self._first_entry.granted(self.session_id, self.stream_id, self._principal) as waits:
             # A blocking read from the log's start: it returns as soon as the producer's first write lands.
             return waits and bool(await self.state.read(self.session_id, self.stream_id, "0-0", FIRST_ENTRY_MS))
 

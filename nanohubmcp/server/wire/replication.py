@@ -239,7 +239,7 @@ class Replication:
         if not session.resumable:
             return None
         return RelayStream(stream_id, state=self.state, session_id=session.id, resumable=True,
-                           first_entry=self._first_entry)
+                           first_entry=self._first_entry, principal=session.principal)
 
     async def read_elsewhere(self, session: Session) -> bool:
         """Whether a live process (this one included) reads the unrelated-message stream of
