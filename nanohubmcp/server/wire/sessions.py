@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import ServerBusy
 from ...protocol.versions import ProtocolVersion
 from ...state.base import session_key
+from .finished_streams import FinishedStreams
 from .streams import OutboundStream
 
 
@@ -98,6 +99,8 @@ class Session:
         self._on_touch: Callable[[Session], None] | None = None
         self.relay: StreamRelay | None = None
         """With a shared state store: makes this session's streams cross processes."""
+        self.finished: FinishedStreams | None = None
+        """Bounds the finished streams kept for a late resume in bytes (None: by count only)."""
 
     @functools.cached_property
     def key(self) -> str:
@@ -136,9 +139,20 @@ class Session:
             stream = OutboundStream(f"s{self._stream_counter}", resumable=self.resumable)
         if len(self.streams) >= MAX_STREAMS:
             for sid in [s for s, st in self.streams.items() if st.done or st.closed][: MAX_STREAMS // 2]:
-                del self.streams[sid]
+                old = self.streams.pop(sid)
+                if self.finished is not None:
+                    self.finished.forget(self, old)
+        if self.finished is not None:
+            stream.set_done_callback(functools.partial(self.finished.finished, self))
         self.streams[stream.stream_id] = stream
         return stream
+
+    def drop_stream(self, stream: OutboundStream) -> None:
+        """Forget a finished ``stream`` and what it kept (past :mod:`.finished_streams`' bounds): a resume
+        naming it is then answered as one naming a stream never known."""
+        if self.streams.get(stream.stream_id) is stream:
+            del self.streams[stream.stream_id]
+        stream.release()
 
     def get_standalone(self) -> OutboundStream:
         """The stream for messages unrelated to any request (GET /mcp, or the legacy SSE stream)."""
@@ -171,6 +185,8 @@ class Session:
             return
         self.closed = True
         self.cancel_work()
+        if self.finished is not None:
+            self.finished.session_ended(self)
         for stream in list(self.streams.values()):
             stream.close()
         self.streams.clear()
@@ -212,6 +228,8 @@ class SessionStore:
         self._by_principal: dict[str, OrderedDict[str, Session]] = {}
         self.relay: StreamRelay | None = None
         """With a shared state store: the sessions of this process are replicas of its records."""
+        self.finished = FinishedStreams()
+        """The finished streams the sessions keep for a late resume, bounded in bytes and time."""
         self._on_close: list[Callable[[Session], None]] = []
 
     def add_close_callback(self, callback: Callable[[Session], None]) -> None:
@@ -272,6 +290,7 @@ class SessionStore:
         session.principal = principal
         session.set_touch_callback(self._touched)
         session.relay = self.relay
+        session.finished = self.finished
         self._sessions[session.id] = session
         if principal is not None:
             self._by_principal.setdefault(principal, OrderedDict())[session.id] = session
@@ -355,6 +374,7 @@ class SessionStore:
     def sweep(self, now: float | None = None) -> int:
         """Close sessions idle longer than ``idle_seconds`` that have no open stream or work."""
         now = time.monotonic() if now is None else now
+        self.finished.expire(now)
         expired = [s.id for s in self._sessions.values() if self._expired(s, now)]
         for sid in expired:
             self.remove(sid)

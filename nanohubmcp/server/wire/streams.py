@@ -3,7 +3,8 @@
 An :class:`OutboundStream` is transport-neutral: the server layer ``send``s messages to it and a
 transport attaches a *sink* (a function writing one SSE event). While no sink is attached
 (the client dropped the connection) messages wait in a bounded buffer; a client that resumes
-with ``Last-Event-ID`` gets the messages after that id replayed, then the live ones.
+with ``Last-Event-ID`` gets the messages after that id replayed, then the live ones. A finished stream's messages
+are kept within the process's bounds in bytes and time (:mod:`.finished_streams`).
 
 Event ids are ``<stream id>.<sequence>``, unique within a session, so a ``Last-Event-ID`` names
 the stream it belongs to (MCP 2025-03-26+, Transports § Resumability and Redelivery).
@@ -16,6 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ...protocol import jsonenc
 from ...protocol.long_ints import bounded_int
 
 Sink = Callable[[str | None, dict[str, Any]], None]
@@ -23,6 +25,8 @@ Sink = Callable[[str | None, dict[str, Any]], None]
 
 DEFAULT_KEEP = 256
 """Messages kept per stream for replay."""
+PIECES_BYTES = 64
+"""What a kept file's text in a message counts of a stream's bytes (it stays in its file, read where it is sent)."""
 
 
 class OutboundStream:
@@ -38,6 +42,7 @@ class OutboundStream:
         "_buffer",
         "_keep",
         "_on_close",
+        "_on_done",
         "_on_hangup",
         "_seq",
         "claimed",
@@ -63,6 +68,26 @@ class OutboundStream:
         second GET arriving meanwhile is refused; set and cleared by the transport."""
         self._on_close: Callable[[], None] | None = None
         self._on_hangup: Callable[[], None] | None = None
+        self._on_done: Callable[[OutboundStream], None] | None = None
+
+    def set_done_callback(self, callback: Callable[[OutboundStream], None] | None) -> None:
+        """Call ``callback(stream)`` once, just after the final message is sent (the session keeps the
+        finished stream within its bounds: :mod:`.finished_streams`); None: nobody."""
+        self._on_done = callback
+
+    def held_bytes(self) -> int:
+        """Bytes of the messages kept for replay, as JSON sent (a kept file's text, which stays in its file,
+        counts :data:`PIECES_BYTES`); 0 when none are.
+
+        Raises:
+            TypeError, ValueError: a message JSON cannot hold (as ``jsonenc.dumps``).
+        """
+        return sum(len(part) if isinstance(part, bytes) else PIECES_BYTES
+                   for _, message in self._buffer or () for part in jsonenc.dumpb_parts(message))
+
+    def release(self) -> None:
+        """Forget the messages kept for replay (the stream was dropped from its session's finished ones)."""
+        self._buffer = None
 
     def set_close_callback(self, callback: Callable[[], None] | None) -> None:
         """Call ``callback`` once when the stream ends for good (:meth:`close`); None: nobody."""
@@ -109,6 +134,9 @@ class OutboundStream:
             self.done = True
         if self.sink is not None:
             self.sink(event_id, message)
+        if final and self._on_done is not None:
+            callback, self._on_done = self._on_done, None
+            callback(self)
 
     def attach(self, sink: Sink, last_event_id: str | None = None) -> None:
         """Attach a writer; replay what came after ``last_event_id`` (or everything undelivered)."""
@@ -159,6 +187,7 @@ class OutboundStream:
         self.closed = True
         self.sink = None
         self._buffer = None
+        self._on_done = None
         if self._on_close is not None:
             callback, self._on_close = self._on_close, None
             callback()
