@@ -117,8 +117,9 @@ class SharedState(Protocol):
         gets a closing marker."""
 
     # -- event logs --------------------------------------------------------------------------
-    def append(self, session_id: str, stream_id: str, fields: Fields) -> None:
-        """Queue an entry for a stream's log (written in the order queued)."""
+    def append(self, session_id: str, stream_id: str, fields: Fields, principal: str | None = None) -> None:
+        """Queue an entry for a stream's log (written in the order queued); ``principal``: the subject whose
+        session it is, if any (a store may bound the finished logs of its sessions together)."""
 
     async def flush(self) -> None:
         """Wait until every entry queued so far is written."""

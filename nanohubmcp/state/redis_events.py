@@ -6,8 +6,10 @@ The finished POST response logs of a session are bounded as a single process bou
 streams: at most :data:`KEEP_STREAMS` of them, and at most :data:`KEEP_BYTES` of messages in all (the
 newest is kept whatever its size, so the last answer can always be resumed); the oldest are deleted
 first. ``ek:<session>`` lists them, oldest first, each as ``<bytes> <key>``, and ``eb:<session>`` counts
-their bytes (:data:`TRIM`, run with the write of each one's last entry). A log deleted so reads as
-empty, as one that expired.
+their bytes (:data:`TRIM`, run with the write of each one's last entry); those of all of one authenticated
+principal's sessions likewise, :data:`PRINCIPAL_BYTES` in all (``pk:``/``pb:<principal's digest>``). A log
+deleted so reads as empty, as one that expired. A session's end (DELETE, eviction, a principal's share) deletes its
+finished logs (:data:`DROP`): the session limits bound them too.
 
 Writes are queued and pipelined in order by one task per process, so messages of one process
 reach the log in the order they were sent; while Redis is away (or answers nothing, or this process's
@@ -50,6 +52,12 @@ KEEP_STREAMS = 64
 """Finished POST response logs kept per session (as many streams as a session holds in one process)."""
 KEEP_BYTES = 8 * 1024 * 1024
 """Bytes of messages of a session's finished POST response logs kept, beyond the newest one's."""
+PRINCIPAL_STREAMS = 8192
+"""Finished POST response logs kept of all of one authenticated principal's sessions."""
+PRINCIPAL_BYTES = 64 * 1024 * 1024
+"""Bytes of messages of the finished POST response logs of all of one authenticated principal's sessions kept,
+beyond the newest one's (as one process keeps of its finished streams:
+:data:`~nanohubmcp.server.wire.finished_streams.PER_PRINCIPAL`)."""
 MAX_SIZED = 4096
 """Unfinished POST response logs this process counts the bytes of; past it the oldest count is
 forgotten (a stream that never finishes: its log expires with its session)."""
@@ -62,30 +70,47 @@ LOOK_BACK = 4 * EVENT_KEEP
 Redis trims to ~:data:`EVENT_KEEP` by whole nodes of up to 100 entries."""
 
 TRIM = """
-local n = redis.call('RPUSH', KEYS[1], ARGV[1])
-local total = redis.call('INCRBY', KEYS[2], ARGV[2])
-local newest, most, room = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local gone = 0
-while n > 1 and (n > most or total - gone - newest > room) do
-  local size, key = string.match(redis.call('LPOP', KEYS[1]), '^(%d+) (.*)$')
-  gone = gone + tonumber(size)
-  redis.call('UNLINK', key)
-  n = n - 1
+local function trim(list, counter, most, room)
+  local newest = tonumber(ARGV[2])
+  local n = redis.call('RPUSH', list, ARGV[1])
+  local total = redis.call('INCRBY', counter, newest)
+  local gone = 0
+  while n > 1 and (n > most or total - gone - newest > room) do
+    local size, key = string.match(redis.call('LPOP', list), '^(%d+) (.*)$')
+    gone = gone + tonumber(size)
+    redis.call('UNLINK', key)
+    n = n - 1
+  end
+  if gone > 0 then redis.call('DECRBY', counter, gone) end
+  redis.call('EXPIRE', list, ARGV[5])
+  redis.call('EXPIRE', counter, ARGV[5])
+  return n
 end
-if gone > 0 then redis.call('DECRBY', KEYS[2], gone) end
-redis.call('EXPIRE', KEYS[1], ARGV[5])
-redis.call('EXPIRE', KEYS[2], ARGV[5])
+local n = trim(KEYS[1], KEYS[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
+if #KEYS == 4 then trim(KEYS[3], KEYS[4], tonumber(ARGV[6]), tonumber(ARGV[7])) end
 return n
 """
-"""Lists a finished log and deletes the session's oldest past the bounds, in one step (module docstring).
+"""Lists a finished log and deletes the oldest past the bounds, the session's then its principal's, in one step
+(module docstring). A log the session's bound deleted stays counted in its principal's list until that list lets
+it go (and one the principal's deleted, in the session's): the newest logs within both bounds are kept.
 
-KEYS: ``ek:<session>``, ``eb:<session>`` (the bytes its list names); ARGV: ``<bytes> <key of the log>``,
-its bytes, most logs, most bytes beyond the newest log's, seconds the list lives."""
+KEYS: ``ek:<session>``, ``eb:<session>`` (the bytes its list names), and with a principal ``pk:<principal>``,
+``pb:<principal>``; ARGV: ``<bytes> <key of the log>``, its bytes, most logs and most bytes beyond the newest log's
+of a session, seconds the lists live, most logs and most bytes beyond the newest log's of a principal."""
+
+DROP = """
+for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  redis.call('UNLINK', string.match(entry, '^%d+ (.*)$'))
+end
+return redis.call('UNLINK', KEYS[1], KEYS[2])
+"""
+"""Deletes a session's finished logs and their list (KEYS: ``ek:<session>``, ``eb:<session>``): its end."""
 
 TRIM_SHA = hashlib.sha1(TRIM.encode()).hexdigest()  # Redis names a script by its SHA-1
 
-Listed = tuple[str, str, int, str]
-"""A finished POST response log for :data:`TRIM`: the session's ``ek`` and ``eb`` keys, the log's bytes and key."""
+Listed = tuple[str, str, int, str, tuple[str, str] | None]
+"""A finished POST response log for :data:`TRIM`: the session's ``ek`` and ``eb`` keys, the log's bytes and key,
+and its principal's ``pk`` and ``pb`` keys (None: no principal)."""
 Guard = Callable[[], contextlib.AbstractAsyncContextManager[Any]]
 Entry = tuple[str, Fields, Listed | None]
 """A queued entry: its log's key, its fields, and the session's bounds to apply when it finishes a log."""
@@ -128,8 +153,9 @@ class RedisEventLogs:
         """The Redis key of a stream's log."""
         return self._key("ev", session_id, stream_id)
 
-    def append(self, session_id: str, stream_id: str, fields: Fields) -> None:
-        """Queue an entry for a stream's log (written in the order queued; never raises)."""
+    def append(self, session_id: str, stream_id: str, fields: Fields, principal: str | None = None) -> None:
+        """Queue an entry for a stream's log (written in the order queued; never raises); ``principal``: the
+        subject whose session it is (its finished logs are bounded across its sessions too)."""
         if len(self._queue) >= MAX_QUEUED:
             self._queue.popleft()
             self.overflowed.lost(1, "it does not take them as fast as they come")
@@ -141,7 +167,8 @@ class RedisEventLogs:
         else:  # a POST response stream's log: its size counts towards the session's bound
             size = self._sized.pop(key, 0) + len(fields.get("m", ""))
             if fields.get("f") == "1":
-                listed = (self._key("ek", session_id), self._key("eb", session_id), size, key)
+                own = None if principal is None else self._principal_keys(principal)
+                listed = (self._key("ek", session_id), self._key("eb", session_id), size, key, own)
             else:
                 if len(self._sized) >= MAX_SIZED:
                     del self._sized[next(iter(self._sized))]
@@ -248,7 +275,7 @@ class RedisEventLogs:
                 owners += [index, index]
                 if listed is not None:
                     trims.append((index, self._trim_args(*listed)))
-                    pipe.evalsha(TRIM_SHA, 2, *trims[-1][1])
+                    pipe.evalsha(TRIM_SHA, *trims[-1][1])
                     owners.append(index)
             results = await pipe.execute(raise_on_error=False)
             unscripted = False
@@ -275,7 +302,7 @@ class RedisEventLogs:
             await client.script_load(TRIM)
             for index, args in trims:
                 try:
-                    await client.evalsha(TRIM_SHA, 2, *args)
+                    await client.evalsha(TRIM_SHA, *args)
                 except Exception as exc:
                     if _retryable(exc):
                         raise
@@ -293,8 +320,19 @@ class RedisEventLogs:
                 self._queue.popleft()
             self.overflowed.lost(over, "it does not take them as fast as they come")
 
-    def _trim_args(self, index: str, counter: str, size: int, key: str) -> list[str | int]:
-        return [index, counter, f"{size} {key}", size, KEEP_STREAMS, KEEP_BYTES, self.ttl]
+    def _principal_keys(self, principal: str) -> tuple[str, str]:
+        """The list and the byte count of ``principal``'s finished logs (keyed by its subject's digest)."""
+        digest = hashlib.sha256(principal.encode("utf-8", "surrogatepass")).hexdigest()
+        return self._key("pk", digest), self._key("pb", digest)
+
+    def _trim_args(self, index: str, counter: str, size: int, key: str,
+                   own: tuple[str, str] | None) -> list[str | int]:
+        keys: list[str | int] = [2, index, counter] if own is None else [4, index, counter, *own]
+        return [*keys, f"{size} {key}", size, KEEP_STREAMS, KEEP_BYTES, self.ttl, PRINCIPAL_STREAMS, PRINCIPAL_BYTES]
+
+    def drop(self, pipe: Any, session_id: str) -> None:
+        """Have ``pipe`` delete the session's finished logs (the session ended: nobody resumes them now)."""
+        pipe.eval(DROP, 2, self._key("ek", session_id), self._key("eb", session_id))
 
     async def read(self, session_id: str, stream_id: str, after: str, block_ms: int) -> list[tuple[str, Fields]]:
         """Entries after the entry id ``after`` (``"0-0"``: all), waiting up to ``block_ms``."""

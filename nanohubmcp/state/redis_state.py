@@ -308,14 +308,15 @@ class RedisState:
                 pipe.srem(*self._subscription(uri, session_id))
             pipe.zrem(self._key("listeners"), session_id)
             pipe.delete(self.readers.key(session_id))
+            self.events.drop(pipe, session_id)
             pipe.xadd(key, {"x": "1", "o": self.process}, maxlen=EVENT_KEEP, approximate=True)
             pipe.expire(key, 60)
 
         await self.sessions.delete(session_id, write)
 
     # -- event logs --------------------------------------------------------------------------
-    def append(self, session_id: str, stream_id: str, fields: Fields) -> None:
-        self.events.append(session_id, stream_id, fields)
+    def append(self, session_id: str, stream_id: str, fields: Fields, principal: str | None = None) -> None:
+        self.events.append(session_id, stream_id, fields, principal)
 
     async def flush(self) -> None:
         await self.events.flush()

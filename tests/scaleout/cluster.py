@@ -251,6 +251,7 @@ class Cluster:
         """``each``: per server, extra command-line arguments and environment variables (``count`` is then
         its length); ``tls``: nginx terminates TLS (:attr:`url` stays http: use ``https://`` on :attr:`port`)."""
         self.workdir = workdir
+        self.state_url = state_url
         env = {**os.environ, "MCP_TOKEN": "", **extra_env}
         env.pop("NANOHUBMCP_STATE_URL", None)
         own = list(each) or [((), {})] * count

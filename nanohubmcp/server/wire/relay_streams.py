@@ -97,15 +97,18 @@ def _noop_sink(event_id: str | None, message: dict[str, Any]) -> None:
 class MirroredStream(OutboundStream):
     """A POST response stream that also writes each message to the session's event log."""
 
-    __slots__ = ("request_id", "session_id", "state")
+    __slots__ = ("principal", "request_id", "session_id", "state")
 
     def __init__(
-        self, stream_id: str, *, state: SharedState, session_id: str, request_id: str | int | None, resumable: bool
+        self, stream_id: str, *, state: SharedState, session_id: str, request_id: str | int | None, resumable: bool,
+        principal: str | None = None,
     ) -> None:
         super().__init__(stream_id, resumable=resumable)
         self.state = state
         self.session_id = session_id
         self.request_id = request_id
+        self.principal = principal
+        """The subject whose session it is (the store bounds its finished logs together), or None."""
 
     def send(self, message: dict[str, Any], *, final: bool = False) -> None:
         if self.closed:
@@ -123,6 +126,7 @@ class MirroredStream(OutboundStream):
                     "o": self.state.process,
                     "r": json.dumps(self.request_id),
                 },
+                self.principal,
             )
         super().send(message, final=final)
 

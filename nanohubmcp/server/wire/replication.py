@@ -226,6 +226,7 @@ class Replication:
             session_id=session.id,
             request_id=request_id,
             resumable=session.resumable,
+            principal=session.principal,
         )
 
     def standalone(self, session: Session) -> OutboundStream:
