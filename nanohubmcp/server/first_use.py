@@ -294,15 +294,19 @@ class FirstUse:
         return self._provenance.made
 
     def _make_provenance(self) -> ProvenanceStore:
+        from .provenance.owner_share import RECORDS_PER_JOB, share_of
         from .provenance.records import ProvenanceStore
 
         shared = self._state_url.shared  # sessions in Redis: whether one ended is asked of it
         # Other processes may write the records (a read then waits for their writers) with a shared state URL
         # (--workers above 1 needs one) or a state directory the user named, the documented way for separately
         # started servers to share one; the default directory (one per server name) is this process's.
-        return ProvenanceStore(self._job_ttl, self._kept_directory, max_records=self._job_bounds[0] * 10,
+        # As many records as jobs kept, ten times over: in all, and per owner (max_jobs_per_owner's tenfold)
+        max_records = self._job_bounds[0] * RECORDS_PER_JOB
+        return ProvenanceStore(self._job_ttl, self._kept_directory, max_records=max_records,
                                session_gone=self._session_gone if shared else None,
-                               shared=shared or self._link.named)
+                               shared=shared or self._link.named,
+                               max_records_per_owner=share_of(self._job_bounds[1], max_records))
 
     def _session_gone(self, session_id: str) -> bool:
         return self.jobs.session_gone(session_id)  # (the job store is made at its first use: it records to these)

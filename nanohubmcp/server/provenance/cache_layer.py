@@ -25,7 +25,12 @@ process (a notebook cell run again) drops its entries.
 
 An entry keeps the URI of the provenance record of the run that produced it (in the stored
 result's ``_meta``, as that run answered it); a hit moves it off the wire into the hit's own
-record (``cached_from``, through :data:`.handover.CACHED_FROM`).
+record (``cached_from``, through :data:`.handover.CACHED_FROM`). A ``cache="shared"`` tool's entry also keeps
+a digest of its producer's owner key (:data:`PRODUCER_META`): a hit by another caller (another principal,
+session or none) names no record in ``cached_from`` (null: the producing record is not the reader's to read,
+nor is its id to be known); the hit's record's ``result_digest`` is the producing run's all the same.
+An entry is stored as its caller's (its owner: :meth:`.cache_store.ResultCache.put`), a shared tool's as its
+producer's: it counts against that caller's share of the cache.
 
 A repeated call is first looked up in this process's front (:mod:`.cache_front`) by the call as
 received, without the schema checks, the canonical JSON and the hash of the store's key, and
@@ -76,6 +81,9 @@ LINKED = ("too large to inline: answered as a link (a resource_link), which is t
 _TOO_FAR_LOGGED = "cache_too_far_logged"
 """``Tool.extra`` key: this registration's warning was logged."""
 
+PRODUCER_META = "io.nanohub/cache-producer"
+"""The stored ``_meta`` key of a shared tool's entry holding :func:`producer_digest` of the caller whose run
+produced it (never on the wire: a hit takes it off)."""
 MAX_COALESCING = 1024
 """Distinct calls waited on at once at most; more run on their own (each key is client input)."""
 
@@ -264,6 +272,9 @@ class CacheLayer:
         meta = {k: v for k, v in (result.get("_meta") or {}).items() if not k.startswith("io.nanohub/")}
         if request.context.provenance_id is not None:  # the record of this run: a hit's record names it
             meta[META_KEY] = RECORD_PREFIX + request.context.provenance_id
+        owner = owner_of(request.context)  # (a shared tool's entry: its producer's, counted in its share)
+        if tool.extra.get(CACHE) == SHARED and META_KEY in meta:
+            meta[PRODUCER_META] = producer_digest(owner)  # a hit names the record to its producer only
         if meta:
             entry["_meta"] = meta
         ttl = tool.extra.get(CACHE_TTL)
@@ -271,9 +282,9 @@ class CacheLayer:
             text = encode(entry)
             if self._on_disk():
                 loop = asyncio.get_running_loop()
-                kept_it = await loop.run_in_executor(None, self.cache.put, key, tool.name, code, text, ttl)
+                kept_it = await loop.run_in_executor(None, self.cache.put, key, tool.name, code, text, ttl, owner)
             else:
-                kept_it = self.cache.put(key, tool.name, code, text, ttl)
+                kept_it = self.cache.put(key, tool.name, code, text, ttl, owner)
         except Exception:  # keeping a result must never cost the caller its answer
             log.exception("could not keep a result of %s in the cache", tool.name)
             return None
@@ -303,6 +314,12 @@ def _received(request: Request, tool: Tool, code: str, reached: str) -> tuple[An
     context = request.context  # (its fields read directly: a hit's path, no property or getattr on the way)
     who = "" if tool.extra.get(CACHE) == SHARED else (owner_for(context.principal, context.session) or "")
     return tool.name, who, context.version, context.data_only, reached, code, arguments
+
+
+def producer_digest(owner: str | None) -> str:
+    """What a shared entry keeps of the owner key ``owner`` of the caller whose run produced it (SHA-256 hex,
+    its first 32 digits; of no owner: of the empty text): compared with a hit's caller's, never shown."""
+    return hashlib.sha256((owner or "").encode()).hexdigest()[:32]
 
 
 def _keepable(result: dict[str, Any], request: Request) -> bool:
@@ -336,7 +353,9 @@ def _marked(result: dict[str, Any], request: Request, *, hit: bool, coalesced: b
         span.set_attribute(SPAN_HIT, True)
     meta = result.setdefault("_meta", {})
     produced = meta.pop(META_KEY, None)  # the producing run's record: for this call's record, not the wire
-    if produced is not None:
-        slots[CACHED_FROM] = produced
+    producer = meta.pop(PRODUCER_META, None)
+    if produced is not None and (request.tool is None or request.tool.extra.get(CACHE) != SHARED
+                                 or producer == producer_digest(owner_of(request.context))):
+        slots[CACHED_FROM] = produced  # (another caller's run of a shared tool: not named, see the module)
     meta[CACHE_META] = info
     return result

@@ -26,6 +26,8 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ...errors import InvalidParams, ResourceNotFound
+from ...protocol.uris import comparison_form
 from ..jobs.record import TERMINAL, Job
 from ..results.owners import owner_of
 from ..shutdown import CUT_OFF, STOPPED
@@ -244,18 +246,35 @@ class Recorder:
             job.result = {**job.result, "_meta": {**(job.result.get("_meta") or {}), META_KEY: uri}}
 
     # -- reading ------------------------------------------------------------------------------
+    def kept_note(self) -> str:
+        """What a not-found read of a record adds: how long and how many records are kept (the same
+        text for every record id, so it tells nothing of any record or owner)."""
+        store = self.store
+        return (f" (a provenance record is readable by its owner for job_ttl_seconds, {store.ttl:g} s, and each "
+                f"owner keeps its newest {store.shares.per_owner:,} records: older ones are dropped)")
+
+    def _not_found(self, request: Request, uri: str) -> InvalidParams | ResourceNotFound:
+        """The refusal of a record ``uri`` not readable (-32002; -32602 in 2026-07-28), with :meth:`kept_note`."""
+        message = f"Resource not found: {uri}{self.kept_note()}"
+        return InvalidParams(message, {"uri": uri}) if request.context.modern else ResourceNotFound(
+            message, {"uri": uri})
+
     async def _read(self, request: Request) -> dict[str, Any] | None:
         uri = request.params.get("uri")
-        record_id = record_id_of(uri) if isinstance(uri, str) else None
+        if not isinstance(uri, str):
+            return None
+        record_id = record_id_of(uri)
         if record_id is None:
+            if comparison_form(uri).startswith(URI_PREFIX):
+                raise self._not_found(request, uri)  # no id a process mints: the same text as any other
             return None
         owner = owner_of(request.context)
         if self._ids.minted_here(record_id):  # made here: written once what is pending here is
             body = self.store.get(record_id, owner)
         else:  # perhaps by another process sharing the records, still in its writer's batch
             body = await self.store.get_written_elsewhere(record_id, owner)
-        if body is None:
-            return None  # the handler answers "not found" as for any unknown URI
+        if body is None:  # unknown, expired, dropped past its owner's share and another's alike
+            raise self._not_found(request, uri)
         text = json.dumps(body, indent=1, default=str)  # the kept result in its own key order
         answer: dict[str, Any] = {"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}
         if request.context.modern:  # 2026-07-28 caching hints: a finished record no longer changes

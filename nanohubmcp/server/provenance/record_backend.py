@@ -33,6 +33,10 @@ class RecordBackend(Protocol):
         """Delete expired records (``sweep``: wherever they are, else the oldest ones up to the
         first that has not expired) and the oldest beyond ``max_records``."""
 
+    def trim_owner(self, owner: str | None, keep: int) -> int:
+        """Delete the records of ``owner`` (an owner key, None: of no owner) but its newest ``keep``;
+        returns how many went."""
+
     def purge_facts(self) -> int: ...
 
     def end_session(self, key: str, expires: float, max_records: int) -> None:

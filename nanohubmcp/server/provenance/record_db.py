@@ -6,11 +6,12 @@ written: ``seq``), ``facts`` (the per-tool, per-process facts rows refer to, onc
 ``sources`` (a tool's code text per code hash) and ``ended_sessions`` (the sessions that made
 records and ended, until their records expired: their records are read by their id, see
 :meth:`.records.ProvenanceStore.get`; a file of an earlier version gains the table when opened).
-Only ``id`` is indexed (a read is by id): a listing walks the rows newest first (``seq``) until it
-has enough, and a purge (every few seconds, on a write) deletes the oldest rows while they have
-expired, reading from the oldest on (a sweep of the whole table every few minutes); each index
-more would cost every write (an index of owners ~9 k instructions a row). A record id begins with a per-process run of
-characters (see :class:`.layer.RecordIds`), so a batch's ids land on a few pages of the id
+``id`` is indexed (a read is by id), and ``(owner, seq)`` (an owner's share: :meth:`SQLiteRecords.trim_owner`
+deletes an owner's oldest rows past it in one statement; an owner's listing); a listing of every owner walks
+the rows newest first (``seq``) until it has enough, and a purge (every few seconds, on a write) deletes the
+oldest rows while they have expired, reading from the oldest on (a sweep of the whole table every few
+minutes). A file of an earlier version gains the owners' index when it is opened. A record id begins
+with a per-process run of characters (see :class:`.layer.RecordIds`), so a batch's ids land on a few pages of the id
 index.
 
 A database of the first schema (a ``records`` table of one JSON text per record) is migrated
@@ -49,6 +50,7 @@ CREATE TABLE IF NOT EXISTS calls (
 CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources (hash TEXT PRIMARY KEY, source TEXT NOT NULL, used REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS ended_sessions (session TEXT PRIMARY KEY, expires REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS calls_by_owner ON calls(owner, seq);
 """
 FIRST_SCHEMA_TABLE = "records"
 """The table of the first schema (``id, owner, tool, created, expires, body``)."""
@@ -291,6 +293,16 @@ class SQLiteRecords:
             newest = db.execute("SELECT max(seq) FROM calls").fetchone()[0]
             gone += int(db.execute("DELETE FROM calls WHERE seq <= ?", (newest - max_records,)).rowcount)
             return gone
+
+    def trim_owner(self, owner: str | None, keep: int) -> int:
+        """Delete the rows of ``owner`` (an owner key; None: the records of no owner) but its newest
+        ``keep``; returns how many went. One statement over the ``(owner, seq)`` index: it walks
+        at most ``keep`` index entries of the owner's and deletes what lies past them."""
+        with self._lock:
+            return int(self._db.execute(
+                "DELETE FROM calls WHERE owner IS ?1 AND seq <= "
+                "(SELECT seq FROM calls WHERE owner IS ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
+                (owner, keep)).rowcount)
 
     def end_session(self, session_id: str, expires: float, max_records: int) -> None:
         """Note that the session ``session_id`` ended (kept until ``expires``; at most

@@ -1,6 +1,7 @@
 """Provenance records kept in this process's memory (a server without a state directory): rows in
 an ordered dict, oldest first, the facts they share parsed once, bounded as the SQLite store is
-(:mod:`.record_db`)."""
+(:mod:`.record_db`); each owner's record ids in an ordered dict of their own (its share:
+:meth:`MemoryRecords.trim_owner`)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,18 @@ __all__ = ["MemoryRecords"]
 
 
 class MemoryRecords:
-    """Records in an ordered dict (oldest first)."""
+    """Records in an ordered dict (oldest first).
 
-    def __init__(self) -> None:
+    Args:
+        per_owner: the records one owner keeps at most (its oldest dropped first, as each batch is put, before
+            the bound of records in all: a batch of one owner's records never drops another's); None: no share.
+    """
+
+    def __init__(self, per_owner: int | None = None) -> None:
+        self.per_owner = per_owner
         self._rows: OrderedDict[str, CallRow] = OrderedDict()
+        self._owned: dict[str | None, OrderedDict[str, None]] = {}
+        """Each owner's record ids, oldest first (an owner with none has no entry)."""
         self._facts: dict[str, dict[str, Any] | None] = {}
         self._sources: OrderedDict[str, str] = OrderedDict()
         self._ended: OrderedDict[str, float] = OrderedDict()  # session key -> when its records expire
@@ -32,10 +41,39 @@ class MemoryRecords:
                 if key not in self._facts:
                     self._facts[key] = parse_facts(text)
             for row in rows:
+                old = self._rows.get(row.id)
+                if old is not None and old.owner != row.owner:
+                    self._disown(old)
                 self._rows[row.id] = row
                 self._rows.move_to_end(row.id)
+                owned = self._owned.setdefault(row.owner, OrderedDict())
+                owned[row.id] = None
+                owned.move_to_end(row.id)
+                if self.per_owner is not None:
+                    while len(owned) > self.per_owner:
+                        self._rows.pop(owned.popitem(last=False)[0], None)
             while len(self._rows) > max_records:
-                self._rows.popitem(last=False)
+                self._disown(self._rows.popitem(last=False)[1])
+
+    def _disown(self, row: CallRow) -> None:
+        """Forget ``row`` (gone from the rows) in its owner's ids (the lock held)."""
+        owned = self._owned.get(row.owner)
+        if owned is not None:
+            owned.pop(row.id, None)
+            if not owned:
+                del self._owned[row.owner]
+
+    def trim_owner(self, owner: str | None, keep: int) -> int:
+        """Drop the records of ``owner`` but its newest ``keep``; how many went."""
+        with self._lock:
+            owned = self._owned.get(owner)
+            gone = 0
+            while owned and len(owned) > keep:
+                self._rows.pop(owned.popitem(last=False)[0], None)
+                gone += 1
+            if owned is not None and not owned:
+                del self._owned[owner]
+        return gone
 
     def get_row(self, record_id: str) -> CallRow | None:
         with self._lock:
@@ -76,7 +114,7 @@ class MemoryRecords:
         with self._lock:
             gone = [key for key, row in self._rows.items() if row.expires < now]
             for key in gone:
-                del self._rows[key]
+                self._disown(self._rows.pop(key))
         return len(gone)
 
     def end_session(self, key: str, expires: float, max_records: int) -> None:

@@ -6,7 +6,8 @@ principal, else the session, else nobody: see
 :func:`~nanohubmcp.server.results.owners.owner_of`), its creation time and its expiry. It is
 stored as a row of columns and a reference to the facts its tool's records share, and read as
 a JSON object made from them (:mod:`.rows`). Records live as long as finished jobs (the
-server's ``job_ttl_seconds``) and the store holds at most ``max_records`` (the oldest go first).
+server's ``job_ttl_seconds``); each owner keeps at most ``max_records_per_owner`` (its oldest go first:
+:mod:`.owner_share`) and the store at most ``max_records`` in all (the oldest go first).
 Expired records read as missing and are purged at most every few seconds, on a write.
 
 An unknown, expired and someone else's record read alike (None), so ids cannot be probed.
@@ -37,6 +38,7 @@ from . import code_facts
 from .awaited import AwaitedRecords
 from .capture import build
 from .handover import JobEnd, PendingCall
+from .owner_share import OwnerShares
 from .record_backend import RecordBackend
 from .record_db import DB_FILE, SQLiteRecords
 from .record_ids import may_be_record_id
@@ -82,6 +84,8 @@ class ProvenanceStore:
         directory: a callable giving the state directory when records outlive the process
             (the job store's, when it is persistent), else None for memory.
         max_records: the most records kept (oldest dropped first).
+        max_records_per_owner: the most records one owner keeps (its oldest dropped first; by default
+            :data:`DEFAULT_MAX_RECORDS` and ``max_records`` alike, a tenth of it).
         session_gone: when the server's sessions live in a shared store (Redis), whether the
             session of a key (``session_key`` of its id) ended there; None when each process keeps
             its own sessions and says when one ends (:meth:`session_ended`).
@@ -91,13 +95,16 @@ class ProvenanceStore:
 
     .. versionchanged:: 1.0
        ``shared``: a store of one process answers a record it does not hold at once (it waited 5 s).
+       ``max_records_per_owner``: one owner's calls no longer push every other owner's records out.
     """
 
     def __init__(self, ttl: float, directory: Callable[[], str | None],
                  max_records: int = DEFAULT_MAX_RECORDS, session_gone: Callable[[str], bool] | None = None,
-                 *, shared: bool = False) -> None:
+                 *, shared: bool = False, max_records_per_owner: int | None = None) -> None:
         self.ttl = ttl
         self.max_records = max_records
+        self.shares = OwnerShares(max(1, max_records // 10) if max_records_per_owner is None else max_records_per_owner)
+        """Each owner's share of the records (:mod:`.owner_share`)."""
         self.shared = shared
         """Whether other processes may write these records (see the class's Args)."""
         self._directory = directory
@@ -122,7 +129,7 @@ class ProvenanceStore:
             with self._lock:
                 if self._backend is None:
                     directory = self._directory()
-                    backend: RecordBackend = MemoryRecords()
+                    backend: RecordBackend = MemoryRecords(self.shares.per_owner)
                     if directory is not None:
                         try:
                             backend = SQLiteRecords(directory)
@@ -189,6 +196,7 @@ class ProvenanceStore:
             except Exception as exc:  # a row that cannot be stored must not cost the others: each on its own
                 self._put_each(backend, rows, facts, exc)
             kept.update(facts)
+            self.shares.wrote(backend, [row.owner for row in rows])
         except sqlite3.Error as exc:
             log.warning("could not store %d provenance record(s): %s", len(made), exc)
 
