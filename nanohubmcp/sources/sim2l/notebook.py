@@ -97,6 +97,8 @@ class Sim2LSpec:
             do not count, so saving the notebook after running it keeps its stored runs).
         code: the code cells as one Python text, each after a ``# %%`` line with its tags (the
             percent format), after a line naming the kernel: what provenance records as the tool's code.
+        declared: SHA-256 of the ``%%yaml INPUTS`` and ``OUTPUTS`` declarations as read (YAML values,
+            not their spelling): a call compares it with the notebook's now and refuses an edited one.
     """
 
     path: str
@@ -107,6 +109,7 @@ class Sim2LSpec:
     outputs: dict[str, Declaration]
     digest: str
     code: str = ""
+    declared: str = ""
 
 
 def _yaml_cell(cells: list[Any], tag: str, path: str) -> dict[str, Any] | None:
@@ -371,4 +374,14 @@ def read_sim2l(path: str | os.PathLike[str]) -> Sim2LSpec:
         outputs=_declarations(outputs, "output", where),
         digest=_code_digest(notebook),
         code=_code_text(notebook),
+        declared=_declared_digest(inputs, outputs),
     )
+
+
+def _declared_digest(inputs: dict[str, Any], outputs: dict[str, Any]) -> str:
+    """SHA-256 of the INPUTS and OUTPUTS cells' YAML values (dates and other non-JSON values by their text)."""
+    try:
+        text = json.dumps({"inputs": inputs, "outputs": outputs}, sort_keys=True, ensure_ascii=True, default=repr)
+    except TypeError:  # keys of several types (YAML's 1: and a: in one mapping) do not sort
+        text = repr((inputs, outputs))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()

@@ -29,9 +29,10 @@ from ...protocol.counts import counted
 from ...protocol.seconds import limit_seconds
 from ...server.calls.context import Context
 from ...server.jobs.record import PROVENANCE_META, PROVENANCE_URI_PREFIX
-from ...server.provenance.code_files import WATCHED, WatchedCode, bundle, entry, read_entry
+from ...server.provenance.code_files import WATCHED, WatchedCode
 from ...server.provenance.handover import CACHE_META
 from ...server.registry.components import STOPS_WHEN_CANCELLED
+from .edits import notebook_code, refuse_edited
 from .execute import read_outputs, run_notebook
 from .kernels import KernelStop, stop_on_cancel
 from .notebook import Sim2LSpec, read_sim2l
@@ -151,7 +152,7 @@ class Sim2LTool:
         watched = state.pop("code")
         self.__dict__.update(state)
         self.store = RunStore(root, self.spec.name, self.spec.revision, max_runs=max_runs)
-        self.code = WatchedCode(functools.partial(_notebook_code, self.spec.path)) if watched else None
+        self.code = WatchedCode(functools.partial(notebook_code, self.spec.path)) if watched else None
 
     def check(self, arguments: dict[str, Any]) -> None:
         """Refuse what the run would refuse (raises ``InvalidArguments``, worded as the run's): a job
@@ -162,11 +163,16 @@ class Sim2LTool:
 
     def __call__(self, ctx: Context, **arguments: Any) -> Any:
         """Run (or answer from the stored run); the ``CallToolResult`` of :mod:`.results`."""
+        digest = self.spec.digest
+        if self.code is not None:  # an edited INPUTS/OUTPUTS cell is refused, as Rappture's edited <input>
+            now = self.code.current().detail
+            refuse_edited(self.spec, now, self.name)
+            digest = now.digest
         prepared = prepare(self.spec, arguments, self.name)
         identity = {
             "sim2l": self.spec.name,
             "revision": self.spec.revision,
-            "notebook": self.code.current().detail if self.code is not None else self.spec.digest,
+            "notebook": digest,
             "inputs": prepared.identity,
         }
         run = run_id(identity)
@@ -333,7 +339,7 @@ def add_sim2l(
         )
     runner = Sim2LTool(spec, tool_id, store, kernel_name=kernel_name, cell_timeout=cell_timeout, cache=cache,
                        description=description)
-    runner.code = watched = WatchedCode(functools.partial(_notebook_code, spec.path))
+    runner.code = watched = WatchedCode(functools.partial(notebook_code, spec.path))
     runner.max_inline_bytes = server.core.result_options.max_inline_bytes
     # Every call's arguments are held to simtool's types before it runs: a refusal is the argument check's
     # (traced as validate_arguments), a job tool's before its job is made; on a worker thread (pint)
@@ -369,16 +375,3 @@ def add_sim2l(
     record.extra[WATCHED] = watched  # the code hash follows the notebook when it is edited
     return record
 
-
-def _notebook_code(path: str) -> tuple[str, list[str], str]:
-    """``(code text, [path], digest)`` of the Sim2L notebook at ``path`` as it is now: its code cells
-    (:attr:`.Sim2LSpec.code`) and their digest, which a stored run's identity names; a notebook that no
-    longer reads as a Sim2L (mid-edit) counts by its bytes."""
-    try:
-        spec = read_sim2l(path)
-    except RegistrationError:
-        found = read_entry(path, os.path.basename(path))
-        digest = found["sha256"] if found is not None else "missing"
-        return bundle("sim2l", [found] if found is not None else []), [path], digest
-    code = entry(os.path.basename(path).removesuffix(".ipynb") + ".py", spec.code.encode())
-    return bundle("sim2l", [code]), [path], spec.digest
