@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import NanohubMCPError, UsageError
 from ..transports.limit_option import LIMIT_OPTIONS, limit_keywords
-from .serving_options import absolute, prepare_serving, refuse_unshared_workers, serve
+from .serving_options import absolute, prepare_serving, refuse_busy_port, refuse_unshared_workers, serve
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
@@ -71,6 +71,7 @@ def sim2l(args: argparse.Namespace) -> int:
     if args.name and len(args.paths) > 1:
         raise UsageError("--name names one tool: give one PATH with it")
     transport = prepare_serving(args)
+    refuse_busy_port(args, transport)  # before the seconds of papermill's and simtool's import
     # Loading papermill and simtool and reading the notebooks takes seconds (more on a loaded machine) before
     # the banner: say so at once, on stderr (stdout may be the stdio protocol's).
     named = ", ".join(os.path.basename(path) for path in args.paths)

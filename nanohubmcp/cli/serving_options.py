@@ -204,6 +204,27 @@ def serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
     return 0
 
 
+def refuse_busy_port(args: argparse.Namespace, transport: str) -> None:
+    """Refuse ``--port`` now when another process holds it (a bind test: the socket is closed at once), for a
+    command whose server takes seconds to build (``sim2l`` loads papermill and simtool); serving binds again.
+    Nothing is tested over stdio or for ``--port 0``.
+
+    Raises:
+        ConfigurationError: the port is in use (:class:`~nanohubmcp.transports.ports.PortInUse`, saying
+            ``--port 0``), or cannot be listened on (the message names host and port).
+    """
+    if transport != "http" or not args.port:
+        return
+    from ..transports.ports import PortInUse, bind
+
+    try:
+        sockets = bind(args.host or "127.0.0.1", int(args.port))
+    except PortInUse as exc:
+        raise exc.saying("--port 0") from None
+    for sock in sockets:
+        sock.close()
+
+
 def _run_keywords(args: argparse.Namespace) -> dict[str, Any]:
     """The serving options of ``args`` as ``MCPServer.run()``'s keyword arguments, but ``transport``
     (:func:`prepare_serving` returns it); those left out are ``run()``'s defaults."""
