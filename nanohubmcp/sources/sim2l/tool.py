@@ -205,12 +205,15 @@ class Sim2LTool:
 
     def _answer(self, run: str, directory: str, *, cached: bool, produced: str | None = None) -> Any:
         """The result of the run in ``directory``. An answer from a stored run says so as the result
-        cache's does (``_meta`` ``{"hit": true}``) and names the record of the call that ran it
-        (``produced``), which the provenance layer takes for this call's record (``cached_from``)."""
+        cache's does (``_meta`` ``{"hit": true}``; a run kept for later calls ``{"hit": false}``) and names
+        the record of the call that ran it (``produced``), which the provenance layer takes for this call's
+        record (``cached_from``)."""
         outputs, missing = read_outputs(self.spec, directory)
         meta: dict[str, Any] | None = None
         if cached:
             meta = {CACHE_META: {"hit": True}, **({PROVENANCE_META: produced} if produced else {})}
+        elif self.cache:  # a run kept for the next identical call: the record's cache is "miss" (cache=False: none)
+            meta = {CACHE_META: {"hit": False}}
         return shape_result(
             self.spec,
             self.name,
