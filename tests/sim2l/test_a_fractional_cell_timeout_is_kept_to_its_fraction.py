@@ -36,7 +36,8 @@ def sleeping_first(folder: Path, seconds: float) -> Path:
 
 
 def past(tool: str, limit: str) -> str:
-    return (f"the Sim2L tool '{tool}' did not finish within {limit} s in cell 3 (its cell_timeout, a cell's limit; "
+    return (f"the Sim2L tool '{tool}' did not finish within {limit} s in code cell 3 (`import time`) "
+            "(its cell_timeout, a cell's limit; "
             "raise it with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped")
 
 

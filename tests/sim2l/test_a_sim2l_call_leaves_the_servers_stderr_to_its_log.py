@@ -120,11 +120,11 @@ async def test_a_cell_over_cell_timeout_prints_nothing_of_its_kernel(tmp_path: P
             await session.initialize()
             result = await session.call_tool("cool", {"points": 17})
             assert result.is_error, result
-            assert "did not finish within 5 s in cell 8" in result.content[0].text, result
+            assert "did not finish within 5 s in code cell 7 (`import time`)" in result.content[0].text, result
             # A run after it (failing at once) is answered once that kernel's shutdown, where the traceback came
             # from (before the first answer), and its output's logging are long over.
             again = await session.call_tool("cool", {"points": 3})
-            assert "failed in cell 8: ValueError: quick" in again.content[0].text, again.content
+            assert "failed in code cell 7 (`import time`): ValueError: quick" in again.content[0].text, again.content
         errors.seek(0)
         stderr = errors.read()
     assert "IPKernelApp" not in stderr, stderr

@@ -126,7 +126,7 @@ async def test_a_cell_over_its_time_leaves_nbclients_line_off_stderr(tmp_path: P
                 result = await client.call_tool("cooling", {"points": 17})
         assert result.is_error, result
         text = json.dumps([c.model_dump() for c in result.content])
-        assert "did not finish within 3 s in cell" in text, text
+        assert "did not finish within 3 s in code cell" in text, text
         process.send_signal(signal.SIGTERM)
         assert process.wait(60) == 0
         stderr = log.read_text(errors="replace")

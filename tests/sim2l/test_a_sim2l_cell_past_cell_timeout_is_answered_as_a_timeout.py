@@ -21,7 +21,8 @@ pytestmark = pytest.mark.slow
 # (anyio.from_thread above: a lazy import there, rewritten by pytest as the run parsed on another thread, failed the
 # test now and then with "SystemError: AST constructor recursion depth mismatch", CPython 3.11.7's ast.parse)
 
-TEXT = ("the Sim2L tool 'cool' did not finish within 5 s in cell 8 (its cell_timeout, a cell's limit; raise it "
+TEXT = ("the Sim2L tool 'cool' did not finish within 5 s in code cell 7 (`import time`) (its cell_timeout, a "
+        "cell's limit; raise it "
         "with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped")
 
 

@@ -5,6 +5,10 @@ within how many seconds, in which cell, and what raises the limit.
 Found by a fresh-user trial (trial 28, T8): ``nanohubmcp sim2l cool2.ipynb --cell-timeout 3 --name
 cool_to`` answered ``the Sim2L 'cooling' did not run: CellTimeoutError: ...`` for a run stopped in its
 eighth cell, and ``the Sim2L 'cooling' failed in cell 8: ...`` for a cell that raised.
+
+The cell is named in the author's terms: its number among the notebook's code cells, as Jupyter's Run All
+numbers them, and its first line. Found by a user trial (trial67 F4): "cell 8" was papermill's execution count,
+which counts its injected parameters cell, so the author's 7th code cell was "cell 8".
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from nanohubmcp import MCPServer
 
 
 def _notebook(tmp_path: Path) -> Path:
-    """The cooling Sim2L, whose computing cell (cell 8) sleeps for 17 points and raises for 3, before it
+    """The cooling Sim2L, whose computing cell (code cell 7; 8 once papermill injected its cell) sleeps for 17
+    points and raises for 3, before it
     imports simtool (so a short cell_timeout bounds only cheap cells)."""
     return cooling_variant(
         tmp_path,
@@ -60,8 +65,10 @@ async def test_a_timed_out_or_failed_run_names_the_served_tool(tmp_path: Path) -
     slow, failed = answers[17], answers[3]
     assert slow.is_error
     assert slow.content[0].text == (  # shaped as a call past tool_timeout is answered
-        "the Sim2L tool 'cool_to' did not finish within 5 s in cell 8 (its cell_timeout, a cell's limit; raise it "
+        "the Sim2L tool 'cool_to' did not finish within 5 s in code cell 7 (`import time`) (its "
+        "cell_timeout, a cell's limit; raise it "
         "with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped"
     )
     assert failed.is_error
-    assert failed.content[0].text == "the Sim2L tool 'cool_to' failed in cell 8: ValueError: three points are too few"
+    assert failed.content[0].text == (
+        "the Sim2L tool 'cool_to' failed in code cell 7 (`import time`): ValueError: three points are too few")

@@ -152,9 +152,12 @@ def run_notebook(
             warnings.simplefilter("ignore")
             papermill.execute_notebook(spec.path, output, parameters=prepared.parameters, **options)
     except papermill.PapermillExecutionError as exc:
-        raise ToolError(f"the Sim2L tool '{tool}' failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
+        where = _cell_named(output, exc.exec_count) or f"cell {exc.exec_count}"
+        raise ToolError(f"the Sim2L tool '{tool}' failed in {where}: {exc.ename}: {exc.evalue}") from None
     except CellTimeoutError:
-        raise ToolTimeout(cell_timeout_message(tool, cell_timeout, _last_cell_run(output))) from None
+        last = _last_cell_run(output)
+        named = _cell_named(output, last) if last is not None else None
+        raise ToolTimeout(cell_timeout_message(tool, cell_timeout, named)) from None
     except Exception as exc:  # a kernel that died or was killed (a cancelled call), a missing kernel
         if stop is not None and stop.stopped:
             raise ToolError(f"the Sim2L tool '{tool}' was cancelled: its kernel was stopped") from None
@@ -166,14 +169,15 @@ def run_notebook(
     return output
 
 
-def cell_timeout_message(tool: str, cell_timeout: float | None, cell: int | None) -> str:
-    """The answer of a run whose ``cell`` (its execution count; None: unknown) ran past ``cell_timeout`` seconds,
-    shaped as a call past ``tool_timeout`` is answered: which limit ran out, what raises it, that the run was
-    stopped: "the Sim2L tool 'cool' did not finish within 3 s in cell 8 (its cell_timeout, a cell's limit; raise
-    it with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped".
+def cell_timeout_message(tool: str, cell_timeout: float | None, cell: str | None) -> str:
+    """The answer of a run whose ``cell`` (:func:`_cell_named`'s words; None: unknown) ran past ``cell_timeout``
+    seconds, shaped as a call past ``tool_timeout`` is answered: which limit ran out, what raises it, that the run
+    was stopped: "the Sim2L tool 'cool' did not finish within 3 s in code cell 7 (``time.sleep(600)``) (its
+    cell_timeout, a cell's limit; raise it with cell_timeout= or --cell-timeout, inf for no limit); its run was
+    stopped".
     """
     within = f" within {cell_timeout:g} s" if cell_timeout is not None else ""
-    where = f" in cell {cell}" if cell is not None else ""
+    where = f" in {cell}" if cell is not None else ""
     return (f"the Sim2L tool '{tool}' did not finish{within}{where} (its cell_timeout, a cell's limit; raise it "
             "with cell_timeout= or --cell-timeout, inf for no limit); its run was stopped")
 
@@ -218,6 +222,38 @@ def _last_cell_run(path: str) -> int | None:
     counts = [c.get("execution_count") for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
     started = [n for n in counts if isinstance(n, int)]
     return started[-1] if started else None
+
+
+INJECTED = "injected-parameters"
+"""The tag of the cell papermill adds after the ``parameters`` cell (the call's values)."""
+
+
+def _cell_named(path: str, count: int | None) -> str | None:
+    """The code cell of execution count ``count`` in the executed notebook at ``path``, in the author's terms:
+    ``code cell 7 (`time = np.linspace(...)`)``, its number among the notebook's code cells from 1 (as Jupyter
+    numbers them in a Run All: markdown cells and papermill's injected cell not counted) and its first line;
+    or ``papermill's injected parameters cell``. None when unreadable or not found."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            cells = json.load(stream).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return None
+    number = 0
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        injected = INJECTED in (cell.get("metadata", {}).get("tags") or ())
+        number += 0 if injected else 1
+        if count is None or cell.get("execution_count") != count:
+            continue
+        if injected:
+            return "papermill's injected parameters cell (the call's values)"
+        source = cell.get("source", "")
+        text = "".join(source) if isinstance(source, list) else str(source)
+        line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        line = line if len(line) <= 60 else line[:59] + "\u2026"
+        return f"code cell {number} (`{line}`)" if line else f"code cell {number}"
+    return None
 
 
 def _file_of(data: Any) -> str | None:
