@@ -173,3 +173,23 @@ def test_a_directory_holding_one_notebook_names_it(tmp_path: Path) -> None:
         read_sim2l(flat)
     with pytest.raises(RegistrationError, match="is a directory without a notebook"):
         read_sim2l(tmp_path / "apps")
+
+
+def test_a_limit_yaml_reads_as_text_is_the_number_simtool_reads(tmp_path: Path) -> None:
+    """``max: 1e9`` is the string "1e9" to PyYAML (YAML 1.1), which simtool reads as 1e9: the schema's ``maximum``
+    says so (trial67 F6: it was missing, and only the description named it); a limit with units stays a note."""
+    params = pytest.importorskip("simtool.params")
+    inputs = ("%%yaml INPUTS\nhalf_life:\n    type: Number\n    units: s\n    min: 0.001\n    max: 1e9\n"
+              "    value: 60\ncount:\n    type: Integer\n    min: -2e1\n    max: 1E3\n    value: 3\n"
+              "width:\n    type: Number\n    units: nm\n    max: 1 um\n    value: 5")
+    path = _write(tmp_path / "decay.ipynb", [inputs, "%%yaml OUTPUTS\ny:\n    type: Number", "x = 1"],
+                  {2: "parameters"})
+    spec = read_sim2l(path)
+    props = input_schema(spec)["properties"]
+    simtool = {name: getattr(params, item.type)(**item.simtool_fields()) for name, item in spec.inputs.items()}
+    assert props["half_life"]["maximum"] == simtool["half_life"].max == 1e9
+    assert "Maximum" not in props["half_life"]["description"]
+    assert (props["count"]["minimum"], props["count"]["maximum"]) == (-20, 1000)
+    assert (simtool["count"].min, simtool["count"].max) == (-20, 1000)
+    assert "maximum" not in props["width"]
+    assert "Maximum: 1 um." in props["width"]["description"]

@@ -27,6 +27,8 @@ Element    ``{"type": "string"}``: an element symbol or name; the notebook recei
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 from ...schema import GeneratedSchema
@@ -48,9 +50,19 @@ FILE_OBJECT: dict[str, Any] = {
 }
 
 
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number written as text that simtool reads as one: PyYAML reads ``1e9`` (no ``.``, no exponent sign:
+YAML 1.1) as the string ``"1e9"``, which simtool's ``Number`` and ``Integer`` turn into 1e9 with ``float()``
+(or pint's ``parse_expression``, for a Number with units)."""
+
+
 def _limit(value: Any) -> float | None:
+    """``min``/``max`` as the number simtool reads it; None for a limit with units (``"10 nm"``), or none."""
     if isinstance(value, bool):
         return None
+    if isinstance(value, str) and PLAIN_NUMBER.fullmatch(value.strip()):
+        number = float(value)
+        return number if math.isfinite(number) else None
     return float(value) if isinstance(value, (int, float)) else None
 
 
