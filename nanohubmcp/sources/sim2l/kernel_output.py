@@ -23,7 +23,8 @@ seconds without a line (a traceback is written at once).
 A line redrawn in place (carriage returns) is logged as it was last drawn.
 
 nbclient, which papermill runs the notebook with, says on papermill's logger when the kernel is gone
-(``Kernel died while waiting for execute reply.``) or a cell ran over its time (``Timeout waiting for
+(``Kernel died while waiting for execute reply.``; ``Error occurred while starting new kernel client ...`` when
+it ended before its first reply) or a cell ran over its time (``Timeout waiting for
 execute reply (12s).``): with no handler of its own, Python printed it on the server's stderr whenever a
 run's kernel was killed (a call cancelled, the server stopped), died or timed out, though the run's own
 error says so. :func:`quiet_kernel_end` moves that line of a run's thread to the
@@ -65,9 +66,10 @@ _CHAINED = ("Traceback (most recent call last):", "During handling of the above 
 _RECORD_QUIET = 0.25
 """Seconds without a line after which an ERROR record being held is whole."""
 
-_KERNEL_ENDED = ("Kernel died while waiting for execute reply", "Timeout waiting for execute reply")
+_KERNEL_ENDED = ("Kernel died while waiting for execute reply", "Timeout waiting for execute reply",
+                 "Error occurred while starting new kernel client")
 """The starts of nbclient's lines (on papermill's logger) that say what the run's own error says (the kernel
-stopped or died; a cell over ``cell_timeout``)."""
+stopped or died, also while it still started: a stop or Ctrl-C then; a cell over ``cell_timeout``)."""
 
 
 def relay(tool: str) -> int:
