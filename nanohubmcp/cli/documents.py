@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ..errors import ConfigurationError, NanohubMCPError, UsageError
 
 if TYPE_CHECKING:
+    from ..facade import MCPServer
     from ..jupyter.translate import Script
 
 __all__ = [
@@ -223,11 +224,12 @@ def write_server_json(args: argparse.Namespace) -> int:
     if base and not base.endswith("/"):
         base += "/"
     output = None if args.output == "-" else Path(args.output).absolute()  # before the app may change directory
+    command = _served_by(args.app)
     with contextlib.redirect_stdout(sys.stderr):  # whatever the app prints must not mix with the document
-        server = load_app(args.app)
+        server = load_app(args.app) if command == "run" else _file_server(command, args.app)
     document = server_json(server.core, app=os.path.basename(args.app), base=base, name=args.name,
                            named_at=session_url,  # named as the running server's card names it
-                           token_required=getattr(server, "auth", None) is not None)
+                           token_required=getattr(server, "auth", None) is not None, command=command)
     if session_url and base is None:
         print(f"note: the weber URL of tool session {session.session} is this tool session's own: it holds the "
               "session's secret proxy cookie and stops working when the session ends, so it is not listed in "
@@ -250,6 +252,32 @@ def write_server_json(args: argparse.Namespace) -> int:
         _write_atomically(output, text)
         print(f"Wrote {args.output} ({document['name']} {document['version']})", file=sys.stderr)
     return 0
+
+
+def _served_by(path: str) -> str:
+    """The command serving ``path``: ``"rappture"`` for a Rappture tool.xml, ``"sim2l"`` for a Sim2L notebook
+    (one with ``%%yaml INPUTS``/``OUTPUTS`` cells), else ``"run"`` (an app file: its own checks refuse the rest)."""
+    if path.endswith(".xml") and os.path.isfile(path):
+        return "rappture"
+    if path.endswith(".ipynb") and os.path.isfile(path):
+        from ..errors import RegistrationError
+        from ..sources.sim2l.notebook import read_sim2l
+
+        try:
+            read_sim2l(path)
+        except RegistrationError:
+            return "run"  # another notebook: refused as an app file is, saying to export it
+        return "sim2l"
+    return "run"
+
+
+def _file_server(command: str, path: str) -> MCPServer:
+    """The server ``nanohubmcp rappture PATH`` or ``nanohubmcp sim2l PATH`` serves, with their defaults."""
+    from .serve import rappture_server, sim2l_server
+
+    args = argparse.Namespace(paths=[path], name=None, instructions=None, background=False, timeout=None, plot=True,
+                              results_dir=None, cell_timeout=None)
+    return rappture_server(args) if command == "rappture" else sim2l_server(args)
 
 
 def _output_path(notebook: Path, option: str | None) -> Path | None:

@@ -160,13 +160,14 @@ def build_parser() -> argparse.ArgumentParser:
     desktop.set_defaults(run=documents.print_desktop_config, token_served=False)  # written into the entry
     card = commands.add_parser(
         "server-json",
-        help="write the MCP Registry's server.json for an app file's `server`",
+        help="write the MCP Registry's server.json for an app file's `server`, a Rappture tool.xml or a Sim2L",
         description="Import APP (a Python file defining a module-level `server`) and write the server.json the "
         "MCP Registry reads (schema 2025-12-11): its reverse-DNS name, version, description, the pypi package "
         "nanohub-mcp run as `nanohubmcp run APP --transport stdio`, and on nanoHUB (or with --public-url) its "
-        "remotes.",
+        "remotes. APP may also be a Rappture tool.xml or a Sim2L notebook: the server `nanohubmcp rappture APP` "
+        "(or `sim2l APP`) serves, run so by the package.",
     )
-    card.add_argument("app", metavar="APP", help="the Python file defining `server`")
+    card.add_argument("app", metavar="APP", help="the Python file defining `server`, a tool.xml or a Sim2L .ipynb")
     card.add_argument("-o", "--output", metavar="FILE", default="-",
                       help="where to write it (default '-': standard output)")
     card.add_argument("--name", default=None, metavar="NAMESPACE/NAME", type=registry_name,

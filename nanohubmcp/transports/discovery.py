@@ -138,10 +138,12 @@ def server_json(
     name: str | None = None,
     named_at: str | None = None,
     token_required: bool = False,
+    command: str = "run",
 ) -> dict[str, Any]:
     """The MCP Registry's ``server.json`` for the server of ``core``, run from the file ``app``.
 
-    Its package is ``pypi``/``nanohub-mcp`` started as ``nanohub-mcp run APP --transport stdio`` (the
+    Its package is ``pypi``/``nanohub-mcp`` started as ``nanohub-mcp run APP --transport stdio`` (``command``
+    ``"rappture"`` or ``"sim2l"``: ``nanohub-mcp rappture tool.xml ...``, ``nanohub-mcp sim2l NOTEBOOK ...``; the
     runtime hint ``uvx``: a client runs the package's command of the package's own name, which the
     distribution installs beside ``nanohubmcp``); a public
     ``base`` (the weber URL on nanoHUB) adds ``remotes`` (Streamable HTTP and legacy SSE). The name is
@@ -165,8 +167,8 @@ def server_json(
                 "runtimeHint": "uvx",
                 "transport": {"type": "stdio"},
                 "packageArguments": [
-                    {"type": "positional", "value": "run"},
-                    {"type": "positional", "valueHint": "app", "value": app},
+                    {"type": "positional", "value": command},
+                    {"type": "positional", "valueHint": "app" if command == "run" else "path", "value": app},
                     {"type": "named", "name": "--transport", "value": "stdio"},
                 ],
             }

@@ -92,6 +92,26 @@ def test_server_json_for_a_script_has_the_pypi_package_and_no_loopback_remote() 
     assert "remotes" not in document
 
 
+@pytest.mark.timeout(400)
+def test_server_json_for_a_rappture_tool_or_a_sim2l_runs_the_command_serving_it(tmp_path: Path) -> None:
+    """A tool.xml or a Sim2L notebook is described as ``nanohubmcp rappture``/``sim2l`` serves it, and its package
+    runs that command (trial67 F5: ``server-json tool.xml`` was refused, pointing to serving it, which writes no
+    server.json)."""
+    for path, command, name, about in (
+            ("examples/rappture/fermi/tool.xml", "rappture", "local/fermi", "a Rappture tool served with nanohubmcp"),
+            ("examples/sim2l/cooling/cooling.ipynb", "sim2l", "local/cooling", "a Sim2L served with nanohubmcp")):
+        done = subprocess.run(
+            [sys.executable, "-m", "nanohubmcp", "server-json", path], capture_output=True, text=True, timeout=300,
+            cwd=ROOT, stdin=subprocess.DEVNULL, env={**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / command)})
+        assert done.returncode == 0, done.stderr
+        document = json.loads(done.stdout)
+        valid(SERVER_JSON, document)
+        assert document["name"] == name
+        assert about in document["description"]
+        (package,) = document["packages"]
+        assert [a.get("value") for a in package["packageArguments"]] == [command, Path(path).name, "stdio"]
+
+
 def token_header(remote: dict[str, Any]) -> dict[str, Any]:
     """The one header ``remote`` declares, checked to be the bearer token's (a secret input, no value)."""
     (header,) = remote["headers"]
