@@ -2,7 +2,7 @@
 
 A Jupyter Server with the extension runs one kernel (a notebook session). Instead of an MCP
 server, the upstream is a small Tornado app in this process that answers with what it received
-(``/echo``) or opens an event stream that stays idle until the connection closes (``/stream``);
+(``/echo…``) or opens an event stream that stays idle until the connection closes (``/stream``);
 its port is registered in the Jupyter runtime directory in the name of that kernel, as the
 kernel's own server would be.
 """
@@ -86,7 +86,7 @@ class Upstream:
 
         def serve() -> None:
             asyncio.set_event_loop(self.loop)
-            app = tornado.web.Application([(r"/echo", Echo), (r"/stream", Stream)])
+            app = tornado.web.Application([(r"/echo.*", Echo), (r"/stream", Stream)])
             self.http = tornado.httpserver.HTTPServer(app)
             self.http.add_sockets([self.sock])
             self.loop.call_soon(ready.set)
@@ -164,6 +164,55 @@ def test_the_request_reaches_the_kernel_port_without_jupyters_credentials(
     assert answer_headers["x-upstream"] == "yes"
     assert answer_headers["content-type"].startswith("application/json")
     assert "keep-alive" not in answer_headers
+
+
+def _answer(setup: tuple[JupyterServer, Upstream], tail: str, status: int) -> Any:
+    """The reply's JSON to a GET of ``nanohubmcp/<upstream port>/<tail>``, whose status must be ``status``."""
+    jupyter, upstream = setup
+    conn = http.client.HTTPConnection("127.0.0.1", jupyter.port, timeout=10)
+    try:
+        conn.request("GET", f"{BASE_URL}nanohubmcp/{upstream.port}/{tail}", headers=jupyter.auth)
+        response = conn.getresponse()
+        text = response.read()
+    finally:
+        conn.close()
+    assert response.status == status, text[:300]
+    return json.loads(text)
+
+
+@pytest.mark.parametrize(("tail", "seen"), [
+    ("echo/ec%20ho", "/echo/ec%20ho"),  # was forwarded decoded: "GET /echo/ec ho HTTP/1.1", the kernel's 400
+    ("echo/a%2Fb", "/echo/a%2Fb"),  # was /echo/a/b: another path
+    ("echo%2F..%2Fecho", "/echo%2F..%2Fecho"),
+    ("echo/%65%25", "/echo/%65%25"),
+])
+def test_the_path_is_forwarded_as_the_client_sent_it(
+    setup: tuple[JupyterServer, Upstream], tail: str, seen: str,
+) -> None:
+    """Review r40 (R40-3): the route's decoded path argument was forwarded."""
+    body = _answer(setup, tail, 201)
+    assert (body["path"], body["query"]) == (seen, "")
+
+
+def test_an_escaped_question_mark_is_no_query_the_token_filter_did_not_see(
+    setup: tuple[JupyterServer, Upstream],
+) -> None:
+    body = _answer(setup, f"echo%3Ftoken=hidden&a=1?b=2&token={setup[0].token}", 201)
+    assert (body["path"], body["query"]) == ("/echo%3Ftoken=hidden&a=1", "b=2")
+
+
+@pytest.mark.parametrize(("tail", "named"), [
+    ("echo%0D%0AX-Injected:%201", "%0D, an escaped control character"),  # was a 500 with a logged traceback
+    ("echo%00", "%00, an escaped control character"),
+    ("echo%zz", "a '%' not followed by two hex digits"),
+    ('echo"', "'\"', which a URL path holds only percent-encoded (%22)"),
+])
+def test_a_path_that_cannot_be_forwarded_is_a_400_naming_why(
+    setup: tuple[JupyterServer, Upstream], tail: str, named: str,
+) -> None:
+    message = _answer(setup, tail, 400)["message"]
+    assert message.startswith(f"the path after nanohubmcp/{setup[1].port} cannot be forwarded: it holds ")
+    assert named in message
 
 
 def test_a_jupyter_token_header_is_not_forwarded_and_repeated_headers_pass(

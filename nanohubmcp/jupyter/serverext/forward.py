@@ -20,6 +20,11 @@ credentials (the ``Authorization`` header Jupyter authenticated the request with
 wants a token of its own, send it as ``Authorization: Bearer …`` and Jupyter's token as
 ``?token=…`` in the URL: the Bearer header then passes.
 
+The path is forwarded as the client sent it, still percent-encoded (``/tools/a%2Fb`` stays one segment, ``%3F``
+stays part of the path, never a query the ``token`` filter did not see); a path holding a character a URL path
+does not hold as written (a space, ``"``, a non-ASCII byte: RFC 3986 § 3.3), a ``%`` not followed by two hex
+digits, or an escaped control character (``%0D%0A``, ``%00``: no MCP route holds one) → 400 naming it.
+
 Refusals: a port no kernel of this server registered, or registered by a kernel process that has
 since died (even if Jupyter restarted the kernel under the same id) → 404; a registered kernel whose server
 does not answer → 502. Both as Jupyter's JSON error bodies with a message saying what happened and what
@@ -34,8 +39,9 @@ import asyncio
 import atexit
 import json
 import os
+import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
@@ -71,6 +77,9 @@ HOP_BY_HOP = frozenset(
 )
 """Headers that belong to one connection, never forwarded (RFC 9110 § 7.6.1)."""
 _NOT_FORWARDED = frozenset({"host", "cookie", "content-length"})
+_PATH_CHARACTER = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2}")
+"""What a URL path holds as written (RFC 3986 § 3.3: a ``pchar`` or ``/``)."""
+_CONTROL_ESCAPE = re.compile(r"%(?:[01][0-9A-Fa-f]|7[Ff])")
 _UPSTREAM = HTTP1ConnectionParameters(
     no_keep_alive=True,
     decompress=False,
@@ -161,8 +170,9 @@ class ForwardHandler(APIHandler):
 
     auth_resource = "kernels"
 
-    def initialize(self, runtime_dir: str, served: dict[int, dict[str, Any]]) -> None:
+    def initialize(self, runtime_dir: str, served: dict[int, dict[str, Any]], root: str) -> None:
         self.runtime_dir = runtime_dir
+        self.root = root  # <base_url>nanohubmcp, as the route's pattern holds it
         self.served = served  # port -> the last registration forwarded to (shared by every request)
         self.relayed_headers = False
         self._upstream: iostream.IOStream | None = None
@@ -220,9 +230,14 @@ class ForwardHandler(APIHandler):
             return registry.is_alive(current) and registry.descends_from(found.get("pid"), current)
         return registry.is_alive(found.get("pid"))
 
-    def _upstream_target(self, path: str | None) -> str:
+    def _upstream_target(self, port_text: str) -> str:
+        """The request target for the kernel's server: the path after ``<root>/<port>`` as the client sent it
+        (Tornado's path arguments are decoded once: ``%3F`` would become a query, ``%0D%0A`` a broken request
+        line), the query without Jupyter's ``token``. Raises ``HTTPError(400)`` naming what cannot be forwarded."""
+        raw = self.request.path[len(self.root) + 1 + len(port_text):]  # the route matched the raw path
+        _check_forwardable(raw, port_text)
         query = [(k, v) for k, v in parse_qsl(self.request.query, keep_blank_values=True) if k != "token"]
-        return "/" + (path or "").lstrip("/") + (f"?{urlencode(query)}" if query else "")
+        return "/" + raw.lstrip("/") + (f"?{urlencode(query)}" if query else "")
 
     def _is_jupyter_credential(self, authorization: str) -> bool:
         """Whether this ``Authorization`` value is what Jupyter authenticated the request with.
@@ -250,7 +265,8 @@ class ForwardHandler(APIHandler):
             out["Content-Length"] = str(len(self.request.body))
         return out
 
-    async def _forward(self, port_text: str, path: str | None) -> None:
+    async def _forward(self, port_text: str) -> None:
+        target = self._upstream_target(port_text)
         port = int(port_text)
         self._registered(port)
         try:
@@ -264,7 +280,7 @@ class ForwardHandler(APIHandler):
         self._upstream = stream
         connection = HTTP1Connection(stream, True, _UPSTREAM)
         try:
-            start = httputil.RequestStartLine(self.request.method or "GET", self._upstream_target(path), "HTTP/1.1")
+            start = httputil.RequestStartLine(self.request.method or "GET", target, "HTTP/1.1")
             await connection.write_headers(start, self._forwarded_headers(port))
             if self.request.body:
                 await connection.write(self.request.body)
@@ -291,18 +307,36 @@ class ForwardHandler(APIHandler):
 
     @web.authenticated
     @authorized("execute")
-    async def post(self, port: str, path: str | None = None) -> None:
-        await self._forward(port, path)
+    async def post(self, port: str, _decoded: str | None = None) -> None:
+        await self._forward(port)
 
     @web.authenticated
     @authorized("execute")
-    async def get(self, port: str, path: str | None = None) -> None:
-        await self._forward(port, path)
+    async def get(self, port: str, _decoded: str | None = None) -> None:
+        await self._forward(port)
 
     @web.authenticated
     @authorized("execute")
-    async def delete(self, port: str, path: str | None = None) -> None:
-        await self._forward(port, path)
+    async def delete(self, port: str, _decoded: str | None = None) -> None:
+        await self._forward(port)
+
+
+def _check_forwardable(raw: str, port_text: str) -> None:
+    """Raise ``HTTPError(400)`` naming the problem unless ``raw`` (a path as sent) can be forwarded as it is."""
+    where = f"the path after nanohubmcp/{port_text}"
+    rest = _PATH_CHARACTER.sub("", raw)
+    if rest.startswith("%"):
+        raise web.HTTPError(400, f"{where} cannot be forwarded: it holds a '%' not followed by two hex digits "
+                            "(write '%' as %25)")
+    if rest:
+        escaped = quote(rest[0].encode("latin-1", "replace"))  # (Tornado reads a request line as Latin-1)
+        raise web.HTTPError(400, f"{where} cannot be forwarded: it holds {rest[0]!r}, which a URL path holds only "
+                            f"percent-encoded ({escaped})")
+    control = _CONTROL_ESCAPE.search(raw)
+    if control:
+        raise web.HTTPError(
+            400, f"{where} cannot be forwarded: it holds {control[0]}, an escaped control character no MCP route holds"
+        )
 
 
 def install(serverapp: ServerApp) -> None:
@@ -316,7 +350,7 @@ def install(serverapp: ServerApp) -> None:
         ".*$",
         [
             (root + "/?", InfoHandler),
-            (root + r"/(\d{1,5})(/.*)?", ForwardHandler, {"runtime_dir": runtime_dir, "served": served}),
+            (root + r"/(\d{1,5})(/.*)?", ForwardHandler, {"runtime_dir": runtime_dir, "served": served, "root": root}),
         ],
     )
     pid = os.getpid()
