@@ -26,7 +26,7 @@ import logging
 import traceback
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from ..auth.verifiers import MAX_TOKEN_LENGTH, TokenVerifier, principal_class
 from ..errors import ConfigurationError, ServerBusy
@@ -84,22 +84,37 @@ def metadata_url(base: str) -> str:
     return f"{base}{METADATA_PATH}"
 
 
-def metadata_document(verifier: Any, base: str, suffix: str = "", name: str | None = None) -> dict[str, Any]:
+SERVED_RESOURCES = ("", "/mcp", "/sse")
+"""The resources this server's metadata names, as paths under its public base: the root and its two streaming
+endpoints (the routes a token opens a session on)."""
+
+
+def served_resource(suffix: str, base: str, prefix: str = "") -> str | None:
+    """Which of :data:`SERVED_RESOURCES` the path-aware metadata's ``suffix`` names, None for any other path.
+
+    ``suffix`` is the path after the well-known name, decoded (RFC 9728 § 3.1 puts the resource's own path there,
+    ``/.well-known/oauth-protected-resource/weber/12/abc/3/mcp``; one under the prefix may also name it
+    relative to the base, ``<prefix>/.well-known/oauth-protected-resource/mcp``); one trailing slash is the same
+    resource. ``base`` is the public base URL, ``prefix`` the configured path prefix (its path when a client
+    reaches the server directly). Any other path (``/elsewhere``, a control character, 20,000 characters) names
+    no resource this server protects: the caller answers 404 rather than echo it.
+    """
+    if suffix.endswith("/"):
+        suffix = suffix[:-1]
+    roots = {"", unquote(urlsplit(base).path.rstrip("/")), unquote(prefix.rstrip("/"))}
+    for resource in SERVED_RESOURCES:
+        if any(suffix == root + resource for root in roots):
+            return resource
+    return None
+
+
+def metadata_document(verifier: Any, base: str, resource_path: str = "", name: str | None = None) -> dict[str, Any]:
     """The RFC 9728 § 2 document: ``resource`` (required), where tokens come from, scopes.
 
-    ``suffix`` is the path after the well-known name (the path-aware form, RFC 9728 § 3.1):
-    the ``resource`` is then the URL that path names — under the public base, or under its
-    origin when the suffix already carries the base's path — as § 3.3 requires it to match.
+    ``resource_path`` is one of :data:`SERVED_RESOURCES` (:func:`served_resource`): the ``resource`` is the public
+    base with that path, the URL the client asked about, as RFC 9728 § 3.3 requires it to match.
     """
-    resource = resource_url(base)
-    suffix = suffix.rstrip("/")
-    if suffix:
-        parts = urlsplit(base)
-        base_path = parts.path.rstrip("/")
-        if base_path and (suffix == base_path or suffix.startswith(base_path + "/")):
-            resource = f"{parts.scheme}://{parts.netloc}{suffix}"
-        else:
-            resource += suffix
+    resource = resource_url(base) + resource_path
     document: dict[str, Any] = {
         "resource": resource,
         **({"resource_name": name} if name else {}),

@@ -107,7 +107,8 @@ class OpenAPIHandler(PlainErrors, BaseHandler):
 class ProtectedResourceHandler(PlainErrors, BaseHandler):
     """``GET /.well-known/oauth-protected-resource[/<path>]``: RFC 9728 metadata (no token needed).
 
-    404 when the server has no authorization configured (there is no protected resource).
+    404 when the server has no authorization configured (there is no protected resource), and for a path that
+    names none of the resources served (:func:`.auth.served_resource`: the root or path prefix, ``/mcp``, ``/sse``).
     """
 
     public = True
@@ -118,7 +119,13 @@ class ProtectedResourceHandler(PlainErrors, BaseHandler):
         if self.config.auth is None:
             self.fail(RouteNotFound("This server has no authorization configured"))
             return
+        base = self.public_base()
+        resource = auth.served_resource(suffix or "", base, self.config.path_prefix)
+        if resource is None:
+            self.fail(RouteNotFound("No protected resource at this path: this server's metadata is at "
+                                    f"{auth.metadata_url(base)} (and the same with /mcp or /sse after it)"))
+            return
         self.set_header("Cache-Control", self.cache_control())
-        self.send_json(200, auth.metadata_document(self.config.auth, self.public_base(), suffix or "", self.core.name))
+        self.send_json(200, auth.metadata_document(self.config.auth, base, resource, self.core.name))
 
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
