@@ -59,7 +59,7 @@ PLACEHOLDER = r"<[^<>]{1,80}>"
 def is_secret_name(name: str) -> bool:
     """Whether ``name`` (decoded), a query or fragment parameter's or a header's, names a credential: the one
     rule of the bridge's messages (``transports.redaction.secrets_of``, :func:`hide_query_secrets`), the
-    server's access log (``transports.routes.redacted_uri``) and a state URL as printed (``state.url.redact``).
+    server's access log (``transports.access_log.redacted_uri``) and a state URL as printed (``state.url.redact``).
 
     The name is read as words (split at ``-``, ``_``, ``.``... and where lower case turns upper, lower-cased;
     a number dropped: ``api_key_2``, ``key2``, ``X-Hub-Signature-256``), each word singular (``tokens``,

@@ -44,6 +44,7 @@ from ..protocol.message_values import show
 from ..schema.paths import echoed
 from ..server.connection import Connection
 from . import auth
+from .access_log import request_summary
 from .config import TransportConfig
 from .gate import EARLY, NO_TOKEN, edge_refusal
 from .headers import ALLOW_HEADERS, EXPOSE_HEADERS, JSON_TYPE
@@ -322,7 +323,15 @@ class BaseHandler(tornado.web.RequestHandler):
     def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
         if isinstance(value, ProtocolError):
             return  # a refusal meant for the client (e.g. the session limit), not a server fault
-        super().log_exception(typ, value, tb)
+        if isinstance(value, tornado.web.HTTPError):
+            super().log_exception(typ, value, tb)  # its line names the request by _request_summary
+            return
+        # Tornado's line adds repr(request), whose uri holds the path prefix and any query credential.
+        logging.getLogger("tornado.application").error(
+            "Uncaught exception %s", self._request_summary(), exc_info=(typ, value, tb))
+
+    def _request_summary(self) -> str:
+        return request_summary(self)  # no credential, no path prefix (access_log.logged_uri)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Errors Tornado raises itself (bad method, body timeout, our HTTPErrors) as JSON; a

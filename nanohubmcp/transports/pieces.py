@@ -30,6 +30,7 @@ from tornado.http1connection import HTTP1Connection
 from tornado.iostream import StreamClosedError
 
 from ..protocol.text_pieces import TextPieces, escaped_pieces
+from .access_log import request_summary
 from .unsent import owner_of
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ async def send_rest(handler: RequestHandler, parts: list[bytes | TextPieces], un
                 await write_text(part, lambda piece: _written(handler, piece, unsent))
         handler.finish()
     except StreamClosedError:  # the client went away (or the unsent budget closed it): nothing to write to
-        log.debug("a client went away mid-answer (%s)", handler.request.path)
+        log.debug("a client went away mid-answer (%s)", request_summary(handler))
     except (Miscounted, OSError, UnicodeDecodeError) as exc:  # (the file changed, or cannot be read now)
         log.error("closing a connection mid-answer: %s", exc)
         connection = handler.request.connection

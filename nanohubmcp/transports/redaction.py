@@ -2,7 +2,7 @@
 
 Gives :func:`is_secret_name` (from :mod:`nanohubmcp.protocol.credentials`), the one rule for which query,
 fragment and header names hold a credential (the server's access log writes no such value:
-:func:`.routes.redacted_uri`; nor does a state URL as printed), and, for a client that prints what it
+:func:`.access_log.redacted_uri`; nor does a state URL as printed), and, for a client that prints what it
 sends to (the stdio↔HTTP bridge), :func:`secrets_of` (the credentials in a URL and a request's headers)
 and :func:`redact` (text with each of them replaced by ``***``: ``…/mcp?token=***``,
 ``http://user:***@host/``, ``Bearer ***``; :func:`hide_userinfo` alone for a URL's ``user:password@``,

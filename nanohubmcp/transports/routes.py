@@ -20,20 +20,17 @@ from __future__ import annotations
 
 import functools
 import importlib
-import logging
 import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote_plus
 
 import tornado.web
 from tornado import httputil
 from tornado.routing import Matcher, PathMatches, Router, Rule
 
 from ..server.connection import Connection
-from ..server.wire.sessions import session_digest
+from .access_log import quiet_log
 from .auth import bind_resource
 from .config import TransportConfig
-from .headers import session_query
 from .http_server import LimitedApplication
 from .not_found import NotFoundHandler
 from .streamable_http import StreamableHTTPHandler
@@ -56,7 +53,7 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         default_handler_args=kwargs,
         compress_response=False,
         serve_traceback=False,
-        log_function=_quiet_log,
+        log_function=quiet_log,
         max_buffered_bytes=config.max_buffered_bytes,
         max_buffered_bytes_per_principal=config.buffered_share,
     )
@@ -158,65 +155,3 @@ class FirstUsePath(Matcher):
         self._path = path = PathMatches(self.pattern)
         self.match = path.match  # type: ignore[method-assign]  # from now on Tornado's own: no call of ours a request
         return path
-
-
-_ACCESS = logging.getLogger("nanohubmcp.access")
-
-
-def redacted_uri(uri: str) -> str:
-    """``uri`` as the access log writes it: the value of a query parameter that is a credential
-    (:func:`.redaction.is_secret_name`: ``token``, ``api-key``, ``X-Amz-Signature``...) becomes ``<redacted>``,
-    and a legacy ``session_id`` (the capability to post into that session) its digest; so does a path
-    parameter's (``/tools/echo;token=…``, RFC 3986 § 3.3), which no route reads but a client may send,
-    and a fragment parameter's (``#access_token=…``), which a client should not send but may."""
-    uri, hash_mark, fragment = uri.partition("#")
-    path, mark, query = uri.partition("?")
-    if ";" in path:
-        path = "/".join(_redacted_segment(segment) for segment in path.split("/"))
-    shown = f"{path}?{_redacted_parameters(query)}" if mark else path
-    return f"{shown}#{_redacted_parameters(fragment)}" if hash_mark else shown
-
-
-def _redacted_parameters(query: str) -> str:
-    from .redaction import is_secret_name  # (a line of the access log: not at start)
-
-    parts = []
-    for item in query.split("&"):
-        name, eq, value = item.partition("=")
-        decoded = unquote_plus(name)
-        if eq and decoded.lower() == "session_id":
-            item = f"{name}=#{session_digest(unquote_plus(value))}"
-        elif eq and is_secret_name(decoded):
-            item = f"{name}=<redacted>"
-        parts.append(item)
-    return "&".join(parts)
-
-
-def _redacted_segment(segment: str) -> str:
-    from .redaction import is_secret_name
-
-    name, *parameters = segment.split(";")
-    for index, parameter in enumerate(parameters):
-        key, eq, _ = parameter.partition("=")
-        if eq and is_secret_name(unquote_plus(key)):
-            parameters[index] = f"{key}=<redacted>"
-    return ";".join((name, *parameters))
-
-
-def _quiet_log(handler: tornado.web.RequestHandler) -> None:
-    """Access log at DEBUG (a line per request at INFO would drown a notebook's output; a 5xx at
-    WARNING, but not the 503 of a request a stopping server answers); no credential of the request
-    reaches it (:func:`redacted_uri`)."""
-    status = handler.get_status()
-    logger = _ACCESS
-    level = logging.WARNING if status >= 500 else logging.DEBUG
-    connection = getattr(handler, "connection", None)
-    if status == 503 and connection is not None and connection.core.shutdown.begun:
-        level = logging.DEBUG  # answered so because the server stops (it said so to the client): no fault
-    if logger.isEnabledFor(level):
-        request = handler.request
-        # A session is named by a digest of its id (the id itself is a credential).
-        session_id = request.headers.get("Mcp-Session-Id") or session_query(request.query_arguments)
-        tag = f" session={session_digest(session_id)}" if session_id else ""
-        logger.log(level, "%d %s %s (%s) %.1fms%s", status, request.method, redacted_uri(request.uri or ""),
-                   request.remote_ip, 1000.0 * request.request_time(), tag)

@@ -28,6 +28,7 @@ from tornado.http1connection import HTTP1Connection
 
 from ..protocol import jsonenc, text_pieces
 from ..protocol.sendable import Parts
+from .access_log import request_summary
 from .unsent import owner_of
 
 log = logging.getLogger("nanohubmcp.http")
@@ -194,7 +195,7 @@ class SSEWriter:
                     await write_text(part, self._put_drained)
             self._flush_soon()  # (the event's end leaves with what follows it)
         except tornado.iostream.StreamClosedError:  # the client went away, or the unsent budget closed it
-            log.debug("a client went away mid-event (%s)", self.handler.request.path)
+            log.debug("a client went away mid-event (%s)", request_summary(self.handler))
             self.connection_lost()  # (Tornado tells the handler nothing of a close the budget made)
         except (Miscounted, OSError, UnicodeDecodeError) as exc:  # (the file changed, or cannot be read now)
             # The event is cut short, never ended: a client dispatches no half message.

@@ -39,8 +39,8 @@ from support import serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.state.url import redact as shown_state_url
+from nanohubmcp.transports.access_log import redacted_uri
 from nanohubmcp.transports.redaction import hide_query_secrets, is_secret_name, redact, secrets_of
-from nanohubmcp.transports.routes import redacted_uri
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -19,7 +19,7 @@ import pytest
 from support import serve
 
 from nanohubmcp import MCPServer
-from nanohubmcp.transports.routes import redacted_uri
+from nanohubmcp.transports.access_log import redacted_uri
 
 JUPYTER_TOKEN = "JUPYTOKEN777secret"
 ACCESS_TOKEN = "ACCESS999secret"
