@@ -4,8 +4,11 @@ Rappture nests inputs in ``<group>``, ``<phase>`` and ``<structure>`` (whose ``<
 hold numbers); an MCP tool takes one flat object. Each value-bearing element becomes one
 argument, named by its ``id``; when two elements share an id, the ids of their enclosing groups
 are put in front, joined by ``_`` (``models_tau`` and ``ambient_tau``), until every name is
-unique. An element without an id is named by its tag (``loader``, ``loader2``, …, Rappture's own
-naming). The labels of the enclosing groups go into the argument's description.
+unique. Siblings sharing an id (``input.number(length)`` and ``input.choice(length)``: a tool.xml mistake) are
+named with their kind after it (``length_number``, ``length_choice``; then a count, when the kind is shared too),
+the others keep their names, and a ``RegistrationWarning`` names the duplicate id. An element without an id is
+named by its tag (``loader``, ``loader2``, …, Rappture's own naming). The labels of the enclosing groups go
+into the argument's description.
 
 What becomes an argument: ``number``, ``integer``, ``boolean``, ``choice``, ``multichoice``,
 ``string``, ``loader`` and ``periodicelement``. What does not, with the reason kept in
@@ -21,10 +24,13 @@ names, so the description can say when the argument matters.
 from __future__ import annotations
 
 import re
+import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...errors import RegistrationWarning
+from ...registration import user_frame
 from .loader import find_examples
 
 __all__ = ["VALUE_KINDS", "Input", "Inputs", "Option", "Skipped", "read_inputs", "text_of"]
@@ -242,8 +248,19 @@ def _unique_names(found: list[tuple[Input, tuple[str, ...]]]) -> None:
         for group in clashes:
             for item in group:
                 depth[id(item)] += 1
-    for index, (item, _) in enumerate(found):  # still equal after every prefix: number them
-        item.name = f"{item.name}_{index}"
+    # Still equal after every prefix: siblings sharing an id. Only they are renamed, by kind (then by count).
+    for group in clashes:
+        shared = group[0].name
+        for item in group:
+            item.name = f"{shared}_{item.kind}"
+        for kind in {item.kind for item in group}:
+            same = [item for item in group if item.kind == kind]
+            for count, item in enumerate(same[1:], start=2):
+                item.name = f"{item.name}{count}"
+        named = ", ".join(f"{item.path} as {item.name}" for item in group)
+        warnings.warn(
+            f"Rappture inputs share the id {shared!r} under one parent, so they are offered with their kind after it "
+            f"({named}): give each input an id of its own", RegistrationWarning, stacklevel=user_frame())
 
 
 def _fallback(item: Input) -> str:

@@ -1,0 +1,41 @@
+"""Two sibling inputs sharing an id rename only themselves, and say so (trial 67, F11).
+
+A tool.xml whose ``<choice id="material">`` was mistyped ``<choice id="length">`` (a sibling of
+``<number id="length">``) registered silently with every argument renamed by position (``length_0, load_1,
+length_2, mm_3``), so a call written for the tool (``{"load": ...}``) was refused as an unexpected property.
+Rappture tells the two apart by their paths (``input.number(length)``, ``input.choice(length)``); the arguments are
+now named by their kind after the id, the others keep their names, and a RegistrationWarning names the id.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nanohubmcp.errors import RegistrationWarning
+from nanohubmcp.sources.rappture import load_rappture_tool
+
+TOOL = """<?xml version="1.0"?>
+<run>
+  <tool><title>Beam</title><command>python @tool/beam.py @driver</command></tool>
+  <input>
+    <number id="length"><units>m</units><default>1m</default></number>
+    <number id="load"><units>N</units><default>100N</default></number>
+    <choice id="length">
+      <option><about><label>Steel</label></about><value>steel</value></option>
+      <option><about><label>Oak</label></about><value>oak</value></option>
+      <default>steel</default>
+    </choice>
+    <boolean id="mm"><default>no</default></boolean>
+  </input>
+</run>
+"""
+
+
+def test_only_the_clashing_siblings_are_renamed_and_the_id_is_named(tmp_path: Path) -> None:
+    (tmp_path / "tool.xml").write_text(TOOL)
+    with pytest.warns(RegistrationWarning, match=r"share the id 'length'.*input\.choice\(length\) as length_choice"):
+        tool = load_rappture_tool(tmp_path / "tool.xml")
+    assert list(tool.schema["properties"]) == ["length_number", "load", "length_choice", "mm"]
+    assert [item.path for item in tool.inputs.arguments][::2] == ["input.number(length)", "input.choice(length)"]
