@@ -14,8 +14,9 @@ What becomes an argument: ``number``, ``integer``, ``boolean``, ``choice``, ``mu
 ``string``, ``loader`` and ``periodicelement``. What does not, with the reason kept in
 :attr:`Inputs.skipped` (and listed in the tool's description): ``image`` and ``drawing`` (pictures
 for a person to look at or click), ``note`` (text for the reader), any element whose
-``<enable>`` is a constant ``no`` (Rappture hides it and the program reads its default), and
-elements Rappture has no input of. ``separator`` elements are layout and are dropped quietly.
+``<enable>`` is a constant ``no`` (Rappture hides it and the program reads its default), a ``loader``
+with no example files (it offers nothing), and elements Rappture has no input of. ``separator`` elements are
+layout and are dropped quietly.
 
 An ``<enable>`` condition is kept as text, with the Rappture paths in it replaced by argument
 names, so the description can say when the argument matters.
@@ -303,7 +304,9 @@ def read_inputs(root: ET.Element, tool_dir: Path | None = None) -> Inputs:
     for item in arguments:
         if item.kind == "loader":
             item.options = loader_examples(item, tool_dir)
-    return Inputs(arguments, found.skipped)
+    empty = [item for item in arguments if item.kind == "loader" and not item.options]  # offers nothing
+    found.skipped.extend(Skipped(item.path, item.kind, item.label, "a loader with no example files") for item in empty)
+    return Inputs([item for item in arguments if all(item is not e for e in empty)], found.skipped)
 
 
 def loader_examples(item: Input, tool_dir: Path | None) -> list[Option]:

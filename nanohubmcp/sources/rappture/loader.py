@@ -121,7 +121,8 @@ def find_examples(loader: str, patterns: list[str], default: str, tool_dir: Path
         written when it names none.
 
     Warns:
-        RegistrationWarning: examples share a label (or one's label is the name made for another),
+        RegistrationWarning: no example is found, or the ``<default>`` names none of them (with ``tool_dir``);
+            examples share a label (or one's label is the name made for another),
             naming the labels and, when the ``<default>`` is such a label, the file it names.
     """
     found = _files(patterns, tool_dir) if tool_dir is not None else []
@@ -136,6 +137,8 @@ def find_examples(loader: str, patterns: list[str], default: str, tool_dir: Path
         by_label = [e for e in examples if e.label == default]
         if by_file or by_label:
             chosen = (by_file or by_label)[0].value
+    if tool_dir is not None:
+        _warn_unfound(loader, patterns, default, chosen, examples)
     renamed = [e for e in examples if e.value != e.label]
     if renamed:
         shared = sorted({e.label for e in renamed})
@@ -146,6 +149,22 @@ def find_examples(loader: str, patterns: list[str], default: str, tool_dir: Path
             f"each is offered with its file name, e.g. 'label (file.xml)'{note}: give each example an "
             "<about><label> of its own", RegistrationWarning, stacklevel=user_frame())
     return LoaderExamples(examples, chosen)
+
+
+def _warn_unfound(loader: str, patterns: list[str], default: str, chosen: str, examples: list[Example]) -> None:
+    """Warn of a loader that offers no example (it is left out of the arguments), or whose ``<default>`` names
+    none of those it offers (a call without it starts from the tool's own defaults)."""
+    if not examples:
+        warnings.warn(
+            f"Rappture loader {loader!r}: no example file matches {' '.join(patterns or ['*.xml'])} in examples/ "
+            "beside tool.xml (or one level up), so it offers nothing and is left out of the arguments: add the "
+            "examples, or remove the <loader>", RegistrationWarning, stacklevel=user_frame())
+    elif default and chosen not in {e.value for e in examples}:
+        offered = ", ".join(e.under for e in examples[:6]) + (", ..." if len(examples) > 6 else "")
+        warnings.warn(
+            f"Rappture loader {loader!r}: its <default> {default!r} names none of its examples ({offered}), so a "
+            "call leaving it out starts from the tool's own defaults: make the <default> one of them",
+            RegistrationWarning, stacklevel=user_frame())
 
 
 def example_currents(file: str | Path) -> dict[str, str]:
