@@ -40,6 +40,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import ToolError
 from ...protocol import jsonenc
 from ...protocol.content import EmbeddedResource, ImageContent, TextContent, sniff_mime_type
 from ...protocol.result_types import ToolResult
@@ -103,6 +104,8 @@ def _curve(element: ET.Element, kind: str) -> dict[str, Any]:
             widths += tokens[2::3]
             continue
         tokens = [_word(t) for t in text_of(component, "xy").split()]
+        if kind == "curve":
+            _check_pairs(tokens)
         xs += tokens[0::2]
         ys += tokens[1::2][: len(tokens[0::2])]
     value: dict[str, Any] = {
@@ -125,6 +128,22 @@ def _curve(element: ET.Element, kind: str) -> dict[str, Any]:
     if scales:
         value["scale"] = scales
     return value
+
+
+class BrokenOutput(ValueError):
+    """An output Rappture cannot load either (a curve's xy data that is not pairs of numbers)."""
+
+
+def _check_pairs(tokens: list[float | str]) -> None:
+    """Refuse a curve component's xy data that is not pairs of numbers. Rappture's own curve reads it into a
+    numeric vector, which fails on a word; a count that is odd leaves x and y of different lengths, and Rappture
+    drops the component."""
+    word = next((i for i, t in enumerate(tokens) if isinstance(t, str)), None)
+    if word is not None:
+        raise BrokenOutput(f"its xy data holds {_preview(tokens[word])!r} (value {word + 1} of {len(tokens)}), "
+                           "which is not a number")
+    if len(tokens) % 2:
+        raise BrokenOutput(f"its xy data holds {len(tokens)} numbers, an odd count: it must be x y pairs")
 
 
 def _table(element: ET.Element) -> dict[str, Any]:
@@ -201,7 +220,12 @@ def _preview(value: Any) -> str:
 
 
 def read_outputs(root: ET.Element, tool: str, inline_limit: int | None = None) -> Outputs:
-    """Read the ``<output>`` of a run file (``root`` is its ``<run>``)."""
+    """Read the ``<output>`` of a run file (``root`` is its ``<run>``).
+
+    Raises:
+        ToolError: a curve whose xy data is not pairs of numbers (a word in it, or an odd count), as Rappture's
+            own curve cannot load it: the run's output is broken (the message names the curve and the value).
+    """
     found = Outputs()
     section = root.find("output")
     if section is None:
@@ -224,7 +248,11 @@ def read_outputs(root: ET.Element, tool: str, inline_limit: int | None = None) -
             value: dict[str, Any] = {"type": "log", "label": label, "text": text_of(element)}
             line = f"{label}: a log of {len(value['text'].splitlines())} lines"
         elif kind in ("curve", "histogram"):
-            value = _curve(element, kind)
+            try:
+                value = _curve(element, kind)
+            except BrokenOutput as exc:
+                raise ToolError(f"Rappture tool '{tool}': its output curve {name!r} cannot be read: {exc} (Rappture "
+                                "cannot load it either); fix what the program writes there") from None
             found.plotted.append({**value, "name": name})
             line = f"{label} ({kind} {name}): {len(value['y'])} points"
         elif kind == "table":
