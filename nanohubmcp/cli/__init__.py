@@ -70,12 +70,13 @@ and exit status 1.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
 
 from ..auth.token_option import token_from_options
-from ..errors import NanohubMCPError, UsageError
+from ..errors import NanohubMCPError, RegistrationError, UsageError
 from .parser import PROG, build_parser, parse_arguments
 from .script_exit import ends_as_served
 from .script_folder import work_in_notebook_folder
@@ -132,5 +133,16 @@ def _command(argv: Sequence[str] | None) -> int:
             if worker_task() is not None:  # a worker started again, failing at its start: not the command
                 print(f"{PROG}: worker {worker_task()} (pid {os.getpid()}) could not start: {exc}", file=sys.stderr)
                 return 1
-        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{PROG} {args.command}: error: {_in_option_terms(exc, args)}", file=sys.stderr)
         return 1
+
+
+def _in_option_terms(exc: NanohubMCPError, args: argparse.Namespace) -> str:
+    """The error's message, its Python keyword fix (``name='my_beam'``) said as the command's option
+    (``--name my_beam``) when the command serves the tool itself and has that option (``rappture``, ``sim2l``)."""
+    option = getattr(exc, "option", None)
+    if not isinstance(exc, RegistrationError) or not option or args.command not in ("rappture", "sim2l") \
+            or not hasattr(args, option):
+        return str(exc)
+    flag = "--" + option.replace("_", "-")
+    return exc.said_with(flag, f"add {flag} NAME")

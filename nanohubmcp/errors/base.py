@@ -92,6 +92,18 @@ class RegistrationError(NanohubMCPError, ValueError):
         super().__init__(message)
         self.option = option
 
+    def said_with(self, flag: str, add: str) -> str:
+        """The message with its keyword fix said as a front end's ``flag`` (``"--name"``): an example value
+        ``name='x'`` becomes ``--name x``, and ``pass name='...'`` becomes ``add`` (``"add --name NAME"``).
+        The message as it is when there is no :attr:`option`."""
+        import re
+
+        text = str(self)
+        if self.option:
+            text = text.replace(f"pass {self.option}='...'", add)
+            text = re.sub(rf"\b{self.option}='([^'\s]*)'", rf"{flag} \1", text)
+        return text
+
 
 class RegistrationWarning(UserWarning):
     """A tool was registered, but something about it will likely confuse a model or a user."""

@@ -348,9 +348,5 @@ def _first_function(cell: str) -> str | None:
 
 def _in_magic_terms(exc: RegistrationError, kind: str) -> str:
     """The error's message, its Python keyword fix (``name='...'``) said as the cell's option."""
-    text = str(exc)
-    if exc.option:
-        flag = "--" + exc.option.replace("_", "-")
-        text = text.replace(f"pass {exc.option}='...'", f"add {flag} NAME to the %%mcp_{kind} line")
-        text = re.sub(rf"\b{exc.option}='([^'\s]*)'", rf"{flag} \1", text)  # an example value: e.g. --name x
-    return text
+    flag = "--" + (exc.option or "").replace("_", "-")
+    return exc.said_with(flag, f"add {flag} NAME to the %%mcp_{kind} line")
