@@ -6,7 +6,8 @@ of its code (the source text of its
 function — of a ``functools.partial``'s function, of a callable object's class —, the name of a builtin
 function or of a named callable object of a C type, such as a numpy ufunc, or for a notebook tool
 the cell that defined it, else the compiled code: the same in every process), its module and
-qualified name, its version (its module's ``__version__``, else its distribution's), the Python
+qualified name, its version (its module's ``__version__``, else its distribution's; for code that is files, the
+version they state, else none), the Python
 version and implementation, and the versions of the installed packages its module uses (the
 modules in the function's globals, mapped to installed distributions).
 
@@ -105,7 +106,9 @@ def code_of(tool: Any, ran: str | None = None, waits: TableWait | None = None) -
         **base,
         "packages": packages_of(fn, table),
         "packages_complete": table is not None,
-        "version": _module_version(module, table),
+        # Code that is files (a Rappture tool, a Sim2L): the version they state (their reader's detail), not that
+        # of the module running them (nanohubmcp's own).
+        "version": _module_version(module, table) if watched is None else _files_version(version.detail),
     }
     if table is not None:
         tool.extra[CODE] = known
@@ -185,6 +188,12 @@ def _source(fn: Any) -> str | None:
         return inspect.getsource(fn)
     except (OSError, TypeError):
         return None
+
+
+def _files_version(detail: Any) -> str | None:
+    """The version a file-backed tool's reader found in its files (``detail["version"]``), else None."""
+    found = detail.get("version") if isinstance(detail, dict) else None
+    return found if isinstance(found, str) and found else None
 
 
 def _module_version(module: ModuleType | None, table: dict[str, list[str]] | None) -> str | None:

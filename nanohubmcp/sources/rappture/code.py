@@ -42,14 +42,30 @@ def program_files(command: str, tool_dir: str) -> list[str]:
     return found
 
 
-def _read(tool: RapptureTool) -> tuple[str, list[str], None]:
-    """``(code text, the files read, None)``: tool.xml as it is now (first), then the programs its
-    command names, named relative to the tool's directory. The command registered counts too (run
+def tool_version(root: ET.Element) -> str | None:
+    """The tool's own version as its tool.xml states it: ``<tool><version><application><revision>`` (where a hub's
+    installation writes it, and what Rappture's viewers call the tool's revision), else a ``<tool><version>``
+    holding text alone; None when it states none."""
+    revision = text_of(root, "tool/version/application/revision")
+    if revision:
+        return revision
+    element = root.find("tool/version")
+    if element is not None and len(element) == 0 and (element.text or "").strip():
+        return (element.text or "").strip()
+    return None
+
+
+def _read(tool: RapptureTool) -> tuple[str, list[str], dict[str, str | None]]:
+    """``(code text, the files read, {"version": the tool's own, or None})``: tool.xml as it is now (first), then
+    the programs its command names, named relative to the tool's directory. The command registered counts too (run
     off a hub, it is what runs; on a hub ``rappture`` reads tool.xml's own)."""
     directory = str(tool.directory)
     commands = [tool.command]
+    version = tool_version(tool.root)
     with contextlib.suppress(ET.ParseError, OSError):  # mid-edit or gone: its bytes (or absence) count below
-        commands.append(text_of(ET.parse(tool.path).getroot(), "tool/command"))
+        root = ET.parse(tool.path).getroot()
+        commands.append(text_of(root, "tool/command"))
+        version = tool_version(root)
     paths = [str(tool.path)]
     for command in commands:
         paths += [path for path in program_files(command, directory) if path not in paths]
@@ -58,7 +74,7 @@ def _read(tool: RapptureTool) -> tuple[str, list[str], None]:
         entry = read_entry(path, os.path.relpath(path, directory))
         if entry is not None:
             files.append(entry)
-    return bundle("rappture", files), paths, None
+    return bundle("rappture", files), paths, {"version": version}
 
 
 def watched_code(tool: RapptureTool) -> WatchedCode:
