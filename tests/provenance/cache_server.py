@@ -25,7 +25,7 @@ def main() -> None:
     from nanohubmcp import MCPServer
 
     state_dir, counts = sys.argv[1], sys.argv[2]
-    server = MCPServer("cached", state_dir=state_dir, cache_max_bytes=4096)
+    server = MCPServer("cached", state_dir=state_dir, cache_max_bytes=32768)  # an owner's share: 4096
     gate = threading.Event()
 
     def ran(name: str) -> None:
