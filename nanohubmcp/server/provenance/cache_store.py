@@ -63,9 +63,36 @@ CREATE INDEX IF NOT EXISTS entries_by_tool ON entries(tool);
 OWNER_COLUMN = "ALTER TABLE entries ADD COLUMN owner TEXT"
 """The owner of a file of an earlier version's entries (None: of no owner)."""
 OWNER_INDEX = "CREATE INDEX IF NOT EXISTS entries_by_owner ON entries(owner, used, size)"
-"""An owner's entries, least recently used first, with their sizes (made once the column is there): an owner's
-bytes are summed from it alone (~0.2 ms among 20,000 entries), and the whole's from it too (SQLite scans
-the smallest index holding ``size``)."""
+"""An owner's entries, least recently used first, with their sizes (made once the column is there): the order
+an owner past its share loses its entries in."""
+
+
+TOTALS = """
+CREATE INDEX IF NOT EXISTS entries_by_expiry ON entries(expires);
+CREATE TABLE IF NOT EXISTS totals (owner TEXT PRIMARY KEY, bytes INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS entries_added AFTER INSERT ON entries BEGIN
+    INSERT OR IGNORE INTO totals VALUES ('*', 0), (coalesce('=' || new.owner, '-'), 0);
+    UPDATE totals SET bytes = bytes + new.size WHERE owner IN ('*', coalesce('=' || new.owner, '-'));
+END;
+CREATE TRIGGER IF NOT EXISTS entries_removed AFTER DELETE ON entries BEGIN
+    UPDATE totals SET bytes = bytes - old.size WHERE owner IN ('*', coalesce('=' || old.owner, '-'));
+END;
+CREATE TRIGGER IF NOT EXISTS entries_resized AFTER UPDATE OF size, owner ON entries BEGIN
+    UPDATE totals SET bytes = bytes - old.size WHERE owner IN ('*', coalesce('=' || old.owner, '-'));
+    INSERT OR IGNORE INTO totals VALUES (coalesce('=' || new.owner, '-'), 0);
+    UPDATE totals SET bytes = bytes + new.size WHERE owner IN ('*', coalesce('=' || new.owner, '-'));
+END;
+"""
+"""The entries' bytes in all (``'*'``) and per owner (``'=' || owner``; ``'-'`` for no owner), kept by triggers
+in the file itself (every process writing it keeps them), so a put reads two rows instead of summing every
+entry's size (~1 ms at 3,000 entries, ~34 ms at 20,000 on a busy host, growing with the cache); expired entries
+found by their index. Counted again from the entries when a process opens the file (a file of an earlier
+version, a process of one that replaced rows without the delete trigger)."""
+RECOUNT = (
+    "DELETE FROM totals",
+    "INSERT INTO totals SELECT '*', coalesce(sum(size), 0) FROM entries",
+    "INSERT INTO totals SELECT coalesce('=' || owner, '-'), sum(size) FROM entries GROUP BY owner",
+)
 
 
 STORED_COLUMN = "ALTER TABLE entries ADD COLUMN stored REAL NOT NULL DEFAULT 0"
@@ -183,6 +210,15 @@ class SQLiteCache:
                     if "duplicate column" not in str(exc):
                         raise
         self._db.execute(OWNER_INDEX)
+        self._db.executescript(TOTALS)
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in RECOUNT:
+                self._db.execute(statement)
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
         self._lock = threading.Lock()
 
     def read(self, key: str, now: float, ttl: float | None = None) -> tuple[str, float] | None:
@@ -207,14 +243,15 @@ class SQLiteCache:
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.execute("DELETE FROM entries WHERE expires < ?", (now,))
+                db.execute("DELETE FROM entries WHERE key = ?", (key,))  # (a REPLACE's would fire no trigger)
                 db.execute(
-                    "INSERT OR REPLACE INTO entries (key, tool, code, result, size, expires, used, stored, owner) "
+                    "INSERT INTO entries (key, tool, code, result, size, expires, used, stored, owner) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (key, tool, code, text, size, expires, now, stored, owner),
                 )
-                total = db.execute("SELECT coalesce(sum(size), 0) FROM entries").fetchone()[0]
-                mine = 0 if share is None else db.execute(  # (one CASE in the whole's scan cost ~70% more)
-                    "SELECT coalesce(sum(size), 0) FROM entries WHERE owner IS ?", (owner,)).fetchone()[0]
+                total = db.execute("SELECT bytes FROM totals WHERE owner = '*'").fetchone()[0]
+                mine = 0 if share is None else db.execute(
+                    "SELECT bytes FROM totals WHERE owner = coalesce('=' || ?, '-')", (owner,)).fetchone()[0]
                 total -= self._evict(total, 0 if share is None else mine - share,
                                      "WHERE owner IS ? ORDER BY used", (owner,))
                 self._evict(total, total - max_bytes, "ORDER BY used", ())
@@ -243,8 +280,9 @@ class SQLiteCache:
 
     def total(self) -> tuple[int, int]:
         with self._lock:
-            row = self._db.execute("SELECT count(*), coalesce(sum(size), 0) FROM entries").fetchone()
-        return int(row[0]), int(row[1])
+            count = self._db.execute("SELECT count(*) FROM entries").fetchone()[0]
+            row = self._db.execute("SELECT bytes FROM totals WHERE owner = '*'").fetchone()
+        return int(count), int(row[0]) if row else 0
 
     def close(self) -> None:
         with self._lock:
