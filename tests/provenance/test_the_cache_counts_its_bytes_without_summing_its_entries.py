@@ -1,6 +1,6 @@
 """The SQLite result cache knows its bytes, in all and per owner, without summing every entry on a put.
 
-Found by fix40b (review r40 R40-2): every put summed ``size`` over all entries (and an owner's), so a put slowed
+Found with review r40 R40-2's fix: every put summed ``size`` over all entries (and an owner's), so a put slowed
 as the cache grew (~1 ms at 3,000 entries, ~34 ms at 20,000 on a busy host; a 256 MiB cache of small results holds
 hundreds of thousands). The totals are now kept by triggers in the file (every process writing it keeps them) and
 counted again when a process opens it. Checked here: the totals equal the entries' sums through puts, a replaced
