@@ -155,7 +155,9 @@ class MCPServer:
             call saying so). When it is full, the oldest kept results are evicted.
         max_kept_bytes_per_owner: most bytes of large results one caller keeps (a principal, else
             a session; default 128 MiB): their own oldest results are evicted to keep a newer one,
-            and reading an evicted link answers "Resource evicted: ..." (-32002).
+            and reading an evicted link answers "Resource evicted: ..." (-32002). Also the most bytes of
+            inputs (arguments pickled) its waiting batch jobs (``slurm``, ``submit``) keep in their folders:
+            a call past it makes no job and answers as a full ``max_jobs_per_owner`` share does.
         figure_dpi: dots per inch of returned matplotlib figures, from 1 to 2400 (None: each figure's
             own dpi); a bool, NaN or a number outside the range is a ``ConfigurationError``.
         state_dir: directory of what outlives the process (the job store ``jobs.sqlite3``).

@@ -170,7 +170,8 @@ class NanohubMCP(Configurable):
         takes=takes("max_kept_bytes_per_owner"),
         help="Most bytes of large results one caller (its token's principal, else its session) keeps: their "
         "own oldest are evicted to keep a newer one, and reading an evicted link answers 'Resource evicted'. "
-        "Default 134217728 (128 MiB).",
+        "Also the most bytes of inputs its waiting slurm/submit jobs keep in their folders (a call past it "
+        "makes no job). Default 134217728 (128 MiB).",
     ).tag(config=True)
 
     max_stuck_calls = Limit(

@@ -18,6 +18,7 @@ The folders are looked for under the root of every folder executor the server us
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from ..registry.components import Tool
     from .runners import JobRunners
 
-__all__ = ["FOLDER_EXECUTORS", "JobFolders"]
+__all__ = ["FOLDER_EXECUTORS", "JobFolders", "run_files_bytes"]
 
 FOLDER_EXECUTORS = ("slurm", "submit")
 """The built-in executors that keep a folder per job."""
@@ -67,7 +68,9 @@ class JobFolders:
         return list(by_root.values())
 
     def stored(self, job: Job) -> None:
-        """``job``'s end is stored: remove its executor's ``RUN_FILES`` from its folder."""
+        """``job``'s end is stored: remove its executor's ``RUN_FILES`` from its folder, and count its inputs no
+        more against its caller's :mod:`.folder_budget`."""
+        self.runners.folder_budget.release(job.id)
         mine = [runner for runner in self.executors() if runner.name == job.executor]
         if not mine:
             return
@@ -100,6 +103,17 @@ class JobFolders:
                     and not known(folder.name)
                 ):
                     shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_files_bytes(job: Job, runner: FolderJobExecutor) -> int:
+    """The bytes the ``RUN_FILES`` of ``runner`` (``job``'s executor) hold in ``job``'s folder now (0: none there)."""
+    total = 0
+    for folder in _folders_of(job, [runner]):
+        for pattern in type(runner).RUN_FILES:
+            for path in folder.glob(pattern):
+                with contextlib.suppress(OSError):  # gone meanwhile: it holds nothing
+                    total += path.stat().st_size
+    return total
 
 
 def _folders_of(job: Job, executors: list[FolderJobExecutor]) -> list[Path]:

@@ -15,7 +15,9 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
+from ..results import DEFAULT_STORE_BYTES_PER_OWNER
 from . import EXECUTORS, JobExecutor, make_executor
+from .folder_budget import FolderBudget
 
 if TYPE_CHECKING:
     from ..jobs.record import Job
@@ -33,6 +35,8 @@ class JobRunners:
         executor_options: ``{"slurm": {...}, "submit": {...}}`` by executor name; options at the top
             level are for ``job_executor``.
         state_dir: the server's state directory (a function: resolved when an executor needs it).
+        folder_bytes_per_owner: most bytes of inputs one caller's not-yet-ended batch (folder) jobs keep
+            (``max_kept_bytes_per_owner``: :mod:`.folder_budget`).
 
     Raises:
         ConfigurationError: ``executor_options`` is not a dict, or an executor refuses its options.
@@ -46,8 +50,11 @@ class JobRunners:
         dask_address: str | None,
         executor_options: dict[str, Any] | None,
         state_dir: Callable[[], str],
+        folder_bytes_per_owner: int = DEFAULT_STORE_BYTES_PER_OWNER,
     ) -> None:
         self.workers = workers
+        self.folder_budget = FolderBudget(folder_bytes_per_owner)
+        """The bytes of inputs each caller's not-yet-ended folder jobs hold (:mod:`.folder_budget`)."""
         self.dask_address = dask_address
         if executor_options is not None and not isinstance(executor_options, dict):
             raise ConfigurationError("executor_options must be a dict, e.g. {'slurm': {'partition': 'debug'}}")

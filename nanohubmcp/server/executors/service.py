@@ -32,12 +32,17 @@ from ..calls import progress
 from ..calls.tool_calls import note_value, run_tool, shape, shaped_job_value
 from ..calls.tool_checks import error_result
 from ..jobs import service as jobmod
+from ..jobs.job_sessions import keyed
+from ..jobs.record import owner_key, subject_of
 from ..registry.components import Tool
 from ..results import shape as results
 from ..results.sink import call_sink
 from ..wire import trace_context
 from ..wire.request import ANSWERED_BY_LAYER, RequestContext
 from . import JOB_EXECUTOR, JOB_OPTIONS
+from .folder_budget import input_bytes
+from .job_files import FolderJobExecutor
+from .job_folders import run_files_bytes
 
 if TYPE_CHECKING:
     from .polled_data import PolledData
@@ -85,15 +90,26 @@ async def start_job(
     request (:attr:`~..wire.request.RequestContext.large`): writing megabytes of arguments to JSON
     would hold the event loop for seconds.
 
+    A batch job (``slurm``, ``submit``: its folder keeps the inputs whole until it ends) is charged the size of
+    its arguments pickled against the caller's :mod:`.folder_budget` (``max_kept_bytes_per_owner``).
+
     Raises:
-        JobLimitReached: the job store is full (in total or for this caller).
+        JobLimitReached: the job store is full (in total or for this caller), or the caller's waiting batch jobs
+            hold ``max_kept_bytes_per_owner`` bytes of inputs with this one's.
 
     .. versionchanged:: 1.0
        A coroutine (the arguments of a large request are bounded off the loop).
     """
-    kept = await asyncio.to_thread(_kept, tool, arguments) if request.large else _kept(tool, arguments, bound=False)
+    folder = isinstance(runner_of(core, tool), FolderJobExecutor)
+    kept, size = await asyncio.to_thread(_kept_and_size, tool, arguments, folder) if request.large else (
+        _kept(tool, arguments, bound=False), input_bytes(arguments) if folder else 0)
     with trace_context.child(request, f"queue_job {tool.name}", {"gen_ai.tool.name": tool.name}):
-        return _start_job(core, request, tool, arguments, kept, as_task=as_task, ttl=ttl)
+        return _start_job(core, request, tool, arguments, kept, as_task=as_task, ttl=ttl, size=size)
+
+
+def _kept_and_size(tool: Tool, arguments: dict[str, Any], folder: bool) -> tuple[dict[str, Any], int]:
+    """:func:`_kept`, and the bytes of ``arguments`` pickled when ``folder`` (a batch job's inputs), else 0."""
+    return _kept(tool, arguments), input_bytes(arguments) if folder else 0
 
 
 def _kept(tool: Tool, arguments: dict[str, Any], *, bound: bool = True) -> dict[str, Any]:
@@ -104,21 +120,26 @@ def _kept(tool: Tool, arguments: dict[str, Any], *, bound: bool = True) -> dict[
 
 
 def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any],
-               kept: dict[str, Any], *, as_task: bool, ttl: float | None) -> jobmod.Job:
+               kept: dict[str, Any], *, as_task: bool, ttl: float | None, size: int) -> jobmod.Job:
     # Inside the queueing span: the job's task copies the context, so its run is the span's child.
     owner = request.session.id if request.session is not None else None
     runner = runner_of(core, tool)
-    job = core.jobs.create(
-        tool.name,
-        owner,
-        principal=request.principal,
-        arguments=kept,  # (bounded again by the store: at once when they are kept_arguments' already)
-        as_task=as_task,
-        ttl=ttl,
-        executor=runner.name,
-        detached=runner.survives_restart,
-        provenance_id=request.provenance_id,
-    )
+    budget = core.job_runners.folder_budget if isinstance(runner, FolderJobExecutor) else None
+    pending = f"pending:{id(request)}"  # (charged before the job is made: a refused call makes none)
+    if budget is not None:
+        budget.take(owner_key(keyed(owner), subject_of(request.principal)), pending, size)
+    try:
+        job = core.jobs.create(
+            tool.name, owner, principal=request.principal,
+            arguments=kept,  # (bounded again by the store: at once when they are kept_arguments' already)
+            as_task=as_task, ttl=ttl, executor=runner.name, detached=runner.survives_restart,
+            provenance_id=request.provenance_id)
+    except BaseException:
+        if budget is not None:
+            budget.release(pending)
+        raise
+    if budget is not None:
+        budget.moved(pending, job.id)
     job.request = request
     job.telling = Telling(tool.secrets, arguments)  # (its arguments whole: every end of the job tells its failure so)
     request.job_id = job.id
@@ -267,9 +288,12 @@ def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
     tool = core.registry.tools.get(job.tool)
     if tool is None:
         return False
-    waiting = core.job_runners.runner_for(job.executor).reattach(job)
+    runner = core.job_runners.runner_for(job.executor)
+    waiting = runner.reattach(job)
     if waiting is None:
         return False
+    if isinstance(runner, FolderJobExecutor):  # its inputs count against its caller's budget again
+        core.job_runners.folder_budget.recount(job.owner_key(), job.id, run_files_bytes(job, runner))
     _follow_on_server_loop(core, job, tool, waiting, versions.LATEST_HANDSHAKE)
     return True
 

@@ -18,4 +18,5 @@ DEFAULT_MAX_EVENT_BYTES = CLIENT_EVENT_BYTES
 DEFAULT_STORE_BYTES = 512 * 1024 * 1024
 """Most bytes of large results kept as resources, for all callers (512 MiB; ``MCPServer(max_kept_bytes=)``)."""
 DEFAULT_STORE_BYTES_PER_OWNER = DEFAULT_STORE_BYTES // 4
-"""Most bytes of large results one caller keeps (128 MiB; ``MCPServer(max_kept_bytes_per_owner=)``)."""
+"""Most bytes of large results one caller keeps (128 MiB; ``MCPServer(max_kept_bytes_per_owner=)``), and of inputs
+its waiting batch jobs keep in their folders (:mod:`~nanohubmcp.server.executors.folder_budget`)."""
