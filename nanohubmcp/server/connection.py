@@ -203,7 +203,10 @@ class Connection:
         replication = self.core.replication
         if replication is not None and session_id:
             await replication.lookup(session_id)
-        return self.find_session(session_id, principal)
+        session = self.find_session(session_id, principal)
+        if session is not None and replication is not None:
+            replication.used(session)  # (its principal's: another's request keeps it alive no longer)
+        return session
 
     async def publish_session(self, session: Session) -> None:
         """Store a session this transport opened itself (legacy SSE), so every process knows it.

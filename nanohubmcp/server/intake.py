@@ -197,6 +197,8 @@ class Intake:
                     raise exc.naming(message.id) from exc
                 if local:
                     session = self.core.sessions.owned(session_id, principal)
+                    if session is not None:
+                        replication.used(session)  # (its principal's: another's keeps it alive no longer)
         in_effect = in_force(message, header_version, session)
         if in_effect is None:  # the stateless era (2026-07-28)
             if not is_request:
@@ -304,7 +306,10 @@ class Intake:
         replication = self.core.replication
         if replication is not None and replication.held(session_id) is None:
             await replication.lookup(session_id)  # not held here in step: ask the store
-        return self.core.sessions.owned(session_id, principal)
+        session = self.core.sessions.owned(session_id, principal)
+        if session is not None and replication is not None:
+            replication.used(session)  # (its principal's: another's request keeps it alive no longer)
+        return session
 
     def missing_session(self, text: str, request_id: str | int | None = None) -> ProtocolError:
         """The refusal of a session id that names no session here: :class:`SessionNotFound` with

@@ -43,11 +43,16 @@ a timeout may have reached Redis: its entries are then in the log twice). A POST
 numbered by their producer's event id (``e``)."""
 Opened = tuple[str, int, list[str]]
 """A session just opened, for :meth:`SharedState.save_session`: its principal, that principal's cap of
-sessions, and the ids of the principal's sessions this process ended just before."""
+sessions, and the keys of the principal's sessions this process ended just before."""
 
 
 class SharedState(Protocol):
-    """A store several server processes share (Redis)."""
+    """A store several server processes share (Redis).
+
+    A session is named by its key (:func:`session_key` of its id, 64 hex digits), never its id: every
+    ``session_id`` argument, and every session a method returns or a callback is given, is that key, and a
+    session record holds it as ``key``. Without authorization an id is the session's credential, and a store
+    with persistence writes what it holds to disk: the store holds no session id."""
 
     process: str
     """This process's id (random; names its heartbeat and its answer channel)."""
@@ -91,10 +96,14 @@ class SharedState(Protocol):
     # -- sessions ----------------------------------------------------------------------------
     def held_session(self, session_id: str) -> dict[str, Any] | None:
         """The record of ``session_id`` when this process may use its own copy now, without asking
-        the store (its idle clock restarted); None: call :meth:`load_session`."""
+        the store; None: call :meth:`load_session`."""
 
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
-        """The record of ``session_id`` (its idle clock restarted), or None when gone."""
+        """The record of ``session_id``, or None when gone. Its idle clock is not restarted: the caller compares
+        the record's principal with the request's first, then calls :meth:`used_session`."""
+
+    def used_session(self, session_id: str) -> None:
+        """A request of the session's principal used it: restart its idle clock (soon; never raises)."""
 
     async def save_session(
         self,
@@ -104,12 +113,12 @@ class SharedState(Protocol):
         *,
         opened: Opened | None = None,
     ) -> list[str]:
-        """Store a session record (its ``id`` field names it) and its subscription changes (resource URIs
+        """Store a session record (its ``key`` field names it) and its subscription changes (resource URIs
         as the client sent them).
 
         ``opened``: the session was just opened, by ``(principal, cap, ids of the principal's
         sessions just ended)``: it is counted among the principal's sessions on every process, and
-        the ids of those past ``cap`` (the oldest opened) are returned, for the caller to end; else [].
+        the keys of those past ``cap`` (the oldest opened) are returned, for the caller to end; else [].
         """
 
     async def delete_session(self, session_id: str, subscriptions: set[str], principal: str | None = None) -> None:

@@ -7,7 +7,7 @@ opened (Redis's clock, in microseconds). Opening a session costs one script call
 (:data:`COUNT_OPENED`), sent in the pipeline that stores its record
 (:meth:`~nanohubmcp.state.redis_sessions.RedisSessions.save`): it adds the session, takes out those
 whose record expired and those this process just ended, and, past the cap, takes out the oldest and
-returns their ids, for the caller to end. Deleting a session takes it out
+returns their keys, for the caller to end. Deleting a session takes it out
 (:meth:`SessionCap.forget`). A set outlives the last session its principal opened by
 :data:`PRINCIPAL_KEEP` seconds.
 
@@ -44,9 +44,9 @@ end
 return ended
 """
 """Count a newly opened session among its principal's (``pr:<digest>``, scored by when each was
-opened, in microseconds of Redis's clock): the ids given after the fourth argument are gone
+opened, in microseconds of Redis's clock): the keys given after the fourth argument are gone
 already; sessions whose record expired leave the count; past the cap the oldest leave it, and
-their ids are returned (to be ended)."""
+their keys are returned (to be ended)."""
 
 
 class SessionCap:
@@ -66,7 +66,7 @@ class SessionCap:
 
     def count(self, pipe: Any, session_id: str, opened: Opened) -> None:
         """Add to ``pipe`` the count of ``session_id``, just opened by ``opened``'s principal (its cap,
-        the ids of its sessions just ended here): one command, whose reply is the ids past the cap."""
+        the keys of its sessions just ended here): one command, whose reply is the keys past the cap."""
         principal, cap, gone = opened
         pipe.eval(COUNT_OPENED, 1, self._principal_key(principal), session_id, cap, PRINCIPAL_KEEP, self._records,
                   *gone)

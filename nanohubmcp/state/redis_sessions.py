@@ -20,14 +20,20 @@ So what a request changed in its session, and a DELETE, is seen by the next requ
 (the write and every invalidation are done before the response leaves; a legacy SSE stream's end
 is stored just after it closes). A record loaded
 while an invalidation for it was on its way is used for the one request that loaded it and not
-kept. Nothing of one principal reaches another: the cache is per session id, a request is
+kept. Nothing of one principal reaches another: the cache is per session, a request is
 still checked against the record's principal, and the principal of a session never changes.
 
-The idle clock: a load restarts it (``GETEX``); requests served from the cache are noted and
-their sessions' clocks restarted together once per lease (one pipelined ``EXPIRE`` each), so a
-session used only from the cache still lives ``idle_seconds`` after its last use. Beside the record,
-``k:<key>`` (the SHA-256 of the id) says the session lives, for the records that name a session by its
-key and never its id (jobs, provenance); it is written, restarted and deleted with the record.
+A session is named here by its key (``session_key`` of its id, 64 hex digits), never its id: the record
+(``s:<key>``), its holders (``h:<key>``), the invalidations published. Without authorization an id is the
+session's credential, and a Redis with persistence writes what it holds to disk; the record holds the key,
+and a process learns the id from the request naming it.
+
+The idle clock: a load does not restart it; a request found to be its principal's (the caller compares, then
+calls :meth:`RedisSessions.used`) is noted, and the noted sessions' clocks are restarted together once per lease
+(one pipelined ``EXPIRE`` each), so a session still lives ``idle_seconds`` after its last use, and a request of
+another principal naming it keeps it alive no longer. Beside the record,
+``k:<key>`` says the session lives, for the records that name a session by its key (jobs, provenance);
+it is written, restarted and deleted with the record.
 """
 
 from __future__ import annotations
@@ -40,7 +46,6 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from .base import session_key
 from .errors import StateUnavailable, spawn_tolerant
 
 log = logging.getLogger("nanohubmcp.state")
@@ -96,29 +101,31 @@ class RedisSessions:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def _alive(self, session_id: str) -> str:
-        """The key that says a session lives, named by its key (``session_key``), not its id: stored
-        records name their session so (a job's, a provenance record's) and ask it whether the
-        session ended (``RedisJobBackend.session_gone``). It lives and dies with ``s:<session>``."""
-        return self._key("k", session_key(session_id))
+        """The key that says a session lives: stored records name their session by its key (a job's, a
+        provenance record's) and ask it whether the session ended (``RedisJobBackend.session_gone``). It
+        lives and dies with ``s:<session>``."""
+        return self._key("k", session_id)
 
     # -- reading -----------------------------------------------------------------------------
     def held(self, session_id: str) -> dict[str, Any] | None:
-        """The record of ``session_id`` from this process's copy, while its lease lasts (its idle
-        clock restarted with the next :meth:`refresh_clocks`); None: :meth:`load` it."""
+        """The record of ``session_id`` from this process's copy, while its lease lasts; None: :meth:`load` it."""
         cached = self._cache.get(session_id)
         if cached is None or asyncio.get_running_loop().time() >= cached.until:
             return None
-        self._used.add(session_id)
         return cached.record
 
+    def used(self, session_id: str) -> None:
+        """A request of the session's principal used it: its idle clock restarts with the next
+        :meth:`refresh_clocks` (within a lease; no round trip now)."""
+        self._used.add(session_id)
+
     async def load(self, session_id: str) -> dict[str, Any] | None:
-        """The record of ``session_id`` (its idle clock restarted), or None when gone."""
+        """The record of ``session_id`` (its idle clock not restarted: :meth:`used`), or None when gone."""
         loop = asyncio.get_running_loop()
         now = loop.time()
         cached = self._cache.get(session_id)
         if cached is not None:
             if now < cached.until:
-                self._used.add(session_id)
                 return cached.record
             del self._cache[session_id]
         # One load per session at a time: requests arriving while one is on its way take its
@@ -163,15 +170,11 @@ class RedisSessions:
                 pipe = client.pipeline(transaction=False)
                 pipe.sadd(self._key("h", session_id), self.process)
                 pipe.expire(self._key("h", session_id), self.ttl)
-                pipe.getex(self._key("s", session_id), ex=self.ttl)
-                pipe.expire(self._alive(session_id), self.ttl)
+                pipe.get(self._key("s", session_id))
                 raw = (await pipe.execute())[2]
                 self._listed[session_id] = now
             else:
-                pipe = client.pipeline(transaction=False)
-                pipe.getex(self._key("s", session_id), ex=self.ttl)
-                pipe.expire(self._alive(session_id), self.ttl)
-                raw = (await pipe.execute())[0]
+                raw = await client.get(self._key("s", session_id))
         if raw is None:
             return None
         record = json.loads(raw)
@@ -202,10 +205,10 @@ class RedisSessions:
         ``subscription(uri, session_id)``: the set holding that subscription and its member in it.
 
         ``count``: the session is new: adds to the pipeline the count of its principal's sessions
-        (one command, :meth:`.redis_session_cap.SessionCap.count`), whose reply, the ids of the
+        (one command, :meth:`.redis_session_cap.SessionCap.count`), whose reply, the keys of the
         principal's sessions past the cap, is returned (the caller ends them); else [].
         """
-        session_id = str(record["id"])
+        session_id = str(record["key"])
         now = asyncio.get_running_loop().time()
         caching = self.lease > 0 and self.listening and not self._down
         epoch = self._epoch

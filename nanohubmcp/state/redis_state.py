@@ -292,10 +292,13 @@ class RedisState:
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
         return await self.sessions.load(session_id)
 
+    def used_session(self, session_id: str) -> None:
+        self.sessions.used(session_id)
+
     async def save_session(
         self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str], *, opened: Opened | None = None
     ) -> list[str]:
-        count = None if opened is None else functools.partial(self.cap.count, session_id=record["id"], opened=opened)
+        count = None if opened is None else functools.partial(self.cap.count, session_id=record["key"], opened=opened)
         return await self.sessions.save(record, subscribed, unsubscribed, self._subscription, count)
 
     async def delete_session(self, session_id: str, subscriptions: set[str], principal: str | None = None) -> None:

@@ -26,6 +26,8 @@ import wire
 from redis_server import RedisServer, find_redis, free_port, listening, self_signed
 from support import installed
 
+from nanohubmcp.state.base import session_key
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "how-to" / "scale-out.md"
 APP = Path(__file__).with_name("app.py")
@@ -352,7 +354,7 @@ def producer_heartbeat_runs_out(state_url: str, session: str, event_id: str, nam
 
     store = redis.Redis.from_url(state_url, decode_responses=True)
     try:
-        entries = store.xrange(f"nanohubmcp:{name}:ev:{session}:{event_id.split('.')[0]}")
+        entries = store.xrange(f"nanohubmcp:{name}:ev:{session_key(session)}:{event_id.split('.')[0]}")
         producers = {fields["o"] for _, fields in entries if "o" in fields}
         assert len(producers) == 1, (event_id, entries)
         key = f"nanohubmcp:{name}:proc:{producers.pop()}"

@@ -26,7 +26,7 @@ from nanohubmcp.state.url import parse
 pytestmark = pytest.mark.timeout(60)
 
 IDLE_SECONDS = 2
-RECORD = {"id": "busy", "version": "2025-06-18", "transport": "streamable-http", "principal": None,
+RECORD = {"key": "busy", "version": "2025-06-18", "transport": "streamable-http", "principal": None,
           "capabilities": {}, "client": {}, "initialized": True, "log_level": None, "subscriptions": []}
 
 
@@ -45,7 +45,7 @@ def test_a_stream_busier_than_a_read_keeps_its_reader_known(
         writer.start(loop)
         await writer.save_session(dict(RECORD), set(), set())
         delivered: list[dict[str, Any]] = []
-        stream = RelayStream("g", state=reader, session_id="busy", resumable=True)
+        stream = RelayStream("g", state=reader, session_key="busy", resumable=True)
         stream.attach(lambda event_id, message: delivered.append(message))
         try:
             started = loop.time()

@@ -21,6 +21,8 @@ import wire
 from app_processes import app_processes
 from redis_server import RedisServer
 
+from nanohubmcp.state.base import session_key
+
 pytestmark = pytest.mark.timeout(90)
 
 NAME = "lastanswer"
@@ -69,7 +71,7 @@ def test_the_answer_of_a_call_that_ended_during_the_stop_is_resumed_on_another_p
 
         # In the session's event log, as a resuming process reads it (RelayStream: the entry's producer event id).
         with redis.Redis.from_url(redis_server.url, decode_responses=True) as client:
-            entries = client.xrange(f"nanohubmcp:{NAME}:ev:{session}:{answer_id.split('.')[0]}")
+            entries = client.xrange(f"nanohubmcp:{NAME}:ev:{session_key(session)}:{answer_id.split('.')[0]}")
         logged = {fields.get("e"): fields for _, fields in entries}
         assert answer_id in logged, f"the answer is not in the Redis event log: {sorted(logged, key=str)}"
         assert json.loads(logged[answer_id]["m"]) == answer

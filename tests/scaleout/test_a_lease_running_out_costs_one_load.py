@@ -1,5 +1,5 @@
 """When a process's copy of a session record runs out of lease while many connections of the
-session are busy, the requests arriving together ask Redis once (one ``GETEX``), not once each;
+session are busy, the requests arriving together ask Redis once (one ``GET``), not once each;
 a request that arrives after an invalidation does not take a record sent for before it.
 
 Two stores on one real redis-server stand for two processes: the first writes the record, the
@@ -23,13 +23,13 @@ from nanohubmcp.state.url import parse
 
 pytestmark = pytest.mark.timeout(60)
 
-RECORD = {"id": "the-session", "version": "2025-06-18", "transport": "streamable-http", "principal": None,
+RECORD = {"key": "the-session", "version": "2025-06-18", "transport": "streamable-http", "principal": None,
           "capabilities": {}, "client": {}, "initialized": True, "log_level": None, "subscriptions": []}
 
 
-def getex_calls(url: str) -> int:
+def get_calls(url: str) -> int:
     stats = redis.Redis.from_url(url).info("commandstats")
-    return int(stats.get("cmdstat_getex", {}).get("calls", 0))
+    return int(stats.get("cmdstat_get", {}).get("calls", 0))
 
 
 @asynccontextmanager
@@ -52,10 +52,10 @@ def test_requests_arriving_together_ask_redis_once(redis_server: RedisServer) ->
     async def scenario() -> None:
         async with store(redis_server.url) as writer, store(redis_server.url) as reader:
             await writer.save_session(dict(RECORD), set(), set())
-            before = getex_calls(redis_server.url)
+            before = get_calls(redis_server.url)
             records = await asyncio.gather(*(reader.load_session("the-session") for _ in range(16)))
             assert all(r == RECORD for r in records)
-            assert getex_calls(redis_server.url) - before == 1
+            assert get_calls(redis_server.url) - before == 1
             assert reader.held_session("the-session") == RECORD  # kept: the next requests ask nobody
 
     asyncio.run(scenario())
@@ -65,7 +65,7 @@ def test_a_request_after_an_invalidation_loads_anew(redis_server: RedisServer) -
     async def scenario() -> None:
         async with store(redis_server.url) as writer, store(redis_server.url) as reader:
             await writer.save_session(dict(RECORD), set(), set())
-            before = getex_calls(redis_server.url)
+            before = get_calls(redis_server.url)
             first = asyncio.ensure_future(reader.load_session("the-session"))
             await asyncio.sleep(0)  # the first load is on its way
             # An invalidation reaches the reader meanwhile (as from a writer's publish).
@@ -73,7 +73,7 @@ def test_a_request_after_an_invalidation_loads_anew(redis_server: RedisServer) -
             second = await reader.load_session("the-session")
             assert await first == RECORD
             assert second == RECORD
-            assert getex_calls(redis_server.url) - before == 2
+            assert get_calls(redis_server.url) - before == 2
             assert reader.held_session("the-session") == RECORD  # the second load's copy is kept
 
     asyncio.run(scenario())

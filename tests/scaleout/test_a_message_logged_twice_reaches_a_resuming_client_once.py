@@ -26,6 +26,7 @@ from redis_server import RedisServer
 
 from nanohubmcp.server.wire.relay_streams import RelayStream
 from nanohubmcp.state import open_shared
+from nanohubmcp.state.base import session_key
 from nanohubmcp.state.url import parse
 
 pytestmark = pytest.mark.timeout(90)
@@ -72,7 +73,7 @@ def test_each_message_of_a_twice_logged_stream_reaches_a_resuming_client_once(
         assert [message.get("method") for _, message in sent] == ["notifications/progress"] * 3 + [None], sent
         assert sent[-1][1]["result"]["content"][0]["text"] == "done", sent
         stream = str(sent[0][0]).split(".")[0]
-        key = f"nanohubmcp:{NAME}:ev:{session}:{stream}"
+        key = f"nanohubmcp:{NAME}:ev:{session_key(session)}:{stream}"
 
         # The log as a retried batch leaves it: a batch of the first two messages timed out against a frozen Redis
         # that ran it when it resumed, the writer wrote it again (the same fields, new entry ids), then the rest.
@@ -118,7 +119,7 @@ def test_each_message_of_a_twice_logged_get_stream_reaches_its_reader_once(redis
         reader.start(loop)
         writer.start(loop)
         delivered: list[tuple[str | None, Any]] = []
-        stream = RelayStream("g", state=reader, session_id="the-session", resumable=True)
+        stream = RelayStream("g", state=reader, session_key="the-session", resumable=True)
         try:
             await stream.prepare()
             stream.attach(lambda event_id, message: delivered.append((event_id, message)))

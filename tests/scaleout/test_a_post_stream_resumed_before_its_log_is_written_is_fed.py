@@ -27,6 +27,7 @@ from redis_server import RedisServer
 from support import serve
 
 from nanohubmcp import MCPServer
+from nanohubmcp.state.base import session_key
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -66,7 +67,7 @@ def test_the_answer_written_after_the_resume_looked_at_the_empty_log_reaches_the
     with serve(MCPServer(NAME, state_url=redis_server.url)) as base:
         url = base + "mcp"
         session = wire.initialize(url)
-        key = f"nanohubmcp:{NAME}:ev:{session}:{STREAM}"
+        key = f"nanohubmcp:{NAME}:ev:{session_key(session)}:{STREAM}"
         answer = {"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "late"}]}}
         # The call's answer, its stream's second event (the first: the priming event, all the client got).
         entry = {"m": json.dumps(answer), "f": "1", "e": f"{STREAM}.2", "o": "another-process", "r": "9"}

@@ -22,6 +22,8 @@ import redis
 import wire
 from cluster import Cluster, on_own_redis
 
+from nanohubmcp.state.base import session_key
+
 pytestmark = pytest.mark.timeout(240)
 
 PREFIX = "nanohubmcp:scaleout-test:"
@@ -63,12 +65,13 @@ def sse_call(client: httpx.Client, url: str, who: str, session: str, rid: int, n
 
 def logs(store: redis.Redis, session: str) -> list[str]:
     """The keys of the session's POST response logs in Redis."""
-    return [key for key in store.scan_iter(f"{PREFIX}ev:{session}:*", count=1000) if not key.endswith(":g")]
+    found = store.scan_iter(f"{PREFIX}ev:{session_key(session)}:*", count=1000)
+    return [key for key in found if not key.endswith(":g")]
 
 
 def written(store: redis.Redis, session: str, event_id: str) -> None:
     """Wait until the log of ``event_id``'s stream holds its answer (one process writes in order)."""
-    key = f"{PREFIX}ev:{session}:{event_id.split('.')[0]}"
+    key = f"{PREFIX}ev:{session_key(session)}:{event_id.split('.')[0]}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and store.xlen(key) < 2:
         time.sleep(0.05)
@@ -117,7 +120,8 @@ def test_one_principals_sessions_keep_a_bounded_part_of_their_logs(two: tuple[Cl
         time.sleep(0.1)
     assert kept <= bound, f"{kept} bytes of one principal's finished logs kept in Redis (bound {bound})"
     assert kept >= PRINCIPAL_BYTES // 2, "the newest logs are kept for resuming"
-    assert store.xlen(f"{PREFIX}ev:{bobs}:{bob_ids[-1].split('.')[0]}") >= 2, "another principal's log was dropped"
+    bobs_log = f"{PREFIX}ev:{session_key(bobs)}:{bob_ids[-1].split('.')[0]}"
+    assert store.xlen(bobs_log) >= 2, "another principal's log was dropped"
 
     # The newest stream of a session resumes on the other process from its progress note: its answer comes.
     session = sessions[0]
@@ -143,11 +147,11 @@ def test_a_deleted_sessions_logs_go_with_it(two: tuple[Cluster, redis.Redis]) ->
         written(store, session, ids[-1])
         assert len(logs(store, session)) == 3
         deadline = time.monotonic() + 20  # each listed once its answer is written (the same pipeline, or just after)
-        while time.monotonic() < deadline and store.llen(f"{PREFIX}ek:{session}") < 3:
+        while time.monotonic() < deadline and store.llen(f"{PREFIX}ek:{session_key(session)}") < 3:
             time.sleep(0.05)
-        assert store.llen(f"{PREFIX}ek:{session}") == 3
+        assert store.llen(f"{PREFIX}ek:{session_key(session)}") == 3
         gone = client.delete(url, headers={**wire.headers(session), **auth("bob")})
         assert gone.status_code == 204
     assert logs(store, session) == []
-    assert not store.exists(f"{PREFIX}ek:{session}", f"{PREFIX}eb:{session}")
+    assert not store.exists(f"{PREFIX}ek:{session_key(session)}", f"{PREFIX}eb:{session_key(session)}")
 

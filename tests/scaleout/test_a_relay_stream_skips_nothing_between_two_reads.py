@@ -60,7 +60,7 @@ def test_a_message_written_between_two_reads_is_delivered(
             delivered.append(message)
             got.set()
 
-        stream = RelayStream("g", state=reader, session_id="the-session", resumable=False)
+        stream = RelayStream("g", state=reader, session_key="the-session", resumable=False)
         stream.attach(sink)  # no prepare(): the stream starts at "whatever comes next"
         try:
             await asyncio.wait_for(got.wait(), 5)

@@ -21,6 +21,7 @@ from support import serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.server.wire.first_entry_waits import PER_PRINCIPAL, PER_PROCESS, PER_SESSION, FirstEntryWaits
+from nanohubmcp.state.base import session_key
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -36,7 +37,7 @@ def test_a_made_up_stream_is_not_waited_on(redis_server: RedisServer, stream: st
     with serve(MCPServer(NAME, state_url=redis_server.url)) as base:
         url = base + "mcp"
         session = wire.initialize(url)
-        key = f"nanohubmcp:{NAME}:ev:{session}:{stream}"
+        key = f"nanohubmcp:{NAME}:ev:{session_key(session)}:{stream}"
         marker = uuid.uuid4().hex
         seen: list[str] = []
         watcher = redis.Redis.from_url(redis_server.url, socket_timeout=20, decode_responses=True)

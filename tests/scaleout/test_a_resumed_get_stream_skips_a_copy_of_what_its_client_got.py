@@ -36,7 +36,7 @@ from redis_server import RedisServer, free_port
 
 from nanohubmcp.server.wire.relay_streams import RelayStream
 from nanohubmcp.state import open_shared
-from nanohubmcp.state.base import NUMBER
+from nanohubmcp.state.base import NUMBER, session_key
 from nanohubmcp.state.redis_state import RedisState
 from nanohubmcp.state.redis_write_trouble import Backoff
 from nanohubmcp.state.url import parse
@@ -83,7 +83,7 @@ def test_a_copy_the_writers_retry_put_after_the_resume_position_is_skipped(
         writer.start(loop)
         before: list[tuple[str | None, Any]] = []
         after: list[tuple[str | None, Any]] = []
-        stream = RelayStream("g", state=reader, session_id=SESSION, resumable=True)
+        stream = RelayStream("g", state=reader, session_key=SESSION, resumable=True)
         again = stream
         try:
             await stream.prepare()
@@ -106,7 +106,7 @@ def test_a_copy_the_writers_retry_put_after_the_resume_position_is_skipped(
             await asyncio.wait_for(writer.flush(), WAIT)
             sink = lambda event_id, message: after.append((event_id, message))  # noqa: E731
             if reconnect == "resumed-elsewhere":  # another process serves the resuming GET
-                again = RelayStream("g", state=reader, session_id=SESSION, resumable=True)
+                again = RelayStream("g", state=reader, session_key=SESSION, resumable=True)
                 again.attach(sink, last_event_id)
             elif reconnect == "resumed-here":
                 stream.attach(sink, last_event_id)
@@ -159,7 +159,7 @@ def test_a_get_resumed_on_another_process_skips_the_copy_after_its_position(
         stream.close()  # the client's connection dropped
 
         # The log as the writer's retry leaves it: the entry the client got, again, after it (same fields).
-        key = f"nanohubmcp:scaleout-test:ev:{session}:g"
+        key = f"nanohubmcp:scaleout-test:ev:{session_key(session)}:g"
         with redis.Redis.from_url(redis_server.url, decode_responses=True) as client:
             fields = dict(client.xrange(key, got[2:], got[2:])[0][1])
             assert fields[NUMBER]

@@ -25,6 +25,7 @@ from redis_server import RedisServer, find_redis
 from support import installed
 
 from nanohubmcp.server.wire.sessions import MAX_STREAMS, Session
+from nanohubmcp.state.base import session_key
 from nanohubmcp.state.redis_events import KEEP_BYTES, KEEP_STREAMS, TRIM_SHA
 
 pytestmark = pytest.mark.timeout(180)
@@ -69,7 +70,8 @@ def sse_call(url: str, session: str, rid: int, n: int = SIZE) -> list[tuple[str 
 
 def logs(store: redis.Redis, session: str) -> list[str]:
     """The keys of the session's POST response logs in Redis."""
-    return [key for key in store.scan_iter(f"{PREFIX}ev:{session}:*", count=1000) if not key.endswith(":g")]
+    found = store.scan_iter(f"{PREFIX}ev:{session_key(session)}:*", count=1000)
+    return [key for key in found if not key.endswith(":g")]
 
 
 def test_many_sse_answers_of_one_session_keep_a_bounded_log(two: tuple[Cluster, redis.Redis]) -> None:
@@ -99,7 +101,7 @@ def test_many_sse_answers_of_one_session_keep_a_bounded_log(two: tuple[Cluster, 
     assert len(last) == CALLS
     newest = sse_call(url, session, 99)[-1][0]  # written after every other (one process writes in order)
     assert newest is not None
-    newest_key = f"{PREFIX}ev:{session}:{newest.split('.')[0]}"
+    newest_key = f"{PREFIX}ev:{session_key(session)}:{newest.split('.')[0]}"
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and store.xlen(newest_key) < 2:
         time.sleep(0.05)
@@ -121,7 +123,7 @@ def test_many_sse_answers_of_one_session_keep_a_bounded_log(two: tuple[Cluster, 
 
     # A dropped stream (the first call's): a fresh GET stream, as one process gives it.
     oldest = f"{last[0].split('.')[0]}.1"
-    assert not store.exists(f"{PREFIX}ev:{session}:{oldest.split('.')[0]}")
+    assert not store.exists(f"{PREFIX}ev:{session_key(session)}:{oldest.split('.')[0]}")
     other = nodes.servers[1].url
     resumed = wire.open_get(other, session, last_event_id=oldest)
     try:
@@ -137,7 +139,7 @@ def test_a_stream_within_the_bound_resumes_on_another_process(two: tuple[Cluster
     session = wire.initialize(nodes.servers[0].url)
     events = sse_call(nodes.servers[0].url, session, 5, n=1000)
     progress_id = next(event_id for event_id, message in events if message.get("method") == "notifications/progress")
-    key = f"{PREFIX}ev:{session}:{progress_id.split('.')[0]}"
+    key = f"{PREFIX}ev:{session_key(session)}:{progress_id.split('.')[0]}"
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and store.xlen(key) < 2:
         time.sleep(0.05)

@@ -18,6 +18,7 @@ from redis_server import RedisServer
 
 from nanohubmcp import MCPServer
 from nanohubmcp.state import redis_sessions
+from nanohubmcp.state.base import session_key
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -50,7 +51,7 @@ def test_a_stateless_request_naming_a_session_leaves_its_clock_alone(redis_serve
         handshake = {"Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-11-25"}
         _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, **handshake)
         store = redis.Redis.from_url(redis_server.url, decode_responses=True)
-        [key] = [key for key in store.scan_iter() if key.endswith(f"s:{session_id}")]
+        [key] = [key for key in store.scan_iter() if key.endswith(f"s:{session_key(session_id)}")]
         sessions = server.core.replication.state.sessions  # type: ignore[union-attr]
 
         def clocks_pass() -> None:

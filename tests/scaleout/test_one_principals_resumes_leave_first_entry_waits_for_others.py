@@ -25,6 +25,7 @@ from test_a_post_stream_resumed_before_its_log_is_written_is_fed import written_
 from nanohubmcp import MCPServer, StaticTokenVerifier
 from nanohubmcp.server.wire import relay_streams
 from nanohubmcp.server.wire.first_entry_waits import PER_PROCESS, PER_SESSION
+from nanohubmcp.state.base import session_key
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -69,7 +70,7 @@ def test_another_principals_resume_waits_while_one_principal_asks_for_every_wait
         # Every resume of bob was looked at: it waits (granted) or was answered at once (refused).
         wait_until(lambda: waits._total + len(answered) == len(asked), "every resume of bob granted or refused")
         alice = wire.initialize(url, extra=bearer("alice-token"))
-        key = f"nanohubmcp:{NAME}:ev:{alice}:{STREAM}"
+        key = f"nanohubmcp:{NAME}:ev:{session_key(alice)}:{STREAM}"
         answer = {"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "late"}]}}
         entry = {"m": json.dumps(answer), "f": "1", "e": f"{STREAM}.2", "o": "another-process", "r": "9"}
         with written_once_looked_at(redis_server.url, key, entry) as problems:

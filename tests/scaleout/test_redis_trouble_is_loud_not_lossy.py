@@ -15,6 +15,8 @@ import wire
 from cluster import Cluster
 from redis_server import RedisServer
 
+from nanohubmcp.state.base import session_key
+
 pytestmark = pytest.mark.timeout(150)
 
 OUTAGE_SECONDS = 10.0
@@ -99,7 +101,7 @@ def test_everything_kept_expires(cluster: Cluster, redis_server: RedisServer) ->
         if "id" in message:
             break
     store = redis.Redis.from_url(redis_server.url, decode_responses=True)
-    stream_key = f"nanohubmcp:scaleout-test:ev:{session}:{ids[0].split('.')[0]}"
+    stream_key = f"nanohubmcp:scaleout-test:ev:{session_key(session)}:{ids[0].split('.')[0]}"
     deadline = time.monotonic() + 10
     while store.ttl(stream_key) > 300 and time.monotonic() < deadline:  # the final entry is written
         time.sleep(0.1)
@@ -108,5 +110,5 @@ def test_everything_kept_expires(cluster: Cluster, redis_server: RedisServer) ->
     without_ttl = [k for k in keys if store.ttl(k) == -1]
     # Bounded instead: the requestState key (one) and the job indexes (at most max_jobs ids).
     assert all(k.endswith((":rs:key", ":jobs", ":jobs:live")) or ":jobs:o:" in k for k in without_ttl), without_ttl
-    session_ttl = store.ttl(f"nanohubmcp:scaleout-test:s:{session}")
+    session_ttl = store.ttl(f"nanohubmcp:scaleout-test:s:{session_key(session)}")
     assert 3500 < session_ttl <= 3600

@@ -25,6 +25,7 @@ from support import serve, wait_until
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.state import open_shared
+from nanohubmcp.state.base import session_key
 from nanohubmcp.state.url import parse
 
 pytestmark = pytest.mark.timeout(90)
@@ -76,13 +77,14 @@ def test_an_answer_relayed_while_the_askers_subscription_is_down_reaches_the_too
             assert call.status == 200
             _, question = call.next(step="the elicitation")
             assert question["method"] == "elicitation/create", question
-            assert admin.get(f"nanohubmcp:{NAME}:p:{session}:{question['id']}"), "no pending question noted"
+            pending = f"nanohubmcp:{NAME}:p:{session_key(session)}:{question['id']}"
+            assert admin.get(pending), "no pending question noted"
             with subscription_down(admin, USER):
                 accepted = {"action": "accept", "content": {"name": "Ada"}}
                 answer = {"jsonrpc": "2.0", "id": question["id"], "result": accepted}
                 relayed = wire.httpx.post(answering + "mcp", json=answer, headers=wire.headers(session), timeout=10)
                 assert relayed.status_code == 202, relayed.text
-                kept = admin.pttl(f"nanohubmcp:{NAME}:a:{session}:{question['id']}")
+                kept = admin.pttl(f"nanohubmcp:{NAME}:a:{session_key(session)}:{question['id']}")
                 assert 0 < kept <= (QUESTION_SECONDS + 1) * 1000, f"the kept answer lives {kept} ms: as its question"
             _, reply = call.next(timeout=20, step="the call's result, the answer read after the subscription")
             assert reply["result"]["content"][0]["text"] == "hello Ada", reply

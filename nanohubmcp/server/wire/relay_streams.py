@@ -97,15 +97,15 @@ def _noop_sink(event_id: str | None, message: dict[str, Any]) -> None:
 class MirroredStream(OutboundStream):
     """A POST response stream that also writes each message to the session's event log."""
 
-    __slots__ = ("principal", "request_id", "session_id", "state")
+    __slots__ = ("principal", "request_id", "session_key", "state")
 
     def __init__(
-        self, stream_id: str, *, state: SharedState, session_id: str, request_id: str | int | None, resumable: bool,
+        self, stream_id: str, *, state: SharedState, session_key: str, request_id: str | int | None, resumable: bool,
         principal: str | None = None,
     ) -> None:
         super().__init__(stream_id, resumable=resumable)
         self.state = state
-        self.session_id = session_id
+        self.session_key = session_key
         self.request_id = request_id
         self.principal = principal
         """The subject whose session it is (the store bounds its finished logs together), or None."""
@@ -117,7 +117,7 @@ class MirroredStream(OutboundStream):
             # The id this message will carry: reserved by the base class's send just below.
             event_id = f"{self.stream_id}.{self._seq + 1}"
             self.state.append(
-                self.session_id,
+                self.session_key,
                 self.stream_id,
                 {
                     "m": logged(message),
@@ -134,10 +134,10 @@ class MirroredStream(OutboundStream):
 class RelayStream(OutboundStream):
     """A stream read from the session's event log (see the module docstring)."""
 
-    __slots__ = ("_cursor", "_delivered", "_first_entry", "_principal", "_reader", "_reader_sink", "session_id",
+    __slots__ = ("_cursor", "_delivered", "_first_entry", "_principal", "_reader", "_reader_sink", "session_key",
                  "state")
 
-    def __init__(self, stream_id: str, *, state: SharedState, session_id: str, resumable: bool,
+    def __init__(self, stream_id: str, *, state: SharedState, session_key: str, resumable: bool,
                  first_entry: FirstEntryWaits | None = None, principal: str | None = None) -> None:
         super().__init__(stream_id, resumable=resumable)
         self.state = state
@@ -145,7 +145,7 @@ class RelayStream(OutboundStream):
         """The process's bounds on first-entry waits (:meth:`kept`); None: never waited on."""
         self._principal = principal
         """The principal of the session (its share of first-entry waits); None: no authorization."""
-        self.session_id = session_id
+        self.session_key = session_key
         self.sink = _noop_sink
         self._cursor = "$"
         self._delivered: Delivered | None = None
@@ -167,7 +167,7 @@ class RelayStream(OutboundStream):
         first read, however late it comes, gets every message written from now on (call it
         before a client can write to the log: legacy SSE, before the ``endpoint`` event)."""
         if self.standalone:
-            self._cursor = await self.state.last_id(self.session_id, self.stream_id)
+            self._cursor = await self.state.last_id(self.session_key, self.stream_id)
 
     async def kept(self) -> bool:
         """Whether the log of a POST stream holds anything: one deleted to keep its session's finished logs in
@@ -183,13 +183,13 @@ class RelayStream(OutboundStream):
         Raises:
             StateUnavailable: the store cannot be reached.
         """
-        if self.standalone or await self.state.last_id(self.session_id, self.stream_id) != "0-0":
+        if self.standalone or await self.state.last_id(self.session_key, self.stream_id) != "0-0":
             return True
         if self._first_entry is None:
             return False
-        with self._first_entry.granted(self.session_id, self.stream_id, self._principal) as waits:
+        with self._first_entry.granted(self.session_key, self.stream_id, self._principal) as waits:
             # A blocking read from the log's start: it returns as soon as the producer's first write lands.
-            return waits and bool(await self.state.read(self.session_id, self.stream_id, "0-0", FIRST_ENTRY_MS))
+            return waits and bool(await self.state.read(self.session_key, self.stream_id, "0-0", FIRST_ENTRY_MS))
 
     def next_id(self) -> str | None:
         if not self.resumable:
@@ -200,7 +200,7 @@ class RelayStream(OutboundStream):
         if self.closed:
             return
         self.state.append(
-            self.session_id,
+            self.session_key,
             self.stream_id,
             {"m": logged(message), "f": "1" if final else "0", "o": self.state.process},
         )
@@ -238,11 +238,11 @@ class RelayStream(OutboundStream):
         super().close()
 
     async def _read(self, sink: Sink, after_seq: int, given: str | None) -> None:
-        mark = _ReaderMark(self.state, self.session_id)
+        mark = _ReaderMark(self.state, self.session_key)
         try:
             if self.standalone:
                 with contextlib.suppress(StateUnavailable):
-                    await self.state.add_listener(self.session_id)
+                    await self.state.add_listener(self.session_key)
                     await mark.made()
             await self._read_log(sink, after_seq, mark, given)
         finally:
@@ -271,14 +271,14 @@ class RelayStream(OutboundStream):
                     return
             try:
                 if self._cursor == "$":  # read from a position, never "$": what is written between reads stays
-                    self._cursor = await self.state.last_id(self.session_id, self.stream_id)
+                    self._cursor = await self.state.last_id(self.session_key, self.stream_id)
                 if given is not None:
-                    if _entry_key(given) > _entry_key(await self.state.last_id(self.session_id, self.stream_id)):
+                    if _entry_key(given) > _entry_key(await self.state.last_id(self.session_key, self.stream_id)):
                         self._cursor = "0-0"
                     elif self.standalone:  # a copy after it of what the client got before it is skipped too
-                        delivered.knows(await self.state.numbers_upto(self.session_id, self.stream_id, given))
+                        delivered.knows(await self.state.numbers_upto(self.session_key, self.stream_id, given))
                     given = None
-                entries = await self.state.read(self.session_id, self.stream_id, self._cursor, BLOCK_MS)
+                entries = await self.state.read(self.session_key, self.stream_id, self._cursor, BLOCK_MS)
             except StateUnavailable:
                 await asyncio.sleep(BLOCK_MS / 1000)
                 continue
@@ -317,9 +317,10 @@ class RelayStream(OutboundStream):
         """Whether the session still exists (its idle clock restarts: an open stream keeps it), and
         keep it among the listeners of unrelated messages."""
         try:
-            if await self.state.load_session(self.session_id) is None:
+            if await self.state.load_session(self.session_key) is None:
                 return False
-            await self.state.add_listener(self.session_id)
+            self.state.used_session(self.session_key)
+            await self.state.add_listener(self.session_key)
             await mark.made()  # (not yet when the store was away as the reader started)
         except StateUnavailable:
             pass  # cannot tell now: keep reading
@@ -359,11 +360,11 @@ class _ReaderMark:
     """One reader of a session's unrelated-message stream, as the store knows it while it reads (so a
     message for a request with no stream of its own, on any process, is written for it to read)."""
 
-    __slots__ = ("name", "session_id", "state")
+    __slots__ = ("name", "session_key", "state")
 
-    def __init__(self, state: SharedState, session_id: str) -> None:
+    def __init__(self, state: SharedState, session_key: str) -> None:
         self.state = state
-        self.session_id = session_id
+        self.session_key = session_key
         self.name: str | None = None
 
     async def made(self) -> None:
@@ -371,10 +372,10 @@ class _ReaderMark:
         if self.name is None:
             # Named before the store is told: a reader cancelled meanwhile still takes its name back.
             self.name = secrets.token_hex(4)
-            await self.state.reader_started(self.session_id, self.name)
+            await self.state.reader_started(self.session_key, self.name)
 
     def drop(self) -> None:
         """The reader ended: the store forgets it (queued)."""
         name, self.name = self.name, None
         if name is not None:
-            self.state.reader_ended(self.session_id, name)
+            self.state.reader_ended(self.session_key, name)

@@ -19,6 +19,10 @@ for as long as it is used there. :class:`Replication` keeps the replicas in step
   holds it: written to that stream's log while the store knows a reader of it (:meth:`Replication.unrelated`);
 - change notifications and resource updates reach the streams of every process's sessions.
 
+The store names a session by its key (:attr:`.sessions.Session.key`, the SHA-256 of its id), never its id: without
+authorization an id is the session's credential, and a store with persistence writes what it holds to disk. A
+process learns the id from the request naming it.
+
 Source: MCP 2025-11-25, Basic § Transports § Session Management, Resumability and Redelivery.
 """
 
@@ -40,6 +44,7 @@ from ...protocol.uris import comparison_form
 from ...state.errors import StateBusy, StateUnavailable, spawn_cleanup, spawn_tolerant
 from .first_entry_waits import FirstEntryWaits
 from .relay_streams import MirroredStream, RelayStream
+from .sessions import session_key
 
 if TYPE_CHECKING:
     from ...state.base import SharedState
@@ -61,7 +66,7 @@ SAVED = "_shared_record"
 def record_of(session: Session) -> dict[str, Any]:
     """The fields of ``session`` every process must agree on."""
     return {
-        "id": session.id,
+        "key": session.key,
         "version": session.version,
         "transport": session.transport,
         "principal": session.principal,
@@ -97,11 +102,11 @@ class Replication:
         """The session ``session_id`` names when this process's copy of its record may be used
         now and the replica is in step with it (no round trip, no change to apply); None: call
         :meth:`lookup`."""
-        record = self.state.held_session(session_id)
-        if record is None:
-            return None
         session = self.sessions.get(session_id)
-        return session if session is not None and getattr(session, SAVED, None) is record else None
+        if session is None:
+            return None
+        record = self.state.held_session(session.key)
+        return session if record is not None and getattr(session, SAVED, None) is record else None
 
     async def lookup(self, session_id: str) -> Session | None:
         """The session ``session_id`` names, held here; None when the store has no such session.
@@ -109,13 +114,14 @@ class Replication:
         Raises:
             StateUnavailable: the store cannot be reached (503).
         """
-        record = self.state.held_session(session_id)
+        session = self.sessions.get(session_id)
+        key = session_key(session_id) if session is None else session.key
+        record = self.state.held_session(key)
         if record is not None:  # this process's copy of the record: no round trip
-            session = self.sessions.get(session_id)
             if session is not None and getattr(session, SAVED, None) is record:
                 return session  # and the replica is in step with it
         else:
-            record = await self.state.load_session(session_id)
+            record = await self.state.load_session(key)
         if record is None:
             if self.sessions.get(session_id) is not None:
                 self.sessions.remove(session_id)  # ended elsewhere, expired, or lost with the store
@@ -132,6 +138,12 @@ class Replication:
         if saved is not record and saved != record:  # the same object: the store's cached copy
             self._apply(session, record)
         return session
+
+    def used(self, session: Session) -> None:
+        """A request of ``session``'s principal used it: its idle clock restarts in the store (soon, with the other
+        sessions used meanwhile). Called once the request's principal is known to be the session's: a request of
+        another naming the session keeps it alive no longer."""
+        self.state.used_session(session.key)
 
     @staticmethod
     def _apply(session: Session, record: dict[str, Any]) -> None:
@@ -176,19 +188,25 @@ class Replication:
         if before is None and principal is not None:  # new: counted among its principal's, everywhere
             opened = (principal, self.sessions.max_per_principal, self._ended.pop(principal, []))
             past_cap = await self.state.save_session(record, new - old, old - new, opened=opened)
-            for session_id in past_cap:
-                spawn_cleanup(self._tasks, functools.partial(self._end_past_cap, session_id, principal))
+            for key in past_cap:
+                spawn_cleanup(self._tasks, functools.partial(self._end_past_cap, key, principal))
         else:
             await self.state.save_session(record, new - old, old - new)
         setattr(session, SAVED, record)
 
-    async def _end_past_cap(self, session_id: str, principal: str) -> None:
-        """End a session of ``principal`` that a new one put past its cap (it may be on any process)."""
-        if self.sessions.get(session_id) is not None:
-            self.sessions.remove(session_id)
-        record = await self.state.load_session(session_id)
+    async def _end_past_cap(self, key: str, principal: str) -> None:
+        """End the session of ``key`` of ``principal`` that a new one put past its cap (it may be on any process)."""
+        session = self._by_key(key)
+        if session is not None:
+            self.sessions.remove(session.id)
+        record = await self.state.load_session(key)
         subscriptions = set(record.get("subscriptions") or ()) if record is not None else set()
-        await self.state.delete_session(session_id, subscriptions, principal)
+        await self.state.delete_session(key, subscriptions, principal)
+
+    def _by_key(self, key: str) -> Session | None:
+        """The session of ``key`` held here (what the store names: a look through this process's sessions, made
+        for a session another process acts on: one past its cap, an answer or a cancel relayed)."""
+        return next((session for session in self.sessions.all() if session.key == key), None)
 
     def ended(self, session: Session) -> None:
         """``session`` was ended here (a closed legacy stream, an eviction): end it everywhere, soon."""
@@ -196,14 +214,14 @@ class Replication:
             if len(self._ended) >= MAX_ENDED and session.principal not in self._ended:
                 self._ended.clear()
             ended = self._ended.setdefault(session.principal, [])
-            ended.append(session.id)
+            ended.append(session.key)
             del ended[:-MAX_ENDED]
         self._delete_soon(session)
 
     def _delete_soon(self, session: Session) -> None:
         """Delete ``session``'s record in the background, waiting for a connection however busy the pool."""
         subscriptions = set(session.subscriptions.values())
-        delete = functools.partial(self.state.delete_session, session.id, subscriptions, session.principal)
+        delete = functools.partial(self.state.delete_session, session.key, subscriptions, session.principal)
         spawn_cleanup(self._tasks, delete)
 
     async def end(self, session: Session) -> None:
@@ -211,11 +229,11 @@ class Replication:
         process holding it has let it go (its next request there is answered 404). With every
         pooled connection in use it returns at once, the delete done once one is free."""
         try:
-            await self.state.delete_session(session.id, set(session.subscriptions.values()), session.principal)
+            await self.state.delete_session(session.key, set(session.subscriptions.values()), session.principal)
         except StateBusy:  # no connection free now: ended here, and everywhere once one is
             self._delete_soon(session)
         except StateUnavailable:  # its record expires with its idle clock
-            log.warning("session %s… ended here only: the state store is unreachable", session.id[:8])
+            log.warning("session %s ended here only: the state store is unreachable", session.key[:12])
 
     # -- streams -----------------------------------------------------------------------------
     def post_stream(self, session: Session, request_id: str | int | None) -> OutboundStream:
@@ -223,7 +241,7 @@ class Replication:
         return MirroredStream(
             f"s{self._stream_prefix}{next(self._streams):x}",
             state=self.state,
-            session_id=session.id,
+            session_key=session.key,
             request_id=request_id,
             resumable=session.resumable,
             principal=session.principal,
@@ -231,7 +249,7 @@ class Replication:
 
     def standalone(self, session: Session) -> OutboundStream:
         # Legacy SSE carries the responses themselves there: relayed, whatever the version.
-        return RelayStream("g", state=self.state, session_id=session.id, resumable=session.resumable)
+        return RelayStream("g", state=self.state, session_key=session.key, resumable=session.resumable)
 
     def resumed(self, session: Session, stream_id: str) -> OutboundStream | None:
         """A stream of ``session`` kept in the store, for a ``Last-Event-ID`` naming it."""
@@ -239,7 +257,7 @@ class Replication:
             return session.get_standalone()
         if not session.resumable:
             return None
-        return RelayStream(stream_id, state=self.state, session_id=session.id, resumable=True,
+        return RelayStream(stream_id, state=self.state, session_key=session.key, resumable=True,
                            first_entry=self._first_entry, principal=session.principal)
 
     async def read_elsewhere(self, session: Session) -> bool:
@@ -249,7 +267,7 @@ class Replication:
         Raises:
             StateUnavailable: the store cannot be reached.
         """
-        return await self.state.has_reader(session.id)
+        return await self.state.has_reader(session.key)
 
     def unrelated(self, session: Session, message: dict[str, Any]) -> bool:
         """Send ``message`` on ``session``'s unrelated-message stream (GET ``/mcp``, legacy SSE), whichever
@@ -257,10 +275,10 @@ class Replication:
         dropped (nobody would read it; a fresh GET starts after what the log holds). Messages of a
         session keep their order. Returns True: whether it arrives is known later (a question asks
         :meth:`read_elsewhere` first)."""
-        waiting = self._waiting.get(session.id)
+        waiting = self._waiting.get(session.key)
         if waiting is None:
-            waiting = self._waiting[session.id] = deque(maxlen=MAX_WAITING)
-            self._spawn(self._write_when_read(session.id, waiting))
+            waiting = self._waiting[session.key] = deque(maxlen=MAX_WAITING)
+            self._spawn(self._write_when_read(session.key, waiting))
         waiting.append(message)
         return True
 
@@ -286,23 +304,23 @@ class Replication:
     async def expect(self, session: Session, request_id: str, timeout: float | None) -> None:
         """Note that this process waits for the answer to ``request_id`` (any process may get it) for ``timeout``
         seconds (None: no limit, noted for the longest wait, :data:`~nanohubmcp.protocol.seconds.MOST_WAIT_SECONDS`)."""
-        await self.state.put_pending(session.id, request_id, MOST_WAIT_SECONDS if timeout is None else timeout)
+        await self.state.put_pending(session.key, request_id, MOST_WAIT_SECONDS if timeout is None else timeout)
 
     def forget(self, session: Session, request_id: str) -> None:
-        spawn_cleanup(self._tasks, functools.partial(self.state.drop_pending, session.id, request_id))
+        spawn_cleanup(self._tasks, functools.partial(self.state.drop_pending, session.key, request_id))
 
     async def relay_answer(self, session: Session, message: jsonrpc.Message) -> bool:
         """Hand a client's answer to the process waiting for it; False when none does."""
         if not isinstance(message.id, str):
             return False
         try:
-            return await self.state.answer(session.id, message.id, message.raw)
+            return await self.state.answer(session.key, message.id, message.raw)
         except StateUnavailable:
             log.warning("an answer to %s could not be relayed: the state store is unreachable", message.id)
             return False
 
-    def _answered(self, session_id: str, request_id: str, response: dict[str, Any]) -> None:
-        session = self.sessions.get(session_id)
+    def _answered(self, key: str, request_id: str, response: dict[str, Any]) -> None:
+        session = self._by_key(key)
         future = session.pending.get(request_id) if session is not None else None
         if future is not None and not future.done():
             future.set_result(response)
@@ -311,14 +329,14 @@ class Replication:
     def cancel_elsewhere(self, session: Session, request_id: Any, reason: Any) -> None:
         """A ``notifications/cancelled`` for a request not running here: for the process running it."""
         why = reason[:MAX_REASON] if isinstance(reason, str) else None
-        self._spawn(self.state.cancel(session.id, request_id, why))
+        self._spawn(self.state.cancel(session.key, request_id, why))
 
     def _running(self) -> list[tuple[str, Any]]:
-        """The requests this process runs now, by ``(session id, request id)``."""
-        return [(session.id, request_id) for session in self.sessions.all() for request_id in session.in_flight]
+        """The requests this process runs now, by ``(session key, request id)``."""
+        return [(session.key, request_id) for session in self.sessions.all() for request_id in session.in_flight]
 
-    def _cancelled(self, session_id: str, request_id: Any, reason: Any) -> None:
-        session = self.sessions.get(session_id)
+    def _cancelled(self, key: str, request_id: Any, reason: Any) -> None:
+        session = self._by_key(key)
         target = session.in_flight.get(request_id) if session is not None else None
         if target is not None:
             target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
