@@ -73,4 +73,4 @@ async def test_an_edited_notebook_is_run_again_and_recorded_as_new_code(tmp_path
     stored = {run: json.loads(Path(runner.store.path(run), "run.json").read_text())["identity"]["notebook"]
               for run in (first["run"], edited["run"])}
     assert stored[first["run"]] != stored[edited["run"]]
-    assert stored[edited["run"]] == runner.code.current().detail.digest
+    assert stored[edited["run"]] == runner.code.current().detail["digest"]

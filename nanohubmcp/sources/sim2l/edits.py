@@ -13,7 +13,7 @@ half-written save) or is gone. Edits to the other cells are new code, run as suc
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import TypedDict
 
 from ...errors import RegistrationError, ToolError
 from ...server.provenance.code_files import bundle, entry, read_entry
@@ -22,19 +22,23 @@ from .notebook import Sim2LSpec, read_sim2l
 __all__ = ["NotebookNow", "notebook_code", "refuse_edited"]
 
 
-class NotebookNow(NamedTuple):
-    """What one reading of the notebook found (``WatchedCode``'s ``detail``).
+class NotebookNow(TypedDict):
+    """What one reading of the notebook found (``WatchedCode``'s ``detail``; a dict, as provenance reads a
+    file-backed tool's ``detail["version"]``).
 
-    Attributes:
+    Keys:
         digest: :attr:`.Sim2LSpec.digest` (a notebook that does not read as a Sim2L: its bytes' SHA-256,
             or ``"missing"``); a stored run's identity names it.
         declared: :attr:`.Sim2LSpec.declared`, or None when the notebook does not read as a Sim2L.
         problem: why it does not (the reader's message), else None.
+        version: the version a provenance record gives the tool: the notebook's revision (``simTool_info``
+            ``revision``, or a hub's ``/apps/<name>/rNN/`` path), else None (never nanohub-mcp's own).
     """
 
     digest: str
     declared: str | None
-    problem: str | None = None
+    problem: str | None
+    version: str | None
 
 
 def notebook_code(path: str) -> tuple[str, list[str], NotebookNow]:
@@ -45,9 +49,12 @@ def notebook_code(path: str) -> tuple[str, list[str], NotebookNow]:
     except RegistrationError as exc:
         found = read_entry(path, os.path.basename(path))
         digest = found["sha256"] if found is not None else "missing"
-        return bundle("sim2l", [found] if found is not None else []), [path], NotebookNow(digest, None, str(exc))
+        return bundle("sim2l", [found] if found is not None else []), [path], NotebookNow(
+            digest=digest, declared=None, problem=str(exc), version=None)
     code = entry(os.path.basename(path).removesuffix(".ipynb") + ".py", spec.code.encode())
-    return bundle("sim2l", [code]), [path], NotebookNow(spec.digest, spec.declared)
+    return bundle("sim2l", [code]), [path], NotebookNow(
+        digest=spec.digest, declared=spec.declared, problem=None,
+        version=None if spec.revision == "local" else spec.revision)
 
 
 def refuse_edited(spec: Sim2LSpec, now: NotebookNow, tool: str) -> None:
@@ -57,12 +64,12 @@ def refuse_edited(spec: Sim2LSpec, now: NotebookNow, tool: str) -> None:
         ToolError: its ``%%yaml INPUTS``/``OUTPUTS`` cells were edited since registration, or it no
             longer reads as a Sim2L (the message names the notebook and says to serve it again).
     """
-    if now.declared == spec.declared:
+    if now["declared"] == spec.declared:
         return
-    if now.declared is None:
+    if now["declared"] is None:
         raise ToolError(
             f"the Sim2L tool '{tool}': {spec.path} no longer reads as a Sim2L since the server registered it "
-            f"({now.problem}): restore the notebook, or restart the server once it is whole")
+            f"({now['problem']}): restore the notebook, or restart the server once it is whole")
     raise ToolError(
         f"the Sim2L tool '{tool}': the %%yaml INPUTS or OUTPUTS cell of {spec.path} was edited after the server "
         "registered the tool, and a call is checked against the inputs registered (the schema clients have, "

@@ -167,7 +167,7 @@ class Sim2LTool:
         if self.code is not None:  # an edited INPUTS/OUTPUTS cell is refused, as Rappture's edited <input>
             now = self.code.current().detail
             refuse_edited(self.spec, now, self.name)
-            digest = now.digest
+            digest = now["digest"]
         prepared = prepare(self.spec, arguments, self.name)
         identity = {
             "sim2l": self.spec.name,
