@@ -1,12 +1,11 @@
 """Shared state in Redis (the ``redis`` package's asyncio client; imported only for a Redis URL).
 
-Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never read each other:
+Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never read each other (``<session>``:
+a session's key, the SHA-256 of its id: Redis holds no session id):
 
-- ``s:<session>``: the session record (JSON), expiring ``idle_seconds`` after its last use;
-  ``h:<session>``: the processes that may hold a copy of it
-  (:mod:`~nanohubmcp.state.redis_sessions`: what is cached per process, and why it stays right);
-- ``ev:<session>:<stream>``: a stream's event log, a bounded Redis stream expiring with the
-  session (:mod:`~nanohubmcp.state.redis_events`);
+- ``s:<session>``: the session record (JSON), expiring ``idle_seconds`` after its last use; ``h:<session>``: the
+  processes that may hold a copy (:mod:`~nanohubmcp.state.redis_sessions`: what is cached, and why it stays right);
+- ``ev:<session>:<stream>``: a stream's event log, bounded, expiring with the session (:mod:`.redis_events`);
 - ``pr:<sha-256 of the principal>``: the principal's sessions, scored by when each was opened
   (the cap of sessions per principal across processes: :mod:`~nanohubmcp.state.redis_session_cap`);
 - ``sub:<sha-256 of the uri in the form URIs are compared in>``: the sessions subscribed to a resource,
@@ -77,7 +76,6 @@ except ImportError:  # pragma: no cover - the message names the extra
     redis_errors = None  # type: ignore[assignment]
 
 log = logging.getLogger("nanohubmcp.state")
-
 BUSY_LOG_SECONDS = 60.0
 """A full connection pool is logged at most once in this many seconds."""
 TASKS_END_SECONDS = 1.0
