@@ -14,7 +14,7 @@
 - ``describe(url, token=None)``: everything a client sees, as plain JSON: initialize result, tools,
   resources, templates and prompts, plus one call of every tool (arguments made up from its
   input schema; job tools polled to the end), one read of every resource and one get of every
-  prompt. Job ids are replaced by ``<job>``.
+  prompt. Job ids are replaced by ``<job>``, Slurm's by ``<slurm job>``.
 """
 
 from __future__ import annotations
@@ -198,12 +198,18 @@ PROVENANCE_URI = re.compile(r"nanohubmcp://provenance/[A-Za-z0-9_-]+")
 """A result's provenance record (``_meta["io.nanohub/provenance"]``): a random id per call."""
 
 
+SLURM_JOB_ID = re.compile(r'(\\?"slurm\\?":\s*\{\s*\\?"job_id\\?":\s*\\?")[0-9]+')
+"""A Slurm job's id as a job's answer gives it (``"slurm": {"job_id": "312", ...}``, also inside the text block's
+JSON): Slurm's next number, another each run."""
+
+
 STORED_RUN_HIT = "io.nanohub/cache"
 """A Sim2L call answered from a stored run says so in its ``_meta`` (as ``"cached"`` above: state-dependent)."""
 
 
 def _unstamped(result: Any) -> Any:
     text = STORED_RUN.sub(r"\1null", RUN_STAMP.sub("<run time>", json.dumps(result)))
+    text = SLURM_JOB_ID.sub(r"\1<slurm job>", text)
     unstamped = json.loads(PROVENANCE_URI.sub("nanohubmcp://provenance/<record>", text))
     meta = unstamped.get("meta") if isinstance(unstamped, dict) else None
     if isinstance(meta, dict):
