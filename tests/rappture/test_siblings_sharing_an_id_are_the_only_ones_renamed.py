@@ -39,3 +39,26 @@ def test_only_the_clashing_siblings_are_renamed_and_the_id_is_named(tmp_path: Pa
         tool = load_rappture_tool(tmp_path / "tool.xml")
     assert list(tool.schema["properties"]) == ["length_number", "load", "length_choice", "mm"]
     assert [item.path for item in tool.inputs.arguments][::2] == ["input.number(length)", "input.choice(length)"]
+
+
+SAME_KIND = """<?xml version="1.0"?>
+<run>
+  <tool><title>Field</title><command>python @tool/field.py @driver</command></tool>
+  <input>
+    <number id="emax"><about><label>Peak field</label></about><units>V/cm</units><default>1V/cm</default></number>
+    <number id="emax"><about><label>Breakdown field</label></about><units>V/cm</units><default>2V/cm</default></number>
+    <boolean id="mm"><default>no</default></boolean>
+  </input>
+</run>
+"""
+
+
+def test_siblings_of_one_kind_sharing_an_id_are_one_argument(tmp_path: Path) -> None:
+    """Trial 68, R1: two ``<number id="emax">`` siblings share one Rappture path, which the program reads once;
+    they were offered as ``emax_number`` and ``emax_number2`` and a call's first value was silently lost (the
+    driver writes a value by its path). The first is the argument; the second is skipped, with a warning."""
+    (tmp_path / "tool.xml").write_text(SAME_KIND)
+    with pytest.warns(RegistrationWarning, match=r"share the path input\.number\(emax\).*'Breakdown field'"):
+        tool = load_rappture_tool(tmp_path / "tool.xml")
+    assert list(tool.schema["properties"]) == ["emax", "mm"]
+    assert [(s.path, s.label) for s in tool.inputs.skipped] == [("input.number(emax)", "Breakdown field")]

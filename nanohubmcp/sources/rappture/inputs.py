@@ -5,10 +5,11 @@ hold numbers); an MCP tool takes one flat object. Each value-bearing element bec
 argument, named by its ``id``; when two elements share an id, the ids of their enclosing groups
 are put in front, joined by ``_`` (``models_tau`` and ``ambient_tau``), until every name is
 unique. Siblings sharing an id (``input.number(length)`` and ``input.choice(length)``: a tool.xml mistake) are
-named with their kind after it (``length_number``, ``length_choice``; then a count, when the kind is shared too),
-the others keep their names, and a ``RegistrationWarning`` names the duplicate id. An element without an id is
-named by its tag (``loader``, ``loader2``, …, Rappture's own naming). The labels of the enclosing groups go
-into the argument's description.
+named with their kind after it (``length_number``, ``length_choice``), the others keep their names, and a
+``RegistrationWarning`` names the duplicate id; of siblings of one kind sharing an id (one Rappture path: the
+program reads only the first) the first is the argument, the others are skipped, with a warning. An element
+without an id is named by its tag (``loader``, ``loader2``, …, Rappture's own naming). The labels of the enclosing
+groups go into the argument's description.
 
 What becomes an argument: ``number``, ``integer``, ``boolean``, ``choice``, ``multichoice``,
 ``string``, ``loader`` and ``periodicelement``. What does not, with the reason kept in
@@ -249,19 +250,35 @@ def _unique_names(found: list[tuple[Input, tuple[str, ...]]]) -> None:
         for group in clashes:
             for item in group:
                 depth[id(item)] += 1
-    # Still equal after every prefix: siblings sharing an id. Only they are renamed, by kind (then by count).
+    # Still equal after every prefix: siblings of other kinds sharing an id (those of one kind share a path and
+    # are one argument: _one_per_path). Only they are renamed, by kind.
     for group in clashes:
         shared = group[0].name
         for item in group:
             item.name = f"{shared}_{item.kind}"
-        for kind in {item.kind for item in group}:
-            same = [item for item in group if item.kind == kind]
-            for count, item in enumerate(same[1:], start=2):
-                item.name = f"{item.name}{count}"
         named = ", ".join(f"{item.path} as {item.name}" for item in group)
         warnings.warn(
             f"Rappture inputs share the id {shared!r} under one parent, so they are offered with their kind after it "
             f"({named}): give each input an id of its own", RegistrationWarning, stacklevel=user_frame())
+
+
+def _one_per_path(found: _Walk) -> None:
+    """Keep the first of the inputs sharing a Rappture path (siblings of one kind and id, a tool.xml mistake): the
+    program reads a path's first element, so a second argument would be a value it never sees (the driver writes
+    the one argument's value at the path). The others are skipped, with a ``RegistrationWarning``."""
+    seen: set[str] = set()
+    kept: list[tuple[Input, tuple[str, ...]]] = []
+    for item, ids in found.arguments:
+        if item.path not in seen:
+            seen.add(item.path)
+            kept.append((item, ids))
+            continue
+        found.skipped.append(Skipped(item.path, item.kind, item.label, "a second input at the same path"))
+        warnings.warn(
+            f"Rappture inputs share the path {item.path} (one kind, one id, one parent): the program reads only the "
+            f"first, so {item.label or 'the later one'!r} is not offered: give each input an id of its own",
+            RegistrationWarning, stacklevel=user_frame())
+    found.arguments[:] = kept
 
 
 def _fallback(item: Input) -> str:
@@ -296,6 +313,7 @@ def read_inputs(root: ET.Element, tool_dir: Path | None = None) -> Inputs:
     found = _Walk()
     if section is not None:
         _walk(section, "input", (), (), [], found)
+    _one_per_path(found)
     _unique_names(found.arguments)
     by_id = {ids[-1]: item.name for item, ids in found.arguments if ids and ids[-1]}
     for item, chain in found.enables:
