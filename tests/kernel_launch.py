@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,15 @@ def kernel_environment(ipython_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def make_manager(spec_dirs: Path) -> KernelManager:
-    """A KernelManager for the test kernelspec in ``spec_dirs``."""
+    """A KernelManager for the test kernelspec in ``spec_dirs``, its channels on Unix sockets there.
+
+    Over TCP, jupyter_client picks five free ports by binding and releasing them, and the kernel binds them a
+    moment later: a server of a test on another xdist worker listening on port 0 can take one in between, and the
+    kernel dies before its first reply (``ZMQError: Address already in use``; seen in CI). IPC sockets are files
+    under a prefix of this manager's own."""
     specs = KernelSpecManager(kernel_dirs=[str(spec_dirs)], ensure_native_kernel=False)
-    return KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
+    prefix = spec_dirs / f"ipc-{uuid.uuid4().hex[:12]}"
+    return KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs, transport="ipc", ip=str(prefix))
 
 
 def execute_notebook(client: Any) -> str:
