@@ -7,7 +7,9 @@ Two ways, chosen per call:
   XML on standard output; its exit status is the run's.
 - **Elsewhere**: the ``<command>`` of tool.xml, with ``@tool`` replaced by tool.xml's directory
   and ``@driver`` by the driver file, split into words like a shell would (no shell runs it).
-  The program prints ``=RAPPTURE-RUN=>run123.xml`` naming the run file it wrote. A command
+  The program prints ``=RAPPTURE-RUN=>run123.xml`` on a line of its own, naming the run file it
+  wrote in its working directory (a bare file name: a path is never read, whatever a program
+  echoing its inputs prints). A command
   starting with ``python`` or ``python3`` runs with the server's own interpreter, and Python
   programs find a small ``Rappture`` package on their ``PYTHONPATH`` (:mod:`.compat`).
 
@@ -16,7 +18,9 @@ time limit: at the limit (or when the call is cancelled) the whole group gets SI
 is left of it SIGKILL two seconds later — or at once when this process exits sooner
 (:mod:`.running`). Lines ``=RAPPTURE-PROGRESS=>pct message`` are reported as they come, and
 so is the ``=RAPPTURE-RUN=>`` line: a program prints it once it has written its run file, so the
-caller may read the file while the program exits (an interpreter takes 5-30 ms to).
+caller may read the file while the program exits (an interpreter takes 5-30 ms to). Both markers
+count only at the start of a line (Rappture's own functions print them so); a progress percentage is
+clamped to 0-100 (one not finite is dropped) and its message cut to :data:`PROGRESS_MESSAGE_CHARS`.
 Only the last 64 KiB of each output stream are kept in memory (standard output goes to
 ``stdout.log`` in the working directory as well).
 """
@@ -24,6 +28,7 @@ Only the last 64 KiB of each output stream are kept in memory (standard output g
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import queue
 import re
@@ -42,7 +47,8 @@ from typing import IO, cast
 
 from . import running
 
-__all__ = ["COMPAT_PATH", "TAIL_BYTES", "Outcome", "command_line", "find_rappture", "run_program"]
+__all__ = ["COMPAT_PATH", "PROGRESS_MESSAGE_CHARS", "TAIL_BYTES", "Outcome", "command_line", "find_rappture",
+           "run_program"]
 
 COMPAT_PATH = Path(__file__).resolve().parent / "compat"
 """The directory holding the ``Rappture`` compatibility package (put on the program's PYTHONPATH)."""
@@ -50,8 +56,11 @@ COMPAT_PATH = Path(__file__).resolve().parent / "compat"
 TAIL_BYTES = 64 * 1024
 """How much of each output stream is kept for the log tail."""
 
-_PROGRESS = re.compile(r"=RAPPTURE-PROGRESS=>\s*([-+]?\d+(?:\.\d*)?)\s*(.*)")
-_RUN = re.compile(r"=RAPPTURE-RUN=>\s*(\S[^\n]*)")
+PROGRESS_MESSAGE_CHARS = 500
+"""How much of a progress line's message is passed on (a program may echo a long input into it)."""
+
+_PROGRESS = re.compile(r"=RAPPTURE-PROGRESS=>\s*([-+]?\d+(?:\.\d*)?)\s*(.*)")  # at a line's start
+_RUN = re.compile(r"=RAPPTURE-RUN=>\s*(\S+)\s*")  # the whole line
 _GRACE = 2.0
 
 
@@ -61,8 +70,10 @@ class Outcome:
 
     Attributes:
         status: the exit status (negative: the signal that ended it).
-        run_file: the run file the program named (``=RAPPTURE-RUN=>``) or, on a hub, the one
-            Rappture printed; None when there is none.
+        run_file: the run file the program named (``=RAPPTURE-RUN=>``, the last such line) in its
+            working directory; None when there is none (on a hub Rappture prints the run file itself).
+        refused_run_file: the name a ``=RAPPTURE-RUN=>`` line gave that is not a bare file name (a path
+            out of the working directory, or a hidden file): never opened; None when there was none.
         stdout_tail / stderr_tail: the last lines of each stream.
         timed_out: stopped at the time limit.
         cancelled: stopped because the call was cancelled.
@@ -76,6 +87,7 @@ class Outcome:
     timed_out: bool = False
     cancelled: bool = False
     seconds: float = 0.0
+    refused_run_file: str | None = None
     progress: list[tuple[float, str]] = field(default_factory=list)
 
     def log_tail(self, limit: int = 4000) -> str:
@@ -134,14 +146,22 @@ def _read(stream: IO[str], tail: _Tail, events: queue.Queue[tuple[str, object]],
         tail.add(line)
         if copy is not None:
             copy.write(line)
-        if "=RAPPTURE-" in line:
-            progress = _PROGRESS.search(line)
+        if line.startswith("=RAPPTURE-"):
+            progress = _PROGRESS.match(line)
             if progress:
-                events.put(("progress", (float(progress.group(1)), progress.group(2).strip())))
-            run = _RUN.search(line)
+                percent = float(progress.group(1))  # (400 digits read as inf)
+                if math.isfinite(percent):
+                    message = progress.group(2).strip()[:PROGRESS_MESSAGE_CHARS]
+                    events.put(("progress", (min(100.0, max(0.0, percent)), message)))
+            run = _RUN.fullmatch(line)
             if run:
-                events.put(("run", run.group(1).strip()))
+                events.put(("run", run.group(1)))
     events.put(("eof", None))
+
+
+def _bare_name(name: str) -> bool:
+    """Whether ``name`` names a file in the working directory itself: no separator, not hidden, no NUL."""
+    return not (name.startswith(".") or "/" in name or "\\" in name or "\0" in name)
 
 
 def _stop(process: subprocess.Popen[str]) -> None:
@@ -269,7 +289,11 @@ def run_program(
             if kind == "eof":
                 open_streams -= 1
             elif kind == "run":
-                outcome.run_file = cwd / str(payload)
+                name = str(payload)
+                if not _bare_name(name):
+                    outcome.refused_run_file = name[:200]
+                    continue
+                outcome.run_file = cwd / name
                 if on_run_file is not None:
                     on_run_file(outcome.run_file)
             elif kind == "progress":

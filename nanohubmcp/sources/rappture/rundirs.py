@@ -10,13 +10,17 @@ lock and the sweep are :mod:`..run_folders`'s, shared with the Sim2L source; thi
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import tempfile
 from pathlib import Path
 
 from ..run_folders import RunFolders, record_group
 from .running import stop_all
 
-__all__ = ["PREFIX", "RUN_MARK", "record_group", "remove_run_directory", "remove_run_directory_soon", "run_directory",
+__all__ = ["PREFIX", "RUN_FILE_LIMIT", "RUN_MARK", "RunFileRefused", "read_run_file", "record_group",
+           "remove_run_directory", "remove_run_directory_soon", "run_directory",
            "sweep", "sweep_once"]
 
 PREFIX = "nanohubmcp-rappture-"
@@ -24,6 +28,42 @@ PREFIX = "nanohubmcp-rappture-"
 RUN_MARK = "NANOHUBMCP_RAPPTURE_RUN"
 """The environment variable a run's program is started with: its run directory (resolved), so that a program
 whose group was never noted is still told from a process that merely works in its folder."""
+
+RUN_FILE_LIMIT = 64 * 1024 * 1024
+"""The most bytes of a run's run file (or, on a hub, of the output ``rappture -execute`` printed) that are read."""
+
+
+class RunFileRefused(Exception):
+    """A run file that is not read: not a regular file (a symbolic link, a FIFO, a directory) or over
+    :data:`RUN_FILE_LIMIT`; the message says which, after the file's name."""
+
+
+def read_run_file(path: Path, limit: int = RUN_FILE_LIMIT) -> str:
+    """The text of the file ``path`` a run left (UTF-8, undecodable bytes replaced); ``""`` when there is none.
+
+    Opened without following a symbolic link and without waiting on a FIFO, and only a regular file of at most
+    ``limit`` bytes is read: a program's output names the file, and a program may echo what a caller sent.
+
+    Raises:
+        RunFileRefused: not a regular file, or over ``limit`` bytes.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RunFileRefused(f"{path.name} is a symbolic link (never followed)") from None
+        raise
+    with os.fdopen(fd, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise RunFileRefused(f"{path.name} is not a regular file")
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise RunFileRefused(f"{path.name} is over the {limit // (1024 * 1024)} MiB a run file may have")
+    return data.decode("utf-8", errors="replace")
+
 
 _FOLDERS = RunFolders(PREFIX, RUN_MARK, at_exit=stop_all)  # a program must not outlive the folder a sweep finds it by
 

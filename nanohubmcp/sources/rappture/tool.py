@@ -36,7 +36,7 @@ from .driver import current_values, write_driver
 from .execute import Outcome, command_line, find_rappture, program_environment, run_program
 from .inputs import Inputs, read_inputs, text_of
 from .outputs import read_outputs, tool_result
-from .rundirs import RUN_MARK, record_group, remove_run_directory_soon, run_directory
+from .rundirs import RUN_MARK, RunFileRefused, read_run_file, record_group, remove_run_directory_soon, run_directory
 from .schema import input_schema
 
 __all__ = ["PROXY_TIMEOUT", "RapptureTool", "load_rappture_tool", "time_limit"]
@@ -209,7 +209,7 @@ class RapptureTool:
                 plots) now; it is used if the program then exits with 0 and the file is unchanged."""
                 early.clear()
                 try:
-                    source = path.read_text(encoding="utf-8", errors="replace")
+                    source = read_run_file(path)
                     root = self._parse(source)
                     early[source] = (root, shape(root))
                 except Exception:  # read again after the exit, where its errors are reported
@@ -259,7 +259,10 @@ class RapptureTool:
                 f"Rappture tool '{self.name}' failed ({why})." + (f"\nThe end of its log:\n{detail}" if detail else "")
             )
         if root is None:
-            if outcome.run_file is not None and not self.rappture:
+            if outcome.refused_run_file is not None and outcome.run_file is None:
+                why = (f"its program named the run file {outcome.refused_run_file!r} (=RAPPTURE-RUN=>), which is not "
+                       "a file name in its working directory: a path is never read")
+            elif outcome.run_file is not None and not self.rappture:
                 why = (f"its program named the run file {outcome.run_file.name} (=RAPPTURE-RUN=>), which "
                        f"{'is empty' if outcome.run_file.is_file() else 'does not exist'}")
             elif self.rappture:
@@ -281,14 +284,15 @@ class RapptureTool:
                 "timeout= or --timeout, inf for no limit); its run was stopped")
 
     def _read_run(self, outcome: Outcome, workdir: Path) -> str:
-        if self.rappture:  # rappture -execute prints the run file itself
-            text = (workdir / "stdout.log").read_text(encoding="utf-8", errors="replace")
-            start = text.find("<?xml")
-            start = text.find("<run") if start < 0 else start
-            return text[start:] if start >= 0 else ""
-        if outcome.run_file is not None and outcome.run_file.is_file():
-            return outcome.run_file.read_text(encoding="utf-8", errors="replace")
-        return ""
+        try:
+            if self.rappture:  # rappture -execute prints the run file itself
+                text = read_run_file(workdir / "stdout.log")
+                start = text.find("<?xml")
+                start = text.find("<run") if start < 0 else start
+                return text[start:] if start >= 0 else ""
+            return read_run_file(outcome.run_file) if outcome.run_file is not None else ""
+        except RunFileRefused as exc:
+            raise ToolError(f"Rappture tool '{self.name}': its run file is not read: {exc}") from None
 
     def _parse(self, source: str) -> ET.Element:
         try:
