@@ -202,7 +202,7 @@ class Connection:
         """
         replication = self.core.replication
         if replication is not None and session_id:
-            await replication.lookup(session_id)
+            await replication.lookup(session_id, principal.subject if principal is not None else None)
         session = self.find_session(session_id, principal)
         if session is not None and replication is not None:
             replication.used(session)  # (its principal's: another's request keeps it alive no longer)

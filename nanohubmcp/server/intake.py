@@ -305,7 +305,7 @@ class Intake:
             return None
         replication = self.core.replication
         if replication is not None and replication.held(session_id) is None:
-            await replication.lookup(session_id)  # not held here in step: ask the store
+            await replication.lookup(session_id, principal.subject if principal is not None else None)  # ask the store
         session = self.core.sessions.owned(session_id, principal)
         if session is not None and replication is not None:
             replication.used(session)  # (its principal's: another's request keeps it alive no longer)

@@ -42,8 +42,9 @@ queued (the store adds it): with the writer's ``o`` it names an entry, so a read
 a timeout may have reached Redis: its entries are then in the log twice). A POST response stream's entries are
 numbered by their producer's event id (``e``)."""
 Opened = tuple[str, int, list[str]]
-"""A session just opened, for :meth:`SharedState.save_session`: its principal, that principal's cap of
-sessions, and the keys of the principal's sessions this process ended just before."""
+"""A session just opened, for :meth:`SharedState.save_session`: its principal (the keyed digest of its subject,
+:mod:`.principal_digest`), that principal's cap of sessions, and the keys of the principal's sessions this process
+ended just before."""
 
 
 class SharedState(Protocol):
@@ -52,7 +53,9 @@ class SharedState(Protocol):
     A session is named by its key (:func:`session_key` of its id, 64 hex digits), never its id: every
     ``session_id`` argument, and every session a method returns or a callback is given, is that key, and a
     session record holds it as ``key``. Without authorization an id is the session's credential, and a store
-    with persistence writes what it holds to disk: the store holds no session id."""
+    with persistence writes what it holds to disk: the store holds no session id. Likewise every ``principal``
+    argument (and a record's ``principal_digest``) is the keyed digest of the subject
+    (:class:`~.principal_digest.PrincipalDigest`): the store holds no subject."""
 
     process: str
     """This process's id (random; names its heartbeat and its answer channel)."""
@@ -127,8 +130,8 @@ class SharedState(Protocol):
 
     # -- event logs --------------------------------------------------------------------------
     def append(self, session_id: str, stream_id: str, fields: Fields, principal: str | None = None) -> None:
-        """Queue an entry for a stream's log (written in the order queued); ``principal``: the subject whose
-        session it is, if any (a store may bound the finished logs of its sessions together)."""
+        """Queue an entry for a stream's log (written in the order queued); ``principal``: the digest of the
+        subject whose session it is, if any (a store may bound the finished logs of its sessions together)."""
 
     async def flush(self) -> None:
         """Wait until every entry queued so far is written."""

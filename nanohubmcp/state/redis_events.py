@@ -155,7 +155,7 @@ class RedisEventLogs:
 
     def append(self, session_id: str, stream_id: str, fields: Fields, principal: str | None = None) -> None:
         """Queue an entry for a stream's log (written in the order queued; never raises); ``principal``: the
-        subject whose session it is (its finished logs are bounded across its sessions too)."""
+        keyed digest of the subject whose session it is (its finished logs are bounded across its sessions too)."""
         if len(self._queue) >= MAX_QUEUED:
             self._queue.popleft()
             self.overflowed.lost(1, "it does not take them as fast as they come")
@@ -321,9 +321,9 @@ class RedisEventLogs:
             self.overflowed.lost(over, "it does not take them as fast as they come")
 
     def _principal_keys(self, principal: str) -> tuple[str, str]:
-        """The list and the byte count of ``principal``'s finished logs (keyed by its subject's digest)."""
-        digest = hashlib.sha256(principal.encode("utf-8", "surrogatepass")).hexdigest()
-        return self._key("pk", digest), self._key("pb", digest)
+        """The list and the byte count of ``principal``'s finished logs (``principal``: the keyed digest of its
+        subject, :mod:`.principal_digest`)."""
+        return self._key("pk", principal), self._key("pb", principal)
 
     def _trim_args(self, index: str, counter: str, size: int, key: str,
                    own: tuple[str, str] | None) -> list[str | int]:

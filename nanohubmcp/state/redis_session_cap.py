@@ -2,7 +2,8 @@
 
 A server caps how many sessions one authenticated principal holds (the session table's
 ``max_per_principal``); with Redis state the cap holds across every process of the server. Each
-principal's sessions are a sorted set, ``pr:<sha-256 of the principal>``, scored by when each was
+principal's sessions are a sorted set, ``pr:<keyed digest of the principal>`` (:mod:`.principal_digest`: the
+callers pass the digest, never the subject), scored by when each was
 opened (Redis's clock, in microseconds). Opening a session costs one script call
 (:data:`COUNT_OPENED`), sent in the pipeline that stores its record
 (:meth:`~nanohubmcp.state.redis_sessions.RedisSessions.save`): it adds the session, takes out those
@@ -17,7 +18,6 @@ ending the sessions past the cap the server's (``server/wire/replication``).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -62,7 +62,7 @@ class SessionCap:
         self._records = records
 
     def _principal_key(self, principal: str) -> str:
-        return self._key("pr", hashlib.sha256(principal.encode("utf-8", "surrogatepass")).hexdigest())
+        return self._key("pr", principal)  # the keyed digest of its subject (:mod:`.principal_digest`)
 
     def count(self, pipe: Any, session_id: str, opened: Opened) -> None:
         """Add to ``pipe`` the count of ``session_id``, just opened by ``opened``'s principal (its cap,

@@ -6,7 +6,8 @@ a session's key, the SHA-256 of its id: Redis holds no session id):
 - ``s:<session>``: the session record (JSON), expiring ``idle_seconds`` after its last use; ``h:<session>``: the
   processes that may hold a copy (:mod:`~nanohubmcp.state.redis_sessions`: what is cached, and why it stays right);
 - ``ev:<session>:<stream>``: a stream's event log, bounded, expiring with the session (:mod:`.redis_events`);
-- ``pr:<sha-256 of the principal>``: the principal's sessions, scored by when each was opened
+- ``pr:<keyed digest of the principal>``: the principal's sessions (a principal is stored only as the HMAC of its
+  subject: :mod:`.principal_digest`), scored by when each was opened
   (the cap of sessions per principal across processes: :mod:`~nanohubmcp.state.redis_session_cap`);
 - ``sub:<sha-256 of the uri in the form URIs are compared in>``: the sessions subscribed to a resource,
   each member ``<session> <the uri as that session subscribed it>`` (URIs compare as ``resources/read``

@@ -10,67 +10,24 @@ compared: bob naming alice's session (404) kept it alive.
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 import pytest
 import redis
 import wire
+from redis_contents import everything_held
 from redis_server import RedisServer
 from support import serve, wait_until
+from two_principals import bearer, counting_server
 
-from nanohubmcp import Context, MCPServer, StaticTokenVerifier
 from nanohubmcp.state.base import session_key
 
 pytestmark = pytest.mark.timeout(60)
 
 NAME = "no-ids"
-TOKENS = {"alice-token": "alice", "bob-token": "bob"}
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def counting_server(url: str) -> MCPServer:
-    server = MCPServer(NAME, state_url=url, auth=StaticTokenVerifier(TOKENS))
-
-    @server.tool()
-    def count(n: int, ctx: Context) -> str:
-        """Report n steps of progress."""
-        for i in range(n):
-            ctx.report_progress(i + 1, n)
-        return "counted"
-
-    return server
-
-
-def everything_held(store: redis.Redis) -> list[tuple[str, str]]:
-    """Every key of the store and each value it holds, as text."""
-    found: list[tuple[str, str]] = []
-    for key in store.scan_iter(count=1000):
-        kind = store.type(key)
-        values: Any
-        if kind == "string":
-            values = [store.get(key)]
-        elif kind == "hash":
-            values = [f"{k}={v}" for k, v in store.hgetall(key).items()]
-        elif kind == "set":
-            values = list(store.smembers(key))
-        elif kind == "zset":
-            values = list(store.zrange(key, 0, -1))
-        elif kind == "stream":
-            values = [f"{k}={v}" for _, fields in store.xrange(key) for k, v in fields.items()]
-        elif kind == "list":
-            values = list(store.lrange(key, 0, -1))
-        else:
-            values = []
-        found.append((key, repr(values)))
-    return found
 
 
 def test_no_key_and_no_value_holds_a_session_id(redis_server: RedisServer) -> None:
-    with serve(counting_server(redis_server.url)) as base, redis.Redis.from_url(
+    with serve(counting_server(redis_server.url, NAME)) as base, redis.Redis.from_url(
             redis_server.url, decode_responses=True) as store:
         url = base + "mcp"
         auth = bearer("alice-token")
@@ -95,7 +52,8 @@ def test_no_key_and_no_value_holds_a_session_id(redis_server: RedisServer) -> No
 
 
 def test_another_principals_request_naming_a_session_leaves_its_idle_clock(redis_server: RedisServer) -> None:
-    with serve(counting_server(redis_server.url)) as base, serve(counting_server(redis_server.url)) as other, \
+    with serve(counting_server(redis_server.url, NAME)) as base, \
+            serve(counting_server(redis_server.url, NAME)) as other, \
             redis.Redis.from_url(redis_server.url, decode_responses=True) as store:
         url = base + "mcp"
         alices = wire.initialize(url, extra=bearer("alice-token"))

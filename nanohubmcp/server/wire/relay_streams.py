@@ -108,7 +108,8 @@ class MirroredStream(OutboundStream):
         self.session_key = session_key
         self.request_id = request_id
         self.principal = principal
-        """The subject whose session it is (the store bounds its finished logs together), or None."""
+        """The keyed digest of the subject whose session it is (the store bounds its finished logs together:
+        :mod:`nanohubmcp.state.principal_digest`), or None."""
 
     def send(self, message: dict[str, Any], *, final: bool = False) -> None:
         if self.closed:

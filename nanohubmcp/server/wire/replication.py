@@ -21,7 +21,11 @@ for as long as it is used there. :class:`Replication` keeps the replicas in step
 
 The store names a session by its key (:attr:`.sessions.Session.key`, the SHA-256 of its id), never its id: without
 authorization an id is the session's credential, and a store with persistence writes what it holds to disk. A
-process learns the id from the request naming it.
+process learns the id from the request naming it. Likewise the store holds a principal only as the keyed digest of
+its subject (:mod:`nanohubmcp.state.principal_digest`): a record's ``principal_digest``, and the per-principal
+counts; a process learns the subject from the request, whose digest must match the record's to adopt the session.
+A record stored before digests were kept (it names its ``principal`` in clear) is taken for gone: 404, the client
+initializes again.
 
 Source: MCP 2025-11-25, Basic § Transports § Session Management, Resumability and Redelivery.
 """
@@ -42,6 +46,7 @@ from ...protocol import jsonrpc
 from ...protocol.seconds import MOST_WAIT_SECONDS
 from ...protocol.uris import comparison_form
 from ...state.errors import StateBusy, StateUnavailable, spawn_cleanup, spawn_tolerant
+from ...state.principal_digest import PrincipalDigest
 from .first_entry_waits import FirstEntryWaits
 from .relay_streams import MirroredStream, RelayStream
 from .sessions import session_key
@@ -63,13 +68,13 @@ SAVED = "_shared_record"
 """Attribute of a replica holding the record last stored or loaded (to store only changes)."""
 
 
-def record_of(session: Session) -> dict[str, Any]:
-    """The fields of ``session`` every process must agree on."""
+def record_of(session: Session, digest: PrincipalDigest) -> dict[str, Any]:
+    """The fields of ``session`` every process must agree on (its principal as ``digest`` of its subject)."""
     return {
         "key": session.key,
         "version": session.version,
         "transport": session.transport,
-        "principal": session.principal,
+        "principal_digest": digest.of(session.principal),
         "capabilities": session.client_capabilities,
         "client": session.client_info,
         "initialized": session.initialized,
@@ -81,9 +86,11 @@ def record_of(session: Session) -> dict[str, Any]:
 class Replication:
     """Keeps one process's sessions in step with the shared store (module docstring)."""
 
-    def __init__(self, sessions: SessionStore, state: SharedState) -> None:
+    def __init__(self, sessions: SessionStore, state: SharedState, digest: PrincipalDigest) -> None:
         self.sessions = sessions
         self.state = state
+        self.digest = digest
+        """What the store keeps of a principal (the keyed digest of its subject)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._ended: dict[str, list[str]] = {}
         """By principal: sessions ended here since its last new session was stored (so the store's
@@ -108,8 +115,10 @@ class Replication:
         record = self.state.held_session(session.key)
         return session if record is not None and getattr(session, SAVED, None) is record else None
 
-    async def lookup(self, session_id: str) -> Session | None:
-        """The session ``session_id`` names, held here; None when the store has no such session.
+    async def lookup(self, session_id: str, subject: str | None) -> Session | None:
+        """The session ``session_id`` names, held here; None when the store has no such session, or (not held
+        here) when it is not the session of the request's principal ``subject`` (None: no authorization): the
+        record's digest of its principal is compared with ``subject``'s, and another's session is not adopted.
 
         Raises:
             StateUnavailable: the store cannot be reached (503).
@@ -122,17 +131,21 @@ class Replication:
                 return session  # and the replica is in step with it
         else:
             record = await self.state.load_session(key)
+        if record is not None and record.get("principal") is not None:
+            record = None  # stored before digests were kept: its principal in clear (initialize again)
         if record is None:
             if self.sessions.get(session_id) is not None:
                 self.sessions.remove(session_id)  # ended elsewhere, expired, or lost with the store
             return None
         session = self.sessions.get(session_id)
         if session is None:
+            if not self.digest.matches(record.get("principal_digest"), subject):
+                return None  # another's session (answered as one that does not exist), not adopted
             session = self.sessions.adopt(
                 session_id,
                 str(record.get("version")),
                 transport=str(record.get("transport")),
-                principal=record.get("principal"),
+                principal=subject,
             )
         saved = getattr(session, SAVED, None)
         if saved is not record and saved != record:  # the same object: the store's cached copy
@@ -180,13 +193,13 @@ class Replication:
         """
         if not self.changed(session):
             return
-        record = record_of(session)
+        record = record_of(session, self.digest)
         before = getattr(session, SAVED, None)
         old = set(before["subscriptions"]) if before else set()
         new = set(record["subscriptions"])
         principal = session.principal
         if before is None and principal is not None:  # new: counted among its principal's, everywhere
-            opened = (principal, self.sessions.max_per_principal, self._ended.pop(principal, []))
+            opened = (self.digest(principal), self.sessions.max_per_principal, self._ended.pop(principal, []))
             past_cap = await self.state.save_session(record, new - old, old - new, opened=opened)
             for key in past_cap:
                 spawn_cleanup(self._tasks, functools.partial(self._end_past_cap, key, principal))
@@ -201,7 +214,7 @@ class Replication:
             self.sessions.remove(session.id)
         record = await self.state.load_session(key)
         subscriptions = set(record.get("subscriptions") or ()) if record is not None else set()
-        await self.state.delete_session(key, subscriptions, principal)
+        await self.state.delete_session(key, subscriptions, self.digest(principal))
 
     def _by_key(self, key: str) -> Session | None:
         """The session of ``key`` held here (what the store names: a look through this process's sessions, made
@@ -221,7 +234,8 @@ class Replication:
     def _delete_soon(self, session: Session) -> None:
         """Delete ``session``'s record in the background, waiting for a connection however busy the pool."""
         subscriptions = set(session.subscriptions.values())
-        delete = functools.partial(self.state.delete_session, session.key, subscriptions, session.principal)
+        delete = functools.partial(self.state.delete_session, session.key, subscriptions,
+                                   self.digest.of(session.principal))
         spawn_cleanup(self._tasks, delete)
 
     async def end(self, session: Session) -> None:
@@ -229,7 +243,8 @@ class Replication:
         process holding it has let it go (its next request there is answered 404). With every
         pooled connection in use it returns at once, the delete done once one is free."""
         try:
-            await self.state.delete_session(session.key, set(session.subscriptions.values()), session.principal)
+            await self.state.delete_session(session.key, set(session.subscriptions.values()),
+                                            self.digest.of(session.principal))
         except StateBusy:  # no connection free now: ended here, and everywhere once one is
             self._delete_soon(session)
         except StateUnavailable:  # its record expires with its idle clock
@@ -244,7 +259,7 @@ class Replication:
             session_key=session.key,
             request_id=request_id,
             resumable=session.resumable,
-            principal=session.principal,
+            principal=self.digest.of(session.principal),
         )
 
     def standalone(self, session: Session) -> OutboundStream:

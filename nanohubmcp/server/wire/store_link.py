@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ...state import StateURL, open_shared
 from ...state.base import CLOSE_FLUSH_SECONDS
+from ...state.principal_digest import PrincipalDigest
 
 if TYPE_CHECKING:
     from ...state.base import SharedState
@@ -82,7 +83,7 @@ class StoreLink:
         secret, read, self._key = self._secret, self._key, None
         key = secret if secret is not None else read if read is not None else state.request_state_key()
         state.start(loop, state_dir)
-        return Replication(self._sessions, state), key
+        return Replication(self._sessions, state, PrincipalDigest(key)), key
 
     def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None, *,
                    keep: bool = False) -> asyncio.Task[None] | None:
