@@ -126,12 +126,20 @@ def __getattr__(name: str) -> Any:
     # modules, classes and functions that live as long as the process (~3 M instructions of a cold start's
     # ~507 M, bench/startup.md). A collector found off (the process's choice, or another thread's import
     # under way, which turns it back on as it ends) is left off.
+    # Then what they made joins the oldest generation without a walk (``gc.freeze()`` and ``gc.unfreeze()``, which
+    # only move the collector's lists): the first young pass would otherwise walk all of it (~9 M instructions),
+    # to keep nearly all. The program's own young objects move with them: a cycle of its garbage made before the
+    # name resolved is collected by the next full pass instead of a young one. Not done when anything is frozen
+    # (a served process's start-up, a ``--workers`` parent's heap: ``unfreeze`` would thaw it).
     was_on = gc.isenabled()
     gc.disable()
     try:
         value = getattr(importlib.import_module(module, __name__), name)
     finally:
         if was_on:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
     globals()[name] = value
     return value
