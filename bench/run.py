@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mcpbench import env, extras, instructions, kernel, matrix, mcp, phases, procs, report
+from mcpbench import env, extras, instructions, kernel, matrix, mcp, phases, procs, report, startup_count
 from mcpbench.http import Connection
 from mcpbench.matrix import Entry, Process, select
 
@@ -193,6 +193,8 @@ async def measure(
         out["instructions"] = await instructions.measure(pairs, python, low, high, 300.0, log)
         if matrix.OURS_OTEL in wanted:  # beside the traced row: the SDK's own cost, nothing of ours
             out["instructions"]["sdk_floor"] = await asyncio.to_thread(instructions.sdk_floor, python["ours"], log)
+        if not a.quick:  # the cold-start row's instructions (~1 min): they decide its verdict, as the feature rows'
+            out["instructions"]["cold_start"] = await startup_count.cold_start(python["ours"], log)
     for name in extras.SECTIONS:
         if name not in a.skip_set:
             out[name] = await asyncio.to_thread(extras.run, name, python["ours"], python["peers"], a.quick, log)

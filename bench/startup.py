@@ -16,7 +16,8 @@ round starts every server once, in a rotated order, so a neighbour's burst hits 
   moves less with the host's load than the wall time;
 - **instructions** (``--instructions``, one run each, ``PYTHONHASHSEED=0``): user-space instructions
   the server executed up to its first answer, counted by ``valgrind --tool=callgrind`` and dumped
-  with ``callgrind_control --dump`` once the answer arrived (start-up only, no shut-down).
+  with ``callgrind_control --dump`` once the answer arrived (start-up only, no shut-down;
+  ``mcpbench/startup_count.py``, which run.py's instructions phase uses too).
 """
 
 from __future__ import annotations
@@ -24,17 +25,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mcpbench import env, mcp, procs
+from mcpbench.startup_count import instructions, port_of
 
 HOST = "127.0.0.1"
 
@@ -61,10 +61,6 @@ def servers(python: str, before: str | None) -> dict[str, list[str]]:
     return out
 
 
-def port_of(argv: list[str]) -> int:
-    return int(argv[argv.index("--port") + 1])
-
-
 async def once(argv: list[str], timeout: float) -> tuple[float | None, float | None]:
     """(wall ms, CPU ms) from the spawn to the first initialize answered."""
     server = procs.ServerProcess(argv, env.BENCH, None)
@@ -77,37 +73,6 @@ async def once(argv: list[str], timeout: float) -> tuple[float | None, float | N
     if t1 is None:
         return None, None
     return round((t1 - t0) * 1000, 1), (round(cpu / 1e6, 1) if cpu is not None else None)
-
-
-async def instructions(argv: list[str], timeout: float) -> int | None:
-    """User-space instructions of the server up to its first answer (callgrind, dumped then)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "cg.out"
-        tool = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p"]
-        server = procs.ServerProcess(["env", "PYTHONHASHSEED=0", *tool, *argv], env.BENCH, None)
-        server.start()
-        try:
-            if await mcp.wait_ready(HOST, port_of(argv), timeout) is None:
-                return None
-            # ``env`` execs valgrind, which runs the server in that same process
-            dump = ["callgrind_control", "--dump=first-answer", str(server.pid)]
-            subprocess.run(dump, capture_output=True, timeout=60, check=False)
-            dumps = sorted(Path(tmp).glob("cg.out.*"))
-            return sum(_summary(d) for d in dumps) or None
-        finally:
-            server.stop()
-
-
-def _summary(path: Path) -> int:
-    """Instructions of the part dumped at the first answer; 0 for any other part. Callgrind also writes
-    the part after the dump when the process exits, which counts the shut-down: it exists only when
-    SIGTERM ended the server within ``stop()``'s 5 s (under valgrind, depending on the host's load),
-    and added ~26 M instructions to a reading then."""
-    text = path.read_text(errors="replace")
-    if not re.search(r"^desc: Trigger: .*first-answer", text, re.M):
-        return 0
-    m = re.search(r"^(?:summary|totals):\s+(\d+)", text, re.M)
-    return int(m.group(1)) if m else 0
 
 
 def ratio(values: dict[str, float | None] | dict[str, int | None], name: str) -> str:

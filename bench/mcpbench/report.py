@@ -384,7 +384,7 @@ def render(d: dict[str, Any], raw: Path) -> str:
         "## Targets (issue 28)",
         "",
         "Ratios in this run (medians over interleaved rounds; instructions counted by valgrind where shown, "
-        "and then they decide the verdict of the feature rows). A miss names what bounds it; "
+        "and then they decide the verdict of the feature rows and of cold start). A miss names what bounds it; "
         "the profiles behind each are in findings.md.",
         "",
         *table(["target", "measured", "verdict", "bound by"], [list(r) for r in targets.rows(d)], "llll"),
