@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import RegistrationError
 from ..protocol import ast_guard
+from .script_text import code_lines
 
 __all__ = ["FunctionInfo", "find_functions", "pick_function", "split_last_expression"]
 
@@ -30,7 +31,7 @@ def split_last_expression(source: str) -> tuple[str, str | None]:
     if not tree.body or not isinstance(tree.body[-1], ast.Expr):
         return source, None
     last = tree.body[-1]
-    lines = source.splitlines()
+    lines = code_lines(source)
     before = "\n".join([*lines[: last.lineno - 1], lines[last.lineno - 1][: last.col_offset]])
     return before, ast.get_source_segment(source, last.value) or ast.unparse(last.value)
 

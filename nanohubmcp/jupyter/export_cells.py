@@ -32,7 +32,7 @@ from .export_settings import ExportSettings
 from .export_statements import Statements
 from .notebook_cells import RUNS_ITS_BODY, bound_names, cell_magic, leading_blank_lines, magic_bound_names
 from .script_magics import CELL_KEEPS_BODY
-from .script_text import call_arguments, literal, shorten
+from .script_text import call_arguments, code_lines, literal, shorten
 
 __all__ = ["Cells"]
 
@@ -160,7 +160,7 @@ class Cells:
         if kind == "tool":  # the script would stop at import, where registration refuses these
             check_tool(key, spec, self.settings.values.get("job_executor"))
         self.registrations.register(kind, key, decorator)
-        lines = code.splitlines()
+        lines = code_lines(code)
         lines.insert(info.lineno - 1, decorator)
         return "\n".join(lines)
 

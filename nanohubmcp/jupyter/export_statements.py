@@ -21,7 +21,7 @@ from .export_bindings import Bindings
 from .export_magic_lines import MagicLines
 from .export_outcomes import Code, Cursor, ReadsServer, Untranslatable
 from .notebook_cells import bound_names, displays_only, ipython_call, is_name, reads_server
-from .script_text import shorten
+from .script_text import code_lines, shorten
 
 __all__ = ["Statements"]
 
@@ -62,7 +62,7 @@ class Statements:
                 raise Untranslatable(f"top-level await on line {where} cannot run in a script; move it into "
                                      "an async def (a tool may be async) or call asyncio.run(...)") from None
             raise Untranslatable(f"syntax error on line {where}: {msg}") from None
-        lines = code.splitlines()
+        lines = code_lines(code)
         for stmt, comment in sorted(self._replacements(ast_guard.parse(code), lines), key=lambda r: -r[0].lineno):
             indent = lines[stmt.lineno - 1][: stmt.col_offset]
             text = str(comment) if isinstance(comment, Code) else f"{'pass  ' if indent else ''}# {comment}"

@@ -40,9 +40,22 @@ def escape_docstring(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def code_lines(code: str) -> list[str]:
+    """``code``'s lines as Python's tokenizer reads them: split at ``\\n``, ``\\r\\n`` and ``\\r`` only, no line end
+    kept (``str.splitlines`` also splits at U+2028, U+0085, form feeds and others, so a comment holding one became
+    a line of code in the written script, and a string holding one was cut in two)."""
+    lines = _LINE_END.split(code)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def tidy(block: str) -> str:
     """No trailing spaces, no outer blank lines, at most two blank lines in a row."""
-    text = "\n".join(line.rstrip() for line in block.splitlines()).strip("\n")
+    text = "\n".join(line.rstrip() for line in code_lines(block)).strip("\n")
     return re.sub(r"\n{4,}", "\n\n\n", text)
 
 
