@@ -62,3 +62,31 @@ def test_siblings_of_one_kind_sharing_an_id_are_one_argument(tmp_path: Path) -> 
         tool = load_rappture_tool(tmp_path / "tool.xml")
     assert list(tool.schema["properties"]) == ["emax", "mm"]
     assert [(s.path, s.label) for s in tool.inputs.skipped] == [("input.number(emax)", "Breakdown field")]
+
+
+UNLABELLED_SAME_KIND = SAME_KIND.replace("<about><label>Peak field</label></about>", "")
+
+
+def test_the_warning_names_each_sibling_by_its_label_or_place(tmp_path: Path) -> None:
+    """Trial 68, R2: the warning named the path the siblings share (``input.number(emax)``), which does not
+    say which is which: each is named by its place among them, and its label where it has one."""
+    (tmp_path / "tool.xml").write_text(SAME_KIND)
+    with pytest.warns(RegistrationWarning, match=r"the 1st \('Peak field'\) is offered and the 2nd "
+                      r"\('Breakdown field'\) not"):
+        load_rappture_tool(tmp_path / "tool.xml")
+    (tmp_path / "tool.xml").write_text(UNLABELLED_SAME_KIND)
+    with pytest.warns(RegistrationWarning, match=r"the 1st is offered and the 2nd \('Breakdown field'\) not"):
+        load_rappture_tool(tmp_path / "tool.xml")
+
+
+TAKEN = TOOL.replace('<boolean id="mm">', '<boolean id="length_number">')
+
+
+def test_a_renamed_sibling_takes_a_name_no_other_input_has(tmp_path: Path) -> None:
+    """A sibling renamed ``length_number`` beside an input whose id is ``length_number``: both were offered under
+    one name, so one of them was no argument at all. The renamed one is ``length_number2``."""
+    (tmp_path / "tool.xml").write_text(TAKEN)
+    with pytest.warns(RegistrationWarning, match=r"input\.number\(length\) as length_number2"):
+        tool = load_rappture_tool(tmp_path / "tool.xml")
+    assert list(tool.schema["properties"]) == ["length_number2", "load", "length_choice", "length_number"]
+    assert [item.name for item in tool.inputs.arguments] == ["length_number2", "load", "length_choice", "length_number"]

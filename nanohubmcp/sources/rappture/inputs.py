@@ -5,8 +5,9 @@ hold numbers); an MCP tool takes one flat object. Each value-bearing element bec
 argument, named by its ``id``; when two elements share an id, the ids of their enclosing groups
 are put in front, joined by ``_`` (``models_tau`` and ``ambient_tau``), until every name is
 unique. Siblings sharing an id (``input.number(length)`` and ``input.choice(length)``: a tool.xml mistake) are
-named with their kind after it (``length_number``, ``length_choice``), the others keep their names, and a
-``RegistrationWarning`` names the duplicate id; of siblings of one kind sharing an id (one Rappture path: the
+named with their kind after it (``length_number``, ``length_choice``; ``length_number2`` when another input is
+``length_number`` already), the others keep their names, and a ``RegistrationWarning`` names the duplicate id and
+each of them (its path and label); of siblings of one kind sharing an id (one Rappture path: the
 program reads only the first) the first is the argument, the others are skipped, with a warning. An element
 without an id is named by its tag (``loader``, ``loader2``, …, Rappture's own naming). The labels of the enclosing
 groups go into the argument's description.
@@ -251,12 +252,14 @@ def _unique_names(found: list[tuple[Input, tuple[str, ...]]]) -> None:
             for item in group:
                 depth[id(item)] += 1
     # Still equal after every prefix: siblings of other kinds sharing an id (those of one kind share a path and
-    # are one argument: _one_per_path). Only they are renamed, by kind.
+    # are one argument: _one_per_path). Only they are renamed, by kind, to a name no other argument has (an input
+    # may be called length_number already): a number after it where one has.
+    taken = {name for name, group in names.items() if len(group) == 1}
     for group in clashes:
         shared = group[0].name
         for item in group:
-            item.name = f"{shared}_{item.kind}"
-        named = ", ".join(f"{item.path} as {item.name}" for item in group)
+            item.name = _free(f"{shared}_{item.kind}", taken)
+        named = ", ".join(f"{item.path}{_labelled(item)} as {item.name}" for item in group)
         warnings.warn(
             f"Rappture inputs share the id {shared!r} under one parent, so they are offered with their kind after it "
             f"({named}): give each input an id of its own", RegistrationWarning, stacklevel=user_frame())
@@ -266,19 +269,39 @@ def _one_per_path(found: _Walk) -> None:
     """Keep the first of the inputs sharing a Rappture path (siblings of one kind and id, a tool.xml mistake): the
     program reads a path's first element, so a second argument would be a value it never sees (the driver writes
     the one argument's value at the path). The others are skipped, with a ``RegistrationWarning``."""
-    seen: set[str] = set()
+    at: dict[str, list[Input]] = {}
     kept: list[tuple[Input, tuple[str, ...]]] = []
     for item, ids in found.arguments:
-        if item.path not in seen:
-            seen.add(item.path)
+        if item.path not in at:
             kept.append((item, ids))
-            continue
-        found.skipped.append(Skipped(item.path, item.kind, item.label, "a second input at the same path"))
-        warnings.warn(
-            f"Rappture inputs share the path {item.path} (one kind, one id, one parent): the program reads only the "
-            f"first, so {item.label or 'the later one'!r} is not offered: give each input an id of its own",
-            RegistrationWarning, stacklevel=user_frame())
+        else:
+            found.skipped.append(Skipped(item.path, item.kind, item.label, "a second input at the same path"))
+        at.setdefault(item.path, []).append(item)
+    for path, group in at.items():
+        if len(group) > 1:  # each named by its label and place: the path is the same for all
+            later = ", ".join(f"the {_ordinal(n)}{_labelled(item)}" for n, item in enumerate(group[1:], 2))
+            warnings.warn(
+                f"Rappture inputs share the path {path} (one kind, one id, one parent): the program reads only the "
+                f"first, so the 1st{_labelled(group[0])} is offered and {later} not: give each input an id of its "
+                "own", RegistrationWarning, stacklevel=user_frame())
     found.arguments[:] = kept
+
+
+def _labelled(item: Input) -> str:
+    return f" ({item.label!r})" if item.label else ""
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _free(name: str, taken: set[str]) -> str:
+    """``name``, else ``name2``, ``name3``... : the first that is not in ``taken`` (which then holds it)."""
+    found, n = name, 2
+    while found in taken:
+        found, n = f"{name}{n}", n + 1
+    taken.add(found)
+    return found
 
 
 def _fallback(item: Input) -> str:
