@@ -87,6 +87,7 @@ from .script_options import (
     keep_stdout_for_stdio,
     required_token,
 )
+from .warning_lines import terse_warnings
 
 __all__ = ["add_port_option", "add_script_token_options", "add_transport_option", "build_parser", "ends_as_served",
            "keep_stdout_for_stdio", "main", "required_token", "work_in_notebook_folder"]
@@ -98,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     the app of ``run`` — ends it with status 130, saying nothing; one while serving stops the server (status 0).
     Output whose reader went first (``nanohubmcp provenance list | head``) ends it quietly with status 141."""
     try:
-        return _command(argv)
+        with terse_warnings():  # RegistrationWarning: ..., without Python's file:line frame (:mod:`.warning_lines`)
+            return _command(argv)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # its output's reader went first (``... | head``): end quietly, as ``ls`` does
