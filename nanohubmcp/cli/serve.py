@@ -82,7 +82,8 @@ def sim2l(args: argparse.Namespace) -> int:
 
 def sim2l_server(args: argparse.Namespace) -> MCPServer:
     """The server ``nanohubmcp sim2l`` serves: each notebook of ``args.paths`` registered, its
-    ``instructions`` ``args.instructions`` or made from the notebooks (:mod:`.served_text`).
+    ``instructions`` ``args.instructions`` or made from the notebooks, its version one notebook's revision
+    (:mod:`.served_text`).
 
     Raises:
         RegistrationError: a notebook that is not a Sim2L (the message names it); two of one name.
@@ -90,15 +91,15 @@ def sim2l_server(args: argparse.Namespace) -> MCPServer:
     from ..facade import MCPServer
     from ..sources.sim2l.notebook import read_sim2l
     from ..sources.sim2l.tool import tool_name
-    from .served_text import instructions_for, one_name_each
+    from .served_text import instructions_for, one_name_each, version_for
 
     specs = [read_sim2l(path) for path in args.paths]
     # the names the tools are served as: two Sim2L names may differ only where a tool name may not
     one_name_each("sim2l", "add_sim2l", [(args.name or tool_name(spec), spec.path) for spec in specs])
     instructions = args.instructions or instructions_for(
-        "Sim2L", [(args.name or spec.name, spec.description) for spec in specs])
+        "Sim2L", [(args.name or spec.name, spec.description) for spec in specs], titled=False)
     server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"),
-                       instructions=instructions)
+                       version_for([spec.revision for spec in specs]), instructions)
     for path in args.paths:
         server.add_sim2l(path, name=args.name, background=args.background, results_dir=args.results_dir,
                          cell_timeout=args.cell_timeout)
@@ -114,20 +115,23 @@ def rappture(args: argparse.Namespace) -> int:
 
 def rappture_server(args: argparse.Namespace) -> MCPServer:
     """The server ``nanohubmcp rappture`` serves: each tool of ``args.paths`` registered, its
-    ``instructions`` ``args.instructions`` or made from the tools (:mod:`.served_text`).
+    ``instructions`` ``args.instructions`` or made from the tools, its version one tool's own (tool.xml's
+    ``<tool><version>``; :mod:`.served_text`).
 
     Raises:
         RegistrationError: a file that is not a Rappture tool (the message names it); two of one name.
     """
     from ..facade import MCPServer
     from ..sources.rappture import load_rappture_tool
-    from .served_text import instructions_for, one_name_each
+    from ..sources.rappture.code import tool_version
+    from .served_text import instructions_for, one_name_each, version_for
 
     tools = [load_rappture_tool(path, name=args.name) for path in args.paths]
     one_name_each("rappture", "add_rappture_tool", [(tool.name, str(tool.path)) for tool in tools])
     instructions = args.instructions or instructions_for(
-        "Rappture tool", [(tool.title or tool.name, tool.about) for tool in tools])
-    server = MCPServer(tools[0].name if len(tools) == 1 else "rappture", instructions=instructions)
+        "Rappture tool", [(tool.title or tool.name, tool.about) for tool in tools], titled=True)
+    server = MCPServer(tools[0].name if len(tools) == 1 else "rappture",
+                       version_for([tool_version(tool.root) for tool in tools]), instructions)
     for path in args.paths:
         server.add_rappture_tool(path, name=args.name, background=args.background or None, timeout=args.timeout,
                                  plot=args.plot)

@@ -98,8 +98,8 @@ def test_server_json_for_a_rappture_tool_or_a_sim2l_runs_the_command_serving_it(
     runs that command (trial67 F5: ``server-json tool.xml`` was refused, pointing to serving it, which writes no
     server.json)."""
     for path, command, name, about in (
-            ("examples/rappture/fermi/tool.xml", "rappture", "local/fermi", "a Rappture tool served with nanohubmcp"),
-            ("examples/sim2l/cooling/cooling.ipynb", "sim2l", "local/cooling", "a Sim2L served with nanohubmcp")):
+            ("examples/rappture/fermi/tool.xml", "rappture", "local/fermi", "Fermi-Dirac function: Plots the"),
+            ("examples/sim2l/cooling/cooling.ipynb", "sim2l", "local/cooling", "Newton's law of cooling: the")):
         done = subprocess.run(
             [sys.executable, "-m", "nanohubmcp", "server-json", path], capture_output=True, text=True, timeout=300,
             cwd=ROOT, stdin=subprocess.DEVNULL, env={**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / command)})
