@@ -92,7 +92,7 @@ def list_provenance(args: argparse.Namespace) -> int:
 
     directory = records_directory(args.state_dir, args.name)
     try:
-        rows = read_recent(directory, args.limit, tool=args.tool)
+        rows = read_recent(directory, args.limit, tool=args.tool, caller=args.caller)
     except FileNotFoundError:  # (gone since it was found)
         raise NanohubMCPError(f"no provenance records in {directory}: {WHOSE}") from None
     except sqlite3.Error as exc:
@@ -100,9 +100,10 @@ def list_provenance(args: argparse.Namespace) -> int:
         raise NanohubMCPError(f"cannot read the provenance records in {path}: {exc}") from None
     if not rows:
         of = f" of the tool {args.tool!r}" if args.tool is not None else ""
+        of += f" of the caller {args.caller!r}" if args.caller is not None else ""
         print(f"No provenance records{of} in {directory} (none made, or all expired with the job store's TTL).")
         return 0
-    print(format_records(rows, clock="utc"))
+    print(format_records(rows, clock="utc", caller=True))  # (whoever reads the file may read every record)
     return 0
 
 

@@ -181,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         "provenance",
         help="list a server's provenance records, or export one as an RO-Crate",
         description="provenance list: the newest provenance records of a server's state directory (id, tool, "
-        "status, when, seconds, cache, code, error). provenance export CALL_ID: write the record CALL_ID as an "
+        "caller, status, when, seconds, cache, code, error). provenance export CALL_ID: write the record CALL_ID as an "
         "RO-Crate.",
     )
     actions = provenance.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -189,12 +189,16 @@ def build_parser() -> argparse.ArgumentParser:
         "list",
         help="the newest records, newest first",
         description="provenance list: the newest provenance records of a server's state directory, newest first: "
-        "each record's id (for provenance export), tool, status, start (UTC), seconds, cache, code hash and error. "
+        "each record's id (for provenance export), tool, caller (the principal; else session: and its digest; else "
+        "-), status, start (UTC), seconds, cache, code hash and error. "
         "Reads the records file without writing to it (a running server keeps writing).",
     )
     listing.add_argument("--limit", type=record_count, default=LIST_ROWS, metavar="N",
                          help=f"how many records at most, 1-{MAX_LIST_ROWS} (default {LIST_ROWS})")
     listing.add_argument("--tool", default=None, metavar="NAME", help="only the records of the tool NAME")
+    listing.add_argument("--caller", default=None, metavar="WHO",
+                         help="only the records of the caller WHO: a principal's subject (alice), a session as the "
+                         "caller column names it (session:3f2a9c01b7de, or the start of it), or - (no caller)")
     records_directory_arguments(listing)
     listing.set_defaults(run=documents.list_provenance)
     export = actions.add_parser(

@@ -49,11 +49,11 @@ def test_list_shows_the_newest_records_and_export_takes_their_ids(tmp_path: Path
         listed = nanohubmcp("provenance", "list", "--state-dir", str(state))
         assert listed.returncode == 0, listed.stderr
         header, *lines = listed.stdout.splitlines()
-        assert header.split()[:5] == ["record", "tool", "status", "started", "(UTC)"]
+        assert header.split()[:6] == ["record", "tool", "caller", "status", "started", "(UTC)"]
         assert [line.split()[0] for line in lines] == [failed, *reversed(ids)]  # newest first
-        assert lines[0].split()[1:3] == ["fail", "failed"]
+        assert lines[0].split()[1:4] == ["fail", "-", "failed"]  # (called in process: no caller)
         assert lines[0].endswith("no value for x=7")  # the error's first line
-        assert all(line.split()[1:3] == ["add", "completed"] for line in lines[1:])
+        assert all(line.split()[1:4] == ["add", "-", "completed"] for line in lines[1:])
 
         some = nanohubmcp("provenance", "list", "--state-dir", str(state), "--tool", "add", "--limit", "2")
         assert some.returncode == 0, some.stderr

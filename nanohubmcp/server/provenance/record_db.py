@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jobs.sqlite_file import close_when_collected, open_database, rekey_sessions
+from ..results.owners import PRINCIPAL_OWNER, SESSION_OWNER
 from .rows import COLUMNS, CallRow, parse_facts, view
 
 log = logging.getLogger("nanohubmcp.provenance")
@@ -342,11 +343,12 @@ class SQLiteRecords:
 
 
 def read_recent(
-    directory: str, limit: int, *, tool: str | None = None, now: float | None = None
+    directory: str, limit: int, *, tool: str | None = None, caller: str | None = None, now: float | None = None
 ) -> list[dict[str, Any]]:
     """The newest ``limit`` unexpired records in ``directory``'s :data:`DB_FILE` (of the tool named
-    ``tool`` only, when given), newest first, read without writing anything: the file is opened
-    read-only (no schema made, no migration), so a running server's writes go on.
+    ``tool`` only, and of ``caller`` only, when given: see :func:`caller_owner`), newest first, read without
+    writing anything: the file is opened read-only (no schema made, no migration), so a running server's
+    writes go on.
 
     Raises:
         FileNotFoundError: ``directory`` has no :data:`DB_FILE`.
@@ -363,6 +365,10 @@ def read_recent(
         if tool is not None:  # (no index of tools: the rows are walked newest first until enough are found)
             where += " AND tool = ?"
             params.append(tool)
+        if caller is not None:  # (the owners' index)
+            condition, values = caller_owner(caller)
+            where += f" AND {condition}"
+            params.extend(values)
         found = db.execute(f"{_SELECT} WHERE {where} ORDER BY seq DESC LIMIT ?", (*params, limit)).fetchall()
         rows = [CallRow(*values) for values in found]
         facts: dict[str, dict[str, Any] | None] = {}
@@ -372,3 +378,16 @@ def read_recent(
     finally:
         db.close()
     return [view(row, facts.get(row.facts) if row.facts is not None else None) for row in rows]
+
+
+def caller_owner(caller: str) -> tuple[str, tuple[str, ...]]:
+    """The condition on the ``owner`` column (and its values) selecting the records of ``caller``, as
+    :func:`.listing.caller_of` names one: a principal's subject (``alice``: owner ``principal:alice``), a
+    session by its digest (``session:`` and the first hex digits of its key, the record's ``session``), or
+    ``-`` (no caller: a record made with neither)."""
+    if caller == "-":
+        return "owner IS NULL", ()
+    if caller.startswith(SESSION_OWNER):  # a prefix of the session's key: a range of the owners' index
+        start = SESSION_OWNER + caller[len(SESSION_OWNER):].lower()
+        return "owner >= ? AND owner < ?", (start, start + "\uffff")
+    return "owner = ?", (PRINCIPAL_OWNER + caller,)
