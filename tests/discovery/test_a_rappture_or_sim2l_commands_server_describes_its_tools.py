@@ -31,7 +31,8 @@ def test_a_rappture_tools_card_describes_the_tool() -> None:
         card = json.loads(urllib.request.urlopen(url + "mcp/server-card", timeout=10).read())
     # its title and <about> (cut to the registry's 100 characters)
     assert card["description"].startswith("Fermi-Dirac occupancy: Occupancy of electron states near the Fermi level")
-    assert len(card["description"]) <= 100 and card["description"].endswith("…")
+    assert len(card["description"]) <= 100
+    assert card["description"].endswith("…")
     assert server.core.instructions.endswith("Fermi-Dirac occupancy: a Rappture tool served with nanohubmcp")
     several = rappture_server(build_parser().parse_args(["rappture", str(FERMI), str(FERMI.parent / "outputs")]))
     assert description(several.core) == "Rappture tools served with nanohubmcp: Fermi-Dirac occupancy, Every output"
@@ -53,7 +54,8 @@ def test_a_sim2ls_card_describes_the_notebook() -> None:
         card = json.loads(urllib.request.urlopen(url + "mcp/server-card", timeout=10).read())
     assert card["description"] == ("Newton's law of cooling: the temperature of a body in cooler surroundings "
                                    "over time")
-    assert card["version"] == "1.0.0" and server.version == "1.0.0"  # its revision r1: 1.0.0
+    assert card["version"] == "1.0.0"  # its revision r1
+    assert server.version == "1.0.0"
     assert server.core.instructions.endswith("cooling: a Sim2L served with nanohubmcp")
     args = build_parser().parse_args(["sim2l", str(COOLING), "--instructions", "Newton cooling."])
     assert description(sim2l_server(args).core) == "Newton cooling."
