@@ -47,10 +47,32 @@ def _refuse(tool: str, item: Input, problem: str) -> InvalidArguments:
     return InvalidArguments(f"Invalid arguments for tool '{tool}': {item.name}{label}: {problem}")
 
 
+def _digits(value: int) -> str:
+    text = str(value)
+    return text if len(text) <= 30 else f"{text[:12]}... ({len(text)} digits)"
+
+
+def _whole(tool: str, item: Input, value: int) -> str:
+    """An integer input given as a JSON integer: compared with its limits and written exactly (a double holds
+    integers only to 2**53, and not past about 1e308)."""
+    try:
+        low = convert(item.minimum, "") if item.minimum else None
+        high = convert(item.maximum, "") if item.maximum else None
+    except (UnitError, UnitTextError) as exc:
+        raise _refuse(tool, item, str(exc)) from None
+    if low is not None and value < low:
+        raise _refuse(tool, item, f"{_digits(value)} is below the minimum {with_units(item.minimum, '')}")
+    if high is not None and value > high:
+        raise _refuse(tool, item, f"{_digits(value)} is above the maximum {with_units(item.maximum, '')}")
+    return str(value)
+
+
 def _number(tool: str, item: Input, value: Any) -> str:
     units = item.units if item.kind == "number" else ""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise _refuse(tool, item, f"expected a number{' in ' + units if units else ''}")
+    if isinstance(value, int) and item.kind == "integer":
+        return _whole(tool, item, value)
     try:
         if isinstance(value, str):
             check_quantity(value)
@@ -62,7 +84,10 @@ def _number(tool: str, item: Input, value: Any) -> str:
                 raise UnitError(f"{value!r} has units, but this number takes none")
             number = to_units(number, given, units)
         else:
-            number = float(value)
+            try:
+                number = float(value)
+            except OverflowError:  # a JSON integer of hundreds of digits
+                raise _refuse(tool, item, f"{_digits(int(value))} is beyond a double's range") from None
         low = convert(item.minimum, units) if item.minimum else None
         high = convert(item.maximum, units) if item.maximum else None
     except UnitsUnavailable:  # the operator was warned at registration; the client can still give plain numbers

@@ -34,7 +34,6 @@ sends a ``resource_link``. The run's ``status``, ``time``, ``walltime`` and ``cp
 from __future__ import annotations
 
 import base64
-import gzip
 import xml.etree.ElementTree as ET
 import zlib
 from dataclasses import dataclass, field
@@ -187,8 +186,25 @@ def _number(element: ET.Element) -> dict[str, Any]:
     return {"type": "number", "label": text_of(element, "about/label"), "value": value, "units": units, "text": text}
 
 
+IMAGE_LIMIT = 64 * 1024 * 1024
+"""The most bytes a ``zb64`` image output inflates to (about 64 KiB of run file can hold 64 MiB of zeros)."""
+
+
+def _inflate(data: bytes) -> bytes:
+    """``data`` (zlib or gzip) inflated, at most :data:`IMAGE_LIMIT` bytes of it (BrokenOutput past it)."""
+    inflater = zlib.decompressobj(31 if data[:2] == b"\x1f\x8b" else 15)
+    out = inflater.decompress(data, IMAGE_LIMIT + 1)
+    if len(out) > IMAGE_LIMIT:
+        raise BrokenOutput(f"its zb64 data inflates past the {IMAGE_LIMIT // (1024 * 1024)} MiB an image may have")
+    return out
+
+
 def _image(element: ET.Element) -> tuple[bytes, str] | None:
-    """The image's bytes and MIME type (Rappture's ``@@RP-ENC:b64``/``zb64`` headers understood)."""
+    """The image's bytes and MIME type (Rappture's ``@@RP-ENC:b64``/``zb64`` headers understood).
+
+    Raises:
+        BrokenOutput: ``zb64`` data inflating past :data:`IMAGE_LIMIT`.
+    """
     text = text_of(element, "current")
     if not text:
         return None
@@ -199,7 +215,9 @@ def _image(element: ET.Element) -> tuple[bytes, str] | None:
     try:
         data = base64.b64decode("".join(text.split()), validate=True)
         if compressed:
-            data = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else zlib.decompress(data)
+            data = _inflate(data)
+    except BrokenOutput:
+        raise
     except (ValueError, OSError, zlib.error):
         return None
     mime = sniff_mime_type(data)
@@ -238,7 +256,10 @@ def read_outputs(root: ET.Element, tool: str, inline_limit: int | None = None) -
         if kind in RUN_KEYS and element.get("id") is None:
             found.run[kind] = text_of(element)
             continue
-        picture = _image(element) if kind == "image" else None
+        try:
+            picture = _image(element) if kind == "image" else None
+        except BrokenOutput as exc:
+            raise ToolError(f"Rappture tool '{tool}': its output image {name!r} cannot be read: {exc}") from None
         if picture is not None:
             found.images.append(picture)
             found.data[name] = {"type": "image", "label": label, "mimeType": picture[1]}
