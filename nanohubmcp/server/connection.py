@@ -51,7 +51,9 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    it), the session's idle clock restarts when it ends, and a server shutting down under it
    is answered :class:`~nanohubmcp.errors.ServerStopping` instead of a dropped connection (and a request
    arriving while it stops is refused so, but a listing or a ping on a session that exists, or a listing of
-   the stateless era: :meth:`.shutdown.Shutdown.refuses`). On a connection with one client
+   the stateless era: :meth:`.shutdown.Shutdown.refuses`). With a shared state store, a request the client
+   cancelled (on any process) before it started here is withdrawn as it starts, unrun
+   (:meth:`.wire.replication.Replication.cancelled_before`). On a connection with one client
    (``one_peer``: stdio, an in-memory client) a ``notifications/cancelled`` naming one of its
    requests in no session (any 2026-07-28 request; a handshake-era one sent without
    ``initialize``) withdraws it too. ``serve_batch`` does the same for a JSON-RPC batch
@@ -256,6 +258,10 @@ class Connection:
             if message.id in session.in_flight:  # its answer and a cancel naming it would be ambiguous
                 return Reply((error_response(_id_in_use(message.id), message.id), None))
             session.in_flight[message.id] = request  # type: ignore[index]
+            replication = self.core.replication
+            early = replication.cancelled_before(session, message.id) if replication else None  # type: ignore[arg-type]
+            if early is not None:  # cancelled (on any process) while its POST was on its way here: it never runs
+                request.cancel(early, withdrawn=True)
         elif self.one_peer:  # either era: its one client may name it in notifications/cancelled
             if message.id in self._sessionless:
                 return Reply((error_response(_id_in_use(message.id), message.id), None))
@@ -267,7 +273,7 @@ class Connection:
         self.in_flight.add(request)
         shutdown.running[request] = asyncio.current_task()
         try:
-            response = await self.core.dispatcher.handle(request)
+            response = None if request.withdrawn else await self.core.dispatcher.handle(request)
         except asyncio.CancelledError:
             # The server is stopping under this request (its worker pool was shut, or its grace ran out).
             response = None

@@ -79,12 +79,11 @@ class SharedState(Protocol):
         """Call ``callback(method, params)`` for a notification another process broadcast (None: stop)."""
         ...
 
-    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None,
-                   running: Callable[[], list[tuple[str, Any]]] = list) -> None:
+    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None) -> None:
         """Call ``callback(session id, request id, reason)`` when a client cancelled, on another
-        process, a request of its session (None: stop). ``running()``: the ``(session id, request id)``
-        of the requests this process runs now (a cancel sent while the store could not tell this process
-        at once is looked for among them once it can)."""
+        process, a request of its session (None: stop). The request may not have started here yet (its
+        POST still on its way), or have ended; a cancel sent while the store could not tell this process
+        at once is told once it can (so one may be told twice)."""
         ...
 
     def start(self, loop: asyncio.AbstractEventLoop, state_dir: str | None = None) -> None:

@@ -8,8 +8,10 @@
   invalidations of the session records it caches (:mod:`.redis_sessions`);
 - ``bc``: notifications for every process's stateless-era listeners; ``cx``: a client's
   ``notifications/cancelled`` for the process running the request it names, also kept
-  :data:`CANCEL_KEEP` seconds at ``cxk:<session>:<request id as JSON>`` for a process whose
-  subscription is being made again (it reads those of the requests it runs once it is made).
+  :data:`CANCEL_KEEP` seconds in the sorted set ``cxk`` (the cancel's message, scored by when it
+  expires; at most :data:`MAX_KEPT_CANCELS`, the newest) for a process whose subscription is being
+  made again: it reads them all once it is made, those of requests it runs now and of requests whose
+  POST has not reached it yet (the caller keeps the latter until the request starts).
 
 One subscription per process reads the three channels, made again at once when its connection is
 lost (the cached session records depend on hearing every invalidation); once Redis confirms it, the
@@ -25,6 +27,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -42,6 +45,8 @@ HEARTBEAT_TTL = 10
 """A process whose heartbeat is older than this many seconds is taken as dead."""
 CANCEL_KEEP = 60
 """Seconds a client's cancel is kept for a process whose subscription is being made again."""
+MAX_KEPT_CANCELS = 10_000
+"""Cancels kept in ``cxk`` at most (the newest): a flood of cancels does not grow the store without bound."""
 
 
 class ProcessChannels:
@@ -80,7 +85,6 @@ class ProcessChannels:
         self.on_cancel: Callable[[str, Any, Any], None] | None = None
         self.mark = "1"
         """What the heartbeat holds: this process's state directory's mark (:mod:`.redis_state_dirs`) once set."""
-        self._running: Callable[[], list[tuple[str, Any]]] = list
 
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(session id, request id, response)`` when another process relays an answer."""
@@ -90,13 +94,11 @@ class ProcessChannels:
         """Call ``callback(method, params)`` for a notification another process broadcast."""
         self.on_broadcast = callback
 
-    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None,
-                   running: Callable[[], list[tuple[str, Any]]] = list) -> None:
-        """Call ``callback(session id, request id, reason)`` for a cancel posted to another process;
-        ``running()``: the ``(session id, request id)`` of the requests this process runs now, whose kept
-        cancels are read each time the subscription is made."""
+    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None) -> None:
+        """Call ``callback(session id, request id, reason)`` for a cancel posted to another process, and for
+        each cancel kept in the store each time the subscription is made (the callback may be told one twice,
+        or one of a request long ended)."""
         self.on_cancel = callback
-        self._running = running
 
     def share_state_dir(self, directory: str) -> Coroutine[Any, Any, None]:
         """The heartbeat holds ``directory``'s mark from now on; returns the work comparing it once with the live
@@ -220,27 +222,27 @@ class ProcessChannels:
 
     async def cancel(self, session_id: str, request_id: str | int, reason: str | None) -> None:
         """Publish a client's cancel for the process running the request, and keep it :data:`CANCEL_KEEP`
-        seconds (one round trip) for a process whose subscription is being made again."""
+        seconds in ``cxk`` (the same round trip) for a process whose subscription is being made again."""
         payload = json.dumps({"o": self.process, "s": session_id, "r": request_id, "why": reason})
+        now = int(time.time() * 1000)  # (the processes' clocks: a second apart is a second more or less kept)
+        kept = self._key("cxk")
         async with self._guard() as client:
             pipe = client.pipeline(transaction=False)
-            pipe.set(self._cancel_key(session_id, request_id), payload, ex=CANCEL_KEEP)
+            pipe.zadd(kept, {payload: now + CANCEL_KEEP * 1000})
+            pipe.zremrangebyscore(kept, "-inf", now)
+            pipe.zremrangebyrank(kept, 0, -MAX_KEPT_CANCELS - 1)
+            pipe.expire(kept, CANCEL_KEEP)
             pipe.publish(self._key("cx"), payload)
             await pipe.execute()
 
-    def _cancel_key(self, session_id: str, request_id: Any) -> str:
-        return self._key("cxk", session_id, json.dumps(request_id))  # (5 and "5" are two ids)
-
     async def collect_cancels(self) -> None:
-        """Read the kept cancels of the requests this process runs (its subscription was just made: one sent
-        meanwhile was heard by nobody). The store unreachable or busy: not read now (a cancel is advice; the
-        next subscription, made once the store is back, reads them)."""
-        running = self._running()
-        if not running or self.on_cancel is None:
+        """Read the cancels kept in ``cxk`` (the subscription was just made: one sent meanwhile was heard by
+        nobody; the requests it names may run here now or start here later). The store unreachable or busy:
+        not read now (a cancel is advice; the next subscription, made once the store is back, reads them)."""
+        if self.on_cancel is None:
             return
         with contextlib.suppress(StateUnavailable):
             async with self._guard() as client:
-                kept = await client.mget([self._cancel_key(session_id, rid) for session_id, rid in running])
+                kept = await client.zrangebyscore(self._key("cxk"), int(time.time() * 1000), "+inf")
             for data in kept:
-                if data is not None:
-                    self._deliver(self._key("cx"), data)
+                self._deliver(self._key("cx"), data)

@@ -25,8 +25,8 @@ a session's key, the SHA-256 of its id: Redis holds no session id):
 - ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids
   (:mod:`~nanohubmcp.state.redis_request_state`);
 - channel ``bc``: notifications for every process's stateless-era listeners; channel ``cx``: a client's
-  ``notifications/cancelled`` for the process running the request it names, kept a minute at
-  ``cxk:<session>:<request>`` (:mod:`~nanohubmcp.state.redis_channels`).
+  ``notifications/cancelled`` for the process running the request it names, kept a minute in the
+  sorted set ``cxk`` (:mod:`~nanohubmcp.state.redis_channels`).
 
 Connections (made by :mod:`~nanohubmcp.state.redis_pool`): commands go through one pool (redis-py's,
 100 connections unless the URL's ``max_connections`` says otherwise; a request finding them all in use
@@ -131,9 +131,9 @@ class RedisState:
         """Call ``callback(method, params)`` for a notification another process broadcast."""
         self.channels.broadcasts_to(callback)
 
-    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None, running: Callable[[], Any] = list) -> None:
+    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None) -> None:
         """Call ``callback(session id, request id, reason)`` for a cancel posted to another process."""
-        self.channels.cancels_to(callback, running)
+        self.channels.cancels_to(callback)
 
     def start(self, loop: asyncio.AbstractEventLoop, state_dir: str | None = None) -> None:
         self._client = connect(self.url.url, waits=True)

@@ -5,7 +5,7 @@ call that reaches another process while the running process's subscription is be
 The answering process relayed an answer, and a cancel, with a PUBLISH alone: heard by no subscriber (the running
 process's subscription lost, not yet made again), it was lost, and the tool waited until its question timed out
 (or ran to its end). Both are now also kept in Redis (an answer at ``a:<session>:<request>`` for as long as its
-question waits, a cancel at ``cxk:<session>:<request>`` a minute), and a process reads those of its pending
+question waits, a cancel in the sorted set ``cxk`` a minute), and a process reads those of its pending
 questions and running calls each time its subscription is made.
 
 The window is made, not hoped for (:mod:`deaf_subscription`).
@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import redis
 import wire
+from counting import add_count
 from deaf_subscription import own_user_url, subscription_down
 from redis_server import RedisServer
 from support import serve, wait_until
@@ -35,8 +36,6 @@ USER = "asker"
 QUESTION_SECONDS = 30
 """The question's timeout: well past the test's wait for the answer (a lost answer is the timeout's error)."""
 SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-STEPS = 400
-"""The long call's steps of 0.05 s (20 s): a cancel lost lets it run to its end."""
 
 
 def build(state_url: str, ends: list[str]) -> MCPServer:
@@ -51,18 +50,7 @@ def build(state_url: str, ends: list[str]) -> MCPServer:
             return f"no answer: {exc}"
         return f"hello {answer['content']['name']}"
 
-    @server.tool()
-    async def count(ctx: Context) -> str:
-        """Count until cancelled, reporting progress."""
-        for step in range(STEPS):
-            ctx.report_progress(step + 1, STEPS)
-            if ctx.is_cancelled():
-                ends.append("cancelled")
-                return "cancelled"
-            await asyncio.sleep(0.05)
-        ends.append("ran to its end")
-        return "counted"
-
+    add_count(server, ends)
     return server
 
 

@@ -17,7 +17,11 @@ for as long as it is used there. :class:`Replication` keeps the replicas in step
 - a message related to a request with no stream of its own (a task's progress, log messages and
   questions, once its ``tools/call`` was answered) goes to the session's GET stream whichever process
   holds it: written to that stream's log while the store knows a reader of it (:meth:`Replication.unrelated`);
-- change notifications and resource updates reach the streams of every process's sessions.
+- change notifications and resource updates reach the streams of every process's sessions;
+- a client's ``notifications/cancelled`` reaches the process running the request it names; one that
+  arrives before the request started there (its POST still on its way, or held) is kept
+  a minute in this process and the request, once it starts, ends cancelled at once
+  (:meth:`Replication.cancelled_before`, :mod:`.early_cancels`: a lookup in memory, no round trip).
 
 The store names a session by its key (:attr:`.sessions.Session.key`, the SHA-256 of its id), never its id: without
 authorization an id is the session's credential, and a store with persistence writes what it holds to disk. A
@@ -47,6 +51,7 @@ from ...protocol.seconds import MOST_WAIT_SECONDS
 from ...protocol.uris import comparison_form
 from ...state.errors import StateBusy, StateUnavailable, spawn_cleanup, spawn_tolerant
 from ...state.principal_digest import PrincipalDigest
+from .early_cancels import EarlyCancels
 from .first_entry_waits import FirstEntryWaits
 from .relay_streams import MirroredStream, RelayStream
 from .sessions import session_key
@@ -65,6 +70,7 @@ MAX_REASON = 1000
 MAX_WAITING = 256
 """Messages of one session waiting for the look at its stream's readers; past it the oldest are dropped."""
 SAVED = "_shared_record"
+CANCELLED = "cancelled by the client"
 """Attribute of a replica holding the record last stored or loaded (to store only changes)."""
 
 
@@ -100,8 +106,9 @@ class Replication:
         self._stream_prefix = secrets.token_hex(6)
         self._first_entry = FirstEntryWaits()
         self._streams = itertools.count(1)
+        self._early = EarlyCancels()
         state.answers_to(self._answered)
-        state.cancels_to(self._cancelled, self._running)
+        state.cancels_to(self._cancelled)
         sessions.use_relay(self)
 
     # -- sessions ----------------------------------------------------------------------------
@@ -341,20 +348,29 @@ class Replication:
             future.set_result(response)
 
     # -- cancellation ------------------------------------------------------------------------
-    def cancel_elsewhere(self, session: Session, request_id: Any, reason: Any) -> None:
-        """A ``notifications/cancelled`` for a request not running here: for the process running it."""
+    def cancel_elsewhere(self, session: Session, request_id: str | int, reason: Any) -> None:
+        """A ``notifications/cancelled`` for a request not running here: for the process running it, or about to
+        run it (kept here too: its POST may be on its way to this process)."""
         why = reason[:MAX_REASON] if isinstance(reason, str) else None
+        self._early.keep(session.key, request_id, why or CANCELLED)
         self._spawn(self.state.cancel(session.key, request_id, why))
 
-    def _running(self) -> list[tuple[str, Any]]:
-        """The requests this process runs now, by ``(session key, request id)``."""
-        return [(session.key, request_id) for session in self.sessions.all() for request_id in session.in_flight]
+    def cancelled_before(self, session: Session, request_id: str | int) -> str | None:
+        """The reason of a cancel of ``request_id`` heard before the request started here (taken: asked once, as
+        the request starts); None when none was, or long ago (:mod:`.early_cancels`). A lookup in memory."""
+        return self._early.take(session.key, request_id)
 
     def _cancelled(self, key: str, request_id: Any, reason: Any) -> None:
+        if not jsonrpc.valid_id(request_id):
+            return
+        why = reason if isinstance(reason, str) else CANCELLED
         session = self._by_key(key)
         target = session.in_flight.get(request_id) if session is not None else None
         if target is not None:
-            target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
+            target.cancel(why, withdrawn=True)
+        else:  # not started here (yet): its POST may still be on its way to this process
+            self._early.keep(key, request_id, why)
+            log.debug("a cancel of request %r, not running here, kept for it to start", request_id)
 
     # -- notifications -----------------------------------------------------------------------
     def list_changed(self, message: dict[str, Any]) -> None:
