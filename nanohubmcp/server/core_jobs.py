@@ -65,7 +65,9 @@ class CoreJobs:
 
     # -- what the core tells the jobs --------------------------------------------------------
     def sweep(self) -> None:
-        """Forget expired jobs (the runner's periodic sweep)."""
+        """Forget expired jobs, and renew this process's charges of the shared folder budget (the runner's periodic
+        sweep, every minute)."""
+        self._host.job_runners.folder_budget.renew()
         jobs = self._made()
         if jobs is not None:
             jobs.sweep()

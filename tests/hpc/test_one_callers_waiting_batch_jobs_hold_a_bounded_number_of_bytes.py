@@ -11,14 +11,13 @@ while alice's job waits counts what its folder holds (submitit's ``_submitted.pk
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from hpc.held_submit import add_held
 from jobs.job_server import TOKENS, Routes, wait_until
 from support import script_server, serve
 
 from nanohubmcp import MCPServer, StaticTokenVerifier
-from nanohubmcp.nanohub import SubmitRun
 
 BUDGET = 4000
 DATA = "d" * 1500
@@ -30,11 +29,7 @@ def test_past_its_budget_a_callers_batch_job_is_refused_until_one_ends(standin_s
                        executor_options={"local": True}, max_kept_bytes_per_owner=BUDGET,
                        auth=StaticTokenVerifier(TOKENS))
 
-    @server.async_tool()
-    def held(data: str, go: str) -> SubmitRun:
-        """Runs until ``go`` exists."""
-        wait = f"import os,time\nwhile not os.path.exists({go!r}): time.sleep(0.05)\nprint({len(data)})"
-        return SubmitRun([sys.executable, "-c", wait])
+    add_held(server)
 
     with serve(server) as url:
         port = int(url.rsplit(":", 1)[1].strip("/"))

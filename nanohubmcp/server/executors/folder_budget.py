@@ -18,18 +18,30 @@ with :class:`~nanohubmcp.errors.JobLimitReached` (``per_owner``): the caller's o
 - A job a restarted server takes back (:meth:`~.base.JobExecutor.reattach`) is charged what its folder's
   ``RUN_FILES`` hold now (:meth:`FolderBudget.recount`).
 
-The count is this process's: processes sharing a state (``--workers N``, Redis) each count the jobs they started
-or took back.
+With a shared state store (``state_url="redis://…"``) the count is every process's: the charges live in Redis
+(:mod:`nanohubmcp.state.redis_folder_charges`: one field per job under the caller, a lease of five minutes renewed
+every minute by the process holding the job, so a process that died holds no budget past its lease; the server
+taking its jobs back charges them again). Otherwise (memory, SQLite, ``--workers N`` without Redis) it is this
+process's: processes sharing a state directory each count the jobs they started or took back.
+
+.. versionchanged:: 1.0
+   Counted across the processes sharing a Redis state store.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pickle
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import JobLimitReached
+from ...state.errors import StateUnavailable
+
+if TYPE_CHECKING:
+    from ...state import StateURL
 
 __all__ = ["FolderBudget", "input_bytes"]
 
@@ -45,20 +57,57 @@ def input_bytes(arguments: dict[str, Any]) -> int:
         return len(text.encode("utf-8", "surrogatepass"))
 
 
+class SharedCharges(Protocol):
+    """Where the charges of every process of a server are counted (:class:`~nanohubmcp.state.redis_folder_charges.
+    RedisFolderCharges`)."""
+
+    def take(self, owner: str, charge: str, size: int, limit: int, *, force: bool = False) -> int | None: ...
+    def renew(self, charges: dict[str, list[str]]) -> None: ...
+    def move(self, owner: str, old: str, new: str) -> None: ...
+    def release(self, owner: str, charge: str) -> None: ...
+    def held(self, owner: str) -> int: ...
+
+
+def shared_charges(state_url: StateURL, name: str) -> Callable[[], SharedCharges] | None:
+    """What makes the shared charges of the server ``name`` at their first use, for a shared ``state_url`` (Redis);
+    None for one that is not (the count stays this process's)."""
+    if not state_url.shared:
+        return None
+
+    def make() -> SharedCharges:
+        from ...state.redis_folder_charges import RedisFolderCharges
+
+        return RedisFolderCharges(state_url, name)
+
+    return make
+
+
 class FolderBudget:
     """The bytes of inputs each caller's not-yet-ended folder jobs hold (see the module docstring).
 
     Args:
         limit: most bytes per caller (``max_kept_bytes_per_owner``).
+        shared: makes the charges every process of the server counts (Redis), at the first charge; None: this
+            process's alone.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, shared: Callable[[], SharedCharges] | None = None) -> None:
         self.limit = limit
         self._lock = threading.Lock()
-        self._held: dict[str, tuple[str, int]] = {}  # job id -> (owner key, bytes)
+        self._held: dict[str, tuple[str, int]] = {}  # job id -> (owner key, bytes): this process's charges
+        self._make_shared = shared
+        self._shared: SharedCharges | None = None
+
+    def _store(self) -> SharedCharges | None:
+        if self._shared is None and self._make_shared is not None:
+            self._shared = self._make_shared()
+        return self._shared
 
     def held(self, owner: str) -> int:
-        """Bytes held now by the folder jobs of ``owner`` (an owner key)."""
+        """Bytes held now by the folder jobs of ``owner`` (an owner key): every process's with a shared store."""
+        shared = self._store()
+        if shared is not None:
+            return shared.held(owner)
         with self._lock:
             return sum(size for key, size in self._held.values() if key == owner)
 
@@ -68,7 +117,16 @@ class FolderBudget:
         Raises:
             JobLimitReached: (``per_owner``) the owner's jobs would hold more than :attr:`limit` bytes; nothing
                 is charged.
+            StateUnavailable: the shared store (Redis) cannot be reached: nothing is charged (503).
         """
+        shared = self._store()
+        if shared is not None:
+            refused = shared.take(owner, job_id, size, self.limit)
+            if refused is not None:
+                raise JobLimitReached(refusal(self.limit, refused, size), per_owner=True)
+            with self._lock:
+                self._held[job_id] = (owner, size)
+            return
         with self._lock:
             held = sum(bytes_ for key, bytes_ in self._held.values() if key == owner)
             if held + size > self.limit:
@@ -77,9 +135,14 @@ class FolderBudget:
 
     def recount(self, owner: str, job_id: str, size: int) -> None:
         """Charge ``owner`` ``size`` bytes for ``job_id``, a job taken back after a restart (never refused: it
-        was accepted before)."""
+        was accepted before; with a shared store its charge is written again, never counted twice). The shared
+        store unreachable: not charged there (the bound is looser by it until the job ends)."""
         with self._lock:
             self._held[job_id] = (owner, size)
+        shared = self._store()
+        if shared is not None:
+            with contextlib.suppress(StateUnavailable):
+                shared.take(owner, job_id, size, self.limit, force=True)
 
     def moved(self, old: str, new: str) -> None:
         """What ``old`` (a charge made before its job had an id) holds is ``new``'s (the job's id) from now on."""
@@ -87,11 +150,31 @@ class FolderBudget:
             charge = self._held.pop(old, None)
             if charge is not None:
                 self._held[new] = charge
+        shared = self._store()
+        if charge is not None and shared is not None:
+            shared.move(charge[0], old, new)
 
-    def release(self, job_id: str) -> None:
-        """The job ``job_id`` ended (or was never made): its bytes count no more."""
+    def release(self, job_id: str, owner: str | None = None) -> None:
+        """The job ``job_id`` ended (or was never made): its bytes count no more. ``owner``: its owner key (a job
+        charged by another process is released in the shared store by it)."""
         with self._lock:
-            self._held.pop(job_id, None)
+            charge = self._held.pop(job_id, None)
+        owner = owner if owner is not None else charge[0] if charge is not None else None
+        shared = self._store() if owner is not None else None
+        if shared is not None and owner is not None:
+            shared.release(owner, job_id)
+
+    def renew(self) -> None:
+        """Renew the leases of this process's charges in the shared store (the server's sweep, every minute)."""
+        shared = self._shared  # (none made: nothing charged)
+        if shared is None:
+            return
+        by_owner: dict[str, list[str]] = {}
+        with self._lock:
+            for job_id, (owner, _) in self._held.items():
+                by_owner.setdefault(owner, []).append(job_id)
+        if by_owner:
+            shared.renew(by_owner)
 
 
 def refusal(limit: int, held: int, size: int) -> str:

@@ -70,7 +70,7 @@ class JobFolders:
     def stored(self, job: Job) -> None:
         """``job``'s end is stored: remove its executor's ``RUN_FILES`` from its folder, and count its inputs no
         more against its caller's :mod:`.folder_budget`."""
-        self.runners.folder_budget.release(job.id)
+        self.runners.folder_budget.release(job.id, job.owner_key())
         mine = [runner for runner in self.executors() if runner.name == job.executor]
         if not mine:
             return

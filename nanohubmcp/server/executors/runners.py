@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ConfigurationError
 from ..results import DEFAULT_STORE_BYTES_PER_OWNER
 from . import EXECUTORS, JobExecutor, make_executor
-from .folder_budget import FolderBudget
+from .folder_budget import FolderBudget, shared_charges
 
 if TYPE_CHECKING:
+    from ...state import StateURL
     from ..jobs.record import Job
 
 __all__ = ["JobRunners"]
@@ -37,6 +38,8 @@ class JobRunners:
         state_dir: the server's state directory (a function: resolved when an executor needs it).
         folder_bytes_per_owner: most bytes of inputs one caller's not-yet-ended batch (folder) jobs keep
             (``max_kept_bytes_per_owner``: :mod:`.folder_budget`).
+        state: the server's ``state_url`` and name: with a shared store (Redis) the folder budget is counted
+            there for every process of the server (:func:`.folder_budget.shared_charges`); None: this process's.
 
     Raises:
         ConfigurationError: ``executor_options`` is not a dict, or an executor refuses its options.
@@ -51,9 +54,10 @@ class JobRunners:
         executor_options: dict[str, Any] | None,
         state_dir: Callable[[], str],
         folder_bytes_per_owner: int = DEFAULT_STORE_BYTES_PER_OWNER,
+        state: tuple[StateURL, str] | None = None,
     ) -> None:
         self.workers = workers
-        self.folder_budget = FolderBudget(folder_bytes_per_owner)
+        self.folder_budget = FolderBudget(folder_bytes_per_owner, shared_charges(*state) if state else None)
         """The bytes of inputs each caller's not-yet-ended folder jobs hold (:mod:`.folder_budget`)."""
         self.dask_address = dask_address
         if executor_options is not None and not isinstance(executor_options, dict):

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import secrets
 from collections.abc import Awaitable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
@@ -125,9 +126,10 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
     owner = request.session.id if request.session is not None else None
     runner = runner_of(core, tool)
     budget = core.job_runners.folder_budget if isinstance(runner, FolderJobExecutor) else None
-    pending = f"pending:{id(request)}"  # (charged before the job is made: a refused call makes none)
+    pending = f"pending:{secrets.token_hex(8)}"  # (charged before the job is made: a refused call makes none)
+    charged = owner_key(keyed(owner), subject_of(request.principal))
     if budget is not None:
-        budget.take(owner_key(keyed(owner), subject_of(request.principal)), pending, size)
+        budget.take(charged, pending, size)
     try:
         job = core.jobs.create(
             tool.name, owner, principal=request.principal,
@@ -136,7 +138,7 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
             provenance_id=request.provenance_id)
     except BaseException:
         if budget is not None:
-            budget.release(pending)
+            budget.release(pending, charged)
         raise
     if budget is not None:
         budget.moved(pending, job.id)
