@@ -8,10 +8,12 @@ itself (:class:`BodyReadingHandler`, the base of every route that reads a body);
 ``Content-Length``, or once a chunked body crosses it) is answered with 413 at once, and the
 rest is then read and dropped (up to :data:`DISCARD_FACTOR` times the limit): a client that
 sends its whole body before reading still finds the 413, where closing at once would hand it
-a connection reset. A body refused for the budget of bodies being received (503, :mod:`.budget`)
-is answered the same way (a fresh-user trial, trial56 F12: the reset ended the official client's
-session). Both ways answer the same request with the same bytes. The slow-body deadline covers
-both (``http_server.Deadlines``). A client waiting for ``100 Continue`` has sent no body: its
+a connection reset; one declared larger still is answered ``Connection: close``, read and dropped to its end
+within the body's deadline, then closed (:meth:`StreamedBody._linger`, trial 66 F6: the official ``mcp`` client
+met a bare ``ReadError`` for a body over twice the limit). A body refused for the budget of bodies being
+received (503, :mod:`.budget`) is answered the same way (a fresh-user trial, trial56 F12: the reset ended the
+official client's session). Both ways answer the same request with the same bytes. The slow-body deadline
+covers both (``http_server.Deadlines``). A client waiting for ``100 Continue`` has sent no body: its
 early answer says ``Connection: close`` and no 100 follows it (trial56 F5).
 
 Source: RFC 9110 § 15.5.14 (413 Content Too Large), § 10.1.1 (Expect); RFC 9112 § 9.6 (tear-down).
@@ -119,6 +121,9 @@ class StreamedBody(BodyReadingHandler):
     # Until prepare_body() accepts a body, none is kept: Tornado streams the body of a request
     # it refuses itself (an unsupported method gets its 405) to data_received all the same.
     _too_large: bool = True
+    _drop_bound = 0
+    """A refused body declared over :data:`DISCARD_FACTOR` times the limit: its length, read and dropped
+    (:meth:`_linger`); 0 otherwise."""
 
     keeps_body = True
     """False for the twin of a route that reads no body (any body it is sent is read and dropped)."""
@@ -165,8 +170,12 @@ class StreamedBody(BodyReadingHandler):
                 self._refuse_length()
                 return False
             if declared > limit:
-                self._refuse_size(limit, drain=declared <= DISCARD_FACTOR * limit
-                                  and not expects_continue(self.request))
+                if expects_continue(self.request):  # no body comes: nothing to read
+                    self._refuse_size(limit, drain=False)
+                elif declared > DISCARD_FACTOR * limit:
+                    self._linger(limit, declared)
+                else:
+                    self._refuse_size(limit)
                 return False
         return True
 
@@ -179,6 +188,18 @@ class StreamedBody(BodyReadingHandler):
     def _refuse_size(self, limit: int, *, drain: bool = True) -> None:
         """Answer 413 (:meth:`answer_early`)."""
         self.answer_early(too_large(limit), drain=drain)
+
+    def _linger(self, limit: int, declared: int) -> None:
+        """Answer 413 to a body declared over the bound of a drained one, saying ``Connection: close``; its
+        ``declared`` bytes are then read and dropped (within the body's deadline: the time bound) and the connection
+        closes once they are in: a client that sends its whole body before it reads (the official ``mcp``
+        client) finds the 413, where a close at once would hand it a reset (trial 66 F6; nginx's lingering close)."""
+        connection = cast(HTTP1Connection, self.request.connection)
+        connection.set_max_body_size(declared)
+        connection._disconnect_on_finish = True  # (Tornado's own flag: close once the request is in and answered)
+        self._drop_bound = declared
+        self.set_header("Connection", "close")
+        self._refuse_size(limit)
 
     def answer_early(self, error: ProtocolError, *, drain: bool) -> None:
         """Answer ``error`` (a 413, a 503 for the budget) before the body is read; nothing of it is kept.
@@ -231,7 +252,7 @@ class StreamedBody(BodyReadingHandler):
         if self._too_large:
             if self._answered_early:  # a refused body, read and dropped up to a bound
                 self._size += len(chunk)
-                if self._size > DISCARD_FACTOR * limit:
+                if self._size > max(DISCARD_FACTOR * limit, self._drop_bound):
                     cast(HTTP1Connection, self.request.connection).close()
             return
         self._size += len(chunk)
