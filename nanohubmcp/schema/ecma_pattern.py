@@ -17,10 +17,15 @@ Chosen here, and why:
   so a pattern *we* publish from a ``Field(pattern=...)`` is refused at registration naming it, rather than
   sent to clients as a syntax error (``new RegExp("^\\\\w+\\\\Z", "u")``: ``Invalid escape``) or a different
   rule. A hand-written ``{"pattern": ...}`` schema is the author's and is published as given.
+- The character classes as ECMA-262 defines them (§ 22.2.2.9), where Python's are Unicode-aware: ``\\d``,
+  ``\\w``, ``\\b`` and their negations are ASCII (the pattern runs with ``re.ASCII``: ``^\\d+$`` refuses
+  ``"١٢٣"``, ``^\\w+$`` refuses ``"é"``), and ``\\s``/``\\S`` are ECMA-262's white space (:data:`_ECMA_SPACE`:
+  U+FEFF and the Unicode ``Zs`` spaces, not U+0085 nor U+001C to U+001F), written out as a class. jsonschema's own
+  ``re.search`` read them as Python does, accepting what a client refuses. (pydantic's Rust check reads them as
+  Unicode too; ours runs first, so the stricter reading holds.)
 
-Left as Python reads it: ``\\d``, ``\\w``, ``\\s``, ``\\b`` are Unicode-aware in Python (and in pydantic's
-Rust check), ASCII in ECMA-262 — a client may refuse ``"١٢"`` for ``^\\d+$`` that we accept, never the reverse
-of what the annotation allows.
+Left as Python reads it: ``.`` (ECMA-262's stops at ``\\r``, U+2028 and U+2029 too), ``patternProperties``
+(jsonschema's ``re.search``).
 """
 
 from __future__ import annotations
@@ -55,6 +60,11 @@ _MASKED_RULES = [
     (r"\{,\d*\}", "{,n} (Python's 0 to n): write {0,n}"),
 ]
 _INLINE_FLAG = r"\(\?[aiLmsux-]+[:)]"
+_ECMA_SPACE = "\\t\\n\\x0b\\x0c\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+"""ECMA-262's ``\\s`` as a class's members (§ 22.2.2.9: WhiteSpace, with U+FEFF and the Unicode ``Zs`` spaces, and
+LineTerminator): Python's adds U+001C to U+001F and U+0085, and leaves U+FEFF out."""
+_OUTSIDE = {"$": "\\Z", "\\s": f"[{_ECMA_SPACE}]", "\\S": f"[^{_ECMA_SPACE}]"}
+"""Tokens outside a class read otherwise: ``$`` is the end of the text (not before a final newline)."""
 
 
 def python_only(pattern: str) -> str | None:
@@ -127,20 +137,46 @@ def ecma_search(pattern: str, text: str) -> bool:
 
 @functools.lru_cache(maxsize=1024)
 def _compiled(pattern: str) -> re.Pattern[str]:
-    read = _end_anchored(pattern)
+    if re.search(_INLINE_FLAG, _masked(pattern)):  # its author meant Python's reading
+        return re.compile(pattern)
     try:
-        return re.compile(read)
-    except re.error:  # not expected (only a "$" is rewritten); the pattern as written then
+        return re.compile(_ecma_read(pattern), re.ASCII)
+    except re.error:  # not expected (only anchors and classes are rewritten); the pattern as written then
         return re.compile(pattern)
 
 
-def _end_anchored(pattern: str) -> str:
-    """``pattern`` with each ``$`` outside a class as ``\\Z``; unchanged when it holds an inline flag."""
-    if "$" not in pattern:
+def _ecma_read(pattern: str) -> str:
+    """``pattern`` as Python's ``re`` (with ``re.ASCII``: ``\\d``, ``\\w``, ``\\b`` and their negations
+    ASCII, as ECMA-262's) reads what ECMA-262 means: each ``$`` outside a class as ``\\Z``, each ``\\s`` and
+    ``\\S`` as ECMA-262's white space (:data:`_ECMA_SPACE`)."""
+    if "$" not in pattern and "\\s" not in pattern and "\\S" not in pattern:
         return pattern
-    if re.search(_INLINE_FLAG, _masked(pattern)):
-        return pattern
-    return "".join("\\Z" if token == "$" and kind == "out" else token for token, kind in _tokens(pattern))
+    read: list[str] = []
+    members: list[str] = []  # the open class's tokens, from its "["
+    for token, kind in _tokens(pattern):
+        if kind == "out":
+            read.append(_OUTSIDE.get(token, token))
+        elif members and token == "]" and kind == "class":
+            read.append(_ecma_class([*members, token]))
+            members = []
+        else:
+            members.append(token)
+    read.extend(members)  # (an unclosed class: re refuses it as written)
+    return "".join(read)
+
+
+def _ecma_class(tokens: list[str]) -> str:
+    """A character class (its tokens, ``[`` to ``]``) with ``\\s`` as ECMA-262's white space; one holding
+    ``\\S`` as a group saying the same (Python has no class inside a class)."""
+    negated = tokens[1] == "^"
+    start = 2 if negated else 1
+    inner = tokens[start:-1]
+    if "\\S" not in inner:
+        return "".join(_ECMA_SPACE if token == "\\s" else token for token in tokens)
+    rest = "".join(_ECMA_SPACE if token == "\\s" else token for token in inner if token != "\\S")
+    if negated:  # neither a rest member nor a non-space: a space that is no rest member
+        return f"(?:(?![{rest}])[{_ECMA_SPACE}])" if rest else f"[{_ECMA_SPACE}]"
+    return f"(?:[{rest}]|[^{_ECMA_SPACE}])" if rest else f"[^{_ECMA_SPACE}]"
 
 
 def _masked(pattern: str) -> str:
