@@ -18,7 +18,8 @@ keywords:
 ``additionalProperties`` ``anyOf`` ``oneOf`` ``allOf``
 =====================================================  ============================================================
 
-Only constraints: a default of another type (``x: int = "a"``), a default JSON cannot hold (a sentinel, a
+A default of another type (``x: int = "a"``) is no constraint's matter: :func:`default_mistyped` says it (the
+registration warns, and leaves it out of the published schema). A default JSON cannot hold (a sentinel, a
 ``datetime``; NaN, which is not published), ``format`` and ``$ref`` are not checked here. A ``None`` default is
 checked against the schema as published (``None`` makes it nullable).
 
@@ -38,7 +39,7 @@ from nanohubmcp.schema.json_types import is_type
 from nanohubmcp.schema.keywords import is_multiple
 from nanohubmcp.schema.paths import format_path
 
-__all__ = ["default_breaks"]
+__all__ = ["default_breaks", "default_mistyped"]
 
 _SAID = {  # keyword -> (the constraint as Python writes it, what a value must be)
     "minimum": ("ge={}", "at least {}"),
@@ -77,8 +78,6 @@ class _Broken:
         self.path, self.keyword, self.bound, self.instance = path, keyword, bound, instance
 
 
-_WRONG_TYPE: Any = object()
-"""A value of none of the schema's types: not a constraint's matter (left alone)."""
 
 
 def default_breaks(schema: dict[str, Any], default: object) -> str | None:
@@ -90,16 +89,8 @@ def default_breaks(schema: dict[str, Any], default: object) -> str | None:
         >>> default_breaks({"type": "integer", "exclusiveMinimum": 0}, -1)[:80]
         "its default -1 breaks its constraint gt=0 (the schema's exclusiveMinimum 0): a v"
     """
-    value = json_default(default)
-    if value is NOT_JSON and isinstance(default, (set, frozenset)):  # not published, but checked (review r39 R39-6)
-        items = [json_default(each) for each in default]
-        value = NOT_JSON if any(each is NOT_JSON for each in items) else items
-    if value is NOT_JSON or unpublished_default(value) is not None:
-        return None
-    if isinstance(default, enum.Enum) and default.name in (schema.get("enum") or ()):
-        return None  # an Enum published by its members' names
-    found = _check(schema, value, ())
-    if not isinstance(found, _Broken):
+    found = _first_break(schema, default)
+    if found is None or found.keyword == "type":
         return None
     python, needed = _SAID[found.keyword]
     bound = found.bound
@@ -114,15 +105,49 @@ def default_breaks(schema: dict[str, Any], default: object) -> str | None:
             "send; change the default or the constraint")
 
 
+def default_mistyped(schema: dict[str, Any], default: object) -> str | None:
+    """Why the default ``default`` is of none of the types its property ``schema`` allows, there or inside it
+    (``x: int = "abc"``, a dataclass field's ``n: int = "zz"``, ``list[int]`` defaulting to ``["a"]``), said
+    for a message; None when its types fit (or it is not checked: see the module docstring). Such a default is
+    left out of the published schema, and the registration warns of it: a call leaving the argument out runs
+    the function with a value no client may send.
+
+    Example:
+        >>> default_mistyped({"type": "integer"}, "abc")
+        "'abc' is not of its type integer"
+    """
+    found = _first_break(schema, default)
+    if found is None or found.keyword != "type":
+        return None
+    kinds = found.bound if isinstance(found.bound, str) else " or ".join(map(str, found.bound))
+    where = "" if not found.path else f" at {format_path('default', found.path)} ({shown_value(found.instance)})"
+    return f"{shown_value(default)}{where} is not of its type {kinds}"
+
+
+def _first_break(schema: dict[str, Any], default: object) -> _Broken | None:
+    """The first constraint (or type, ``keyword`` ``"type"``) the JSON form of ``default`` breaks in ``schema``."""
+    value = json_default(default)
+    if value is NOT_JSON and isinstance(default, (set, frozenset)):  # not published, but checked (review r39 R39-6)
+        items = [json_default(each) for each in default]
+        value = NOT_JSON if any(each is NOT_JSON for each in items) else items
+    if value is NOT_JSON or unpublished_default(value) is not None:
+        return None
+    if isinstance(default, enum.Enum) and default.name in (schema.get("enum") or ()):
+        return None  # an Enum published by its members' names
+    found = _check(schema, value, ())
+    return found if isinstance(found, _Broken) else None
+
+
 def _check(schema: object, instance: object, path: tuple[str | int, ...]) -> Any:
-    """A :class:`_Broken`, ``_WRONG_TYPE``, or None (the value keeps the schema's constraints)."""
+    """A :class:`_Broken` (``keyword`` ``"type"`` for a value of none of the schema's types), or None (the value
+    keeps the schema's types and constraints)."""
     if not isinstance(schema, dict):
         return None
     kinds = schema.get("type")
     if isinstance(kinds, (str, list)):
         names = [kinds] if isinstance(kinds, str) else kinds
         if not any(isinstance(name, str) and is_type(instance, name) for name in names):
-            return _WRONG_TYPE
+            return _Broken(path, "type", kinds, instance)
     for keyword, bound in schema.items():
         if keyword in _SAID and not _keeps(keyword, bound, instance):
             return _Broken(path, keyword, bound, instance)
@@ -139,24 +164,20 @@ def _inner(schema: dict[str, Any], instance: object, path: tuple[str | int, ...]
         prefix: list[Any] = found if isinstance(found, list) else []
         for index, item in enumerate(instance):
             below = prefix[index] if index < len(prefix) else schema.get("items")
-            yield _broken_only(_check(below, item, (*path, index)))
+            yield _check(below, item, (*path, index))
     if isinstance(instance, dict):
         named = schema.get("properties")
         known: dict[str, Any] = named if isinstance(named, dict) else {}
         for key, item in instance.items():
-            yield _broken_only(_check(known.get(key, schema.get("additionalProperties")), item, (*path, key)))
+            yield _check(known.get(key, schema.get("additionalProperties")), item, (*path, key))
     for keyword in ("anyOf", "oneOf"):
         members = schema.get(keyword)
         if isinstance(members, list) and members:
             results = [_check(member, instance, path) for member in members]
-            if all(result is not None for result in results):  # no member takes it as it is
-                yield next((r for r in results if isinstance(r, _Broken)), None)
+            if all(result is not None for result in results):  # no member takes it as it is: a constraint first
+                yield next((r for r in results if r.keyword != "type"), results[0])
     for member in schema.get("allOf") or ():
-        yield _broken_only(_check(member, instance, path))
-
-
-def _broken_only(found: Any) -> Any:
-    return found if isinstance(found, _Broken) else None
+        yield _check(member, instance, path)
 
 
 def _keeps(keyword: str, bound: Any, instance: Any) -> bool:

@@ -23,7 +23,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from nanohubmcp.schema import coerce as co
-from nanohubmcp.schema.constraints import check_range, keywords_of
+from nanohubmcp.schema.constraints import NotExpressible, check_range, keywords_of
+from nanohubmcp.schema.default_check import default_breaks
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import json_type, left_out_default, member_schema, nullable
 from nanohubmcp.schema.hints import type_hints
@@ -326,7 +327,10 @@ class TypeMapper:
             if not has_default:
                 required.append(name)
             else:
-                why = left_out_default(default)
+                broken = default_breaks(schema, default)
+                if broken is not None:  # refused as a parameter's is: the record's author meant one or the other
+                    raise NotExpressible(f"field {cls.__qualname__}.{name}: {broken}")
+                why = left_out_default(default, schema)
                 if why:
                     self.unpublished.append((f"{cls.__qualname__}.{name}", why))
             properties[name] = schema

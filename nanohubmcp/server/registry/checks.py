@@ -93,7 +93,9 @@ def unpublished_defaults(label: str, fn: Callable[..., Any], signature: Signatur
         param = parameters.get(name)
         if param is None or param.default is inspect.Parameter.empty:
             continue
-        why = left_out_default(param.default)
+        properties = signature.input_schema.get("properties")
+        schema = properties.get(name) if isinstance(properties, dict) else None
+        why = left_out_default(param.default, schema if isinstance(schema, dict) else None)
         if why:
             found.append(
                 f"{label}: the default of parameter {name!r} is not in the published schema ({why}): "
