@@ -22,13 +22,17 @@ from typing import TYPE_CHECKING, Any, Final
 from ...errors import ToolBusy, ToolError, ToolTimeout
 from ..wire.request import RequestContext
 from .hand_off import HandOff, watching
-from .loop_hold import TimedSteps, held_note
+from .loop_hold import TimedSteps, going_on, held_note
 from .progress import ran_here
 from .slow_calls import GC_SECONDS, INLINE_SECONDS, thread_usage
 from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from ..wire.events import EventBus
+
+CANCEL_GRACE_SECONDS = 5.0
+"""How long after its cancel at ``tool_timeout`` a coroutine call may take to end before it is said to go on
+(:func:`.loop_hold.going_on`): a cleanup that awaits takes far less."""
 
 
 async def call_function(
@@ -98,6 +102,10 @@ async def call_function(
             return (await value) if is_awaitable(value) else value
         deadline = loop.time() + timeout
         due = time.perf_counter() + timeout  # as TimedSteps.ended reads
+        # A coroutine still running this long after its cancel at the limit (it caught CancelledError, or its
+        # cleanup awaits what never comes) is said once: wait_for waits for it to end, unanswered otherwise.
+        watch = None if steps is None or not isinstance(awaitable, asyncio.Future) else loop.call_at(
+            deadline + CANCEL_GRACE_SECONDS, going_on, awaitable, what, timeout, time.perf_counter())
         try:
             value = await asyncio.wait_for(awaitable, timeout)
             if steps is not None and steps.ended >= due:
@@ -130,6 +138,9 @@ async def call_function(
                 and executor.abandon(work)  # its worker goes back to the pool; the function runs on, alone
             raise ToolTimeout(timeout_message(what, timeout, stops_when_cancelled=stops_when_cancelled,
                                               abandoned=abandoned, cancelled=is_coroutine)) from None
+        finally:
+            if watch is not None:
+                watch.cancel()
         return value
     except (SystemExit, KeyboardInterrupt) as exc:
         raise _stopped(what, exc) from None

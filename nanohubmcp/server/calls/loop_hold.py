@@ -120,6 +120,18 @@ class TimedSteps:
         self.held += took
 
 
+def going_on(task: asyncio.Future[Any], what: str, timeout: float, started: float) -> None:
+    """Log once, at WARNING on ``nanohubmcp.tool``, that ``task`` (the call of ``what``, begun at ``started``, a
+    :func:`time.perf_counter` reading) has not ended though ``tool_timeout`` (``timeout`` seconds) cancelled it:
+    the call stays unanswered until it ends (``"tool 'x' has run 5.2 s, past its 0.2 s (tool_timeout), and goes on
+    after its cancel: ..."``); nothing when it ended."""
+    if not task.done():
+        log.warning("%s has run %.1f s, past its %g s (tool_timeout), and goes on after its cancel: it caught "
+                    "CancelledError, or its cleanup awaits what does not come; its call is answered only when it ends "
+                    "(let CancelledError propagate: re-raise it after cleaning up)",
+                    what, time.perf_counter() - started, timeout)
+
+
 def held_note(held: float, held_in: str | None = None, *, cancelled: bool = False) -> str:
     """The tail of the timeout answer of a coroutine call past its limit: it (or a task it started, ``held_in``:
     :attr:`TimedSteps.held_in`) held the loop for ``held`` seconds (0.0: no step of either held it for over
