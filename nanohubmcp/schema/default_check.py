@@ -34,12 +34,12 @@ from typing import Any
 
 from nanohubmcp.protocol.message_values import shown_value
 from nanohubmcp.schema.ecma_pattern import ecma_search
-from nanohubmcp.schema.fragments import NOT_JSON, json_default, unpublished_default
+from nanohubmcp.schema.fragments import NOT_JSON, json_default, left_out_default, unpublished_default
 from nanohubmcp.schema.json_types import is_type
 from nanohubmcp.schema.keywords import is_multiple
 from nanohubmcp.schema.paths import format_path
 
-__all__ = ["default_breaks", "default_mistyped"]
+__all__ = ["default_breaks", "default_mistyped", "published_member", "withheld_default"]
 
 _SAID = {  # keyword -> (the constraint as Python writes it, what a value must be)
     "minimum": ("ge={}", "at least {}"),
@@ -122,6 +122,29 @@ def default_mistyped(schema: dict[str, Any], default: object) -> str | None:
     kinds = found.bound if isinstance(found.bound, str) else " or ".join(map(str, found.bound))
     where = "" if not found.path else f" at {format_path('default', found.path)} ({shown_value(found.instance)})"
     return f"{shown_value(default)}{where} is not of its type {kinds}"
+
+
+def withheld_default(schema: dict[str, Any], default: object) -> str | None:
+    """Why the default ``default`` is left out of its property ``schema`` (as :func:`.fragments.member_schema`
+    made it): a number JSON cannot write (:func:`.fragments.left_out_default`), or a value of none of its types
+    (``"'abc' is not of its type integer, so a call leaving it out runs the function with a value no client may
+    send; change the default or the annotation"``); None when it is published (or has no JSON form at all).
+
+    .. versionchanged:: 1.0
+       A default of another type is left out and said (it was published as given)."""
+    why = left_out_default(default)
+    if why is None and (mistyped := default_mistyped(schema, default)) is not None:
+        why = (f"{mistyped}, so a call leaving it out runs the function with a value no client may send; change the "
+               "default or the annotation")
+    return why
+
+
+def published_member(schema: dict[str, Any], default: object) -> dict[str, Any]:
+    """``schema`` (a property's, from :func:`.fragments.member_schema`) without its ``"default"`` when ``default``
+    is of none of its types: a published schema never holds a default it rejects."""
+    if "default" not in schema or default_mistyped(schema, default) is None:
+        return schema
+    return {key: value for key, value in schema.items() if key != "default"}
 
 
 def _first_break(schema: dict[str, Any], default: object) -> _Broken | None:

@@ -109,17 +109,9 @@ def member_schema(
         schema["description"] = description
     if has_default:
         published = published_default(schema, default)
-        if published is not NOT_JSON and unpublished_default(published) is None and _fits(schema, default):
+        if published is not NOT_JSON and unpublished_default(published) is None:
             schema["default"] = published
     return schema
-
-
-def _fits(schema: dict[str, Any], default: object) -> bool:
-    """Whether ``default`` is of the types ``schema`` allows (a published default its own schema rejects misleads
-    every client that reads it: :func:`left_out_default` says why it is left out)."""
-    from nanohubmcp.schema.default_check import default_mistyped  # (it reads this module's JSON forms)
-
-    return default_mistyped(schema, default) is None
 
 
 def unpublished_default(value: object) -> str | None:
@@ -134,28 +126,13 @@ def unpublished_default(value: object) -> str | None:
     return None if found is None else found.split(";", 1)[0].replace(" at default ", " ")
 
 
-def left_out_default(default: object, schema: dict[str, Any] | None = None) -> str | None:
+def left_out_default(default: object) -> str | None:
     """Why a parameter's or record field's default, ``default`` (the Python value), is left out of its generated
-    property ``schema`` (:func:`unpublished_default` of its :func:`json_default`; or, given ``schema``, a default
-    of none of its types: ``"'abc' is not of its type integer, so a call leaving it out runs the function with a
-    value no client may send; change the default or the annotation"``), or None: published, or no JSON value at all
-    (a sentinel, a ``default_factory``), which no schema could say.
-
-    .. versionchanged:: 1.0
-       ``schema``: a default of another type is left out and said (it was published as given)."""
+    schema (:func:`unpublished_default` of its :func:`json_default`), or None: published, or no JSON value at all
+    (a sentinel, a ``default_factory``), which no schema could say. (A default of none of its types is left out
+    too: :func:`.default_check.withheld_default`.)"""
     value = json_default(default)
-    if value is NOT_JSON:
-        return None
-    why = unpublished_default(value)
-    if why is None and schema is not None:
-        from nanohubmcp.schema.default_check import default_mistyped
-
-        mistyped = default_mistyped(schema, default)
-        if mistyped is not None:
-            why = (f"{mistyped}, so a call leaving it out runs the function with a value no client may send; "
-                   "change the default or the annotation")
-    return why
-
+    return None if value is NOT_JSON else unpublished_default(value)
 
 def json_type(value: object) -> str | None:
     if isinstance(value, bool):

@@ -22,7 +22,7 @@ from typing import Any
 from nanohubmcp.errors import RegistrationError
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.constraints import NotExpressible
-from nanohubmcp.schema.default_check import default_breaks
+from nanohubmcp.schema.default_check import default_breaks, published_member
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import member_schema
 from nanohubmcp.schema.hints import ClassNames, ClassOrLazy
@@ -187,12 +187,12 @@ def describe_function(
         if param.kind is param.VAR_KEYWORD:
             extra, extra_coerce = mapped.schema, mapped.coerce
             continue
-        properties[param.name] = member_schema(
+        properties[param.name] = published_member(member_schema(
             mapped.schema,
             has_default=param.default is not _EMPTY,
             default=param.default,
             description=docs.params.get(param.name),
-        )
+        ), param.default)
         if param.default is _EMPTY:
             required.append(param.name)
         elif (broken := default_breaks(properties[param.name], param.default)) is not None:

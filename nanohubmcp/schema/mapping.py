@@ -24,9 +24,9 @@ from typing import Any
 
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.constraints import NotExpressible, check_range, keywords_of
-from nanohubmcp.schema.default_check import default_breaks
+from nanohubmcp.schema.default_check import default_breaks, published_member, withheld_default
 from nanohubmcp.schema.docstrings import read_docstring
-from nanohubmcp.schema.fragments import json_type, left_out_default, member_schema, nullable
+from nanohubmcp.schema.fragments import json_type, member_schema, nullable
 from nanohubmcp.schema.hints import type_hints
 from nanohubmcp.schema.record_fields import is_record, record_fields, written_doc
 from nanohubmcp.schema.science import scientific
@@ -324,13 +324,15 @@ class TypeMapper:
             schema = member_schema(
                 mapped.schema, has_default=has_default, default=default, description=description
             )
+            if has_default:
+                schema = published_member(schema, default)
             if not has_default:
                 required.append(name)
             else:
                 broken = default_breaks(schema, default)
                 if broken is not None:  # refused as a parameter's is: the record's author meant one or the other
                     raise NotExpressible(f"field {cls.__qualname__}.{name}: {broken}")
-                why = left_out_default(default, schema)
+                why = withheld_default(schema, default)
                 if why:
                     self.unpublished.append((f"{cls.__qualname__}.{name}", why))
             properties[name] = schema

@@ -82,6 +82,7 @@ def unpublished_defaults(label: str, fn: Callable[..., Any], signature: Signatur
 
     .. versionchanged:: 1.0
        A record field's default is warned of too (it was left out without a word)."""
+    from ...schema.default_check import withheld_default
     from ...schema.fragments import left_out_default
 
     try:
@@ -95,7 +96,8 @@ def unpublished_defaults(label: str, fn: Callable[..., Any], signature: Signatur
             continue
         properties = signature.input_schema.get("properties")
         schema = properties.get(name) if isinstance(properties, dict) else None
-        why = left_out_default(param.default, schema if isinstance(schema, dict) else None)
+        why = (withheld_default(schema, param.default) if isinstance(schema, dict)
+               else left_out_default(param.default))
         if why:
             found.append(
                 f"{label}: the default of parameter {name!r} is not in the published schema ({why}): "
