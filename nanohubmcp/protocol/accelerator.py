@@ -1,9 +1,10 @@
 """orjson, the optional accelerator (the ``fast`` extra): found on first use, and a switch to leave it out.
 
-Two places use it, each only where its output is the standard library's to the byte: the text of a numeric
-array (``server.results.convert.arrays``: numbers in Python's ``repr`` spelling, as ``jsonenc.dumps`` writes
-them) and the parse of a large body (``protocol.large_json``: read as ``jsondec.loads`` reads it). Everything
-else is written and read without it.
+It is used only where its output is the standard library's to the byte: the text of a numeric array
+(``server.results.convert.arrays``: numbers in Python's ``repr`` spelling, as ``jsonenc.dumps`` writes them), the
+parse of a large body (``protocol.large_json``: read as ``jsondec.loads`` reads it), and a provenance record's
+arguments and result texts (``server.provenance.record_arguments``, ``server.provenance.result_fast``: values it
+spells as the wire's encoder does). Everything else is written and read without it.
 
 This module owns finding it (imported at the first :func:`accelerator` call, never at ``import nanohubmcp``
 nor at a server's start) and the switch (:func:`use_accelerator`) that benchmarks and tests turn to compare

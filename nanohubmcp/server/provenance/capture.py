@@ -22,6 +22,7 @@ from .code_files import WATCHED
 from .handover import CACHE_META, JobEnd
 from .job_record import completed
 from .record_arguments import record_arguments_text
+from .result_fast import orjson_kept
 from .result_text import error_of, kept_and_digest, one_text_block, resource_links
 from .rows import SQLITE_INTEGERS, URI_PREFIX, CallRow, column_json, digest_text, stored_request_id
 from .session_names import session_names
@@ -68,12 +69,16 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
             hit = bool(cached.get("hit"))
             cache = _hit(cached_from) if hit else "miss"
     # a kept result's digest is the SHA-256 of its text, made when the record is read (rows.view)
-    kept = one_text_block(result)
-    if kept is None:
-        kept, digest = kept_and_digest(result)
-        links = resource_links(result)
+    fast = orjson_kept(result)  # (with the fast extra; else, or a result orjson may write otherwise, None)
+    if fast is not None:
+        kept, digest, links = fast
     else:
-        digest, links = None, []
+        kept = one_text_block(result)
+        if kept is None:
+            kept, digest = kept_and_digest(result)
+            links = resource_links(result)
+        else:
+            digest, links = None, []
     finished: float | None = ended
     trace_id = span_id = None
     if span is not None:

@@ -78,7 +78,7 @@ def result_text(result: dict[str, Any]) -> str:
 def result_parts(result: dict[str, Any]) -> list[str]:
     """:func:`result_text` as the parts it is made of (``jsonenc.dumps_parts``: pre-encoded data a part
     of its own)."""
-    if not _pre_encoded(result.get("structuredContent")):
+    if not pre_encoded(result.get("structuredContent")):
         try:  # the wire encoder's output when nothing needs its special cases (most results)
             text = _wire_text(result)
             if not text.isascii():
@@ -112,10 +112,10 @@ def _python_text(result: dict[str, Any]) -> str:
         return json.dumps(repr(result))
 
 
-def _pre_encoded(structured: object) -> bool:
-    """An array's or a table's ``structuredContent`` (its data's JSON text, ``encoded.Encoded``): the plain
-    writer would refuse it only after writing the content before it, the data's text block (24 MB for a
-    300,000-row table, escaped whole and dropped) — the parts are asked for at once."""
+def pre_encoded(structured: object) -> bool:
+    """Whether ``structured`` is an array's or a table's ``structuredContent`` (its data's JSON text,
+    ``encoded.Encoded``): the plain writer would refuse it only after writing the content before it, the data's
+    text block (24 MB for a 300,000-row table, escaped whole and dropped) — the parts are asked for at once."""
     return isinstance(structured, dict) and structured.get("result").__class__ is Encoded
 
 
