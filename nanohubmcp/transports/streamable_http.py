@@ -217,8 +217,9 @@ class StreamableHTTPHandler(BodyReadingHandler):
         session = await self._require_session()
         last_event_id = self.request.headers.get(LAST_EVENT_ID_HEADER)
         stream = session.stream_for_event(last_event_id) if last_event_id else None
-        if stream is not None and not await stream.kept():  # StateUnavailable: 503 with Retry-After
-            stream = None  # its log was dropped: a fresh GET stream, as for a stream never known
+        if stream is not None and (not await stream.kept()  # StateUnavailable: 503 with Retry-After
+                                   or not stream.covers(last_event_id or "")):
+            stream = None  # its log, or a message past the id, was dropped: a fresh GET stream, as for one never known
         claimed = False
         if stream is not None and stream.reading and not stream.hangup():
             # One reader per stream: a resume ends the connection reading it (it learns it is no

@@ -103,7 +103,7 @@ def held(server: MCPServer, principal: str | None = None) -> int:
             continue
         for stream in list(session.streams.values()):
             if stream.done:
-                total += sum(len(jsonenc.dumpb(message)) for _, message in list(getattr(stream, "_buffer", None) or ()))
+                total += sum(len(jsonenc.dumpb(entry[1])) for entry in list(getattr(stream, "_buffer", None) or ()))
     return total
 
 

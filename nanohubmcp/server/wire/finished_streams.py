@@ -21,9 +21,12 @@ Runs on the event loop thread; each step costs O(1) per stream it adds or drops.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
+
+from .unfinished_streams import UnfinishedStreams
 
 if TYPE_CHECKING:  # for type checkers only (a Protocol class costs ~0.14 M instructions to make at import)
     from typing import Protocol
@@ -111,6 +114,19 @@ class FinishedStreams:
         self._process = _Group()
         self._sessions: dict[str, _Group] = {}
         self._principals: dict[str, _Group] = {}
+        self.unfinished = UnfinishedStreams(per_session, per_principal, per_process)
+        """The bytes the streams still running keep, bounded alike (:mod:`.unfinished_streams`)."""
+
+    def opened(self, session: Session, stream: Any, *, finishes: bool = True) -> None:
+        """``stream`` of ``session`` opened: what it keeps is counted while it runs, then (``finishes``: a POST
+        response stream, which ends with its response) once it finished."""
+        stream.set_grow_callback(functools.partial(self.unfinished.grew, session))
+        if finishes:
+            stream.set_done_callback(functools.partial(self._done, session))
+
+    def _done(self, session: Session, stream: Any) -> None:
+        self.unfinished.ended(stream)
+        self.finished(session, stream)
 
     @property
     def bytes(self) -> int:
@@ -169,7 +185,8 @@ class FinishedStreams:
             self._discard(held)
 
     def session_ended(self, session: Session) -> None:
-        """``session`` ended: stop counting its streams."""
+        """``session`` ended: stop counting its streams (running ones too)."""
+        self.unfinished.session_ended(session)
         group = self._sessions.get(session.id)
         for held in list(group.held.values()) if group is not None else ():
             self._discard(held)

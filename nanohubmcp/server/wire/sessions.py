@@ -143,7 +143,7 @@ class Session:
                 if self.finished is not None:
                     self.finished.forget(self, old)
         if self.finished is not None:
-            stream.set_done_callback(functools.partial(self.finished.finished, self))
+            self.finished.opened(self, stream)
         self.streams[stream.stream_id] = stream
         return stream
 
@@ -157,15 +157,15 @@ class Session:
     def get_standalone(self) -> OutboundStream:
         """The stream for messages unrelated to any request (GET /mcp, or the legacy SSE stream)."""
         if self.standalone is None:
-            self.standalone = (self.relay.standalone(self) if self.relay is not None
-                               else OutboundStream("g", resumable=self.resumable))
-            self.streams["g"] = self.standalone
+            standalone = self.relay.standalone(self) if self.relay else OutboundStream("g", resumable=self.resumable)
+            self.streams["g"] = self.standalone = standalone
+            if self.finished is not None:
+                self.finished.opened(self, self.standalone, finishes=False)
         return self.standalone
 
     def stream_for_event(self, event_id: str) -> OutboundStream | None:
         """The stream a ``Last-Event-ID`` belongs to."""
-        stream_id = event_id.split(".", 1)[0]
-        stream = self.streams.get(stream_id)
+        stream = self.streams.get(stream_id := event_id.split(".", 1)[0])
         if stream is None and self.relay is not None and stream_id:
             stream = self.relay.resumed(self, stream_id)
         return stream

@@ -3,8 +3,11 @@
 An :class:`OutboundStream` is transport-neutral: the server layer ``send``s messages to it and a
 transport attaches a *sink* (a function writing one SSE event). While no sink is attached
 (the client dropped the connection) messages wait in a bounded buffer; a client that resumes
-with ``Last-Event-ID`` gets the messages after that id replayed, then the live ones. A finished stream's messages
-are kept within the process's bounds in bytes and time (:mod:`.finished_streams`).
+with ``Last-Event-ID`` gets the messages after that id replayed, then the live ones. A resumable stream keeps its
+last :data:`DEFAULT_KEEP` messages, :data:`KEEP_BYTES` of them at most (the newest whatever its size), and its
+session's streams in flight are bounded together (:mod:`.unfinished_streams`); a finished stream's messages are
+kept within the process's bounds in bytes and time (:mod:`.finished_streams`). A resume past a message dropped so
+is refused (:meth:`OutboundStream.covers`): it is answered as one naming a stream no longer kept.
 
 Event ids are ``<stream id>.<sequence>``, unique within a session, so a ``Last-Event-ID`` names
 the stream it belongs to (MCP 2025-03-26+, Transports § Resumability and Redelivery).
@@ -25,6 +28,8 @@ Sink = Callable[[str | None, dict[str, Any]], None]
 
 DEFAULT_KEEP = 256
 """Messages kept per stream for replay."""
+KEEP_BYTES = 4 * 1024 * 1024
+"""Bytes of messages (their JSON, as sent) one stream keeps for replay while it runs; past it the oldest are dropped."""
 PIECES_BYTES = 64
 """What a kept file's text in a message counts of a stream's bytes (it stays in its file, read where it is sent)."""
 
@@ -40,9 +45,12 @@ class OutboundStream:
 
     __slots__ = (
         "_buffer",
+        "_dropped",
         "_keep",
+        "_kept_bytes",
         "_on_close",
         "_on_done",
+        "_on_grow",
         "_on_hangup",
         "_seq",
         "claimed",
@@ -58,8 +66,13 @@ class OutboundStream:
         self.resumable = resumable
         self._seq = 0
         self._keep = keep
-        # Created on the first message: most POST streams never carry one (a JSON reply).
-        self._buffer: deque[tuple[str | None, dict[str, Any]]] | None = None
+        # Created on the first message: most POST streams never carry one (a JSON reply). Each entry: event id,
+        # message, its bytes (counted for a resumable stream only: 0 otherwise).
+        self._buffer: deque[tuple[str | None, dict[str, Any], int]] | None = None
+        self._kept_bytes = 0
+        self._dropped = 0
+        """The sequence number of the newest message dropped from the buffer (0: none)."""
+        self._on_grow: Callable[[OutboundStream], None] | None = None
         self.sink: Sink | None = None
         self.done = False  # the final message (a response) has been sent
         self.closed = False
@@ -75,19 +88,49 @@ class OutboundStream:
         finished stream within its bounds: :mod:`.finished_streams`); None: nobody."""
         self._on_done = callback
 
+    def set_grow_callback(self, callback: Callable[[OutboundStream], None] | None) -> None:
+        """Call ``callback(stream)`` after each message kept for replay (the session bounds its streams' bytes
+        together: :mod:`.unfinished_streams`); None: nobody."""
+        self._on_grow = callback
+
+    @property
+    def kept_bytes(self) -> int:
+        """Bytes of the messages a resumable stream keeps for replay now (as :meth:`held_bytes`, counted as each
+        came)."""
+        return self._kept_bytes
+
+    def drop_oldest(self) -> int:
+        """Drop the oldest message kept for replay, never the newest; its bytes (0: nothing to drop). A resume
+        from before it is refused from now on (:meth:`covers`)."""
+        if not self.resumable or self._buffer is None or len(self._buffer) < 2:
+            return 0
+        event_id, _, size = self._buffer.popleft()
+        self._dropped = _seq_of(event_id) or self._dropped
+        self._kept_bytes -= size
+        return size
+
+    def covers(self, last_event_id: str) -> bool:
+        """Whether every message after ``last_event_id`` is still kept (none was dropped past it), so a resume from
+        it misses nothing."""
+        seq = _seq_of(last_event_id)
+        return seq is not None and seq >= self._dropped
+
     def held_bytes(self) -> int:
         """Bytes of the messages kept for replay, as JSON sent (a kept file's text, which stays in its file,
-        counts :data:`PIECES_BYTES`); 0 when none are.
+        counts :data:`PIECES_BYTES`); 0 when none are. A resumable stream's were counted as each came
+        (:attr:`kept_bytes`: a message no JSON holds is not kept), so only another's are measured now.
 
         Raises:
             TypeError, ValueError: a message JSON cannot hold (as ``jsonenc.dumps``).
         """
-        return sum(len(part) if isinstance(part, bytes) else PIECES_BYTES
-                   for _, message in self._buffer or () for part in jsonenc.dumpb_parts(message))
+        if self.resumable:
+            return self._kept_bytes
+        return sum(_bytes_of(message) for _, message, _ in self._buffer or ())
 
     def release(self) -> None:
         """Forget the messages kept for replay (the stream was dropped from its session's finished ones)."""
         self._buffer = None
+        self._kept_bytes = 0
 
     def set_close_callback(self, callback: Callable[[], None] | None) -> None:
         """Call ``callback`` once when the stream ends for good (:meth:`close`); None: nobody."""
@@ -126,10 +169,12 @@ class OutboundStream:
         if self.closed:
             return
         event_id = self.next_id()
-        if self.resumable or self.sink is None:
+        if self.resumable:
+            self._keep_for_replay(event_id, message)
+        elif self.sink is None:
             if self._buffer is None:
                 self._buffer = deque(maxlen=self._keep)
-            self._buffer.append((event_id, message))
+            self._buffer.append((event_id, message, 0))
         if final:
             self.done = True
         if self.sink is not None:
@@ -138,13 +183,28 @@ class OutboundStream:
             callback, self._on_done = self._on_done, None
             callback(self)
 
+    def _keep_for_replay(self, event_id: str | None, message: dict[str, Any]) -> None:
+        try:
+            size = _bytes_of(message)
+        except (TypeError, ValueError):  # a message no JSON holds (its sink fails it): nothing to replay
+            return
+        if self._buffer is None:
+            self._buffer = deque()
+        self._buffer.append((event_id, message, size))
+        self._kept_bytes += size
+        while len(self._buffer) > self._keep or self._kept_bytes > KEEP_BYTES:
+            if not self.drop_oldest():
+                break
+        if self._on_grow is not None:
+            self._on_grow(self)
+
     def attach(self, sink: Sink, last_event_id: str | None = None) -> None:
         """Attach a writer; replay what came after ``last_event_id`` (or everything undelivered)."""
         self.sink = sink
         if last_event_id is not None:
             replay = self._after(last_event_id)
         elif not self.resumable:
-            replay = list(self._buffer or ())
+            replay = [(event_id, message) for event_id, message, _ in self._buffer or ()]
             self._buffer = None
         else:
             replay = []
@@ -152,15 +212,11 @@ class OutboundStream:
             sink(event_id, message)
 
     def _after(self, last_event_id: str) -> list[tuple[str | None, dict[str, Any]]]:
-        try:
-            seq = bounded_int(last_event_id.rsplit(".", 1)[1])  # (a client's header: 4,300 digits at most)
-        except (IndexError, ValueError):
+        seq = _seq_of(last_event_id)
+        if seq is None:
             return []
-        out: list[tuple[str | None, dict[str, Any]]] = []
-        for event_id, message in self._buffer or ():
-            if event_id is not None and int(event_id.rsplit(".", 1)[1]) > seq:
-                out.append((event_id, message))
-        return out
+        return [(event_id, message) for event_id, message, _ in self._buffer or ()
+                if event_id is not None and int(event_id.rsplit(".", 1)[1]) > seq]
 
     def hangup(self) -> bool:
         """End the current HTTP response but keep the stream for a resuming GET (SEP-1699); a GET
@@ -187,7 +243,26 @@ class OutboundStream:
         self.closed = True
         self.sink = None
         self._buffer = None
+        self._kept_bytes = 0
         self._on_done = None
+        self._on_grow = None
         if self._on_close is not None:
             callback, self._on_close = self._on_close, None
             callback()
+
+
+def _seq_of(event_id: str | None) -> int | None:
+    """The sequence number of an event id (``<stream>.<n>``); None for none or another form."""
+    try:
+        return bounded_int(event_id.rsplit(".", 1)[1]) if event_id else None  # (a client's header: 4,300 digits)
+    except (IndexError, ValueError):
+        return None
+
+
+def _bytes_of(message: dict[str, Any]) -> int:
+    """Bytes of ``message``'s JSON as sent (a kept file's text, which stays in its file, counts :data:`PIECES_BYTES`).
+
+    Raises:
+        TypeError, ValueError: a message JSON cannot hold (as ``jsonenc.dumps``).
+    """
+    return sum(len(part) if isinstance(part, bytes) else PIECES_BYTES for part in jsonenc.dumpb_parts(message))
