@@ -4,8 +4,8 @@ The run directory gets the notebook's extra files (a cell tagged ``FILES`` holdi
 ``EXTRA_FILES = [...]`` or ``"*"``, linked from the notebook's directory, as simtool does) and the
 call's input files; papermill executes the notebook there with the parameters injected after the
 cell tagged ``parameters`` and writes the executed copy as ``<name>.ipynb``. The outputs are the
-scrapbook entries ``DB(OUTPUTS).save`` glued, read with simtool's ``DB`` (values decoded, files
-resolved against the run directory).
+scrapbook entries ``DB(OUTPUTS).save`` glued, decoded by :mod:`.saved` (never by simtool's jsonpickle) with
+the files they name confined to the run directory.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from ..batch_run import batch_run
 from .kernel_output import quiet_kernel_end
 from .kernels import KernelStop
 from .notebook import Sim2LSpec
+from .saved import NotARunFile, Undecodable, decode, read_value_file, run_file
+from .store import RUN_FILE
 from .values import INPUT_FILES_DIR, Prepared
 
 __all__ = ["Output", "cell_timeout_message", "executed_notebook", "read_outputs", "run_notebook"]
@@ -262,35 +264,67 @@ def _file_of(data: Any) -> str | None:
     return None
 
 
-def read_outputs(spec: Sim2LSpec, directory: str) -> tuple[list[Output], list[str]]:
+def read_outputs(spec: Sim2LSpec, directory: str, tool: str | None = None) -> tuple[list[Output], list[str]]:
     """The declared outputs the run saved, in declaration order, and the names of those it did not.
 
-    Values are decoded by simtool's ``DB`` (its JSON encoding, or the saved file read as the
-    declared type); an output saved as a file keeps its path (relative to ``directory``).
-    """
-    from simtool import DB
+    The notebook's scrapbook entries are read with scrapbook and each value decoded by :func:`.saved.decode`
+    (JSON, numpy numbers and arrays; never simtool's ``jsonpickle.loads``, which calls what the JSON names).
+    An output saved as a file (``file://<path>``) keeps its path, relative to ``directory``, once
+    :func:`.saved.run_file` found it a regular file inside the run directory; a value saved in a file is read
+    from it (at most :data:`.saved.VALUE_FILE_LIMIT` bytes): a ``Text`` as UTF-8 text, the others decoded.
+    ``tool``: the name the tool is served under (default: the Sim2L's name), which messages name.
 
-    db = DB(executed_notebook(spec, directory), dir=directory)
-    scraps = db.nb.scraps
+    Raises:
+        ToolError: an output names a file that is not one of the run (outside it, a link out, not a regular
+            file, too large), or holds a value that is not decoded (a Python object): the message names the
+            tool, the output and what to save instead.
+    """
+    import scrapbook
+
+    tool = tool or spec.name
+    scraps = scrapbook.read_notebook(executed_notebook(spec, directory)).scraps
     found: list[Output] = []
     missing: list[str] = []
     for name, item in spec.outputs.items():
         if name not in scraps or scraps[name].data is None:
             missing.append(name)
             continue
-        raw = scraps[name].data
-        path = _file_of(raw)
-        if path is not None:
-            if item.type in ("File", "Image"):
-                found.append(Output(name, file=path))
-            else:  # a value kept in a file: simtool reads it as its type
-                found.append(Output(name, value=db.read(name), file=path))
-            continue
-        value = db.read(name)
-        if value is None and raw not in (None, "null"):
-            value = json.loads(raw) if isinstance(raw, str) else raw
-        if value is None:
+        try:
+            output = _output(name, item.type, scraps[name].data, directory)
+        except (NotARunFile, Undecodable) as exc:
+            what = ("names a file that is not the run's:" if isinstance(exc, NotARunFile)
+                    else "was saved as a value that is not read:")
+            raise ToolError(f"the Sim2L tool '{tool}': its output '{name}' {what} {exc} (an output's file:// "
+                            "reference must name a regular file inside the run directory; values are JSON or "
+                            "numpy numbers and arrays)") from None
+        if output is None:
             missing.append(name)
             continue
-        found.append(Output(name, value=value))
+        found.append(output)
     return found, missing
+
+
+def _output(name: str, kind: str, raw: Any, directory: str) -> Output | None:
+    """The output ``name`` of declared type ``kind`` from its scrap ``raw``; None when it holds no value."""
+    path = _file_of(raw)
+    if path is not None:
+        relative = run_file(directory, path, excluded=(RUN_FILE,))
+        if kind in ("File", "Image"):
+            return Output(name, file=relative)
+        data = read_value_file(directory, relative)
+        value = data.decode("utf-8", errors="replace") if kind == "Text" else decode(data)
+        return Output(name, value=value, file=relative)
+    try:
+        value = decode(raw)
+    except Undecodable:
+        if kind in ("Text", "Tag", "Choice") and isinstance(raw, str):
+            return Output(name, value=raw)  # glued as plain text, not simtool's JSON
+        raise
+    if value is None:
+        return None
+    if kind == "Image" and isinstance(value, list) and value:
+        import numpy
+        import PIL.Image
+
+        value = PIL.Image.fromarray(numpy.array(value, dtype="uint8"))  # as simtool's Image.read_from_data
+    return Output(name, value=value)

@@ -208,7 +208,7 @@ class Sim2LTool:
         cache's does (``_meta`` ``{"hit": true}``; a run kept for later calls ``{"hit": false}``) and names
         the record of the call that ran it (``produced``), which the provenance layer takes for this call's
         record (``cached_from``)."""
-        outputs, missing = read_outputs(self.spec, directory)
+        outputs, missing = read_outputs(self.spec, directory, self.name)
         meta: dict[str, Any] | None = None
         if cached:
             meta = {CACHE_META: {"hit": True}, **({PROVENANCE_META: produced} if produced else {})}
