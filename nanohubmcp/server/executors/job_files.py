@@ -37,6 +37,7 @@ from ...protocol.message_values import shown_value
 from ...protocol.mime import guess_mime_type
 from ...protocol.seconds import seconds_of
 from ...protocol.whole_numbers import whole_number, written_whole
+from ..wire.owned_folders import warn_shared
 from ..wire.state_dir import private_folder
 from .base import JobExecutor
 from .remote import deliver
@@ -145,9 +146,12 @@ def make_job_folder(root: Path, job_id: str) -> Path:
     """Create (owner-only) and return the folder of job ``job_id`` under ``root``.
 
     Folders missing on the way to ``root`` are made owner-only; a ``root`` made beforehand (a ``job_dir`` in a
-    project space, group-shared and setgid) keeps its mode: it is the operator's to set.
+    project space, group-shared and setgid) keeps its mode: it is the operator's to set (a warning is logged
+    once when others may write there without the sticky bit: :func:`~..wire.owned_folders.warn_shared`). The
+    server reads the job's files only while the folder passes :func:`~..wire.owned_folders.check_folder`.
     """
     private_folder(str(root), tighten=False)
+    warn_shared(root, "job_dir")
     folder = root / job_id
     folder.mkdir(mode=0o700, exist_ok=True)
     (folder / MARK).touch()

@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..wire.owned_folders import warn_shared
 from . import JOB_EXECUTOR, JOB_OPTIONS
 from .job_files import MARK, FolderJobExecutor
 
@@ -89,11 +90,13 @@ class JobFolders:
                         shutil.rmtree(root / job_id, ignore_errors=True)
 
     def orphaned(self, known: Callable[[str], bool]) -> None:
-        """Remove every job folder whose job ``known`` denies (the store holds no record of it)."""
+        """Remove every job folder whose job ``known`` denies (the store holds no record of it). (Called as the job
+        store opens: a ``job_dir`` others may write to without the sticky bit is warned of here, at start.)"""
         for runner in self.executors():
             root = runner.root()
             if not root.is_dir():
                 continue
+            warn_shared(root, f"{runner.name} job_dir")
             for folder in root.iterdir():
                 if (
                     _JOB_ID.match(folder.name)

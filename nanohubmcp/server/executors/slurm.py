@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError, ToolError
 from ...protocol.result_types import ToolResult
+from ..wire.owned_folders import FolderKey, folder_key, read_owned
 from .base import Place, ran_away
 from .job_files import (
     EventTail,
@@ -173,36 +174,49 @@ class SlurmJobExecutor(FolderJobExecutor):
     ) -> Any:
         loop = asyncio.get_running_loop()
         folder = await loop.run_in_executor(None, make_job_folder, self.root(), job.id)
+        key = folder_key(folder)  # what the folder must still be whenever the server reads from it
         if context_param:
             kwargs = {**kwargs, context_param: remote_context(job, context, FileChannel(folder), self.name)}
         slurm_id = await loop.run_in_executor(None, self._submit, folder, job, fn, kwargs, is_coroutine)
         if job.store is not None:
-            job.store.set_executor_ref(job, json.dumps({"folder": str(folder), "slurm_job_id": slurm_id}))
-        return await self._follow(folder, slurm_id, job, context, submitted=True)
+            job.store.set_executor_ref(
+                job, json.dumps({"folder": str(folder), "slurm_job_id": slurm_id, "folder_key": list(key)})
+            )
+        return await self._follow(folder, slurm_id, job, context, key, submitted=True)
 
     # -- after a restart ----------------------------------------------------------------------
     def reattach(self, job: Job) -> Any:
         found = self._find(job)
         if found is None:
             return None
-        folder, slurm_id = found
-        return self._follow(folder, slurm_id, job, None)
+        folder, slurm_id, key = found
+        return self._follow(folder, slurm_id, job, None, key)
 
-    def _find(self, job: Job) -> tuple[Path, str] | None:
+    def _find(self, job: Job) -> tuple[Path, str, FolderKey | None] | None:
+        """``job``'s folder, Slurm job id and the folder's identity when it was made (None: a job of an earlier
+        version, or one whose reference was never stored)."""
         try:
             ref = json.loads(job.executor_ref or "")
-            return Path(ref["folder"]), str(ref["slurm_job_id"])
-        except (ValueError, KeyError, TypeError):
+            recorded = ref.get("folder_key")
+            key = (int(recorded[0]), int(recorded[1])) if recorded is not None else None
+            return Path(ref["folder"]), str(ref["slurm_job_id"]), key
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             pass  # the server died between sbatch and storing the id: look in the folder
         folder = self.root() / job.id
         submitted = sorted(folder.glob("*_submitted.pkl"))
         if not submitted:
             return None
-        return folder, submitted[0].name.split("_", 1)[0]
+        return folder, submitted[0].name.split("_", 1)[0], None
 
     # -- following a job ----------------------------------------------------------------------
     async def _follow(
-        self, folder: Path, slurm_id: str, job: Job, context: Context | None, submitted: bool = False
+        self,
+        folder: Path,
+        slurm_id: str,
+        job: Job,
+        context: Context | None,
+        key: FolderKey | None,
+        submitted: bool = False,
     ) -> Any:
         # On a node: the record names it and the Slurm job id (task metadata), and the host, pid and
         # thread the job answers with its value; until then (or when it never answers) only them.
@@ -219,9 +233,14 @@ class SlurmJobExecutor(FolderJobExecutor):
         loop = asyncio.get_running_loop()
         try:
             while True:
+                try:  # before anything is read: the folder is still the one made, its user's alone
+                    found = await loop.run_in_executor(None, _load, folder, result.name, key)
+                except ToolError:  # replaced: the job, not started yet, would run the other's pickled call
+                    await loop.run_in_executor(None, states.cancel, slurm_id)
+                    raise
                 await loop.run_in_executor(None, events)
-                if result.exists():
-                    outcome = await loop.run_in_executor(None, _load, result)
+                if found is not None:
+                    outcome = found
                     job.where = ran_away(_place_of(outcome))
                     await loop.run_in_executor(None, events)
                     seen = states.get(slurm_id)
@@ -296,9 +315,15 @@ def _send_by_value(fn: Callable[..., Any]) -> None:
     cloudpickle.register_pickle_by_value(module)
 
 
-def _load(path: Path) -> Any:
-    with open(path, "rb") as source:
-        return pickle.load(source)  # written by our own job (submitit's result file)
+def _load(folder: Path, name: str, key: FolderKey | None) -> Any:
+    """submitit's result file ``name``, unpickled (None while there is none), read only from ``folder`` as it was
+    made: the server's user's alone, the same inode (:func:`~..wire.owned_folders.read_owned`).
+
+    Raises:
+        ToolError: the folder was replaced, or is not the server's user's alone, or the file is not its user's.
+    """
+    data = read_owned(folder, name, key)
+    return None if data is None else pickle.loads(data)  # written by our own job (it checked out above)
 
 
 def _place_of(outcome: tuple[str, Any]) -> Place | None:

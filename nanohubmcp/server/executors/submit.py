@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError, ToolError
 from ...protocol.result_types import ToolResult
+from ..wire.owned_folders import FolderKey, check_folder, folder_key, read_owned
 from .job_files import MARK, FolderJobExecutor, file_blocks, make_job_folder, tail
 from .submit_run import OPTIONS, RUN_NAME, SubmitRun, check_values, combinations, command_line, parse_progress
 
@@ -105,6 +106,7 @@ class SubmitJobExecutor(FolderJobExecutor):
         except ConfigurationError as exc:
             raise ToolError(str(exc)) from None
         folder = await loop.run_in_executor(None, make_job_folder, self.root(), job.id)
+        key = folder_key(folder)  # what the folder must still be whenever the server reads from it
         plan = {
             "folder": str(folder),
             "sweep": bool(run.parameters),
@@ -125,21 +127,30 @@ class SubmitJobExecutor(FolderJobExecutor):
             raise ToolError(f"cannot start submit: {exc}") from None
         (folder / "pid").write_text(str(proc.pid))
         if job.store is not None:
-            job.store.set_executor_ref(job, json.dumps({"folder": str(folder)}))
+            job.store.set_executor_ref(job, json.dumps({"folder": str(folder), "folder_key": list(key)}))
         if context is not None:
             context.info(f"submit started: {' '.join(argv[4:])}")
-        return await self._follow(folder, plan, job, context, proc)
+        return await self._follow(folder, plan, job, context, proc, key)
 
     def reattach(self, job: Job) -> Any:
+        key: FolderKey | None = None
         try:
-            folder = Path(json.loads(job.executor_ref or "")["folder"])
-        except (ValueError, KeyError, TypeError):
+            ref = json.loads(job.executor_ref or "")
+            folder = Path(ref["folder"])
+            if ref.get("folder_key") is not None:  # (none from an earlier version)
+                key = (int(ref["folder_key"][0]), int(ref["folder_key"][1]))
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             folder = self.root() / job.id
         try:
-            plan = json.loads((folder / "submit.json").read_text())
-        except (OSError, ValueError):
-            return None  # never started
-        return self._follow(folder, plan, job, None, None)
+            data = read_owned(folder, "submit.json", key)
+            if data is None:
+                return None  # never started
+            plan = json.loads(data)
+        except ValueError:
+            return None
+        except ToolError as exc:  # replaced, or not the server's user's alone: nothing in it is trusted
+            return _refused(str(exc))
+        return self._follow(folder, plan, job, None, None, key)
 
     async def _follow(
         self,
@@ -148,12 +159,19 @@ class SubmitJobExecutor(FolderJobExecutor):
         job: Job,
         context: Context | None,
         proc: subprocess.Popen[bytes] | None,
+        key: FolderKey | None = None,
     ) -> Any:
         loop = asyncio.get_running_loop()
         reader = ProgressReader(folder / "submit.out", job, context)
         interval = float(self.options.get("poll_interval", 0.25))
         try:
             while True:
+                try:  # before anything is read: the folder is still the one made, its user's alone
+                    await loop.run_in_executor(None, check_folder, folder, key)
+                except ToolError:  # replaced: the client started here is stopped (by its own pid, not the file's)
+                    if proc is not None:
+                        await loop.run_in_executor(None, stop, folder, proc, key)
+                    raise
                 reader()
                 code = _exit_status(folder, proc)
                 if code is not None:
@@ -162,8 +180,12 @@ class SubmitJobExecutor(FolderJobExecutor):
                 await asyncio.sleep(interval)
         except asyncio.CancelledError:
             if not job.abandoned:  # the client cancelled: stop submit as an interrupt does
-                await loop.run_in_executor(None, stop, folder, proc)
+                await loop.run_in_executor(None, stop, folder, proc, key)
             raise
+
+
+async def _refused(message: str) -> Any:
+    raise ToolError(message)
 
 
 def as_run(spec: object, tool: str) -> SubmitRun:
@@ -251,11 +273,13 @@ def _alive(folder: Path) -> bool:
     return True
 
 
-def stop(folder: Path, proc: subprocess.Popen[bytes] | None) -> None:
-    """SIGTERM to the client's process group, SIGKILL if it is still there after a grace period."""
+def stop(folder: Path, proc: subprocess.Popen[bytes] | None, key: FolderKey | None = None) -> None:
+    """SIGTERM to the client's process group, SIGKILL if it is still there after a grace period. Its pid is the
+    process's when the server started it, else the ``pid`` file's, read only from the folder as it was made
+    (a replaced folder's is not read: nothing is signalled)."""
     try:
-        pid = int((folder / "pid").read_text())
-    except (OSError, ValueError):
+        pid = proc.pid if proc is not None else int(read_owned(folder, "pid", key) or b"")
+    except (OSError, ValueError, ToolError):
         return
     for sig in (signal.SIGTERM, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError, PermissionError):
