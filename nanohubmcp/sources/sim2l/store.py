@@ -30,11 +30,14 @@ import json
 import os
 import secrets
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ...errors import ToolError
+from ...server.wire.owned_folders import check_folder
 from ...server.wire.state_dir import owner_only_tree, private_folder, safe_name
 from ...server.wire.worker_cleanups import after_worker_death
 from ..run_folders import RunFolders
@@ -72,7 +75,8 @@ class RunStore:
             raise ValueError(f"max_runs must be a whole number of runs, at least 1 (got {max_runs!r})")
         self.max_runs = max_runs
         self.root = root
-        self.directory = os.path.join(root, safe_name(name), safe_name(revision))
+        self.top = os.path.join(root, safe_name(name))
+        self.directory = os.path.join(self.top, safe_name(revision))
         self.runs = 0  # papermill runs made by this store (not answers from stored runs)
 
     def path(self, run: str) -> str:
@@ -82,16 +86,44 @@ class RunStore:
         return os.path.join(self.directory, run)
 
     def find(self, run: str) -> str | None:
-        """The stored run's directory, or None when there is none."""
+        """The stored run's directory, or None when there is none.
+
+        A stored run is answered from only when every folder from ``<root>/<name>`` down to the run's, and its
+        ``run.json``, are the server's user's, granting nothing to group or other (not links): in a ``results_dir``
+        a group may write to, a member could otherwise rename ``<name>`` and plant a run of their own under an id
+        anyone can compute (:func:`~nanohubmcp.server.wire.owned_folders.check_folder`).
+
+        Raises:
+            ToolError: a folder on the way, or ``run.json``, fails that check (naming it and what to fix).
+        """
         record = os.path.join(self.path(run), RUN_FILE)
+        if not os.path.lexists(record):
+            return None
+        self._check(os.path.dirname(record))
+        try:
+            found = os.lstat(record)
+        except FileNotFoundError:  # removed meanwhile (the store was full)
+            return None
+        if not stat.S_ISREG(found.st_mode) or found.st_uid != os.geteuid():
+            raise ToolError(f"{record} is not a file of the server's user (uid {os.geteuid()}): the stored run "
+                            f"{run[:12]} was not made by this server; remove {os.path.dirname(record)}")
         try:
             os.utime(record)  # recently used: the last to be removed when the store is full
         except FileNotFoundError:
             return None
-        except OSError:  # a store this process may read but not write
+        except OSError:  # a store this process may read but not write (a read-only filesystem)
             if not os.path.isfile(record):
                 return None
         return os.path.dirname(record)
+
+    def _check(self, down_to: str) -> None:
+        """Check every folder from ``<root>/<name>`` down to ``down_to`` (ToolError on the first that fails)."""
+        here = self.top
+        check_folder(here)
+        rest = os.path.relpath(down_to, here)
+        for part in rest.split(os.sep) if rest != os.curdir else []:
+            here = os.path.join(here, part)
+            check_folder(here)
 
     @staticmethod
     def record_of(directory: str) -> str | None:
@@ -119,6 +151,7 @@ class RunStore:
         """A new, empty directory to run in (in this process's folder of ``<root>/.running``)."""
         running = os.path.join(self.root, ".running")
         private_folder(running)
+        check_folder(running)  # (one another user made first would hold the kernels' connection files)
         return str(_FOLDERS.make(running))
 
     def keep(self, scratch: str, run: str, identity: dict[str, Any], started: float, *, replace: bool = False,
@@ -138,6 +171,7 @@ class RunStore:
         owner_only_tree(scratch)  # (the kernel wrote its files under the server's umask)
         private_folder(os.path.dirname(self.directory))
         private_folder(self.directory)
+        self._check(self.directory)  # (never stored into a folder another user made or put in place)
         if replace and os.path.isdir(target):
             old = os.path.join(self.root, ".running", f"old-{secrets.token_hex(8)}")
             os.rename(target, old)

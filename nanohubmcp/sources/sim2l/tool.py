@@ -32,6 +32,7 @@ from ...server.jobs.record import PROVENANCE_META, PROVENANCE_URI_PREFIX
 from ...server.provenance.code_files import WATCHED, WatchedCode
 from ...server.provenance.handover import CACHE_META
 from ...server.registry.components import STOPS_WHEN_CANCELLED
+from ...server.wire.owned_folders import warn_shared
 from .edits import notebook_code, refuse_edited
 from .execute import read_outputs, run_notebook
 from .kernels import KernelStop, stop_on_cancel
@@ -334,6 +335,7 @@ def add_sim2l(
     except ValueError as exc:
         raise RegistrationError(f"Sim2L {spec.name}: {exc}") from None
     sweep_runs(store.root)  # the kernels killed servers (or workers) left running
+    warn_shared(store.root, "Sim2L results_dir")  # a group may rename this server's runs away: logged at start
     if description is None:
         revision = "" if spec.revision == "local" else f" {spec.revision}"
         description = (
