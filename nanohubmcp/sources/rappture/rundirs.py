@@ -10,12 +10,10 @@ lock and the sweep are :mod:`..run_folders`'s, shared with the Sim2L source; thi
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 import tempfile
 from pathlib import Path
 
+from ..left_files import LeftFileRefused, read_left_file
 from ..run_folders import RunFolders, record_group
 from .running import stop_all
 
@@ -48,20 +46,13 @@ def read_run_file(path: Path, limit: int = RUN_FILE_LIMIT) -> str:
         RunFileRefused: not a regular file, or over ``limit`` bytes.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        data = read_left_file(path, limit)
     except FileNotFoundError:
         return ""
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise RunFileRefused(f"{path.name} is a symbolic link (never followed)") from None
-        raise
-    with os.fdopen(fd, "rb") as stream:
-        info = os.fstat(stream.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise RunFileRefused(f"{path.name} is not a regular file")
-        data = stream.read(limit + 1)
-    if len(data) > limit:
-        raise RunFileRefused(f"{path.name} is over the {limit // (1024 * 1024)} MiB a run file may have")
+    except LeftFileRefused as exc:
+        said = {"link": "is a symbolic link (never followed)", "kind": "is not a regular file"}.get(
+            exc.reason, f"is over the {limit // (1024 * 1024)} MiB a run file may have")
+        raise RunFileRefused(f"{path.name} {said}") from None
     return data.decode("utf-8", errors="replace")
 
 

@@ -31,8 +31,10 @@ from ...protocol.content import ImageContent, ResourceLink, TextContent
 from ...protocol.jsonenc import dumps
 from ...protocol.result_types import ToolResult
 from ...server.results import convert
+from ..left_files import LeftFileRefused, read_left_file
 from .execute import Output
 from .notebook import Sim2LSpec
+from .saved import VALUE_FILE_LIMIT
 
 __all__ = ["file_uri", "shape_result"]
 
@@ -47,10 +49,14 @@ def file_uri(tool: str, run: str, path: str) -> str:
 
 
 def _image_block(path: str, value: Any) -> dict[str, Any] | None:
+    """An Image output's file as an image block: only a regular file of at most ``VALUE_FILE_LIMIT`` bytes (past it,
+    or a link, the resource link alone carries it); else its value's block."""
     mime = mimetypes.guess_type(path)[0]
     if mime in PICTURE_TYPES and os.path.isfile(path):
-        with open(path, "rb") as stream:
-            return ImageContent(stream.read(), mime).to_wire()
+        try:
+            return ImageContent(read_left_file(path, VALUE_FILE_LIMIT), mime).to_wire()
+        except (OSError, LeftFileRefused):
+            return None
     return convert.images.to_block(value) if value is not None else None
 
 

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import errno
 import json
 import os
-import stat
 from typing import Any
+
+from ..left_files import LeftFileRefused, read_left_file
 
 __all__ = ["VALUE_FILE_LIMIT", "NotARunFile", "Undecodable", "decode", "read_value_file", "run_file"]
 
@@ -208,16 +208,9 @@ def read_value_file(directory: str, relative: str, limit: int = VALUE_FILE_LIMIT
     """
     path = os.path.join(os.path.realpath(directory), relative)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOENT):
-            raise NotARunFile(f"{relative!r} is not a regular file of the run") from None
-        raise
-    with os.fdopen(fd, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-            raise NotARunFile(f"{relative!r} is not a regular file of the run")
-        data = stream.read(limit + 1)
-    if len(data) > limit:
-        most = f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit} bytes"
-        raise NotARunFile(f"{relative!r} is over the {most} an output's value file may have")
-    return data
+        return read_left_file(path, limit)
+    except (FileNotFoundError, LeftFileRefused) as exc:
+        if isinstance(exc, LeftFileRefused) and exc.reason == "size":
+            most = f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit} bytes"
+            raise NotARunFile(f"{relative!r} is over the {most} an output's value file may have") from None
+        raise NotARunFile(f"{relative!r} is not a regular file of the run") from None
