@@ -57,6 +57,14 @@ if TYPE_CHECKING:
     from .served import ServedServer
 
 log = logging.getLogger("nanohubmcp")
+AFTER_SECONDS = 1.0
+"""Seconds from listening to :func:`.warm_up.warm_up` (after a first answer at start: it and its count stay)."""
+
+
+def _warm_up() -> None:
+    from .warm_up import warm_up  # (not with the first answer)
+
+    warm_up()
 
 SWEEP_SECONDS = 60.0
 LEFT_TASKS_SECONDS = 1.0
@@ -238,6 +246,7 @@ class Runner:
             self._serve(sockets)
             # The process is the server's: its start-up is out of full collections (for good in one the command serves).
             frozen.append(freeze_start_up(kept=was_served()))
+            loop.call_later(AFTER_SECONDS, _warm_up)  # a first call's imports, once idle after start (warm_up)
             if workers > 1:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None
