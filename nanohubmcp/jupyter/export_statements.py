@@ -6,7 +6,8 @@ cannot run: an IPython line (:mod:`.export_magic_lines` says what it becomes), a
 dropped with a comment). It refuses what the script would run wrongly: a syntax error or top-level ``await``,
 IPython syntax used as a value (``x = !ls``), a cell binding a name the script uses itself (``server``...), a
 second ``MCPServer``, an IPython line sharing its line with other statements, a name only a left-out cell
-bound (:mod:`.export_bindings`). A cell using ``%mcp ...`` as a value raises
+bound (:mod:`.export_bindings`). ``current().server`` becomes ``server`` (:mod:`.export_current`). A cell
+using ``%mcp ...`` as a value raises
 :class:`.export_outcomes.ReadsServer`: the cell is left out whole.
 
 Which cells reach here, and with which lines before their code, is :mod:`.export_cells`'.
@@ -18,6 +19,7 @@ import ast
 
 from ..protocol import ast_guard
 from .export_bindings import Bindings
+from .export_current import CurrentServer
 from .export_magic_lines import MagicLines
 from .export_outcomes import Code, Cursor, ReadsServer, Untranslatable
 from .notebook_cells import bound_names, displays_only, ipython_call, is_name, reads_server
@@ -46,6 +48,7 @@ class Statements:
         self._magic_lines = magic_lines
         self._bindings = bindings
         self._futures = futures
+        self._current = CurrentServer()
 
     def script_code(self, code: str) -> str:
         """``code`` with what a script cannot run replaced, each statement by a line (code or a comment).
@@ -62,6 +65,7 @@ class Statements:
                 raise Untranslatable(f"top-level await on line {where} cannot run in a script; move it into "
                                      "an async def (a tool may be async) or call asyncio.run(...)") from None
             raise Untranslatable(f"syntax error on line {where}: {msg}") from None
+        code = self._current.rewrite(code, ast_guard.parse(code), self._cursor)
         lines = code_lines(code)
         for stmt, comment in sorted(self._replacements(ast_guard.parse(code), lines), key=lambda r: -r[0].lineno):
             indent = lines[stmt.lineno - 1][: stmt.col_offset]
