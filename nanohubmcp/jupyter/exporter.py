@@ -16,9 +16,10 @@ replaces it anyway.
 
 Errors: an untranslatable cell, a notebook that would serve nothing (no ``%%mcp_*`` cell), or an output
 file that is not an earlier export of this notebook, is logged
-as one line naming what is wrong, and the conversion fails
-with ``nbconvert.utils.exceptions.ConversionException`` (nbconvert then exits 1 and writes
-nothing).
+as one line naming what is wrong, and the conversion fails with
+``nbconvert.utils.exceptions.ConversionException``; under ``jupyter nbconvert`` (its application's
+exporter) with ``SystemExit(1)`` instead, which ends the command as nbconvert's own handling of the
+exception does (exit status 1, nothing written) without the traceback it logs with it.
 
 Example:
     ```python
@@ -32,7 +33,7 @@ Example:
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from nbconvert.exporters import Exporter
 from nbconvert.utils.exceptions import ConversionException
@@ -94,6 +95,17 @@ class MCPExporter(Exporter):
         base = app["output_base"] if app is not None and "output_base" in app else None
         return isinstance(base, str) and base not in ("", "{notebook_name}")
 
+    def _refuse(self, message: str) -> NoReturn:
+        """Log ``message`` (one line) and fail: ``SystemExit(1)`` for ``jupyter nbconvert``, whose handler of a
+        ``ConversionException`` logs its traceback (the message again, with both modules' frames) and then
+        exits 1 itself; ``ConversionException`` for any other caller."""
+        from nbconvert.nbconvertapp import NbConvertApp
+
+        self.log.error("%s", message)
+        if NbConvertApp.initialized() and NbConvertApp.instance().exporter is self:
+            raise SystemExit(1)
+        raise ConversionException(message)
+
     @default("file_extension")
     def _file_extension_default(self) -> str:
         return ".py"
@@ -121,8 +133,7 @@ class MCPExporter(Exporter):
             script = translate(nb_copy, source=source, output=destination or output, format_code=self.format_code,
                                refuse_empty=True)
         except NanohubMCPError as exc:
-            self.log.error("%s", exc)
-            raise ConversionException(str(exc)) from None
+            self._refuse(str(exc))
         if destination and not self.force and os.path.isfile(destination):
             with open(destination, encoding="utf-8", errors="replace") as existing:
                 refused = refusal(existing.read(4000), source)
@@ -131,8 +142,7 @@ class MCPExporter(Exporter):
                     "pass --output NAME to write another file (several notebooks: --output '{notebook_name}_mcp'), "
                     "or --MCPExporter.force=True to replace it" if refused.other_notebook else
                     "pass --MCPExporter.force=True to replace it (or --output NAME to write another file)")
-                self.log.error("%s", message)
-                raise ConversionException(message)
+                self._refuse(message)
         for line in script.dropped:
             self.log.info("dropped (IPython only): %s", line)
         for line in script.notes:

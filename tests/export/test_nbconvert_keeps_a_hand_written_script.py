@@ -1,6 +1,7 @@
 """``jupyter nbconvert --to mcp`` replaces the file it writes only when that file is an earlier export, as
 ``nanohubmcp export`` does: a hand-written ``start_mcp.py`` (the name nanoHUB tools give their server) is
-refused in one line and kept; ``--MCPExporter.force=True`` replaces it (trial30 T13)."""
+refused in one line and kept; ``--MCPExporter.force=True`` replaces it (trial30 T13). The one line was
+followed by nbconvert's traceback of the exception, the message again (trial69 T69-2)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ def test_a_hand_written_start_mcp_py_is_refused_and_kept(write_notebook: Write, 
     write_notebook(*CELLS, name="adder.ipynb")
     (tmp_path / "start_mcp.py").write_text(MINE)
     done = nbconvert("--to", "mcp", "adder.ipynb", cwd=tmp_path)
-    assert done.returncode != 0
-    assert ("start_mcp.py exists and is not an earlier export; pass --MCPExporter.force=True to replace it "
-            "(or --output NAME to write another file)") in done.stderr
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if "ERROR" in line or "Traceback" in line]
+    assert errors == ["[NbConvertApp] ERROR | start_mcp.py exists and is not an earlier export; pass "
+                      "--MCPExporter.force=True to replace it (or --output NAME to write another file)"], done.stderr
     assert (tmp_path / "start_mcp.py").read_text() == MINE
 
     again = nbconvert("--to", "mcp", "adder.ipynb", "--MCPExporter.force=True", cwd=tmp_path)
