@@ -217,14 +217,14 @@ class MCPMagics(Magics):
                 frame = frame.f_back
             line = frame.f_lineno if frame.f_globals is shell.user_global_ns else 1
         registry = shell.user_global_ns.setdefault("__warningregistry__", {})
-        return warnings_at(f"Cell In[{shell.execution_count}]", line, registry)
+        return warnings_at(f"Cell In[{_running_cell(shell)}]", line, registry)
 
     def _define(self, kind: str, cell: str, name: str | None, uri: str | None = None) -> Callable[..., Any]:
         """Compile and run the cell; the function it defines (``name``: ``--name``; ``uri``: a resource's)."""
         shell = self.shell
         assert shell is not None
         source = shell.transform_cell(cell)
-        filename = shell.compile.cache(source, shell.execution_count, raw_code=cell)
+        filename = shell.compile.cache(source, _running_cell(shell), raw_code=cell)
         try:
             code = shell.compile(source, filename, "exec")
             info, _ = cellspec.pick_function(source, name, kind=kind)
@@ -257,7 +257,7 @@ class MCPMagics(Magics):
         line = None if exc.lineno is None else exc.lineno + dropped + 1  # (the cell's code is below the magic's line)
         if shell is not None and exc.text:  # (format_exception_only: "File ... line N", the line, its caret, the error)
             shown = "".join(traceback.format_exception_only(SyntaxError, exc)[1:])
-            sys.stderr.write(f"  Cell In[{shell.execution_count}], line {line}\n{shown}")
+            sys.stderr.write(f"  Cell In[{_running_cell(shell)}], line {line}\n{shown}")
             sys.stderr.flush()
         where = f"line {line} of the cell" if line is not None else "the cell"
         registered = "resource" if kind == "view" else kind
@@ -350,3 +350,12 @@ def _in_magic_terms(exc: RegistrationError, kind: str) -> str:
     """The error's message, its Python keyword fix (``name='...'``) said as the cell's option."""
     flag = "--" + (exc.option or "").replace("_", "-")
     return exc.said_with(flag, f"add {flag} NAME to the %%mcp_{kind} line")
+
+
+def _running_cell(shell: InteractiveShell) -> int:
+    """The execution count of the cell running now, as IPython labels it (``Cell In[N]``): IPython has already
+    counted on (``shell.execution_count`` is the next cell's) and keeps the running one's in its
+    displayhook's ``exec_result``; outside a cell, ``shell.execution_count``."""
+    result = getattr(shell.displayhook, "exec_result", None)
+    count = getattr(result, "execution_count", None)
+    return count if isinstance(count, int) else int(shell.execution_count)
