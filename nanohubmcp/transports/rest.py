@@ -41,7 +41,7 @@ from ..protocol import jsonrpc, versions
 from ..protocol.encoded import is_object
 from ..schema.paths import echoed
 from ..server.results.named_blocks import placeholders
-from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR, TIMED_OUT
+from ..server.wire.request import ASKED_WITHOUT_CLIENT, LARGE_MESSAGE_BYTES, RETURNED_ERROR, TIMED_OUT
 from .bodies import BodyReadingHandler
 from .headers import json_body_type
 from .retry_after import retry_after_seconds
@@ -158,7 +158,8 @@ class RestToolHandler(BodyReadingHandler):
             self.set_header("Retry-After", str(seconds))
         # The tool's answer, its error text too: a lone surrogate in any of it is U+FFFD, as over tools/call.
         status, answer = rest_answer(result, returned=bool(call.slots.get(RETURNED_ERROR)),
-                                     timed_out=bool(call.slots.get(TIMED_OUT)))
+                                     timed_out=bool(call.slots.get(TIMED_OUT)),
+                                     asked=bool(call.slots.get(ASKED_WITHOUT_CLIENT)))
         try:
             self.send_json(status, answer, echoes=False)
         except (TypeError, ValueError) as exc:  # a middleware's value JSON has no form for (bytes, a set)
@@ -191,11 +192,13 @@ def job_not_found(name: str, result: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def rest_answer(result: dict[str, Any], *, returned: bool = False, timed_out: bool = False) -> tuple[int, Any]:
+def rest_answer(result: dict[str, Any], *, returned: bool = False, timed_out: bool = False,
+                asked: bool = False) -> tuple[int, Any]:
     """Map a CallToolResult to the REST status and body: 500 for a tool error (it raised, or its result
     broke its output schema), 422 for an error result the tool returned (``returned``:
     ``ToolResult(..., is_error=True)``), 504 for a call past a time limit (``timed_out``: ``tool_timeout``, a
-    Rappture tool's ``timeout``, a Sim2L's ``cell_timeout``; :class:`~nanohubmcp.errors.ToolTimeout`), 503 for a
+    Rappture tool's ``timeout``, a Sim2L's ``cell_timeout``; :class:`~nanohubmcp.errors.ToolTimeout`), 400 for a
+    tool that asked the client (``asked``: ``ctx.elicit``, ``ctx.sample``: only an MCP client answers), 503 for a
     tool that could not start (its ``_meta`` names when
     to retry: the handler sends ``Retry-After``). A 200 body is the result's data: its structured
     content (a dict as itself), one text block as ``{"result": text}``, else its blocks named, never
@@ -207,7 +210,8 @@ def rest_answer(result: dict[str, Any], *, returned: bool = False, timed_out: bo
     """
     if result.get("isError"):
         texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
-        status = 503 if retry_after(result) is not None else 422 if returned else 504 if timed_out else 500
+        status = (503 if retry_after(result) is not None else 422 if returned else 504 if timed_out
+                  else 400 if asked else 500)
         return status, {"error": "\n".join(texts) or "the tool failed"}
     structured = result.get("structuredContent")
     if is_object(structured):  # (a large dict's is its JSON text: encoded.Encoded)

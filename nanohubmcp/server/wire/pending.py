@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError, ClientRequestTimeout
 from ...protocol import jsonrpc
-from .request import RequestContext
+from .request import ASKED_WITHOUT_CLIENT, RequestContext
 
 if TYPE_CHECKING:
     from .replication import Replication
@@ -77,6 +77,11 @@ class ClientRequests:
                     f"server.call has no client to answer {method}: call this tool from an MCP client, or test "
                     "it with nanohubmcp.testing.in_memory(server, elicitation=..., sampling=...), a client "
                     "that answers with your handlers")
+            if request.transport == "rest":  # a plain HTTP caller: no session, no stream to ask on
+                request.slots[ASKED_WITHOUT_CLIENT] = True
+                raise ClientRequestError(
+                    f"this tool asks the client ({method}), which a REST call cannot answer: call it over MCP "
+                    "(the /mcp endpoint) from a client that supports it")
             raise ClientRequestError(
                 f"{method} needs a session: initialize first and send the Mcp-Session-Id header")
         self._check_capability(request, method, params)

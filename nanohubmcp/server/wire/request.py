@@ -89,6 +89,11 @@ TIMED_OUT: Slot[bool] = Slot("a call answered at a time limit")
 (:class:`~nanohubmcp.errors.ToolTimeout`, set by the tool-call service: ``tool_timeout``, a Rappture tool's
 ``timeout``, a Sim2L's ``cell_timeout``): REST answers it 504, not 500."""
 
+ASKED_WITHOUT_CLIENT: Slot[bool] = Slot("a REST call's tool asked the client")
+"""Whether a REST ``tools/call``'s tool asked the client something (``ctx.elicit``, ``ctx.sample``, roots), which
+a REST caller, with no session, cannot answer (set by :mod:`~nanohubmcp.server.wire.pending`): REST answers the
+tool's error 400, not 500."""
+
 RETURNED_ERROR: Slot[bool] = Slot("an error result the tool returned")
 """Whether a ``tools/call``'s ``isError`` result is one the tool returned itself,
 ``ToolResult(..., is_error=True)`` (set by the tool-call service), not one made from an exception it
