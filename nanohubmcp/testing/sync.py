@@ -53,7 +53,11 @@ class SyncMemoryClient:
         if self.closed:
             coroutine.close()  # never started: no "never awaited" warning
             raise RuntimeError("the client is closed: its `with in_memory(server)` block ended; open a new one")
-        seconds = self.timeout if timeout is None else limit_seconds(timeout, "timeout")
+        try:
+            seconds = self.timeout if timeout is None else limit_seconds(timeout, "timeout")
+        except ValueError:
+            coroutine.close()  # refused before it started: no "never awaited" warning either
+            raise
         future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
         try:
             return future.result(seconds)

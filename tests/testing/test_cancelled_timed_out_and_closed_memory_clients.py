@@ -81,3 +81,18 @@ def test_a_sync_client_is_closed_after_its_block() -> None:
         warnings.simplefilter("error")  # no "coroutine ... was never awaited"
         with pytest.raises(RuntimeError, match="the client is closed"):
             client.list_tools()
+
+
+def test_a_bad_timeout_leaves_no_coroutine_unawaited() -> None:
+    """trial69 T69-6: the refusal of ``timeout=-1`` came with ``RuntimeWarning: coroutine
+    'MemoryClient.call_tool' was never awaited``."""
+    import gc
+
+    server, _ = build()
+    with in_memory(server) as client:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
+                client.call_tool("hold", {}, timeout=-1)
+            gc.collect()
+        assert [str(w.message) for w in seen] == []
