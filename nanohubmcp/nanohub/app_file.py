@@ -72,8 +72,9 @@ def refuse_object_form(shown: str) -> None:
     """
     file, colon, name = shown.rpartition(":")
     if colon and name.isidentifier() and file.endswith(".py") and Path(file).is_file():
+        fix = f"give {file}" if name == "server" else f"add `server = {name}` to it and give {file}"
         raise UsageError(f"{shown}: there is no FILE:OBJECT form; nanohubmcp serves the module-level `server` of "
-                         f"{file}: add `server = {name}` to it and give {file}")
+                         f"{file}: {fix}")
 
 
 def import_failure(file: Path, exc: BaseException, shown: str) -> str:

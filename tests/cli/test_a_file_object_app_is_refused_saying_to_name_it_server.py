@@ -27,3 +27,14 @@ def test_file_colon_object_is_refused_naming_the_fix(tmp_path: Path, command: li
     assert done.stderr.endswith(
         f"nanohubmcp {command[0]}: error: othername.py:mcp: there is no FILE:OBJECT form; nanohubmcp serves the "
         "module-level `server` of othername.py: add `server = mcp` to it and give othername.py\n")
+
+
+def test_file_colon_server_is_told_only_to_give_the_file(tmp_path: Path) -> None:
+    """trial69 T69-5: ``srv.py:server`` was told to ``add `server = server` to it``."""
+    (tmp_path / "srv.py").write_text("from nanohubmcp import MCPServer\nserver = MCPServer('srv')\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "nanohubmcp", "run", "srv.py:server", "--transport", "stdio"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.endswith("nanohubmcp run: error: srv.py:server: there is no FILE:OBJECT form; nanohubmcp "
+                                "serves the module-level `server` of srv.py: give srv.py\n")
