@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...errors import ConfigurationError, ToolError
 from ...protocol.result_types import ToolResult
 from ..wire.owned_folders import FolderKey, folder_key, read_owned
+from ..wire.run_environment import sbatch_export
 from .base import Place, ran_away
 from .job_files import (
     EventTail,
@@ -121,7 +122,7 @@ class SlurmJobExecutor(FolderJobExecutor):
     # -- submitting ---------------------------------------------------------------------------
     def parameters(self, job: Job, folder: Path) -> dict[str, Any]:
         """submitit's parameters for ``job`` (sbatch options and the job's working directory)."""
-        extra: dict[str, Any] = {"chdir": str(folder)}
+        extra: dict[str, Any] = {"chdir": str(folder), "export": sbatch_export()}  # not the server's secrets
         for key in ("mem", "gpus"):
             if key in self.options:
                 extra[key] = self.options[key]

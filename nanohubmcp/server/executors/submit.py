@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...errors import ConfigurationError, ToolError
 from ...protocol.result_types import ToolResult
 from ..wire.owned_folders import FolderKey, check_folder, folder_key, read_owned
+from ..wire.run_environment import run_environment
 from .job_files import MARK, FolderJobExecutor, file_blocks, make_job_folder, tail
 from .submit_run import OPTIONS, RUN_NAME, SubmitRun, check_values, combinations, command_line, parse_progress
 
@@ -122,6 +123,7 @@ class SubmitJobExecutor(FolderJobExecutor):
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
+                env=run_environment(),  # not the server's token, Redis URL or weber cookie
             )
         except OSError as exc:
             raise ToolError(f"cannot start submit: {exc}") from None

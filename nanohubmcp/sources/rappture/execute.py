@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, cast
 
+from ...server.wire.run_environment import run_environment
 from . import running
 
 __all__ = ["COMPAT_PATH", "PROGRESS_MESSAGE_CHARS", "TAIL_BYTES", "Outcome", "command_line", "find_rappture",
@@ -321,9 +322,10 @@ def run_program(
 
 
 def program_environment(python_tool: bool = True) -> dict[str, str]:
-    """The environment a tool's program runs in: this one, with the ``Rappture`` compatibility
+    """The environment a tool's program runs in: this one without the server's secrets
+    (:data:`~nanohubmcp.server.wire.run_environment.SERVER_SECRETS`), with the ``Rappture`` compatibility
     package last on ``PYTHONPATH`` (an installed Rappture, earlier on the path, wins)."""
-    env = dict(os.environ)
+    env = run_environment()
     if python_tool:
         parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
         env["PYTHONPATH"] = os.pathsep.join([*parts, str(COMPAT_PATH)])

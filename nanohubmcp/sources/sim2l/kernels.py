@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ...server.wire.run_environment import run_environment
 from ..run_folders import record_group
 from .kernel_output import relay
 from .store import RUN_MARK
@@ -58,8 +59,10 @@ class KernelStop:
 
         class ReportingKernelManager(AsyncKernelManager):
             async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]  # async in the async manager
-                if stop._run is not None:  # (jupyter_client adds the kernel spec's variables to this environment)
-                    kwargs["env"] = {**kwargs.get("env", os.environ), RUN_MARK: str(stop._run)}
+                # (jupyter_client adds the kernel spec's variables to this environment; never the server's secrets)
+                kwargs["env"] = run_environment(kwargs.get("env"))
+                if stop._run is not None:
+                    kwargs["env"][RUN_MARK] = str(stop._run)
                     if not self.connection_file:  # (else a /tmp/tmpXXXX.json a killed server leaves behind)
                         self.connection_file = str(connection_file(stop._run))
                 output = relay(tool)
