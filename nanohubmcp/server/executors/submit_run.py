@@ -26,10 +26,10 @@ from typing import Any
 from ...errors import ConfigurationError
 from ...protocol.message_values import shown_value
 from .job_files import poll_seconds, positive_ints
+from .submit_sweep import MAX_RUNS, sweep_arguments
 
 RUN_NAME = "mcprun"
 """The ``--runName`` of every job (each job runs in a folder of its own)."""
-SEPARATORS = (",", ";", "|", "%")
 PROGRESS = re.compile(
     r"=SUBMIT-PROGRESS=> aborted=(\d+) finished=(\d+) failed=(\d+) executing=(\d+) waiting=(\d+) "
     r"setting_up=(\d+) setup=(\d+) %done=(\d*\.?\d+) timestamp=(\d*\.?\d+)"
@@ -95,6 +95,7 @@ OPTIONS: dict[str, str] = {
     "submit": "the submit command (default 'submit', found on PATH)",
     "job_dir": "the folder of the job folders",
     "poll_interval": "seconds between looks at the run (default 0.25; from 0.1 to 300)",
+    "max_runs": f"the most runs one sweep may make (default {MAX_RUNS}); past it the call is refused",
 }
 MIN_POLL_SECONDS = 0.1
 """The shortest ``poll_interval``: each look reads the run's output on the server's event loop, so a
@@ -110,7 +111,7 @@ def check_values(values: dict[str, Any], what: str) -> None:
             minutes or hh:mm:ss, an environment that is not a dict of variable names, a ``poll_interval``
             that is not a number of seconds from 0.1 to 300.
     """
-    positive_ints(values, ("cores", "ppn"), what)
+    positive_ints(values, ("cores", "ppn", "max_runs"), what)
     poll_seconds(values, MIN_POLL_SECONDS, what, "the run's output is read")
     walltime = values.get("walltime")
     if walltime is not None and not _walltime(walltime):
@@ -152,16 +153,7 @@ def command_line(run: SubmitRun, options: Mapping[str, Any], workdir: Path) -> l
     for path in [*(options.get("inputs") or []), *run.inputs]:
         args += ["-i", _input_path(str(path), workdir)]
     if run.parameters:
-        separator = _separator(run.parameters)
-        if separator != ",":
-            args += ["-s", separator]
-        for name, values in run.parameters.items():
-            if not _NAME.match(name):
-                raise ConfigurationError(f"sweep parameter name {name!r} must be letters, digits and _")
-            text = values if isinstance(values, str) else separator.join(str(v) for v in values)
-            if not text:
-                raise ConfigurationError(f"sweep parameter {name!r} needs at least one value")
-            args += ["-p", f"@@{name}={text}"]
+        args += sweep_arguments(run.parameters, int(options.get("max_runs") or MAX_RUNS))
     if merged.get("local"):
         args.append("--local")
     return [*args, *[str(a) for a in options.get("extra") or []], *argv]
@@ -171,14 +163,6 @@ def _input_path(path: str, workdir: Path) -> str:
     prefix = "@:" if path.startswith("@:") else ""
     bare = Path(path[len(prefix) :]).expanduser()
     return prefix + str(bare if bare.is_absolute() else (workdir / bare).absolute())
-
-
-def _separator(parameters: Mapping[str, Sequence[Any] | str]) -> str:
-    values = [str(v) for vs in parameters.values() if not isinstance(vs, str) for v in vs]
-    for separator in SEPARATORS:
-        if not any(separator in v for v in values):
-            return separator
-    raise ConfigurationError(f"sweep values contain every separator submit can take ({' '.join(SEPARATORS)})")
 
 
 @dataclass(frozen=True)
