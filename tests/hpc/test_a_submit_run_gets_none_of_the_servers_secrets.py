@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from jobs.job_server import Routes
+from secret_environment import SECRETS
 from support import serve
 
 from nanohubmcp import MCPServer
@@ -24,14 +25,6 @@ from nanohubmcp.state.url import ENV_VAR as STATE_URL_ENV
 from nanohubmcp.transports import proxy_option
 
 SHOW = "import json, os\nprint(json.dumps(sorted(os.environ)))\n"
-SECRETS = {
-    "MCP_TOKEN": "s3cr3t-bearer-token-of-the-server",
-    "NANOHUBMCP_STATE_URL": "redis://:redis-password@127.0.0.1:6379/0",
-    "NANOHUBMCP_CHILD_PATH_PREFIX": "/weber/123/cookie-abc/8/",
-    "NANOHUBMCP_CHILD_PUBLIC_URL": "https://proxy.nanohub.org/weber/123/cookie-abc/8/",
-    "MCP_PUBLIC_URL": "https://proxy.nanohub.org/weber/123/cookie-abc/8/",
-    "MCP_PATH_PREFIX": "/weber/123/cookie-abc/8/",
-}
 
 
 def test_the_list_names_the_variables_the_server_reads_its_secrets_from() -> None:

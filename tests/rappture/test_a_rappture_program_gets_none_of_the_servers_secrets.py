@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from secret_environment import SECRETS
 
 from nanohubmcp.sources.rappture import load_rappture_tool
 
@@ -31,15 +32,6 @@ driver = Rappture.library(sys.argv[1])
 driver.put("output.string(names).current", json.dumps(sorted(os.environ)))
 Rappture.result(driver)
 """
-
-SECRETS = {
-    "MCP_TOKEN": "s3cr3t-bearer-token-of-the-server",
-    "NANOHUBMCP_STATE_URL": "redis://:redis-password@127.0.0.1:6379/0",
-    "NANOHUBMCP_CHILD_PATH_PREFIX": "/weber/123/cookie-abc/8/",
-    "NANOHUBMCP_CHILD_PUBLIC_URL": "https://proxy.nanohub.org/weber/123/cookie-abc/8/",
-    "MCP_PUBLIC_URL": "https://proxy.nanohub.org/weber/123/cookie-abc/8/",
-    "MCP_PATH_PREFIX": "/weber/123/cookie-abc/8/",
-}
 
 
 def test_the_program_sees_no_secret_but_its_path_home_and_session(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from secret_environment import SECRETS
 from sim2l.cooling_variant import cooling_variant
 from support import mcp_client, serve
 
@@ -20,14 +21,6 @@ from nanohubmcp import MCPServer
 pytest.importorskip("papermill")
 pytest.importorskip("simtool")
 
-SECRETS = {
-    "MCP_TOKEN": "s3cr3t-bearer-token-of-the-server",
-    "NANOHUBMCP_STATE_URL": "redis://:redis-password@127.0.0.1:6379/0",
-    "NANOHUBMCP_CHILD_PATH_PREFIX": "/weber/123/cookie-abc/8/",
-    "NANOHUBMCP_CHILD_PUBLIC_URL": "https://proxy.nanohub.org/weber/123/cookie-abc/8/",
-    "MCP_PUBLIC_URL": "https://proxy.nanohub.org/weber/123/cookie-abc/8/",
-    "MCP_PATH_PREFIX": "/weber/123/cookie-abc/8/",
-}
 CHECK = (
     "import os\n"
     f"_seen = sorted({sorted(SECRETS)!r} & os.environ.keys())\n"
