@@ -28,15 +28,17 @@ import base64
 import contextlib
 import json
 import os
+import stat
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
-from ...errors import ConfigurationError
+from ...errors import ConfigurationError, ToolError
 from ...protocol.message_values import shown_value
 from ...protocol.mime import guess_mime_type
 from ...protocol.seconds import seconds_of
 from ...protocol.whole_numbers import whole_number, written_whole
+from ..results import DEFAULT_STORE_BYTES
 from ..wire.owned_folders import warn_shared
 from ..wire.state_dir import private_folder
 from .base import JobExecutor
@@ -51,6 +53,9 @@ CANCEL = "cancel"
 MARK = ".nanohubmcp-job"
 MAX_LINE_BYTES = 1024 * 1024
 """A longer event line is dropped (a job writing nonsense must not exhaust the server)."""
+MAX_RETURNED_BYTES = DEFAULT_STORE_BYTES
+"""The most bytes of files one batch job returns (512 MiB, the server's default ``max_kept_bytes``): past it
+the job fails before any file is read."""
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/csv")
 
 
@@ -233,26 +238,64 @@ def tail(path: Path, lines: int = 20, max_chars: int = 2000, skip: tuple[str, ..
     return "\n".join(kept[-lines:])[-max_chars:]
 
 
-def file_blocks(paths: Iterable[Path]) -> list[dict[str, Any]]:
+def file_blocks(paths: Iterable[Path], limit: int | None = None) -> list[dict[str, Any]]:
     """One MCP ``resource`` block per file (MCP 2025-11-25, Server § Tools § Embedded resources),
     its ``file://`` URI naming it: text for text types (and UTF-8 files of no known type, as
-    ``text/plain``), base64 ``blob`` otherwise."""
-    blocks = []
-    for path in paths:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        mime = guess_mime_type(path.name)
-        text = _as_text(data) if mime is None or mime.startswith(TEXT_TYPES) else None
-        mime = mime or ("text/plain" if text is not None else "application/octet-stream")
-        resource: dict[str, Any] = {"uri": path.absolute().as_uri(), "mimeType": mime}
-        if text is not None:
-            resource["text"] = text
-        else:
-            resource["blob"] = base64.b64encode(data).decode("ascii")
-        blocks.append({"type": "resource", "resource": resource})
-    return blocks
+    ``text/plain``), base64 ``blob`` otherwise.
+
+    Each file is opened without following a symbolic link (nor waiting on a FIFO) and only a regular
+    file is returned (others are left out); their sizes (``fstat``) are added up before any is read, and
+    each is read to at most the size seen then.
+
+    Raises:
+        ToolError: the files hold more than ``limit`` bytes in all (default :data:`MAX_RETURNED_BYTES`,
+            the server's default ``max_kept_bytes``); the message names the sizes and what to change.
+    """
+    limit = MAX_RETURNED_BYTES if limit is None else limit
+    opened: list[tuple[Path, BinaryIO, int]] = []
+    try:
+        total = 0
+        for path in paths:
+            stream = _open_regular(path)
+            if stream is None:
+                continue
+            size = os.fstat(stream.fileno()).st_size
+            opened.append((path, stream, size))
+            total += size
+            if total > limit:
+                raise ToolError(
+                    f"the files the job returned hold more than {limit} bytes (at {path.name}, {size} bytes, "
+                    f"{total} in all), more than the server keeps for large results: have the run write less, "
+                    "or name fewer files in its outputs"
+                )
+        return [_block(path, stream.read(size)) for path, stream, size in opened]
+    finally:
+        for _, stream, _ in opened:
+            stream.close()
+
+
+def _open_regular(path: Path) -> BinaryIO | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None  # gone, a symbolic link, unreadable: not returned
+    stream = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        stream.close()
+        return None
+    return stream
+
+
+def _block(path: Path, data: bytes) -> dict[str, Any]:
+    mime = guess_mime_type(path.name)
+    text = _as_text(data) if mime is None or mime.startswith(TEXT_TYPES) else None
+    mime = mime or ("text/plain" if text is not None else "application/octet-stream")
+    resource: dict[str, Any] = {"uri": path.absolute().as_uri(), "mimeType": mime}
+    if text is not None:
+        resource["text"] = text
+    else:
+        resource["blob"] = base64.b64encode(data).decode("ascii")
+    return {"type": "resource", "resource": resource}
 
 
 def _as_text(data: bytes) -> str | None:

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import ConfigurationError, RegistrationError, ResourceNotFound, ToolError
+from ...errors import ConfigurationError, RegistrationError, ResourceNotFound, ResultTooLarge, ToolError
 from ...protocol.blocks import ResourceContent
 from ...protocol.counts import counted
 from ...protocol.seconds import limit_seconds
@@ -32,6 +32,7 @@ from ...server.jobs.record import PROVENANCE_META, PROVENANCE_URI_PREFIX
 from ...server.provenance.code_files import WATCHED, WatchedCode
 from ...server.provenance.handover import CACHE_META
 from ...server.registry.components import STOPS_WHEN_CANCELLED
+from ...server.results import DEFAULT_MAX_ANSWER_BYTES
 from ...server.wire.owned_folders import warn_shared
 from .edits import notebook_code, refuse_edited
 from .execute import read_outputs, run_notebook
@@ -51,6 +52,9 @@ if TYPE_CHECKING:
 
 NOTEBOOK_MIME = "application/x-ipynb+json"
 """The media type of a Jupyter notebook (an executed run's ``<name>.ipynb``)."""
+MAX_FILE_BYTES = DEFAULT_MAX_ANSWER_BYTES
+"""The largest file of a stored run a ``resources/read`` returns (256 MiB, the server's default
+``max_result_bytes``); a larger one is refused before it is read."""
 
 
 class _Core(Protocol):
@@ -236,6 +240,7 @@ class Sim2LTool:
         Raises:
             ResourceNotFound: no such run, or no such file in it (-32002; MCP 2025-11-25,
                 Server § Resources § Error handling).
+            ResultTooLarge: the file is over :data:`MAX_FILE_BYTES` (looked at before it is read).
         """
         try:
             directory = self.store.find(run)
@@ -250,8 +255,12 @@ class Sim2LTool:
         if (not target.startswith(root + os.sep) or not os.path.isfile(target)
                 or target == os.path.join(root, RUN_FILE)):
             raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}")
-        with open(target, "rb") as stream:
-            data = stream.read()
+        with os.fdopen(os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size  # (the real path: no link is left to follow)
+            if size > MAX_FILE_BYTES:  # looked at before reading: a run's files follow its arguments
+                raise ResultTooLarge(f"the file {path!r} of the run {run[:12]} is {size} bytes, more than the "
+                                     f"{MAX_FILE_BYTES} a resources/read returns")
+            data = stream.read(size)
         mime = NOTEBOOK_MIME if target.endswith(".ipynb") else mimetypes.guess_type(target)[0]
         mime = mime or "application/octet-stream"
         if mime.startswith("text/") or mime in ("application/json", "application/xml", NOTEBOOK_MIME):

@@ -1,0 +1,51 @@
+"""A stored run's file is bounded before it is read (review r41 R41-4).
+
+``resources/read`` of ``sim2l://<tool>/<run>/<file>`` read the whole file (then base64 for a blob)
+whatever its size; what a run writes commonly follows the call's arguments. Now its size is looked at
+first (``fstat`` of the file opened without following a link): past ``MAX_FILE_BYTES`` (the server's
+default ``max_result_bytes``, lowered here) the read fails saying so, unread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
+from support import mcp_client, serve
+
+from nanohubmcp import MCPServer
+from nanohubmcp.sources.sim2l import tool as sim2l_tool
+
+pytest.importorskip("papermill")
+pytest.importorskip("simtool")
+
+COOLING = Path(__file__).resolve().parents[2] / "examples" / "sim2l" / "cooling" / "cooling.ipynb"
+LIMIT = 1024 * 1024
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.anyio
+async def test_a_file_past_the_bound_is_refused_naming_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sim2l_tool, "MAX_FILE_BYTES", LIMIT)
+    server = MCPServer("sim2l-files", state_dir=str(tmp_path / "state"))
+    runner = server.add_sim2l(str(COOLING)).extra["sim2l"]
+    with serve(server) as url, anyio.fail_after(240):
+        async with mcp_client(url + "mcp") as client:
+            result = await client.call_tool("cooling", {})
+            assert not result.is_error, result.content
+            run = result.structured_content["run"]
+            folder = Path(runner.store.find(run))
+            (folder / "small.txt").write_bytes(b"s" * (LIMIT // 2))
+            with open(folder / "big.dat", "wb") as big:
+                big.truncate(2 * LIMIT)  # (sparse)
+            small = await client.read_resource(f"sim2l://cooling/{run}/small.txt")
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(f"sim2l://cooling/{run}/big.dat")
+    assert small.contents[0].text == "s" * (LIMIT // 2)
+    message = refused.value.error.message
+    assert f"is {2 * LIMIT} bytes, more than the {LIMIT} a resources/read returns" in message, message
