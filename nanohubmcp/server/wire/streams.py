@@ -111,7 +111,10 @@ class OutboundStream:
 
     def covers(self, last_event_id: str) -> bool:
         """Whether every message after ``last_event_id`` is still kept (none was dropped past it), so a resume from
-        it misses nothing."""
+        it misses nothing (while nothing was dropped, any id: one of another form is replayed as it was before, and a
+        relay stream's ids are its log's, not this buffer's)."""
+        if not self._dropped:
+            return True
         seq = _seq_of(last_event_id)
         return seq is not None and seq >= self._dropped
 
