@@ -3,7 +3,8 @@
 thread (the provenance writer's included): provenance on, off, or a result-cache hit; ``sse`` and ``sse-off``:
 provenance on or off, the call come over the legacy SSE transport (its answer one event: measured against the
 event bound, then written); ``sink``: provenance on with the store's queue replaced by one that drops what the
-layer hands over (the call's own share of a record, the writer's left out: ``on`` - ``sink`` is the writer's).
+layer hands over (the call's own share of a record, the writer's left out: ``on`` - ``sink`` is the writer's);
+``mw1``, ``mw3``: provenance off, one or three middleware layers that hand each request on.
 
     PYTHONPATH=<checkout> .venv/bin/python bench/seam_instructions.py hit          # 256 and 1280 calls
     PYTHONPATH=<checkout> .venv/bin/python bench/seam_instructions.py on 256 1280
@@ -60,7 +61,13 @@ def child(mode: str, calls: int) -> None:
     code_facts.warm()
     if code_facts._table_reader is not None:
         code_facts._table_reader.join()
-    server = MCPServer("seam", state_dir=tempfile.mkdtemp(), provenance=mode not in ("off", "sse-off"))
+    server = MCPServer("seam", state_dir=tempfile.mkdtemp(), provenance=mode not in ("off", "sse-off", "mw1", "mw3"))
+    for _ in range(int(mode[2:]) if mode in ("mw1", "mw3") else 0):  # provenance off, 1 or 3 pass-through layers
+
+        @server.middleware
+        async def passing(request, call_next):  # type: ignore[no-untyped-def]
+            return await call_next(request)
+
     if mode == "sink":  # (before the first call: the layer takes the store's queue when it is made)
         server.core.provenance.pending = _Sink()  # type: ignore[assignment]
 
@@ -85,7 +92,7 @@ def child(mode: str, calls: int) -> None:
 
     asyncio.run(run(56))
     asyncio.run(run(calls))
-    if mode not in ("off", "sse-off"):
+    if mode not in ("off", "sse-off", "mw1", "mw3"):
         server.core.provenance.pending.drain()
 
 

@@ -147,13 +147,10 @@ class Pipeline:
 
     def not_a_result(self, method: str, value: object) -> NotAResult:
         """The error of a chain that answered ``method`` with ``value``, not a result dict: naming
-        the application's layer that did (the built-in ones and the handlers always answer a dict)."""
-        names = [repr(getattr(layer, "__name__", None) or layer)
-                 for layer in self.middleware]
-        who = f"middleware {names[0]}" if len(names) == 1 else (
-            f"one of the middleware {', '.join(names)}" if names else "a layer of the call pipeline")
-        return NotAResult(f"{who} answered {method} with {type(value).__name__}, not a result dict: a middleware "
-                          "must return 'await call_next(request)' or a dict of its own")
+        the application's outermost layer, which did (the built-in ones and the handlers always answer a dict, and
+        what each application layer inside it answers is checked where it returns: :func:`_checked`)."""
+        layers = self.middleware
+        return _not_a_result(layers[0] if layers else None, method, value)
 
     def add_made(self, make: Callable[[], Middleware], *, acts: Acts) -> None:
         """Add the layer ``make()`` returns inside the ones already there, made when the first
@@ -209,12 +206,15 @@ class Pipeline:
         streams = all(slot.streams for slot in acting if slot.user)
         call = self._endpoint
         among_users = False  # composing outward: inside a run of the application's layers
+        outermost = next((slot for slot in acting if slot.user), None)
         for slot in reversed(acting):
             if slot.user != among_users:
                 # the innermost of a run: past it the handler is reached; the outermost: a request enters it
                 call = _reached(call, streams) if slot.user else _entering(call, streams)
                 among_users = slot.user
-            call = _bind(slot.get(), call)
+            # An application layer's answer is checked as it returns (the layer outside it may read it), but for
+            # the outermost one's, which the dispatcher checks: a server with one middleware pays nothing.
+            call = _checked(slot.get(), call) if slot.user and slot is not outermost else _bind(slot.get(), call)
         return _entering(call, streams) if among_users else call
 
 
@@ -252,6 +252,30 @@ def _reached(call_next: CallNext, streams: bool) -> CallNext:
         return detached(request.method, decoded(result, texts=not streams))
 
     return reached
+
+
+def _not_a_result(layer: Middleware | None, method: str, value: object) -> NotAResult:
+    who = f"middleware {(getattr(layer, '__name__', None) or layer)!r}" if layer is not None else \
+        "a layer of the call pipeline"
+    return NotAResult(f"{who} answered {method} with {type(value).__name__}, not a result dict: a middleware "
+                      "must return 'await call_next(request)' or a dict of its own")
+
+
+def _checked(layer: Middleware, call_next: CallNext) -> CallNext:
+    """``layer`` bound to ``call_next``, its answer checked as it returns: anything but a dict (``None`` from a
+    missing ``return``, an un-awaited ``call_next(request)``) raises :class:`NotAResult` naming it, before the
+    layer outside it reads it."""
+    bound = _bind(layer, call_next)
+
+    async def checked(request: Request) -> dict[str, Any]:
+        result = await bound(request)
+        if not isinstance(result, dict):
+            if inspect.iscoroutine(result):
+                result.close()  # (an un-awaited call_next: no "never awaited" warning besides the error)
+            raise _not_a_result(layer, request.method, result)
+        return result
+
+    return checked
 
 
 def _bind(layer: Middleware, call_next: CallNext) -> CallNext:

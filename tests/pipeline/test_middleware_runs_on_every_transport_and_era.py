@@ -434,8 +434,7 @@ async def test_a_layer_returning_no_dict_is_named_in_one_log_line(
     logged = [r for r in caplog.records if r.name == "nanohubmcp" and r.levelname == "ERROR"]
     assert len(logged) == 1
     message = logged[0].getMessage()
-    assert "'passes_through', 'returns_the_request'" in message
-    assert f"answered {method} with Request, not a result dict" in message
+    assert f"middleware 'returns_the_request' answered {method} with Request, not a result dict" in message
     assert logged[0].exc_info is None  # one line: the application's mistake, not a traceback of ours
     assert "AttributeError" not in caplog.text
 
@@ -457,3 +456,41 @@ async def test_a_single_layer_returning_no_dict_is_named_alone(caplog: pytest.Lo
     assert response is not None
     assert response["error"]["code"] == -32603
     assert "middleware 'forgets_to_return' answered tools/call with NoneType, not a result dict" in caplog.text
+
+
+@pytest.mark.parametrize("mistake", ["none", "unawaited"])
+async def test_the_inner_layer_at_fault_is_named_before_an_outer_one_reads_its_answer(
+        mistake: str, caplog: pytest.LogCaptureFixture) -> None:
+    # trial69 T69-3: with several layers the log named them all ("one of the middleware 'outer', 'audit'"), and an
+    # outer layer reading the answer (result.get(...)) hid it behind its own AttributeError.
+    local = MCPServer("inner-fault")
+
+    @local.tool()
+    def echo(mode: str) -> str:
+        """Echo."""
+        return mode
+
+    @local.middleware
+    async def outer(request: Request, call_next: Any) -> dict[str, Any]:
+        result = await call_next(request)
+        result.get("isError")
+        return result  # type: ignore[no-any-return]
+
+    @local.middleware
+    async def audit(request: Request, call_next: Any) -> Any:
+        if request.tool_name != "echo":
+            return await call_next(request)
+        if mistake == "unawaited":
+            return call_next(request)
+        await call_next(request)
+        return None
+
+    async with MemoryClient(local) as client:
+        with pytest.raises(RpcError) as refused:
+            await client.call_tool("echo", {"mode": "x"})
+    assert refused.value.code == -32603
+    logged = [r.getMessage() for r in caplog.records if r.name == "nanohubmcp" and r.levelname == "ERROR"]
+    kind = "coroutine" if mistake == "unawaited" else "NoneType"
+    assert logged == [f"internal error while serving tools/call: middleware 'audit' answered tools/call with {kind}, "
+                      "not a result dict: a middleware must return 'await call_next(request)' or a dict of its own"]
+    assert "AttributeError" not in caplog.text
