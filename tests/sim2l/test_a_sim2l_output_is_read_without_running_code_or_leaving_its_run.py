@@ -126,7 +126,8 @@ def test_a_run_file_is_a_regular_file_inside_the_run_read_within_its_limit(tmp_p
 
     assert run_file(str(run), "sub/../sub/x.json") == os.path.join("sub", "x.json")
     assert run_file(str(run), "in-link") == os.path.join("sub", "x.json")  # a link inside: the file it names
-    for path, said in (("out-link", "is outside the run directory"), ("../outside.txt", "is outside the run"),
+    for path, said in (("out-link", "is a symbolic link out of the run directory: copy the file into the run"),
+                       ("../outside.txt", "is outside the run"),
                        (str(outside), "is not a path relative to the run directory"),
                        ("sub", "is not a regular file"), ("fifo", "is not a regular file"),
                        ("run.json", "is not a regular file"), ("a\x00b", "is not a path relative")):

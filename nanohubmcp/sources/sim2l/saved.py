@@ -190,6 +190,10 @@ def run_file(directory: str, path: str, *, excluded: tuple[str, ...] = ()) -> st
     root = os.path.realpath(directory)
     target = os.path.realpath(os.path.join(root, path))
     if not target.startswith(root + os.sep):
+        plain = os.path.normpath(os.path.join(root, path))
+        if plain.startswith(root + os.sep):  # in the run by its name: a symbolic link on the way leads out
+            raise NotARunFile(f"{path!r} is a symbolic link out of the run directory: copy the file into the run "
+                              "and save the copy")
         raise NotARunFile(f"{path!r} is outside the run directory")
     relative = os.path.relpath(target, root)
     if relative in excluded:
