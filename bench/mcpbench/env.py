@@ -34,16 +34,23 @@ def our_python() -> str:
 
 
 def compile_bytecode(python: str) -> None:
-    """Write the ``.pyc`` files of our package, as installing a wheel does.
+    """Write the ``.pyc`` files of our package and of every package of ``python``'s environment, as
+    installing wheels does.
 
-    An editable install has none until a first run writes them, and none are ever written when
-    ``PYTHONDONTWRITEBYTECODE`` is set; cold starts would then time the compiler. The peers were
-    installed by pip, which compiled theirs.
+    An editable install has none until a first run writes them; ``scripts/setup`` installs with
+    ``--no-compile``; and none are ever written when ``PYTHONDONTWRITEBYTECODE`` is set (as on some hosts):
+    cold starts would then time the compiler (a start of ours read 976 M instructions instead of ~500 M,
+    the ceiling's 892 M instead of ~412 M, 2026-12-07). The peers were installed by pip, which compiled theirs.
+    Files already compiled are skipped, so a second call costs ~1 s.
     """
-    code = "import compileall, os, nanohubmcp; compileall.compile_dir(os.path.dirname(nanohubmcp.__file__), quiet=1)"
+    code = (
+        "import compileall, os, sysconfig, nanohubmcp\n"
+        "compileall.compile_dir(os.path.dirname(nanohubmcp.__file__), quiet=1)\n"
+        "compileall.compile_dir(sysconfig.get_paths()['purelib'], quiet=1, workers=0)"
+    )
     # In BENCH, where the servers start: from another directory ``-c`` would import (and compile) the
     # checkout there (a worktree), while the servers import the installed one, left with stale .pyc.
-    subprocess.run([python, "-c", code], check=True, capture_output=True, timeout=300, cwd=BENCH)
+    subprocess.run([python, "-c", code], check=True, capture_output=True, timeout=900, cwd=BENCH)
 
 
 def peers_python(log: Any = print) -> str:

@@ -112,7 +112,8 @@ class Page:
         for log in self.logs:
             log.close()
         made = {Path(name).parts[0] for name in COPIED}  # the copies (and tests/ holding one) the runner made
-        left = [path.name for path in self.directory.iterdir() if path.name not in made]
+        # __pycache__: Python's own, written beside an imported file unless PYTHONDONTWRITEBYTECODE is set
+        left = [path.name for path in self.directory.iterdir() if path.name not in made | {"__pycache__"}]
         now = copied_files(self.directory)
         left += [name for name, data in now.items() if self.copied.get(name) != data]  # written, or rewritten
         left += [f"{name} (removed)" for name in self.copied.keys() - now.keys()]
