@@ -13,7 +13,7 @@ should come from ``$MCP_TOKEN`` or from a file only its owner can read:
   ~/.mcp-token contains a space at position 7; ...``), not ``$MCP_TOKEN``, in which ``start_mcp``
   hands the token to its app.
 - ``add_token_options(parser, help_text, resolve=True)`` (a script's own parser, through
-  :func:`nanohubmcp.cli.add_token_options`) does both within ``parse_args``: ``args.token`` is then the
+  :func:`nanohubmcp.cli.add_script_token_options`) does both within ``parse_args``: ``args.token`` is then the
   token or None, an empty ``--token`` exits 2 with the usage, an unreadable token file exits 1 with one line;
   a token no client can send (:func:`~.verifiers.checked_token`: not visible ASCII) exits as
   they do: 2 from ``--token``, 1 from a file.

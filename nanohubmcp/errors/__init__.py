@@ -39,7 +39,7 @@ Registration problems that do not stop a tool from working (no description, a pa
 a type, a name that replaces a different function) are reported as :class:`RegistrationWarning` (shown once).
 
 One signal stands outside the tree on purpose: ``InputRequired`` (2026-07-28 multi round-trip,
-``server/modern/mrtr.py``) derives from ``BaseException`` like ``asyncio.CancelledError``, so a
+``server/asks/input_requests.py``) derives from ``BaseException`` like ``asyncio.CancelledError``, so a
 tool's own ``except Exception`` cannot swallow it; it is control flow, never reported as an error.
 
 Transports never build JSON-RPC error objects by hand: they raise or pass one of these

@@ -7,7 +7,7 @@ three routes, chosen per request:
   session (``ClientRequests``);
 - 2026-07-28, inside a task: the task waits in ``input_required`` for ``tasks/update``;
 - 2026-07-28, otherwise: multi round-trip — the answer is in the retried request, or the
-  call ends with ``input_required`` (:class:`~.mrtr.InputRequired`).
+  call ends with ``input_required`` (:class:`~.input_requests.InputRequired`).
 
 In every era the client must have declared the capability an input request needs; in
 2026-07-28 a missing one is error -32021 (``MissingClientCapability``), since the server must

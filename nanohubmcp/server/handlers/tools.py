@@ -1,5 +1,5 @@
 """``tools/list`` and ``tools/call`` of the handshake era (the 2026-07-28 ``tools/call`` is in
-``handlers.modern_calls``); both run tools through :mod:`nanohubmcp.server.calls.tool_calls`.
+:mod:`..stateless.handlers`); both run tools through :mod:`nanohubmcp.server.calls.tool_calls`.
 """
 
 from __future__ import annotations

@@ -2,20 +2,25 @@
 
 Modules, one concern each:
 
+- :mod:`.envelope`: a request's envelope, the version and client capabilities its ``_meta`` carries;
+- :mod:`.handlers`: ``tools/call``, ``prompts/get``, ``resources/read`` with multi round-trip requests and
+  tasks, built on the handshake era's calls;
 - :mod:`.discover`: ``server/discover``, capabilities with extensions, caching hints;
-- :mod:`.mrtr` and :mod:`.request_state`: multi round-trip requests, signed ``requestState``;
-- :mod:`.asks`: how ``ctx.elicit``/``sample``/``list_roots``/``ask`` reach the client per era;
-- ``server.handlers.modern_calls`` (a handler module, above this package): ``tools/call``,
-  ``prompts/get``, ``resources/read`` with MRTR and tasks, built on the modules here;
-- :mod:`.tasks` and :mod:`.task_inputs`: the ``io.modelcontextprotocol/tasks`` extension;
+- :mod:`.tasks`: the ``io.modelcontextprotocol/tasks`` extension;
 - :mod:`.listen`: ``subscriptions/listen``;
-- :mod:`.headers`: ``x-mcp-header`` tool parameters and header value decoding;
-- :mod:`.skills_api`: the ``io.modelcontextprotocol/skills`` extension's methods;
-- :mod:`.state`: what a server keeps for this era (the ``requestState`` key, tasks' inputs,
-  skills).
+- :mod:`.headers` and :mod:`.tool_options`: ``x-mcp-header`` tool parameters, header value decoding, and
+  the tool options of this era applied at registration;
+- :mod:`.skills_methods`: the ``io.modelcontextprotocol/skills`` extension's methods.
 
-Nothing here knows HTTP; ``transports/modern.py`` checks the request headers with
-:mod:`.headers` and hands the request to the dispatcher, whose 2026 method table points here.
+Asking the client for input is :mod:`..asks`' in both eras (multi round-trip requests,
+:mod:`..asks.input_requests`; the signed ``requestState``, :mod:`..asks.request_state`; tasks' inputs,
+:mod:`..asks.task_inputs`); the published skills are :mod:`..registry.skills`' and
+:mod:`..registry.skill_catalog`'s; what the core keeps for this era is made at its first use
+(:mod:`..first_use`).
+
+Nothing here knows HTTP; ``transports/stateless.py`` checks the request headers with
+:mod:`.headers` and hands the request to the connection seam, whose dispatcher's 2026 method table
+(:mod:`..methods`) points here.
 
 Source: MCP 2026-07-28, Basic § Versioning, § Patterns § Multi Round-Trip Requests, § Transports;
 Server § Tools, § Resources, § Prompts; the tasks and skills extensions.

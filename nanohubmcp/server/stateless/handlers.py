@@ -4,8 +4,8 @@ They run the same functions as in the handshake era; what differs is around them
 
 - a function that asks for input it does not have yet ends the call with an
   ``input_required`` result (multi round-trip); the retry carries the answers and a signed
-  ``requestState`` (see :mod:`..modern.mrtr`);
-- ``tools/call`` may answer with a task handle (see :mod:`..modern.tasks`): an ``@async_tool``
+  ``requestState`` (see :mod:`..asks.input_requests`);
+- ``tools/call`` may answer with a task handle (see :mod:`.tasks`): an ``@async_tool``
   called with the tasks extension becomes a task at once, other task-capable tools when
   they call ``ctx.start_task()``;
 - a tool whose task support is ``"required"`` refuses a client without the tasks extension

@@ -38,10 +38,10 @@ def _reader(file: SkillFile) -> Any:
 
 
 def publish(core: Published, folder: str | Path, *, prefix: str | None = None) -> Skill:
-    """Load the skill in ``folder`` and serve it; returns the :class:`~..skills.Skill`.
+    """Load the skill in ``folder`` and serve it; returns the :class:`~..registry.skills.Skill`.
 
     Raises:
-        RegistrationError: see :func:`~..skills.load_skill`.
+        RegistrationError: see :func:`~..registry.skills.load_skill`.
     """
     skill = load_skill(folder, prefix=prefix)
     registry = core.registry
