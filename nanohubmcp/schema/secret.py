@@ -109,14 +109,6 @@ def secret_plan(schema: dict[str, Any]) -> Plan | None:
     return plan if _prune(plan) else None
 
 
-def secret_names(schema: dict[str, Any]) -> frozenset[str]:
-    """The top-level argument names ``schema`` marks secret as a whole."""
-    plan = secret_plan(schema)
-    if plan is None:
-        return frozenset()
-    return frozenset(name for name, member in plan.properties.items() if member is not None and member.secret)
-
-
 class _Reader:
     def __init__(self, root: dict[str, Any]) -> None:
         self._root = root

@@ -63,11 +63,6 @@ class LossReport:
         self.total = 0
         """Entries lost so far in all (for tests and operators' probes)."""
 
-    @property
-    def in_burst(self) -> bool:
-        """Whether entries were lost since the burst began (and it has not ended)."""
-        return self._in_burst
-
     def lost(self, count: int, why: str) -> None:
         """``count`` entries were lost, because ``why`` (the error: ``"ResponseError: OOM ..."``)."""
         self.total += count

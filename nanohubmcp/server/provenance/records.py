@@ -325,13 +325,6 @@ class ProvenanceStore:
             log.warning("could not note that session %s ended (its records stay its own): %s",
                         session_digest(session_id), exc)
 
-    def keep_source(self, digest: str, source: str | None) -> None:
-        """Keep the source text of code ``digest`` (once per digest and process)."""
-        try:
-            self._keep_source(self.backend, digest, source)
-        except sqlite3.Error as exc:
-            log.warning("could not store the source of %s: %s", digest, exc)
-
     def _keep_source(self, backend: RecordBackend, digest: str, source: str | None) -> None:
         if source is None or digest in self._sources_kept:
             return

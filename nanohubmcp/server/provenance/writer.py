@@ -196,10 +196,6 @@ class BatchWriter(Generic[T]):
                 thread.start()
         return True
 
-    def pending_count(self) -> int:
-        """Items waiting to be written."""
-        return len(self._pending)
-
     def drain(self, *, whole: bool = False) -> None:
         """Write every item added so far, now, on this thread (after the batch being written).
 
