@@ -5,11 +5,13 @@ A layer is ``async def layer(request, call_next)``; what it sees and hands on (:
 are :mod:`.middleware`'s. This module composes them.
 
 Layers run in the order they were added, the first added outermost: it sees the request first
-and the result last. The server's built-in layers (version gating, per-tool scopes) come first,
-then the layers added with ``server.add_middleware``. Every request of every transport
-(Streamable HTTP, legacy HTTP+SSE, ``POST /``, REST, stdio) and of both protocol eras passes the
-same chain; notifications and the client's responses to server→client requests do not (they
-have no result).
+and the result last. The tracing layer, when the server traces, is put outside them all
+(:meth:`Pipeline.wrap`); then come the server's built-in layers (version gating, the in-flight limit
+of a session, per-tool scopes: :mod:`.layers`), the provenance and result cache layers (made at
+their first use: :meth:`Pipeline.add_made`), then the layers added with ``server.add_middleware``.
+Every request of every transport (Streamable HTTP, legacy HTTP+SSE, ``POST /``, REST, stdio, the
+in-memory clients) and of both protocol eras passes the chain of its route, composed from these;
+notifications and the client's responses to server→client requests do not (they have no result).
 
 Chains are composed ahead of requests, not per request: each layer is bound to the rest of its
 chain once. A built-in layer that acts on some requests only says which (its ``acts`` predicate
