@@ -10,18 +10,24 @@ counts with ``callgrind_control --dump`` at each mark: after the session opened 
 threads): the first call's part less the second's is what the first call pays beyond a steady one. ``--keep``
 keeps the dumps (``callgrind_annotate`` them to see where it went). ~1 min a run.
 ``--wall N``: instead, N native runs timing the first and the second call (ms; they move with the host's load).
+``--pings S``: instead, one native run pinging back to back for S seconds from the session's opening: each
+answer's ms by when it was sent (the warm-up thread runs from ~1 s: what its imports and compiling cost the
+loop's answers meanwhile).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import itertools
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -90,9 +96,9 @@ async def measure(tree: str | None, keep: str | None, extra: list[str], idle: fl
         return _parts(Path(tmp))
 
 
-async def wall(tree: str | None, idle: float, port: int) -> tuple[float, float]:
-    """Milliseconds of the first and the second ``add`` call of a server run natively, the first ``idle`` seconds
-    after its session opened."""
+@contextlib.asynccontextmanager
+async def _session(tree: str | None, port: int) -> AsyncIterator[tuple[Connection, str | None]]:
+    """A native ``servers/ours.py`` (``--tree``) with a session opened on a connection to it."""
     argv = [sys.executable, str(Path(__file__).parent / "servers/ours.py"), "--port", str(port)]
     if tree:
         argv += ["--tree", tree]
@@ -104,19 +110,50 @@ async def wall(tree: str | None, idle: float, port: int) -> tuple[float, float]:
                 raise SystemExit("the server did not answer")
             conn = Connection(HOST, port)
             try:
-                session = await mcp.open_session(conn, timeout=60)
-                await asyncio.sleep(idle)
-                took = []
-                for _ in range(2):
-                    t = time.perf_counter()
-                    reply = await mcp.call(conn, Entry("ours", "ours", "ours"), session, timeout=60)
-                    took.append((time.perf_counter() - t) * 1e3)
-                    assert mcp.ADD_EXPECT.encode() in reply.body, reply.body[:300]
+                yield conn, await mcp.open_session(conn, timeout=60)
             finally:
                 await conn.close()
         finally:
             server.stop()
+
+
+async def wall(tree: str | None, idle: float, port: int) -> tuple[float, float]:
+    """Milliseconds of the first and the second ``add`` call of a server run natively, the first ``idle`` seconds
+    after its session opened."""
+    async with _session(tree, port) as (conn, session):
+        await asyncio.sleep(idle)
+        took = []
+        for _ in range(2):
+            t = time.perf_counter()
+            reply = await mcp.call(conn, Entry("ours", "ours", "ours"), session, timeout=60)
+            took.append((time.perf_counter() - t) * 1e3)
+            assert mcp.ADD_EXPECT.encode() in reply.body, reply.body[:300]
     return took[0], took[1]
+
+
+async def pings(tree: str | None, seconds: float, port: int) -> list[tuple[float, float]]:
+    """``(seconds since the session opened, ms)`` of each ``ping`` sent back to back on one connection for
+    ``seconds`` from the session's opening, natively: what the warm-up thread costs the loop's answers meanwhile
+    (it starts 1 s after listening)."""
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    out = []
+    async with _session(tree, port) as (conn, session):
+        opened = time.perf_counter()
+        while (t := time.perf_counter()) - opened < seconds:
+            reply = await conn.request("POST", "/mcp", mcp.headers(session=session), body, 60)
+            assert b'"result"' in reply.body, reply.body[:300]
+            out.append((t - opened, (time.perf_counter() - t) * 1e3))
+    return out
+
+
+def _windows(timed: list[tuple[float, float]], edges: tuple[float, ...]) -> str:
+    parts = []
+    for low, high in itertools.pairwise(edges):
+        ms = sorted(m for t, m in timed if low <= t < high)
+        if ms:
+            parts.append(f"[{low:.1f}, {high:.1f}) s: n {len(ms)}, median {ms[len(ms) // 2]:.2f}, "
+                         f"p99 {ms[min(len(ms) - 1, int(len(ms) * 0.99))]:.2f}, max {ms[-1]:.2f} ms")
+    return "\n".join(parts)
 
 
 def main() -> None:
@@ -127,7 +164,14 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=30.0, help="seconds idle between the start and the first call")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the server (repeatable)")
     parser.add_argument("--wall", type=int, default=0, help="instead: N native runs, ms of the first and second call")
+    parser.add_argument("--pings", type=float, default=0.0,
+                        help="instead: ping back to back for S seconds from the session's opening (native ms)")
     args = parser.parse_args()
+    if args.pings:
+        timed = asyncio.run(pings(args.tree, args.pings, args.port))
+        print(_windows(timed, (0.0, 0.8, 1.6, 2.4, args.pings)))
+        print("slowest:", ", ".join(f"{m:.1f} ms at {t:.3f} s" for t, m in sorted(timed, key=lambda p: -p[1])[:8]))
+        return
     if args.wall:
         for _ in range(args.wall):
             first, second = asyncio.run(wall(args.tree, args.idle, args.port))

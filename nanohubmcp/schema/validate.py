@@ -103,6 +103,26 @@ class ArgumentValidator:
             check_json_form(schema, f"{kind} {name!r}", "input schema")
             check_patterns(schema, f"{kind} {name!r}", "input schema")  # (a pattern re refuses failed every call)
 
+    @property
+    def prepared(self) -> bool:
+        """Whether the checks a first :meth:`validate` compiles are compiled (at registration for a schema given
+        by hand; at the first call, or by :meth:`prepare`, for a trusted one)."""
+        return self._fast is not _UNCOMPILED
+
+    def prepare(self) -> None:
+        """Compile now what the first :meth:`validate` would (the fast path's check, the optional properties whose
+        ``null`` is dropped; jsonschema's validator when the fast path cannot cover the schema): for a thread that
+        prepares while the server is idle (``transports.warm_up``). Does nothing once prepared.
+
+        Safe while :meth:`validate` runs on another thread: a call that finds nothing prepared yet prepares it
+        itself, never waiting for this one, and both come to the same checks (the last one written is kept).
+
+        Raises:
+            RegistrationError: what the first call would answer for a trusted schema whose ``$ref`` leads nowhere.
+        """
+        if self._fast is _UNCOMPILED:
+            self._prepare()
+
     def _prepare(self) -> None:
         # The compilers load with the first call (or an input_schema given at registration), not at start.
         from nanohubmcp.schema.fastpath import compile_check

@@ -52,6 +52,7 @@ from .routes import make_app
 from .workers import HANGUP, HANGUP_LINE, WORKER_DEATHS, say, stop_signals, watch_parent, worker_task
 
 if TYPE_CHECKING:
+    from ..server.registry.registry import Registry
     from .exit_watch import ExitWatch
     from .process_exit import StopNotice
     from .served import ServedServer
@@ -61,10 +62,10 @@ AFTER_SECONDS = 1.0
 """Seconds from listening to :func:`.warm_up.warm_up` (after a first answer at start: it and its count stay)."""
 
 
-def _warm_up() -> None:
+def _warm_up(registry: Registry) -> None:
     from .warm_up import warm_up  # (not with the first answer)
 
-    warm_up()
+    warm_up(tool.validator for tool in registry.tools.values())  # (the tools registered by now, listed here)
 
 SWEEP_SECONDS = 60.0
 LEFT_TASKS_SECONDS = 1.0
@@ -246,7 +247,7 @@ class Runner:
             self._serve(sockets)
             # The process is the server's: its start-up is out of full collections (for good in one the command serves).
             frozen.append(freeze_start_up(kept=was_served()))
-            loop.call_later(AFTER_SECONDS, _warm_up)  # a first call's imports, once idle after start (warm_up)
+            loop.call_later(AFTER_SECONDS, _warm_up, self.server.core.registry)  # a first call's work, once idle
             if workers > 1:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None
