@@ -16,7 +16,6 @@ import tornado.netutil
 
 from ..errors import ConfigurationError
 from ..protocol.port_numbers import port_of
-from .port_holders import connection_note, held_by_connection
 
 BACKLOG = 1024
 """The listen backlog of each socket: connections the kernel holds before the server accepts them."""
@@ -53,6 +52,8 @@ class PortInUse(ConfigurationError):
         self.host = host
         self.port = port
         self.by_connection = by_connection
+        from .port_holders import connection_note  # (a busy port's note: not imported by a start that binds)
+
         super().__init__(f"port {port} on {host} is already in use" + (
             f", {connection_note(port, any_port)}" if by_connection
             else f": stop the other server, pick another port, or use {any_port} for any free port"))
@@ -68,5 +69,7 @@ def bind(host: str, port: int, *, reuse_port: bool = False) -> list[socket.socke
         return tornado.netutil.bind_sockets(port, host, backlog=BACKLOG, reuse_port=reuse_port)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
+            from .port_holders import held_by_connection
+
             raise PortInUse(host, port, by_connection=held_by_connection(port)) from None
         raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None

@@ -179,6 +179,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.protocol.large_json",  # a body of 1 MiB or more
     "nanohubmcp.transports.limit_option",  # the command line's limits and the most workers: run(workers=N > 1) only
     "pathlib",  # a busy port's note reads /proc with open() (transports.port_holders)
+    "nanohubmcp.transports.port_holders",  # what holds a busy port: only when the bind fails
     "nanohubmcp.transports.served",  # the transports' seam with the facade: for type checkers only
 )
 
