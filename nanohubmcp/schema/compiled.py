@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
+from nanohubmcp.schema.ecma_pattern import check_patterns
 from nanohubmcp.schema.iri_grammar import load_jsonschema
 from nanohubmcp.schema.json_form import check_json_form
 from nanohubmcp.schema.keywords import validator_class
@@ -26,8 +27,9 @@ if TYPE_CHECKING:
 
 def compile_schema(schema: object, label: str, what: str) -> Validator:
     """The jsonschema validator of ``schema`` (its ``$schema``'s draft, else Draft 2020-12), with
-    format checking, a registry of the JSON Schema meta-schemas only (nothing is fetched), and ``pattern`` /
-    ``multipleOf`` read as JSON Schema means them (:mod:`.keywords`).
+    format checking, a registry of the JSON Schema meta-schemas only (nothing is fetched), and ``pattern``,
+    ``patternProperties`` and ``multipleOf`` read as JSON Schema means them (:mod:`.keywords`; each pattern
+    compiled here, once).
 
     ``label`` and ``what`` name it in messages (``"tool 'add'"``, ``"input schema"``).
 
@@ -58,6 +60,7 @@ def compile_schema(schema: object, label: str, what: str) -> Validator:
         where = format_path("schema", exc.path)
         raise RegistrationError(f"{label}: invalid {what}: {shorten(exc.message)} (at {where})") from None
     _check_refs(schema, label, what)
+    check_patterns(schema, label, what)  # each pattern read as ECMA-262 and compiled now, not at a call
     # Our own registry (the JSON Schema meta-schemas only): jsonschema's default one would
     # fetch unknown http(s) references over the network while validating a call.
     ours = validator_class(cls)  # pattern (ECMA-262's $) and float multipleOf as JSON Schema means them

@@ -23,9 +23,13 @@ Chosen here, and why:
   U+FEFF and the Unicode ``Zs`` spaces, not U+0085 nor U+001C to U+001F), written out as a class. jsonschema's own
   ``re.search`` read them as Python does, accepting what a client refuses. (pydantic's Rust check reads them as
   Unicode too; ours runs first, so the stricter reading holds.)
+- ``.`` outside a class is ECMA-262's: any character but a line terminator (§ 22.2.2.7: ``\\n``, ``\\r``, U+2028,
+  U+2029), where Python's stops at ``\\n`` alone; ``^.+$`` refuses ``"a\\rb"``, as a client's validator does.
 
-Left as Python reads it: ``.`` (ECMA-262's stops at ``\\r``, U+2028 and U+2029 too), ``patternProperties``
-(jsonschema's ``re.search``).
+The one reading holds wherever a schema's regular expression is run: a ``pattern`` (:mod:`.keywords`), a
+``patternProperties`` key and the ``additionalProperties``/``unevaluatedProperties`` that depend on it
+(:mod:`.property_patterns`), a ``propertyNames`` pattern (a ``pattern`` on the key), a default's check
+(:mod:`.default_check`). Each pattern is read and compiled once (:func:`regex_error` at registration; cached).
 """
 
 from __future__ import annotations
@@ -63,8 +67,11 @@ _INLINE_FLAG = r"\(\?[aiLmsux-]+[:)]"
 _ECMA_SPACE = "\\t\\n\\x0b\\x0c\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
 """ECMA-262's ``\\s`` as a class's members (§ 22.2.2.9: WhiteSpace, with U+FEFF and the Unicode ``Zs`` spaces, and
 LineTerminator): Python's adds U+001C to U+001F and U+0085, and leaves U+FEFF out."""
-_OUTSIDE = {"$": "\\Z", "\\s": f"[{_ECMA_SPACE}]", "\\S": f"[^{_ECMA_SPACE}]"}
-"""Tokens outside a class read otherwise: ``$`` is the end of the text (not before a final newline)."""
+_ECMA_DOT = "[^\\n\\r\\u2028\\u2029]"
+"""ECMA-262's ``.`` without the ``s`` flag (§ 22.2.2.7): any character but a LineTerminator."""
+_OUTSIDE = {"$": "\\Z", "\\s": f"[{_ECMA_SPACE}]", "\\S": f"[^{_ECMA_SPACE}]", ".": _ECMA_DOT}
+"""Tokens outside a class read otherwise: ``$`` is the end of the text (not before a final newline), ``.`` stops at
+every line terminator."""
 
 
 def python_only(pattern: str) -> str | None:
@@ -85,9 +92,10 @@ def python_only(pattern: str) -> str | None:
 
 
 def regex_error(pattern: str) -> str | None:
-    """Why Python's ``re`` refuses ``pattern`` (``"unterminated character set at position 6"``), or None."""
+    """Why Python's ``re`` refuses ``pattern`` (``"unterminated character set at position 6"``), or None; a pattern
+    it takes is then read as ECMA-262 and compiled once, for :func:`ecma_search` (at registration, not a call)."""
     try:
-        re.compile(pattern)
+        _compiled(pattern)
     except re.error as exc:
         return str(exc)
     return None
@@ -95,7 +103,8 @@ def regex_error(pattern: str) -> str | None:
 
 def check_patterns(schema: object, label: str, what: str) -> None:
     """Refuse at registration a ``pattern`` (or ``patternProperties`` key) anywhere in ``schema`` that is not a
-    regular expression: each call would fail on it (``"Internal error"``), as jsonschema compiles it then.
+    regular expression: each call would fail on it (``"Internal error"``), as jsonschema compiles it then. Each
+    one that is gets read as ECMA-262 and compiled now (:func:`regex_error`), not at a call.
 
     Raises:
         RegistrationError: ``"tool 'element': invalid input schema: the pattern '^[A-Z][a-z?$' at
@@ -129,9 +138,11 @@ def _patterns(node: object, path: list[str | int]) -> Iterator[tuple[list[str | 
 
 
 def ecma_search(pattern: str, text: str) -> bool:
-    """Whether ``pattern`` matches somewhere in ``text`` as ECMA-262 reads it: ``$`` (outside a class) only at
-    the very end, not before a final newline. ``pattern`` is a Python ``re`` pattern (one Python refuses raises
-    :class:`re.error`, as ``re.search`` does)."""
+    """Whether ``pattern`` matches somewhere in ``text`` as ECMA-262 reads it (the module text: ``$`` outside a
+    class only at the very end, ``.`` at no line terminator, ``\\d``/``\\w``/``\\b`` ASCII, ``\\s`` ECMA-262's
+    white space). ``pattern`` is a Python ``re`` pattern (one Python refuses raises :class:`re.error`, as
+    ``re.search`` does); it is read and compiled once (at registration, by :func:`regex_error`; kept for 1,024
+    patterns)."""
     return _compiled(pattern).search(text) is not None
 
 
@@ -141,15 +152,15 @@ def _compiled(pattern: str) -> re.Pattern[str]:
         return re.compile(pattern)
     try:
         return re.compile(_ecma_read(pattern), re.ASCII)
-    except re.error:  # not expected (only anchors and classes are rewritten); the pattern as written then
+    except re.error:  # not expected (only anchors, dots and classes are rewritten); the pattern as written then
         return re.compile(pattern)
 
 
 def _ecma_read(pattern: str) -> str:
     """``pattern`` as Python's ``re`` (with ``re.ASCII``: ``\\d``, ``\\w``, ``\\b`` and their negations
-    ASCII, as ECMA-262's) reads what ECMA-262 means: each ``$`` outside a class as ``\\Z``, each ``\\s`` and
-    ``\\S`` as ECMA-262's white space (:data:`_ECMA_SPACE`)."""
-    if "$" not in pattern and "\\s" not in pattern and "\\S" not in pattern:
+    ASCII, as ECMA-262's) reads what ECMA-262 means: each ``$`` outside a class as ``\\Z``, each ``.`` outside
+    one as :data:`_ECMA_DOT`, each ``\\s`` and ``\\S`` as ECMA-262's white space (:data:`_ECMA_SPACE`)."""
+    if "$" not in pattern and "." not in pattern and "\\s" not in pattern and "\\S" not in pattern:
         return pattern
     read: list[str] = []
     members: list[str] = []  # the open class's tokens, from its "["

@@ -1,4 +1,4 @@
-"""jsonschema's validator classes with ``pattern`` and ``multipleOf`` checked as JSON Schema means them.
+"""jsonschema's validator classes with regular expressions and ``multipleOf`` checked as JSON Schema means them.
 
 Every validator this package compiles (:mod:`.compiled`, a union member's test in :mod:`.mapping`) is of a class
 from :func:`validator_class`, so a hand-written schema and one made from a ``Field(...)`` are read alike:
@@ -6,6 +6,8 @@ from :func:`validator_class`, so a hand-written schema and one made from a ``Fie
 - ``pattern``: an ECMA-262 regular expression, run by :func:`.ecma_pattern.ecma_search` (``$`` is the end of
   the text; jsonschema's ``re.search`` let ``"run_1\\n"`` match ``^[a-z0-9_]+$``, review r38 F9; ``\\d``,
   ``\\w``, ``\\b`` are ASCII and ``\\s`` ECMA-262's white space: ``^\\d+$`` took ``"١٢٣"``).
+- ``patternProperties`` and the ``additionalProperties``/``unevaluatedProperties`` that depend on its keys: each
+  key read as a ``pattern`` is (:mod:`.property_patterns`).
 - ``multipleOf``: a value is a multiple of a float step when the quotient is within ``1e-9`` (plus four units
   in its last place) of a whole number. JSON numbers are decimals, read here as binary floats: jsonschema's
   exact ``int(q) == q`` refused ``0.3`` and ``0.7`` for ``multipleOf: 0.1`` (``0.3 / 0.1`` is
@@ -38,12 +40,18 @@ _TOLERANCE = 1e-9
 
 @functools.cache
 def validator_class(base: type[Validator]) -> type[Validator]:
-    """``base`` (a jsonschema draft's validator class) with its ``pattern`` and ``multipleOf`` keywords (where it
-    has them) checked as the module docstring says; one class per ``base``."""
+    """``base`` (a jsonschema draft's validator class) with its ``pattern``, ``multipleOf`` and pattern-keyed
+    property keywords (where it has them) checked as the module docstring says; one class per ``base``."""
+    from jsonschema import _keywords
     from jsonschema.validators import extend
 
-    ours = {"pattern": _pattern, "multipleOf": _multiple_of}
-    found: Any = extend(base, {k: v for k, v in ours.items() if k in base.VALIDATORS})
+    from nanohubmcp.schema.property_patterns import PROPERTY_KEYWORDS
+
+    ours: dict[str, Any] = {"pattern": _pattern, "multipleOf": _multiple_of}
+    ours = {k: v for k, v in ours.items() if k in base.VALIDATORS}
+    ours.update((k, v) for k, (v, theirs) in PROPERTY_KEYWORDS.items()
+                if base.VALIDATORS.get(k) is getattr(_keywords, theirs, None))
+    found: Any = extend(base, ours)
     return found
 
 

@@ -28,6 +28,7 @@ from nanohubmcp.schema.default_check import default_breaks, published_member, wi
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import json_type, member_schema, nullable
 from nanohubmcp.schema.hints import type_hints
+from nanohubmcp.schema.model_defaults import model_schema
 from nanohubmcp.schema.record_fields import is_record, record_fields, written_doc
 from nanohubmcp.schema.science import scientific
 from nanohubmcp.schema.secret import SchemaKeys
@@ -112,9 +113,9 @@ class TypeMapper:
         self._late: dict[Any, co.Coercer] = {}
         self._done: dict[Any, Mapped] = {}
         self.unpublished: list[tuple[str, str]] = []
-        """``(field, why)`` for each record field whose default the schema leaves out (JSON has no form for
-        it: ``fragments.left_out_default``), the field named ``Class.field``, in the order mapped; a record met
-        again adds none."""
+        """``(field, why)`` for each record (or pydantic model) field whose default the schema leaves out (JSON has
+        no form for it, or its own schema refuses it: ``default_check.withheld_default``), the field named
+        ``Class.field``, in the order mapped; a record met again adds none."""
 
     # -- dispatch ---------------------------------------------------------------------
     def map(self, tp: object) -> Mapped:
@@ -347,7 +348,8 @@ class TypeMapper:
         return Mapped(schema, co.fields(coercers, cls))
 
     def _pydantic(self, model: type[Any]) -> Mapped:
-        schema = dict(model.model_json_schema())
+        schema, left = model_schema(model)  # a field's default its own schema refuses left out, and said
+        self.unpublished += left
         for name, definition in schema.pop("$defs", {}).items():
             self.defs.setdefault(name, definition)
         return Mapped(schema, co.fields({}, lambda **members: model.model_validate(members)))

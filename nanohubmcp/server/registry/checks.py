@@ -76,12 +76,13 @@ def _type_name(annotation: object) -> str:
 def unpublished_defaults(label: str, fn: Callable[..., Any], signature: Signature) -> list[str]:
     """One warning for each parameter of ``fn`` whose default its generated schema (``signature``'s) leaves
     out, JSON having no form for it (nan, an infinity, an int of over 4,300 digits), then one for each field
-    of a record a parameter takes (a dataclass or NamedTuple: ``signature.unpublished``; a pydantic model's is
-    refused, as its schema holds it) whose default is left out so: the function's (or the record's) own default
-    still applies. ``label`` names the component (``"tool 'fit'"``).
+    of a record a parameter takes (a dataclass, NamedTuple or pydantic model: ``signature.unpublished``) whose
+    default is left out so, or as one of none of its types: the function's (or the record's) own default still
+    applies. ``label`` names the component (``"tool 'fit'"``).
 
     .. versionchanged:: 1.0
-       A record field's default is warned of too (it was left out without a word)."""
+       A record field's default is warned of too (it was left out without a word); a pydantic model field's too (its
+       schema held it: a default of another type was published, one JSON has no form for refused)."""
     from ...schema.default_check import withheld_default
     from ...schema.fragments import left_out_default
 
