@@ -10,11 +10,14 @@ rest is then read and dropped (up to :data:`DISCARD_FACTOR` times the limit): a 
 sends its whole body before reading still finds the 413, where closing at once would hand it
 a connection reset; one declared larger still is answered ``Connection: close``, read and dropped to its end
 within the body's deadline, then closed (:meth:`StreamedBody._linger`, trial 66 F6: the official ``mcp`` client
-met a bare ``ReadError`` for a body over twice the limit). A body refused for the budget of bodies being
-received (503, :mod:`.budget`) is answered the same way (a fresh-user trial, trial56 F12: the reset ended the
-official client's session). Both ways answer the same request with the same bytes. The slow-body deadline
-covers both (``http_server.Deadlines``). A client waiting for ``100 Continue`` has sent no body: its
-early answer says ``Connection: close`` and no 100 follows it (trial56 F5).
+met a bare ``ReadError`` for a body over twice the limit). A chunked one is read and dropped to its last chunk
+(up to :data:`CHUNKED_DROP_FACTOR` times the limit, within the body's deadline), and its connection serves on
+(:meth:`StreamedBody._refuse_chunked`; it was cut off at twice the limit, a reset under a client still sending).
+A body refused for the budget of bodies being received (503, :mod:`.budget`) is answered as one within twice
+the limit is, a chunked one too (a fresh-user trial, trial56 F12: the reset ended the official client's session).
+Both ways answer the same request with the same bytes. The slow-body deadline covers both
+(``http_server.Deadlines``). A client waiting for ``100 Continue`` has sent no body: its early answer says
+``Connection: close`` and no 100 follows it (trial56 F5).
 
 Source: RFC 9110 § 15.5.14 (413 Content Too Large), § 10.1.1 (Expect); RFC 9112 § 9.6 (tear-down).
 """
@@ -45,6 +48,9 @@ from .headers import JSON_TYPE, content_coding
 
 DISCARD_FACTOR = 2
 """A refused body is read on and dropped up to this many times ``max_request_bytes``."""
+CHUNKED_DROP_FACTOR = 64
+"""A chunked body refused 413 is read and dropped to its last chunk up to this many times ``max_request_bytes``
+(1 GiB at the default 16 MiB; and within the body's deadline); beyond it, the connection is closed."""
 BUSY = "nanohubmcp_busy"
 """The key of a request's ``__dict__`` saying its body did not fit in the budget of bodies being
 received (:mod:`.budget`), and which limit it passed: once the route's checks pass, it is answered 503, then
@@ -201,6 +207,20 @@ class StreamedBody(BodyReadingHandler):
         self.set_header("Connection", "close")
         self._refuse_size(limit)
 
+    def _refuse_chunked(self, limit: int) -> None:
+        """Answer 413 to a chunked body the moment it crosses ``limit``; the rest is read and dropped to its last
+        chunk, up to :data:`CHUNKED_DROP_FACTOR` times ``limit`` and within the body's deadline, and the connection
+        then serves the client's next request: a client that sends its whole body before it reads finds the 413,
+        where a close at twice the limit handed it a reset. The bytes the body took of the budget (:mod:`.budget`)
+        are given back at once: nothing of it is kept."""
+        self._drop_bound = CHUNKED_DROP_FACTOR * limit
+        # Tornado's own bound on a chunked body (it closes past it) above ours, which closes at the drop bound
+        cast(HTTP1Connection, self.request.connection).set_max_body_size(self._drop_bound + (1 << 20))
+        budget = getattr(self.application, "budget", None)
+        if budget is not None and budget.used:
+            budget.give_back(self.request.server_connection)
+        self._refuse_size(limit)
+
     def answer_early(self, error: ProtocolError, *, drain: bool) -> None:
         """Answer ``error`` (a 413, a 503 for the budget) before the body is read; nothing of it is kept.
 
@@ -256,8 +276,8 @@ class StreamedBody(BodyReadingHandler):
                     cast(HTTP1Connection, self.request.connection).close()
             return
         self._size += len(chunk)
-        if self._size > limit:
-            self._refuse_size(limit)
+        if self._size > limit:  # (a chunked body: one declared over the limit was refused before its first byte)
+            self._refuse_chunked(limit)
             return
         self._chunks.append(chunk)
 
