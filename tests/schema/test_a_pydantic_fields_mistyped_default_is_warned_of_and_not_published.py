@@ -101,3 +101,31 @@ async def test_a_models_mistyped_default_is_warned_of_not_published_and_a_call_l
     assert any("field 'Inner.width'" in text for text in wrong), wrong
     assert any("field 'Checked.count' (parameter 'settings')" in text for text in wrong), wrong
     assert len(wrong) == 5, wrong
+
+
+class Fit(pydantic.BaseModel):
+    """A fit's settings."""
+
+    threshold: float = float("nan")
+
+
+@pytest.mark.anyio
+async def test_a_models_default_json_cannot_write_is_left_out_as_a_dataclass_fields_is() -> None:
+    server = MCPServer("nan-default", provenance=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+
+        @server.tool()
+        def fit(settings: Fit) -> str:  # was: RegistrationError "nan at schema...default has no JSON form"
+            """Fit."""
+            return repr(settings.threshold)
+
+    said = [str(w.message) for w in caught if issubclass(w.category, RegistrationWarning)]
+    assert [text for text in said if "field 'Fit.threshold' (parameter 'settings')" in text
+            and "nan has no JSON form" in text], said
+    with serve(server) as url, anyio.fail_after(30):
+        async with mcp_client(url + "mcp") as client:
+            tools = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+            called = await client.call_tool("fit", {"settings": {}})
+    assert "default" not in properties(tools["fit"], "settings")["threshold"]
+    assert called.content[0].text == "nan"  # type: ignore[union-attr]  # the model's own default applies
