@@ -27,9 +27,9 @@ Chosen here, and why:
   U+2029), where Python's stops at ``\\n`` alone; ``^.+$`` refuses ``"a\\rb"``, as a client's validator does.
 
 The one reading holds wherever a schema's regular expression is run: a ``pattern`` (:mod:`.keywords`), a
-``patternProperties`` key and the ``additionalProperties``/``unevaluatedProperties`` that depend on it
-(:mod:`.property_patterns`), a ``propertyNames`` pattern (a ``pattern`` on the key), a default's check
-(:mod:`.default_check`). Each pattern is read and compiled once (:func:`regex_error` at registration; cached).
+``patternProperties`` key and the ``additionalProperties`` that depends on it (:mod:`.property_patterns`; not
+``unevaluatedProperties``, jsonschema's own), a ``propertyNames`` pattern (a ``pattern`` on the key), a default's
+check (:mod:`.default_check`). Each pattern is read and compiled once (:func:`regex_error` at registration; cached).
 """
 
 from __future__ import annotations

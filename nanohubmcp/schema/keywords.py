@@ -6,8 +6,8 @@ from :func:`validator_class`, so a hand-written schema and one made from a ``Fie
 - ``pattern``: an ECMA-262 regular expression, run by :func:`.ecma_pattern.ecma_search` (``$`` is the end of
   the text; jsonschema's ``re.search`` let ``"run_1\\n"`` match ``^[a-z0-9_]+$``, review r38 F9; ``\\d``,
   ``\\w``, ``\\b`` are ASCII and ``\\s`` ECMA-262's white space: ``^\\d+$`` took ``"١٢٣"``).
-- ``patternProperties`` and the ``additionalProperties``/``unevaluatedProperties`` that depend on its keys: each
-  key read as a ``pattern`` is (:mod:`.property_patterns`).
+- ``patternProperties`` and the ``additionalProperties`` that depends on its keys: each key read as a
+  ``pattern`` is (:mod:`.property_patterns`; ``unevaluatedProperties`` is jsonschema's).
 - ``multipleOf``: a value is a multiple of a float step when the quotient is within ``1e-9`` (plus four units
   in its last place) of a whole number. JSON numbers are decimals, read here as binary floats: jsonschema's
   exact ``int(q) == q`` refused ``0.3`` and ``0.7`` for ``multipleOf: 0.1`` (``0.3 / 0.1`` is

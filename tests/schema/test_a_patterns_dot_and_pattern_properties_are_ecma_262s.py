@@ -4,7 +4,7 @@
 Before: a ``pattern``'s ``.`` was Python's, which stops at ``\\n`` alone, so ``^.+$`` let ``"a\\rb"`` (and U+2028,
 U+2029) run the tool where a client's validator refuses it; and ``patternProperties`` keys were run by jsonschema's
 ``re.search`` as Python reads them (``$`` before a final newline, Unicode ``\\d``/``\\w``, Python's ``.``), for
-``patternProperties`` itself, for the ``additionalProperties`` that depends on it and for ``unevaluatedProperties``:
+``patternProperties`` itself and for the ``additionalProperties`` that depends on it:
 ``"x_a\\n"`` passed ``additionalProperties: false`` beside ``^x_\\w+$``, and a key ``"n_١٢"`` was held to the
 integer schema of ``^n_\\d+$`` and its string value refused. Checked through the official ``mcp`` client against a
 served tool, and against node's ``RegExp`` where node is installed.
@@ -34,15 +34,15 @@ KEYS = {  # a property of an object schema -> (arguments, valid)
     "tags": [({"x_ab": 1}, True), ({"x_ab\n": 1}, False), ({"x_é": 1}, False), ({"y": 1}, False)],
     "counts": [({"n_12": 3}, True), ({"n_12": "three"}, False), ({"n_\u0661\u0662": "text"}, True),
                ({"n_1\n": "text"}, True)],
-    "marks": [({"m_a": 1}, True), ({"m_\r": 1}, False), ({"m_\u2028": 1}, False), ({"q": 1}, False)],
+    "marks": [({"m_a": 1}, True), ({"m_a": "text"}, False), ({"m_\r": "text"}, True), ({"m_\u2028": "text"}, True),
+              ({"q": 1}, True)],
     "names": [({"abc": 1}, True), ({"abc\n": 1}, False), ({"a.c": 1}, False)],
 }
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {
     "tags": {"type": "object", "patternProperties": {r"^x_\w+$": {"type": "integer"}}, "additionalProperties": False},
     "counts": {"type": "object", "patternProperties": {r"^n_\d+$": {"type": "integer"}},
                "additionalProperties": {"type": "string"}},
-    "marks": {"type": "object", "allOf": [{"patternProperties": {"^m_.$": {"type": "integer"}}}],
-              "unevaluatedProperties": False},
+    "marks": {"type": "object", "patternProperties": {"^m_.$": {"type": "integer"}}},
     "names": {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}},
 }}
 
