@@ -57,9 +57,10 @@ def additional_properties(validator: Any, additional: Any, instance: Any,
                           schema: dict[str, Any]) -> Iterator[ValidationError]:
     """``additionalProperties``: the keys of ``instance`` no ``properties`` entry names and no pattern matches."""
     if "patternProperties" not in schema:
-        from jsonschema._keywords import additionalProperties
+        from jsonschema import _keywords
 
-        yield from additionalProperties(validator, additional, instance, schema)
+        theirs: Any = _keywords.additionalProperties  # a generator (its stub says it returns None)
+        yield from theirs(validator, additional, instance, schema)
         return
     if not validator.is_type(instance, "object"):
         return
