@@ -2,7 +2,7 @@
 
 R41-11's fix confined a Sim2L output's file to its run directory, but the image block read that file whole with a
 plain ``open``: a FIFO named ``pic.png`` held the answer for good, a file of gigabytes went into memory whole. It is
-now read as other files a run left (``sources.left_files``): past the limit, or not a regular file, the image block
+now read as other files a run left (``server.wire.left_files``): past the limit, or not a regular file, the image block
 is left out and the output's resource link alone carries it.
 """
 

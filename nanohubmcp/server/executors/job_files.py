@@ -28,10 +28,9 @@ import base64
 import contextlib
 import json
 import os
-import stat
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError, ToolError
 from ...protocol.message_values import shown_value
@@ -39,6 +38,7 @@ from ...protocol.mime import guess_mime_type
 from ...protocol.seconds import seconds_of
 from ...protocol.whole_numbers import whole_number, written_whole
 from ..results import DEFAULT_STORE_BYTES
+from ..wire.left_files import LeftFile, LeftFileRefused, open_left_file
 from ..wire.owned_folders import warn_shared
 from ..wire.state_dir import private_folder
 from .base import JobExecutor
@@ -252,38 +252,26 @@ def file_blocks(paths: Iterable[Path], limit: int | None = None) -> list[dict[st
             the server's default ``max_kept_bytes``); the message names the sizes and what to change.
     """
     limit = MAX_RETURNED_BYTES if limit is None else limit
-    opened: list[tuple[Path, BinaryIO, int]] = []
+    opened: list[tuple[Path, LeftFile]] = []
     try:
         total = 0
         for path in paths:
-            stream = _open_regular(path)
-            if stream is None:
-                continue
-            size = os.fstat(stream.fileno()).st_size
-            opened.append((path, stream, size))
-            total += size
+            try:
+                left = open_left_file(path)
+            except (OSError, LeftFileRefused):
+                continue  # gone, a symbolic link, not a regular file, unreadable: not returned
+            opened.append((path, left))
+            total += left.size
             if total > limit:
                 raise ToolError(
-                    f"the files the job returned hold more than {limit} bytes (at {path.name}, {size} bytes, "
+                    f"the files the job returned hold more than {limit} bytes (at {path.name}, {left.size} bytes, "
                     f"{total} in all), more than the server keeps for large results: have the run write less, "
                     "or name fewer files in its outputs"
                 )
-        return [_block(path, stream.read(size)) for path, stream, size in opened]
+        return [_block(path, left.read()) for path, left in opened]
     finally:
-        for _, stream, _ in opened:
-            stream.close()
-
-
-def _open_regular(path: Path) -> BinaryIO | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None  # gone, a symbolic link, unreadable: not returned
-    stream = os.fdopen(fd, "rb")
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        stream.close()
-        return None
-    return stream
+        for _, left in opened:
+            left.close()
 
 
 def _block(path: Path, data: bytes) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..left_files import LeftFileRefused, read_left_file
+from ...server.wire.left_files import LeftFileRefused, read_left_file
 from ..run_folders import RunFolders, record_group
 from .running import stop_all
 

@@ -31,7 +31,7 @@ from ...protocol.content import ImageContent, ResourceLink, TextContent
 from ...protocol.jsonenc import dumps
 from ...protocol.result_types import ToolResult
 from ...server.results import convert
-from ..left_files import LeftFileRefused, read_left_file
+from ...server.wire.left_files import LeftFileRefused, read_left_file
 from .execute import Output
 from .notebook import Sim2LSpec
 from .saved import VALUE_FILE_LIMIT

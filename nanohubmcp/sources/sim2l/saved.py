@@ -33,7 +33,7 @@ import json
 import os
 from typing import Any
 
-from ..left_files import LeftFileRefused, read_left_file
+from ...server.wire.left_files import LeftFileRefused, read_left_file
 
 __all__ = ["VALUE_FILE_LIMIT", "NotARunFile", "Undecodable", "decode", "read_value_file", "run_file"]
 

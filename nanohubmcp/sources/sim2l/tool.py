@@ -33,6 +33,7 @@ from ...server.provenance.code_files import WATCHED, WatchedCode
 from ...server.provenance.handover import CACHE_META
 from ...server.registry.components import STOPS_WHEN_CANCELLED
 from ...server.results import DEFAULT_MAX_ANSWER_BYTES
+from ...server.wire.left_files import LeftFileRefused, read_left_file
 from ...server.wire.owned_folders import warn_shared
 from .edits import notebook_code, refuse_edited
 from .execute import read_outputs, run_notebook
@@ -255,12 +256,15 @@ class Sim2LTool:
         if (not target.startswith(root + os.sep) or not os.path.isfile(target)
                 or target == os.path.join(root, RUN_FILE)):
             raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}")
-        with os.fdopen(os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as stream:
-            size = os.fstat(stream.fileno()).st_size  # (the real path: no link is left to follow)
-            if size > MAX_FILE_BYTES:  # looked at before reading: a run's files follow its arguments
-                raise ResultTooLarge(f"the file {path!r} of the run {run[:12]} is {size} bytes, more than the "
-                                     f"{MAX_FILE_BYTES} a resources/read returns")
-            data = stream.read(size)
+        try:  # (the real path: no link is left to follow; a file swapped for one meanwhile is refused)
+            data = read_left_file(target, MAX_FILE_BYTES)  # sized before it is read: a run's files follow its arguments
+        except LeftFileRefused as exc:
+            if exc.reason != "size":
+                raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}") from None
+            raise ResultTooLarge(f"the file {path!r} of the run {run[:12]} is {exc.size} bytes, more than the "
+                                 f"{MAX_FILE_BYTES} a resources/read returns") from None
+        except FileNotFoundError:
+            raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}") from None
         mime = NOTEBOOK_MIME if target.endswith(".ipynb") else mimetypes.guess_type(target)[0]
         mime = mime or "application/octet-stream"
         if mime.startswith("text/") or mime in ("application/json", "application/xml", NOTEBOOK_MIME):
