@@ -46,6 +46,10 @@ class JobExecutor:
     survives_restart = False
     OPTIONS: ClassVar[dict[str, str]] = {}
     """The ``executor_options`` this executor takes: option name -> what it sets."""
+    max_returned_bytes: int | None = None
+    """The most bytes of files one job may return, for an executor whose jobs return the files they wrote (the
+    batch executors: :func:`.job_files.file_blocks`): the server's ``max_kept_bytes``, set when the server makes
+    (or is given) the executor; None: the executor's own default."""
 
     def configure(self, options: dict[str, Any]) -> JobExecutor:
         """This executor with ``options`` (``executor_options`` of a server or a tool) applied

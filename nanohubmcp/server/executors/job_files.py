@@ -54,8 +54,9 @@ MARK = ".nanohubmcp-job"
 MAX_LINE_BYTES = 1024 * 1024
 """A longer event line is dropped (a job writing nonsense must not exhaust the server)."""
 MAX_RETURNED_BYTES = DEFAULT_STORE_BYTES
-"""The most bytes of files one batch job returns (512 MiB, the server's default ``max_kept_bytes``): past it
-the job fails before any file is read."""
+"""The most bytes of files one batch job returns when no server set it (512 MiB, the server's default
+``max_kept_bytes``; a server's executors take its ``max_kept_bytes``: :attr:`~.base.JobExecutor.max_returned_bytes`):
+past it the job fails before any file is read."""
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/csv")
 
 
@@ -99,7 +100,11 @@ class FolderJobExecutor(JobExecutor):
         return options
 
     def configure(self, options: dict[str, Any]) -> JobExecutor:
-        return type(self)(self.state_dir, {**self.options, **options}) if options else self
+        if not options:
+            return self
+        made = type(self)(self.state_dir, {**self.options, **options})
+        made.max_returned_bytes = self.max_returned_bytes
+        return made
 
     def root(self) -> Path:
         """The folder of this executor's job folders."""
@@ -248,8 +253,9 @@ def file_blocks(paths: Iterable[Path], limit: int | None = None) -> list[dict[st
     each is read to at most the size seen then.
 
     Raises:
-        ToolError: the files hold more than ``limit`` bytes in all (default :data:`MAX_RETURNED_BYTES`,
-            the server's default ``max_kept_bytes``); the message names the sizes and what to change.
+        ToolError: the files hold more than ``limit`` bytes in all (the executor's ``max_returned_bytes``, the
+            server's ``max_kept_bytes``; default :data:`MAX_RETURNED_BYTES`); the message names the sizes and what
+            to change.
     """
     limit = MAX_RETURNED_BYTES if limit is None else limit
     opened: list[tuple[Path, LeftFile]] = []
@@ -265,8 +271,8 @@ def file_blocks(paths: Iterable[Path], limit: int | None = None) -> list[dict[st
             if total > limit:
                 raise ToolError(
                     f"the files the job returned hold more than {limit} bytes (at {path.name}, {left.size} bytes, "
-                    f"{total} in all), more than the server keeps for large results: have the run write less, "
-                    "or name fewer files in its outputs"
+                    f"{total} in all), more than the server keeps for large results (its max_kept_bytes): have the "
+                    "run write less, name fewer files in its outputs, or raise the server's max_kept_bytes"
                 )
         return [_block(path, left.read()) for path, left in opened]
     finally:

@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
-from ..results import DEFAULT_STORE_BYTES_PER_OWNER
+from ..results import DEFAULT_STORE_BYTES, DEFAULT_STORE_BYTES_PER_OWNER
 from . import EXECUTORS, JobExecutor, make_executor
 from .folder_budget import FolderBudget, shared_charges
 
@@ -40,6 +40,8 @@ class JobRunners:
             (``max_kept_bytes_per_owner``: :mod:`.folder_budget`).
         state: the server's ``state_url`` and name: with a shared store (Redis) the folder budget is counted
             there for every process of the server (:func:`.folder_budget.shared_charges`); None: this process's.
+        returned_bytes: most bytes of files one batch (folder) job returns (``max_kept_bytes``, the largest result
+            the server keeps: :attr:`~.base.JobExecutor.max_returned_bytes`).
 
     Raises:
         ConfigurationError: ``executor_options`` is not a dict, or an executor refuses its options.
@@ -55,8 +57,10 @@ class JobRunners:
         state_dir: Callable[[], str],
         folder_bytes_per_owner: int = DEFAULT_STORE_BYTES_PER_OWNER,
         state: tuple[StateURL, str] | None = None,
+        returned_bytes: int = DEFAULT_STORE_BYTES,
     ) -> None:
         self.workers = workers
+        self.returned_bytes = returned_bytes
         self.folder_budget = FolderBudget(folder_bytes_per_owner, shared_charges(*state) if state else None)
         """The bytes of inputs each caller's not-yet-ended folder jobs hold (:mod:`.folder_budget`)."""
         self.dask_address = dask_address
@@ -66,8 +70,8 @@ class JobRunners:
         default = job_executor.name if isinstance(job_executor, JobExecutor) else (job_executor or "threads")
         self._default_executor = default
         self._state_dir = state_dir
-        self.default = make_executor(job_executor, workers=workers, dask_address=dask_address,
-                                     options=self.options_for(default), state_dir=state_dir)
+        self.default = self._bounded(make_executor(job_executor, workers=workers, dask_address=dask_address,
+                                                   options=self.options_for(default), state_dir=state_dir))
         """The server's ``job_executor``."""
         self._job_runners: dict[Any, JobExecutor] = {self.default.name: self.default}
 
@@ -94,12 +98,12 @@ class JobRunners:
         if spec is None:
             base = self.default
         elif isinstance(spec, JobExecutor):
-            base = self._job_runners.setdefault(spec.name, spec)
+            base = self._job_runners.setdefault(spec.name, self._bounded(spec))
         else:
             if spec not in self._job_runners:
-                self._job_runners[spec] = make_executor(
+                self._job_runners[spec] = self._bounded(make_executor(
                     spec, workers=self.workers, dask_address=self.dask_address,
-                    options=self.options_for(spec), state_dir=self._state_dir)
+                    options=self.options_for(spec), state_dir=self._state_dir))
             base = self._job_runners[spec]
         if not options:
             return base
@@ -107,6 +111,12 @@ class JobRunners:
         if key not in self._job_runners:
             self._job_runners[key] = base.configure(options)
         return self._job_runners[key]
+
+    def _bounded(self, runner: JobExecutor) -> JobExecutor:
+        """``runner``, its jobs returning at most :attr:`returned_bytes` of files (a batch executor's; those it
+        configures for a tool's options keep the bound)."""
+        runner.max_returned_bytes = self.returned_bytes
+        return runner
 
     def made(self) -> list[JobExecutor]:
         """Every executor made so far (the server's first)."""

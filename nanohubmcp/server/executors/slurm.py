@@ -251,7 +251,7 @@ class SlurmJobExecutor(FolderJobExecutor):
                         node = seen.node if seen is not None else ""
                     told = announce_run(context, job, slurm_id, node, told)
                     announce(context, job, slurm_id, SlurmState("COMPLETED", "", node), told, raised_note(outcome))
-                    return _value_of(outcome, slurm_id, folder)
+                    return _value_of(outcome, slurm_id, folder, self.max_returned_bytes)
                 state = states.get(slurm_id)
                 if state is not None:
                     if state.kind == ENDED:  # it ran (if it has a node) even when no look saw it running
@@ -338,27 +338,28 @@ def _place_of(outcome: tuple[str, Any]) -> Place | None:
     return None
 
 
-def _value_of(outcome: tuple[str, Any], slurm_id: str, folder: Path) -> Any:
+def _value_of(outcome: tuple[str, Any], slurm_id: str, folder: Path, limit: int | None = None) -> Any:
     """The function's value from submitit's result file; what it raised becomes a ToolError."""
     status, payload = outcome
     if status == "success":
         kind, value = payload[:2]  # a third item, where it ran, from this version's jobs (_place_of)
         if kind == RAISED:
             raise ToolError(value)
-        return files_returned(value, folder)
+        return files_returned(value, folder, limit)
     # submitit's own failure around the function (e.g. the call could not be unpickled on the node)
     last = [line for line in str(payload).splitlines() if line.strip()][-1:] or ["no message"]
     stderr = tail(folder / f"{slurm_id}_0_log.err", skip=LOG_PREFIXES)
     raise ToolError(f"Slurm job {slurm_id} could not run the tool: {last[0]}" + stderr_note(stderr))
 
 
-def files_returned(value: Any, folder: Path) -> Any:
+def files_returned(value: Any, folder: Path, limit: int | None = None) -> Any:
     """A path (or a list of paths) the job returned, as the files' content: one embedded resource
     each, kept and linked by the server when larger than ``max_inline_bytes``. The files must be in
     the job's folder (relative paths are read there). Any other value is returned as it is.
+    ``limit``: the most bytes of files returned (:func:`.job_files.file_blocks`).
 
     Raises:
-        ToolError: a file outside the job's folder, or one that is not there.
+        ToolError: a file outside the job's folder, or one that is not there; more than ``limit`` bytes in all.
     """
     paths = value if isinstance(value, (list, tuple)) and value else [value]
     if not all(isinstance(p, PurePath) for p in paths):
@@ -372,7 +373,7 @@ def files_returned(value: Any, folder: Path) -> Any:
         raise ToolError(f"the job returned files that are not there: {', '.join(missing)}")
     names = [str(p) for p in paths]
     return ToolResult(
-        [{"type": "text", "text": f"files: {', '.join(names)}"}, *file_blocks(found)],
+        [{"type": "text", "text": f"files: {', '.join(names)}"}, *file_blocks(found, limit)],
         structured_content={"files": names},
     )
 

@@ -178,7 +178,7 @@ class SubmitJobExecutor(FolderJobExecutor):
                 code = _exit_status(folder, proc)
                 if code is not None:
                     reader()
-                    return await loop.run_in_executor(None, collect, folder, plan, code)
+                    return await loop.run_in_executor(None, collect, folder, plan, code, self.max_returned_bytes)
                 await asyncio.sleep(interval)
         except asyncio.CancelledError:
             if not job.abandoned:  # the client cancelled: stop submit as an interrupt does
@@ -296,11 +296,13 @@ def stop(folder: Path, proc: subprocess.Popen[bytes] | None, key: FolderKey | No
             time.sleep(0.05)
 
 
-def collect(folder: Path, plan: dict[str, Any], code: int) -> ToolResult:
-    """The tool's answer from what the run left in ``folder`` (see the module docstring).
+def collect(folder: Path, plan: dict[str, Any], code: int, limit: int | None = None) -> ToolResult:
+    """The tool's answer from what the run left in ``folder`` (see the module docstring); ``limit``: the most bytes
+    of files it returns (:func:`.job_files.file_blocks`).
 
     Raises:
-        ToolError: ``submit`` failed, or every run failed (the message names them).
+        ToolError: ``submit`` failed, or every run failed (the message names them); its files hold more than
+            ``limit`` bytes.
     """
     patterns = plan.get("outputs") or ["**/*"]
     if plan.get("sweep"):
@@ -338,7 +340,8 @@ def collect(folder: Path, plan: dict[str, Any], code: int) -> ToolResult:
         paths = [folder / name for name in files]
         text = "the run finished"
     return ToolResult(
-        [{"type": "text", "text": f"{text}\n{json.dumps(summary)}"}, *file_blocks(paths)], structured_content=summary
+        [{"type": "text", "text": f"{text}\n{json.dumps(summary)}"}, *file_blocks(paths, limit)],
+        structured_content=summary,
     )
 
 

@@ -53,9 +53,6 @@ if TYPE_CHECKING:
 
 NOTEBOOK_MIME = "application/x-ipynb+json"
 """The media type of a Jupyter notebook (an executed run's ``<name>.ipynb``)."""
-MAX_FILE_BYTES = DEFAULT_MAX_ANSWER_BYTES
-"""The largest file of a stored run a ``resources/read`` returns (256 MiB, the server's default
-``max_result_bytes``); a larger one is refused before it is read."""
 
 
 class _Core(Protocol):
@@ -232,16 +229,17 @@ class Sim2LTool:
             meta=meta,
         )
 
-    def read_file(self, run: str, path: str) -> Any:
+    def read_file(self, run: str, path: str, limit: int | None = DEFAULT_MAX_ANSWER_BYTES) -> Any:
         """A file of a stored run (the ``sim2l://`` resource template's function): one the
         notebook saved, ``outputs.json`` when the result links it, or the executed notebook
         (``<name>.ipynb``, as ``application/x-ipynb+json`` text). The run's own record
-        (``run.json``: identity and times) is the store's, not a file of the run.
+        (``run.json``: identity and times) is the store's, not a file of the run. ``limit``: its most
+        bytes (the server's ``max_result_bytes`` when the read comes; None: any size).
 
         Raises:
             ResourceNotFound: no such run, or no such file in it (-32002; MCP 2025-11-25,
                 Server § Resources § Error handling).
-            ResultTooLarge: the file is over :data:`MAX_FILE_BYTES` (looked at before it is read).
+            ResultTooLarge: the file is over ``limit`` bytes (looked at before it is read).
         """
         try:
             directory = self.store.find(run)
@@ -257,12 +255,13 @@ class Sim2LTool:
                 or target == os.path.join(root, RUN_FILE)):
             raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}")
         try:  # (the real path: no link is left to follow; a file swapped for one meanwhile is refused)
-            data = read_left_file(target, MAX_FILE_BYTES)  # sized before it is read: a run's files follow its arguments
+            data = read_left_file(target, limit)  # sized before it is read: a run's files follow its arguments
         except LeftFileRefused as exc:
             if exc.reason != "size":
                 raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}") from None
             raise ResultTooLarge(f"the file {path!r} of the run {run[:12]} is {exc.size} bytes, more than the "
-                                 f"{MAX_FILE_BYTES} a resources/read returns") from None
+                                 f"{limit} a resources/read returns (the server's max_result_bytes; raise it to "
+                                 "read the file)") from None
         except FileNotFoundError:
             raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}") from None
         mime = NOTEBOOK_MIME if target.endswith(".ipynb") else mimetypes.guess_type(target)[0]
@@ -379,7 +378,7 @@ def add_sim2l(
     )
 
     def read_file(run: str, path: str) -> Any:
-        return runner.read_file(run, path)
+        return runner.read_file(run, path, server.core.result_options.max_result_bytes)
 
     server.add_resource(
         read_file,
