@@ -28,6 +28,7 @@ from ..batch_run import batch_run
 from .kernel_output import quiet_kernel_end
 from .kernels import KernelStop
 from .notebook import Sim2LSpec
+from .save_errors import save_failure
 from .saved import NotARunFile, Undecodable, decode, read_value_file, run_file
 from .store import RUN_FILE
 from .values import INPUT_FILES_DIR, Prepared
@@ -155,7 +156,8 @@ def run_notebook(
             papermill.execute_notebook(spec.path, output, parameters=prepared.parameters, **options)
     except papermill.PapermillExecutionError as exc:
         where = _cell_named(output, exc.exec_count) or f"cell {exc.exec_count}"
-        raise ToolError(f"the Sim2L tool '{tool}' failed in {where}: {exc.ename}: {exc.evalue}") from None
+        said = save_failure(exc.ename, exc.evalue, exc.traceback or (), directory, output, list(spec.outputs))
+        raise ToolError(f"the Sim2L tool '{tool}' failed in {where}: {said or f'{exc.ename}: {exc.evalue}'}") from None
     except CellTimeoutError:
         last = _last_cell_run(output)
         named = _cell_named(output, last) if last is not None else None
