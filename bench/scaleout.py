@@ -102,6 +102,59 @@ def loop_switches(pid: int) -> int:
     return total
 
 
+def thread_switches(pid: int) -> dict[str, int]:
+    """Context switches so far of the process tree of ``pid``, by kind of thread: ``loop_vol`` /
+    ``loop_invol`` (the main threads, the event loops: voluntary, involuntary) and ``other_vol`` /
+    ``other_invol`` (every other thread: the provenance writer, pool workers, background reads)."""
+    counts = dict.fromkeys(("loop_vol", "loop_invol", "other_vol", "other_invol"), 0)
+    for p in procs.tree(pid):
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                status = Path(f"/proc/{p}/task/{task}/status").read_text()
+            except OSError:
+                continue
+            kind = "loop" if int(task) == p else "other"
+            counts[f"{kind}_vol"] += int(status.split("\nvoluntary_ctxt_switches:")[1].split()[0])
+            counts[f"{kind}_invol"] += int(status.split("nonvoluntary_ctxt_switches:")[1].split()[0])
+    return counts
+
+
+def core_times(cpus: set[int]) -> tuple[int, int, int]:
+    """``(idle, steal, total)`` clock ticks so far of the CPUs ``cpus`` (``/proc/stat``): idle
+    includes iowait; steal is time the hypervisor gave this virtual CPU's host core to another."""
+    idle = steal = total = 0
+    for line in Path("/proc/stat").read_text().splitlines():
+        name, _, rest = line.partition(" ")
+        if not name.startswith("cpu") or name == "cpu" or int(name[3:]) not in cpus:
+            continue
+        ticks = [int(v) for v in rest.split()]
+        idle += ticks[3] + ticks[4]
+        steal += ticks[7] if len(ticks) > 7 else 0
+        total += sum(ticks[:8])
+    return idle, steal, total
+
+
+def cpu_set(text: str) -> set[int]:
+    """The CPUs of a ``taskset`` list (``0-1``, ``0,2``)."""
+    found: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        found.update(range(int(low), int(high or low) + 1))
+    return found
+
+
+def pin_workers(pid: int, cpus: list[int]) -> None:
+    """Pin each forked worker under ``pid`` (all its threads) to a CPU of its own, in turn from ``cpus``."""
+    workers = [p for p in procs.tree(pid) if p != pid]
+    for cpu, worker in zip(cpus * len(workers), sorted(workers), strict=False):
+        for task in os.listdir(f"/proc/{worker}/task"):
+            os.sched_setaffinity(int(task), {cpu})
+
+
 class Placement(threading.Thread):
     """Samples, every 0.1 s until stopped, the CPU each event loop of ``pid``'s process tree last ran
     on (``/proc/<pid>/task/<pid>/stat``, field 39): where the kernel put a server free to run on
@@ -278,7 +331,9 @@ def main() -> int:
     p.add_argument(
         "--provenance", action="store_true", help="with --instructions: count with the provenance records on"
     )
-    p.add_argument("--only", default="", help="comma-separated substrings: run only the variants naming one")
+    p.add_argument(
+        "--only", default="", help="comma- (or, when one is given, |-) separated substrings: the variants naming one"
+    )
     p.add_argument(
         "--one-core", metavar="CPU", help="also each 1-process variant pinned to this one CPU (not the client's)"
     )
@@ -323,6 +378,12 @@ def main() -> int:
         quiet = ["env", "SCALEOUT_PROVENANCE=0"]
         variants["redis, 1 process, no provenance"] = [*quiet, *ours, "--state-url", url]
         variants["redis, 2 workers, no provenance"] = [*quiet, *ours, "--state-url", url, "--workers", "2"]
+        apart = ["env", "SCALEOUT_FILE_PER_WORKER=1"]
+        variants["redis, 2 workers, a file each"] = [*apart, *ours, "--state-url", url, "--workers", "2"]
+        variants["redis, 2 workers, pinned"] = [*ours, "--state-url", url, "--workers", "2"]
+        variants["ceiling, 2 workers, reuse_port, pinned"] = [*ceiling, "--workers", "2", "--reuse-port"]
+        kept = ["env", "SCALEOUT_FILE_PER_WORKER=memory"]
+        variants["redis, 2 workers, records in memory"] = [*kept, *ours, "--state-url", url, "--workers", "2"]
     cpus = dict.fromkeys(variants, a.server_cpu)
     if a.one_core:  # the 1-process variants again, pinned to one core: what one process makes of one core
         for name in [n for n in variants if "1 process" in n]:
@@ -336,7 +397,7 @@ def main() -> int:
         variants["redis, 1 process, before"] = [*before, "--state-url", url]
         variants["redis, 2 workers, before"] = [*before, "--state-url", url, "--workers", "2"]
     if a.only:
-        wanted = [w.strip() for w in a.only.split(",") if w.strip()]
+        wanted = [w.strip() for w in a.only.split("|" if "|" in a.only else ",") if w.strip()]
         variants = {k: v for k, v in variants.items() if any(w in k for w in wanted)}
     servers, ports, sessions = {}, {}, {}
     counted: dict[str, Any] | None = None
@@ -361,6 +422,8 @@ def main() -> int:
                 raise SystemExit(f"{name} not ready: {(work / f'{ports[name]}.log').read_text()[-2000:]}")
             sessions[name] = asyncio.run(open_session(ports[name]))
         body = mcp.call_body("add", mcp.ADD_ARGS, templated=True)
+        for name in [n for n in variants if n.endswith(", pinned")]:  # each worker (every thread) on a CPU of its own
+            pin_workers(servers[name].pid, sorted(cpu_set(a.server_cpu)))
         for name in variants:  # warm-up
             wrk.run(ports[name], a.conc, 2, body, mcp.headers(session=sessions[name]), mcp.ADD_EXPECT)
         for r in range(a.rounds):
@@ -370,6 +433,8 @@ def main() -> int:
                 loop0 = loop_cpu(servers[name].pid)
                 lanes0 = lanes(work, servers[name].pid)
                 switches0 = loop_switches(servers[name].pid)
+                threads0 = thread_switches(servers[name].pid)
+                cores0 = core_times(cpu_set(a.server_cpu))
                 commands0 = command_calls(rport)
                 wrk0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 received: dict[int, int] = {}
@@ -396,6 +461,9 @@ def main() -> int:
                 loop_ms = (loop_cpu(servers[name].pid) - loop0) * 1000
                 lanes1 = lanes(work, servers[name].pid)
                 switches = loop_switches(servers[name].pid) - switches0
+                threads1 = thread_switches(servers[name].pid)
+                cores1 = core_times(cpu_set(a.server_cpu))
+                ticks = max(1, cores1[2] - cores0[2])
                 commands1 = command_calls(rport)
                 wrk1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 wrk_ms = (wrk1.ru_utime + wrk1.ru_stime - wrk0.ru_utime - wrk0.ru_stime) * 1000
@@ -421,6 +489,11 @@ def main() -> int:
                         "inline_start": statistics.mean(x[0] for x in lanes0) if lanes0 else -1.0,
                         "inline_end": statistics.mean(x[0] for x in lanes1) if lanes1 else -1.0,
                         "loop_switches": switches / n,
+                        # every thread's switches per call, by kind (thread_switches)
+                        **{f"{k}_per_call": (threads1[k] - threads0[k]) / n for k in threads1},
+                        # the server CPUs' idle and stolen shares over the cell (/proc/stat)
+                        "cores_idle": (cores1[0] - cores0[0]) / ticks,
+                        "cores_steal": (cores1[1] - cores0[1]) / ticks,
                         "loop_beside_wrk": beside_wrk,
                         "sent_back": float(sum(x[2] for x in lanes1) - sum(x[2] for x in lanes0)),
                     }
@@ -431,7 +504,9 @@ def main() -> int:
                     f"round {r + 1} {name:34s} {cell['rps']:8.0f} req/s {last['cpu_ms'] * 1000:6.0f} µs/call"
                     f" loop {last['loop_cpu_ms'] * 1000:5.0f} switches {last['loop_switches']:.2f}"
                     f" inline {last['inline_start']:.1f}->{last['inline_end']:.1f} sent back {last['sent_back']:.0f}"
-                    f" beside wrk {last['loop_beside_wrk']:.2f}",
+                    f" beside wrk {last['loop_beside_wrk']:.2f} idle {last['cores_idle']:.3f}"
+                    f" steal {last['cores_steal']:.3f} other vol {last['other_vol_per_call']:.3f}"
+                    f" loop invol {last['loop_invol_per_call']:.3f}",
                     flush=True,
                 )
         for server in servers.values():
@@ -465,6 +540,7 @@ def main() -> int:
     print(
         f"\n{'variant':34s} {'req/s':>7s} {'server CPU ms/call':>18s} {'loop':>6s} {'redis':>6s} {'cmds':>5s}"
         f" {'wrk':>6s} {'busiest cpu/req':>15s} {'switches':>8s} {'inline':>6s} {'by wrk':>6s}"
+        f" {'idle':>5s} {'steal':>5s} {'other vol':>9s} {'loop invol':>10s}"
     )
     for name, s in summary.items():
         print(
@@ -472,6 +548,8 @@ def main() -> int:
             f" {s['redis_commands']:5.2f} {s['wrk_cpu_ms']:6.3f}"
             f" {s['busiest_worker_share']:7.2f}/{s['busiest_worker_requests']:.2f}"
             f" {s['loop_switches']:8.2f} {s['inline_end']:6.1f} {s['loop_beside_wrk']:6.2f}"
+            f" {s['cores_idle']:5.3f} {s['cores_steal']:5.3f} {s['other_vol_per_call']:9.3f}"
+            f" {s['loop_invol_per_call']:10.3f}"
         )
     for label, ratios in state_cpu.items():
         shown = ", ".join(f"{r:.2f}" for r in ratios["rounds"])

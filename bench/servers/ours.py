@@ -14,6 +14,8 @@ Environment (set by mcpbench/instructions.py under valgrind): ``BENCH_READ_DISTR
 installed distributions' table before serving; ``BENCH_NATIVE_PATH=1`` decides what the server decides by
 the clock as a native run does (a quick sync tool stays on the event loop once it qualified; provenance
 records are written in full batches); ``BENCH_LANE_REPORT=PATH`` writes where each sync tool ran at exit;
+``BENCH_FILE_PER_WORKER=1`` gives each forked worker a state directory of its own (``<dir>/w<pid>``, for
+bench/scaleout_instructions.py: its provenance records in a file of its own);
 ``BENCH_GC_REPORT=PATH`` times the cyclic collector's runs (gc.callbacks) and writes them per generation at exit
 (bench/tail.py).
 """
@@ -72,6 +74,12 @@ if os.environ.get("BENCH_GC_REPORT"):
                                 len(gc.get_objects(2))))
 
     gc.callbacks.append(_timed)
+
+if os.environ.get("BENCH_FILE_PER_WORKER") == "1":
+    _base = os.environ["NANOHUBMCP_STATE_DIR"]
+    os.register_at_fork(
+        after_in_child=lambda: os.environ.__setitem__("NANOHUBMCP_STATE_DIR", os.path.join(_base, f"w{os.getpid()}"))
+    )
 
 options = {}
 if opts.tracing:

@@ -1,6 +1,8 @@
 """The benchmark tool for bench/scaleout.py, served by ``nanohubmcp run`` (one or several workers,
 memory or Redis state): ``add(a, b)``, as in servers/ours.py. ``SCALEOUT_PROVENANCE=0`` in the
-environment turns the provenance records off (to compare the state stores without them).
+environment turns the provenance records off (to compare the state stores without them);
+``SCALEOUT_FILE_PER_WORKER=1`` gives each forked worker a state directory of its own (its records in
+a file of its own), ``=memory`` one it cannot make (its records kept in its memory).
 
 ``SCALEOUT_LANE_DIR=<dir>``: each serving process writes ``<dir>/<pid>`` every 0.2 s: whether
 ``add`` runs on the event loop (the worker pool's inline lane, 1/0), whether it was sent to the
@@ -53,6 +55,14 @@ def _watch_lane(into: str) -> None:
     os.register_at_fork(after_in_child=lambda: threading.Thread(target=write, daemon=True).start())
     threading.Thread(target=write, daemon=True).start()
 
+
+if os.environ.get("SCALEOUT_FILE_PER_WORKER") in ("1", "memory"):
+    # each forked worker a state directory of its own (its provenance records in a file of its own), or
+    # ("memory") one it cannot make: its records are then kept in its memory (made, never written to a file)
+    _base = os.environ["NANOHUBMCP_STATE_DIR"] if os.environ["SCALEOUT_FILE_PER_WORKER"] == "1" else "/proc/self/none"
+    os.register_at_fork(
+        after_in_child=lambda: os.environ.__setitem__("NANOHUBMCP_STATE_DIR", os.path.join(_base, f"w{os.getpid()}"))
+    )
 
 if os.environ.get("SCALEOUT_LANE_DIR"):  # before the server is made: it makes its pool
     _watch_lane(os.environ["SCALEOUT_LANE_DIR"])
