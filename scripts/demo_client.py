@@ -29,10 +29,17 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
 import urllib.parse
 import warnings
 from typing import Any
+
+# Ctrl-C ends the client at once, as the signal's default does (the shell reports status 130), without Python's
+# KeyboardInterrupt traceback from wherever it was (importing the client, waiting on the server; trial71 T71-11):
+# it holds nothing to save, and scripts/demo stops its server on the way out. (Not when a test imports this file.)
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 try:
     from nanohubmcp.auth.token_option import add_token_options, token_from_options
@@ -44,7 +51,7 @@ except ImportError:  # run by another Python than the checkout's environment (./
     sys.exit("demo_client.py needs nanohubmcp and the mcp client: run it with the checkout's environment, "
              ".venv/bin/python scripts/demo_client.py URL (scripts/setup makes .venv), or install nanohub-mcp")
 
-from demo_arguments import example_arguments  # scripts/, this file's folder, is first on sys.path
+from demo_arguments import example_arguments  # noqa: E402  scripts/, this file's folder, is first on sys.path
 
 DEFAULT_URL = "http://127.0.0.1:8000/mcp"
 

@@ -76,5 +76,7 @@ async def test_a_session_without_a_principal_is_named_by_its_digest(tmp_path: Pa
     assert len(digest) == 12
     assert [row[2] for row in listed(state)] == [f"session:{digest}"]
     assert [row[2] for row in listed(state, "--caller", f"session:{digest[:6].upper()}")] == [f"session:{digest}"]
+    # "in any case" (provenance.md): the word too (trial71 T71-8: SESSION:3A80 found nothing)
+    assert [row[2] for row in listed(state, "--caller", f"SESSION:{digest[:6].upper()}")] == [f"session:{digest}"]
     other = "session:" + ("0" if digest[0] != "0" else "1")
     assert listing(state, "--caller", other).startswith(f"No provenance records of the caller {other!r} in ")

@@ -384,10 +384,10 @@ def caller_owner(caller: str) -> tuple[str, tuple[str, ...]]:
     """The condition on the ``owner`` column (and its values) selecting the records of ``caller``, as
     :func:`.listing.caller_of` names one: a principal's subject (``alice``: owner ``principal:alice``), a
     session by its digest (``session:`` and the first hex digits of its key, the record's ``session``), or
-    ``-`` (no caller: a record made with neither)."""
+    ``-`` (no caller: a record made with neither). ``session:`` and the digits are read in any case."""
     if caller == "-":
         return "owner IS NULL", ()
-    if caller.startswith(SESSION_OWNER):  # a prefix of the session's key: a range of the owners' index
+    if caller[:len(SESSION_OWNER)].lower() == SESSION_OWNER:  # a prefix of the session's key: a range of the index
         start = SESSION_OWNER + caller[len(SESSION_OWNER):].lower()
         return "owner >= ? AND owner < ?", (start, start + "\uffff")
     return "owner = ?", (PRINCIPAL_OWNER + caller,)
