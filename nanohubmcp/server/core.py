@@ -160,8 +160,8 @@ class ServerCore:
         """Where the state lives: the state directory, and with a shared store (Redis) this process's link to it."""
         self.job_runners = JobRunners(job_executor, workers=self.job_workers, dask_address=dask_address,
                                       executor_options=executor_options, state_dir=self.state_link.directory,
-                                      folder_bytes_per_owner=max_kept_bytes_per_owner, state=(self.state_url, name),
-                                      returned_bytes=max_kept_bytes)
+                                      folder_bytes_per_owner=max_kept_bytes_per_owner,
+                                      state=(self.state_url, name, state_secret), returned_bytes=max_kept_bytes)
         """The job executors: the server's, and those its tools name (made at their first use)."""
         self.job_runner = self.job_runners.default
         self.core_jobs = CoreJobs(self, lambda: self.first_use.jobs_made)

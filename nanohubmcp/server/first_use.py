@@ -168,7 +168,8 @@ class FirstUse:
         jobs = JobStore(
             self._job_ttl, name=self._name, state_dir=self._link.option(), kind=self._job_store,
             max_jobs=max_jobs, max_jobs_per_owner=per_owner, max_result_bytes=result_bytes,
-            shared=self._state_url, reattach=reattach, hand_over=hand_over, leftovers=leftovers)
+            shared=self._state_url, reattach=reattach, hand_over=hand_over, leftovers=leftovers,
+            secret=self.state_secret)
         if self._provenance_on:
             jobs.on_finish(self.recorder.job_finished)
         return jobs

@@ -3,7 +3,9 @@
 A principal's subject (a nanoHUB user name, an e-mail address) names a person, and its bare SHA-256 is
 reversed by guessing (hash the user names of a site and compare). So a shared store (Redis) keeps only
 ``HMAC-SHA-256(K, subject)``: in a session record (``principal_digest``) and in the keys that count a
-principal's sessions and finished logs (``pr:``, ``pk:``, ``pb:<digest>``). ``K`` is derived, with its own
+principal's sessions and finished logs (``pr:``, ``pk:``, ``pb:<digest>``); in a job record
+(``principal_digest``) and in the owner keys that index a principal's jobs and count its folder jobs' bytes
+(``jobs:o:pd:<digest>``, ``fb:pd:<digest>``: :meth:`PrincipalDigest.owner_key`). ``K`` is derived, with its own
 label, from the key that signs the stateless era's ``requestState``: the ``state_secret`` when one is
 given, else the store's ``rs:key`` (made once by the first process), so every process sharing the store
 computes the same digest and nothing more has to be shared. A request's principal is checked against a
@@ -20,6 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+
+PRINCIPAL_OWNER = "principal:"
+"""The start of an owner key naming a principal by its subject (the job store's, the results')."""
+DIGEST_OWNER = "pd:"
+"""The start of an owner key naming a principal by its digest: what a shared store holds instead."""
 
 LABEL = b"nanohubmcp principal digest v1"
 """What the digest key is derived with from the ``requestState`` key (so neither key reveals the other)."""
@@ -60,3 +67,10 @@ class PrincipalDigest:
         if subject is None or stored is None:
             return subject is None and stored is None
         return isinstance(stored, str) and hmac.compare_digest(stored.encode(), self(subject).encode())
+
+    def owner_key(self, key: str) -> str:
+        """The owner key a shared store holds for ``key``: ``"principal:<subject>"`` as ``"pd:<digest>"``; any
+        other (a session's, ``"anonymous"``, one already a digest's) as it is."""
+        if key.startswith(PRINCIPAL_OWNER):
+            return DIGEST_OWNER + self(key[len(PRINCIPAL_OWNER):])
+        return key

@@ -4,7 +4,8 @@ With ``state_url="redis://…"`` the processes of a server share ``job_dir``'s q
 budget of :mod:`nanohubmcp.server.executors.folder_budget` (``max_kept_bytes_per_owner``) is counted here, so N
 processes allow one caller the budget once, not N times.
 
-``fb:<owner key>`` under the server's namespace: a hash, one field per charge (a job's id, or a charge made just
+``fb:<owner key>`` under the server's namespace (a principal's as ``fb:pd:<digest>``, never its subject:
+:mod:`.redis_job_owners`): a hash, one field per charge (a job's id, or a charge made just
 before its job is stored) holding ``"<bytes> <lease end>"`` (Redis's clock, epoch seconds). A charge is a lease of
 :data:`LEASE_SECONDS`: the process holding the job renews its charges at each sweep of the server (every minute,
 :meth:`RedisFolderCharges.renew`), so a charge of a process that died (or stopped, leaving its Slurm jobs queued)
@@ -24,6 +25,7 @@ from __future__ import annotations
 import contextlib
 
 from .errors import StateUnavailable
+from .redis_job_owners import JobOwners
 from .redis_jobs import Outage, sync_client
 from .url import StateURL
 
@@ -87,15 +89,21 @@ class RedisFolderCharges:
     Args:
         url: the state URL.
         name: the server's name (its namespace in Redis).
+        secret: the ``state_secret`` given, or None: the key of a principal's digest (:mod:`.redis_job_owners`).
     """
 
-    def __init__(self, url: StateURL, name: str) -> None:
-        self.prefix = f"nanohubmcp:{name}:fb:"
+    def __init__(self, url: StateURL, name: str, secret: str | bytes | None = None) -> None:
+        self.namespace = f"nanohubmcp:{name}:"
         self._redis = sync_client(url)
         self._guard = Outage(url.shown)
+        self._owners = JobOwners(self._redis, lambda *parts: self.namespace + ":".join(parts), secret, self._guard)
         self._take = self._redis.register_script(TAKE)
         self._renew = self._redis.register_script(RENEW)
         self._move = self._redis.register_script(MOVE)
+
+    def _key(self, owner: str) -> str:
+        """``fb:<owner>``, a principal's under its digest."""
+        return f"{self.namespace}fb:{self._owners.owner_key(owner)}"
 
     def take(self, owner: str, charge: str, size: int, limit: int, *, force: bool = False) -> int | None:
         """Charge ``owner`` ``size`` bytes as ``charge`` unless its live charges and this one pass ``limit``
@@ -106,7 +114,7 @@ class RedisFolderCharges:
             StateBusy: every pooled connection is in use.
         """
         with self._guard():
-            held = int(self._take(keys=[self.prefix + owner], args=[charge, size, limit, LEASE_SECONDS,
+            held = int(self._take(keys=[self._key(owner)], args=[charge, size, limit, LEASE_SECONDS,
                                                                     "1" if force else ""]))
         return None if held < 0 else held
 
@@ -115,21 +123,21 @@ class RedisFolderCharges:
         with contextlib.suppress(StateUnavailable), self._guard():
             pipe = self._redis.pipeline(transaction=False)
             for owner, ids in charges.items():
-                self._renew(keys=[self.prefix + owner], args=[LEASE_SECONDS, *ids], client=pipe)
+                self._renew(keys=[self._key(owner)], args=[LEASE_SECONDS, *ids], client=pipe)
             pipe.execute()
 
     def move(self, owner: str, old: str, new: str) -> None:
         """The charge ``old`` of ``owner`` is ``new``'s from now on (the job made: its id)."""
         with contextlib.suppress(StateUnavailable), self._guard():
-            self._move(keys=[self.prefix + owner], args=[old, new])
+            self._move(keys=[self._key(owner)], args=[old, new])
 
     def release(self, owner: str, charge: str) -> None:
         """The charge ``charge`` of ``owner`` counts no more (its job ended, or was never made)."""
         with contextlib.suppress(StateUnavailable), self._guard():
-            self._redis.hdel(self.prefix + owner, charge)
+            self._redis.hdel(self._key(owner), charge)
 
     def held(self, owner: str) -> int:
         """The bytes of ``owner``'s charges, leases ended or not (for a look, not a decision)."""
         with self._guard(reading=True):
-            values = self._redis.hvals(self.prefix + owner)
+            values = self._redis.hvals(self._key(owner))
         return sum(int(value.split(" ", 1)[0]) for value in values)

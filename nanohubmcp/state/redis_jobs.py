@@ -8,7 +8,8 @@ the ``redis`` package's synchronous client: the job store is called from any thr
 Keys under the server's namespace: ``job:<id>`` a hash of the record's fields (each JSON), expiring ``ttl``
 after the job finished (a field added since an earlier version wrote the record is absent from it and reads as
 its default: ``item_places`` None; ``kept_data``, the link its MCP answers give for its large data, is set once
-by the first process to reserve it: :meth:`RedisJobBackend.keep_data`); ``jobs`` and ``jobs:o:<owner>`` sorted sets
+by the first process to reserve it: :meth:`RedisJobBackend.keep_data`; a principal's subject as its digest:
+:mod:`.redis_job_owners`); ``jobs`` and ``jobs:o:<owner>`` sorted sets
 of ids by creation time (the bounds are counted there; ids whose record expired are dropped as they are met);
 ``jobs:expires`` the finished ids by when each expires, with ``jobs:scan`` where the purge's walk of ``jobs`` is
 (:mod:`.redis_job_expiry`); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server process
@@ -44,6 +45,7 @@ from ..schema.secret import stored_form
 from . import redis_job_scripts as scripts
 from .errors import StateBusy, StateUnavailable
 from .redis_job_expiry import ExpiryIndex, expires_at
+from .redis_job_owners import JobOwners
 from .redis_refusals import Refusals, refusal
 from .url import REDIS_ENCODING_ERRORS, StateURL
 
@@ -118,7 +120,8 @@ class RedisJobBackend:
     persistent = True
     tells_ends = True
 
-    def __init__(self, url: StateURL, name: str, limit_message: Callable[[str, int, str], str]) -> None:
+    def __init__(self, url: StateURL, name: str, limit_message: Callable[[str, int, str], str], *,
+                 secret: str | bytes | None = None) -> None:
         self.shown = url.shown
         self.prefix = f"nanohubmcp:{name}:"
         self._redis = sync_client(url)
@@ -132,11 +135,13 @@ class RedisJobBackend:
         self._limit_message = limit_message
         self._url = url
         self._watching = threading.Event()
+        self.owners = JobOwners(self._redis, self._key, secret, self._guard)
 
     def _key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
 
     def insert(self, record: dict[str, Any], *, max_total: int, max_per_owner: int) -> None:
+        record = self.owners.record(record)
         fields: list[str] = []
         for name, value in record.items():  # (arguments may hold objects JSON has no form for: see stored_form)
             fields += [name, json.dumps(value, default=stored_form)]
@@ -339,9 +344,12 @@ class RedisJobBackend:
     def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
         """Read from the owner's sorted set (scores: creation times), never the records."""
         with self._guard(reading=True):
-            found = self._redis.zrangebyscore(self._key("jobs", "o", owner_key), since, "+inf", start=start,
-                                              num=count, withscores=True)
+            index = self._key("jobs", "o", self.owners.owner_key(owner_key))
+            found = self._redis.zrangebyscore(index, since, "+inf", start=start, num=count, withscores=True)
         return [(str(job_id), float(created)) for job_id, created in found]
+
+    def principal_matches(self, stored: str, subject: str) -> bool:  # (:mod:`.redis_job_owners`)
+        return self.owners.matches(stored, subject)
 
     def summaries(self, ids: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
         """One ``HMGET`` of ``names`` a record, in one round trip: the other fields stay in Redis."""

@@ -21,6 +21,15 @@ from .redis_refusals import refusal
 from .url import store_refused, store_unreachable
 
 
+def shared_key(client: Any, name: str) -> bytes:
+    """The key held at ``name`` (``rs:key``) by ``client`` (a synchronous ``redis.Redis``), made (32 random bytes
+    as hex) by whichever process asks first; raises what the client raises."""
+    client.set(name, secrets.token_hex(32), nx=True)
+    value = client.get(name)
+    assert value is not None
+    return value if isinstance(value, bytes) else str(value).encode()
+
+
 class RedisRequestState:
     """The ``requestState`` key and used nonces (module docstring).
 
@@ -93,18 +102,14 @@ class RedisRequestState:
             client = self._connect()
         except (TypeError, ValueError) as exc:  # an option redis-py does not take ('?foo=bar')
             raise store_refused(self.shown, exc) from None
-        key = self._key("rs", "key")
         try:
-            client.set(key, secrets.token_hex(32), nx=True)
-            value = client.get(key)
+            return shared_key(client, self._key("rs", "key"))
         except (TypeError, ValueError, redis_errors.ResponseError) as exc:  # 'DB index is out of range'
             raise store_refused(self.shown, exc) from None
         except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
             raise store_unreachable(self.shown, exc) from None
         finally:
             client.close()
-        assert value is not None
-        return value if isinstance(value, bytes) else str(value).encode()
 
     def close(self) -> None:
         """Close the synchronous client, if one was made."""

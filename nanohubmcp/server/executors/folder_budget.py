@@ -68,16 +68,18 @@ class SharedCharges(Protocol):
     def held(self, owner: str) -> int: ...
 
 
-def shared_charges(state_url: StateURL, name: str) -> Callable[[], SharedCharges] | None:
+def shared_charges(state_url: StateURL, name: str,
+                   secret: str | bytes | None = None) -> Callable[[], SharedCharges] | None:
     """What makes the shared charges of the server ``name`` at their first use, for a shared ``state_url`` (Redis);
-    None for one that is not (the count stays this process's)."""
+    None for one that is not (the count stays this process's). ``secret``: the ``state_secret`` given, the key of the
+    digest a principal's charges are kept under (None: the store's)."""
     if not state_url.shared:
         return None
 
     def make() -> SharedCharges:
         from ...state.redis_folder_charges import RedisFolderCharges
 
-        return RedisFolderCharges(state_url, name)
+        return RedisFolderCharges(state_url, name, secret)
 
     return make
 

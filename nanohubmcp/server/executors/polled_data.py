@@ -65,9 +65,12 @@ first: an answer of a forgotten job reads it from the job's record)."""
 
 def job_owner(job: Job) -> str | None:
     """The owner key (:mod:`..results.owners`) of what ``job`` keeps: its principal, else its session's key,
-    else None (a job a REST call without authorization started: readable to anyone holding the link)."""
+    else None (a job a REST call without authorization started: readable to anyone holding the link). A job read back
+    with only its principal's digest (a shared store's), no caller matched yet: the digest's key, nobody's."""
     if job.principal is not None:
         return f"{PRINCIPAL_OWNER}{job.principal}"
+    if job.principal_digest is not None:
+        return job.owner_key()
     return f"{SESSION_OWNER}{job.owner}" if job.owner is not None else None
 
 

@@ -38,8 +38,9 @@ class JobRunners:
         state_dir: the server's state directory (a function: resolved when an executor needs it).
         folder_bytes_per_owner: most bytes of inputs one caller's not-yet-ended batch (folder) jobs keep
             (``max_kept_bytes_per_owner``: :mod:`.folder_budget`).
-        state: the server's ``state_url`` and name: with a shared store (Redis) the folder budget is counted
-            there for every process of the server (:func:`.folder_budget.shared_charges`); None: this process's.
+        state: the server's ``state_url``, name and ``state_secret`` (or None): with a shared store (Redis) the folder
+            budget is counted there for every process of the server (:func:`.folder_budget.shared_charges`); None:
+            this process's.
         returned_bytes: most bytes of files one batch (folder) job returns (``max_kept_bytes``, the largest result
             the server keeps: :attr:`~.base.JobExecutor.max_returned_bytes`).
 
@@ -56,7 +57,7 @@ class JobRunners:
         executor_options: dict[str, Any] | None,
         state_dir: Callable[[], str],
         folder_bytes_per_owner: int = DEFAULT_STORE_BYTES_PER_OWNER,
-        state: tuple[StateURL, str] | None = None,
+        state: tuple[StateURL, str, str | bytes | None] | None = None,
         returned_bytes: int = DEFAULT_STORE_BYTES,
     ) -> None:
         self.workers = workers

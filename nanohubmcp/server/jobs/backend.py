@@ -103,6 +103,10 @@ class JobBackend(Protocol):
         """Ids of one owner's records with their creation times, oldest first (ties by id): of those
         created at ``since`` or later, ``count`` from the ``start``-th on."""
 
+    def principal_matches(self, stored: str, subject: str) -> bool:
+        """Whether a record's ``principal_digest`` (a back end that holds a principal's digest instead of its subject:
+        Redis) is the digest of ``subject``; False in a back end that holds subjects (it stores no digest)."""
+
     def summaries(self, ids: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
         """Only the fields ``names`` (``"id"`` among them) of the records of ``ids`` still stored, in
         that order: a record's other fields (its result...) are not read."""
@@ -138,6 +142,9 @@ class Untold:
 
     def take_answers(self, job_id: str) -> list[dict[str, Any]]:
         return []
+
+    def principal_matches(self, stored: str, subject: str) -> bool:
+        return False  # (it holds subjects: a record of it names no digest)
 
 
 def check_limits(total: int, owned: int, max_total: int, max_per_owner: int) -> None:

@@ -221,8 +221,10 @@ class Elsewhere:
             return job, False
         if row is None:
             raise unknown_job(job.id)
-        job = self._revive(row)
-        return job, job.status in TERMINAL or self._live.get(job.id) is job
+        fresh = self._revive(row)
+        if fresh.principal is None and fresh.principal_digest is not None:
+            fresh.principal = job.principal  # (the subject whose digest matched it: JobStore.get; none: still none)
+        return fresh, fresh.status in TERMINAL or self._live.get(fresh.id) is fresh
 
 
 def _deliver(job: Job, answers: dict[str, Any]) -> None:

@@ -26,9 +26,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SUMMARY", "Position", "page", "position"]
 
-SUMMARY = ("id", "tool", "owner", "principal", "status", "status_message", "created", "updated", "finished_at",
-           "ttl", "as_task", "executor", "executor_ref", "meta", "progress", "progress_total", "progress_message",
-           "runner", "session_ended")
+SUMMARY = ("id", "tool", "owner", "principal", "principal_digest", "status", "status_message", "created", "updated",
+           "finished_at", "ttl", "as_task", "executor", "executor_ref", "meta", "progress", "progress_total",
+           "progress_message", "runner", "session_ended")
 """The fields of a record a listed job is built from: who owns it, whether it expired, and its ``Task``."""
 MIN_BATCH = 16
 """The fewest index entries read at a time (some may be another session's of the same principal)."""
@@ -49,7 +49,9 @@ def page(live: Mapping[str, Job], stored: JobBackend | None, settle: Callable[[d
     ``stored`` the shared back end to read the others from (None: none), ``settle`` what makes a
     job of a whole record (settling it)."""
     now, start = time.time(), after or (-math.inf, "")
-    found = [j for j in live.values() if owned(j, key, subject, now, tasks_only=tasks_only) and position(j) > start]
+    matches = stored.principal_matches if stored is not None else _holds_subjects
+    found = [j for j in live.values() if owned(j, key, subject, now, matches, tasks_only=tasks_only)
+             and position(j) > start]
     if stored is not None and key is not None:
         want = window if count is None else count + 1
         found += _stored(live, stored, settle, key, subject, tasks_only, start, want, window, now)
@@ -75,9 +77,14 @@ def _stored(live: Mapping[str, Job], stored: JobBackend, settle: Callable[[dict[
             if row.get("owner") != key:
                 continue  # another session of the same principal
             job = Job.from_record(row) if row.get("status") in TERMINAL else _whole(stored, settle, row["id"])
-            if job is not None and owned(job, key, subject, now, tasks_only=tasks_only):
+            if job is not None and owned(job, key, subject, now, stored.principal_matches, tasks_only=tasks_only):
                 jobs.append(job)
     return jobs
+
+
+def _holds_subjects(stored: str, subject: str) -> bool:
+    """No shared store: every job listed is this process's, which knows its principal's subject."""
+    return False
 
 
 def _whole(stored: JobBackend, settle: Callable[[dict[str, Any]], Job], job_id: str) -> Job | None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ...schema.secret_text import Telling
     from ..wire.principal import Principal
 
+from ...state.principal_digest import DIGEST_OWNER
 from ..wire.request import RequestContext, Slot
 
 
@@ -79,7 +80,10 @@ class Job:
         session_ended: its session ended before its run did (DELETE, idle expiry, eviction): it
             is read by its id from then on, as after a stop (:mod:`.visibility`); stored, so every
             process sharing the store knows.
-        principal: the subject of the authenticated principal that started it, or None.
+        principal: the subject of the authenticated principal that started it, or None (also in a job read back
+            from a store that holds its digest instead, until a caller it matches reads it: ``JobStore.get``).
+        principal_digest: the keyed digest of that subject, in a job read back from a store that holds it instead
+            of the subject (Redis: ``nanohubmcp.state.redis_job_owners``), else None.
         status: working | input_required | completed | failed | cancelled.
         result: the shaped ``CallToolResult`` once completed (or failed with isError).
         json_text: the result's text is the JSON of the tool's value (a number, a boolean, a list or
@@ -126,6 +130,7 @@ class Job:
     tool: str
     owner: str | None
     principal: str | None = None
+    principal_digest: str | None = None
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
     status: str = WORKING
@@ -261,7 +266,9 @@ class Job:
         return f"{message}; {done}" if message else done
 
     def owner_key(self) -> str:
-        """Whom the per-owner bound counts this job against."""
+        """Whom the per-owner bound counts this job against (a job read back with a digest: ``"pd:<digest>"``)."""
+        if self.principal_digest is not None:
+            return DIGEST_OWNER + self.principal_digest
         return owner_key(self.owner, self.principal)
 
     def record(self) -> dict[str, Any]:
@@ -284,7 +291,7 @@ class Job:
         names = ("id", "tool", "owner", "principal", "created", "updated", "status", "status_message", "result",
                  "error", "ttl", "finished_at", "as_task", "executor", "executor_ref", "arguments", "meta",
                  "progress", "progress_total", "progress_message", "runner", "provenance_id", "input_requests",
-                 "item_places")  # (a record of an earlier version has no item_places: None)
+                 "item_places", "principal_digest")  # (a record of an earlier version has no item_places: None)
         fields: dict[str, Any] = {name: row.get(name) for name in names}
         job = cls(**fields)
         job.executor = job.executor or "threads"

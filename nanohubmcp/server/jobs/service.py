@@ -111,6 +111,8 @@ class JobStore(JobKeeping):
         leftovers: makes the executors' :class:`~.leftovers.Leftovers` (files of jobs kept outside the
             store: dropped when a job's end is stored, when its record expires, and, when the store
             opens, those of jobs it does not hold).
+        secret: the ``state_secret`` given, else None: with ``shared``, the key of the digest of principals' subjects
+            the records hold instead of the subjects (else the store's own: ``nanohubmcp.state.redis_job_owners``).
 
     The back end is opened on first use: building a server writes nothing.
     """
@@ -121,7 +123,7 @@ class JobStore(JobKeeping):
                  max_jobs_per_owner: int = DEFAULT_MAX_JOBS_PER_OWNER,
                  max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES, shared: StateURL | None = None,
                  reattach: Reattach | None = None, hand_over: HandOver | None = None,
-                 leftovers: Callable[[], Leftovers] | None = None) -> None:
+                 leftovers: Callable[[], Leftovers] | None = None, secret: str | bytes | None = None) -> None:
         self.ttl = ttl
         self.max_jobs = max_jobs
         self.max_jobs_per_owner = max_jobs_per_owner
@@ -135,9 +137,9 @@ class JobStore(JobKeeping):
         self._writes = JobWrites(lambda: self.backend, self._live, process=self.runs.process,
                                  max_result_bytes=max_result_bytes, max_lost=max_jobs, tidy=self._tidy)
         self._elsewhere = Elsewhere(lambda: self.backend, self._live, self._revive)
-        self._stored = StoredJobs(kind=kind, shared=shared, name=name, state_dir=state_dir, runs=self.runs,
-                                  elsewhere=self._elsewhere, tidy=self._tidy, live=self._live, revive=self._revive,
-                                  max_jobs=max_jobs)
+        self._stored = StoredJobs(kind=kind, shared=shared, secret=secret, name=name, state_dir=state_dir,
+                                  runs=self.runs, elsewhere=self._elsewhere, tidy=self._tidy, live=self._live,
+                                  revive=self._revive, max_jobs=max_jobs)
         self._sessions = JobSessions(self._live, lambda: self.backend, lambda: self._stored.opened,
                                      lambda: self.persistent, self._writes.write)
 
@@ -167,6 +169,9 @@ class JobStore(JobKeeping):
     def persistent(self) -> bool:
         """True when records outlive the process."""
         return self._stored.persistent
+
+    def _matches(self, stored: str, subject: str) -> bool:
+        return self.backend.principal_matches(stored, subject)
 
     def _revive(self, row: dict[str, Any]) -> Job:
         return revive(Job.from_record(row), runs=self.runs, reattach=self.reattach, keeper=self, live=self._live)
@@ -247,9 +252,12 @@ class JobStore(JobKeeping):
         if job is None and self.persistent:
             row = self.backend.load(job_id)
             job = self._revive(row) if row is not None else None
-        if job is None or job.expired(time.time()) or not visible(job, keyed(owner), subject_of(principal),
-                                                                  self.runs.serving, self._sessions.over):
+        subject = subject_of(principal)
+        if job is None or job.expired(time.time()) or not visible(job, keyed(owner), subject, self.runs.serving,
+                                                                  self._sessions.over, self._matches):
             raise unknown_job(job_id)
+        if job.principal is None and job.principal_digest is not None:
+            job.principal = subject  # (its digest matched: what the job keeps for it is owned by that subject)
         if job.status not in TERMINAL and self.persistent and self._live.get(job_id) is job:
             job = self._elsewhere.look_for_cancel(job)  # (another process may have stored its cancel)
         return job

@@ -48,6 +48,7 @@ class StoredJobs:
         kind: ``"sqlite"`` (kept across restarts) or ``"memory"``; becomes ``"memory"`` when the state
             directory could not be used (:func:`.stores.open_backend` warns).
         shared: a Redis state URL: the records live there (``kind`` "memory" wins).
+        secret: the ``state_secret`` given, or None (the key of the principals' digests a Redis store holds).
         name / state_dir: the server's name and state directory (see :mod:`..wire.state_dir`).
         runs: this process's runner tokens; the back end claims its lock.
         elsewhere: told of the back end once open, and hears its messages of other processes' cancels,
@@ -58,11 +59,12 @@ class StoredJobs:
         max_jobs: the store's bound on records: the operator's look at runners reads at most these.
     """
 
-    def __init__(self, *, kind: str, shared: StateURL | None, name: str, state_dir: str | os.PathLike[str] | None,
-                 runs: Runs, elsewhere: Elsewhere, tidy: Tidy, live: Mapping[str, Job],
-                 revive: Callable[[dict[str, Any]], object], max_jobs: int) -> None:
+    def __init__(self, *, kind: str, shared: StateURL | None, secret: str | bytes | None = None, name: str,
+                 state_dir: str | os.PathLike[str] | None, runs: Runs, elsewhere: Elsewhere, tidy: Tidy,
+                 live: Mapping[str, Job], revive: Callable[[dict[str, Any]], object], max_jobs: int) -> None:
         self.kind = kind
         self.shared = shared
+        self._secret = secret
         self.name = name
         self.state_dir = state_dir
         self._runs = runs
@@ -94,7 +96,8 @@ class StoredJobs:
         if self._backend is None:
             elsewhere = self._elsewhere
             self._backend = open_backend(self.kind, self.shared, self.name, self.directory, self._runs,
-                                         elsewhere.cancelled, elsewhere.told, elsewhere.changed, elsewhere.answered)
+                                         elsewhere.cancelled, elsewhere.told, elsewhere.changed, elsewhere.answered,
+                                         secret=self._secret)
             elsewhere.opened(self._backend)
             if self._backend.persistent:
                 self.recover()

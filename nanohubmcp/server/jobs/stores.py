@@ -135,7 +135,8 @@ def _guessed(row: dict[str, Any], guess: Guess | None) -> bool:
 
 def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, runs: Runs,
                  on_cancel: Callable[[str | None], None], on_end: Callable[[str | None], None],
-                 on_change: Callable[[str | None], None], on_answer: Callable[[str | None], None]) -> JobBackend:
+                 on_change: Callable[[str | None], None], on_answer: Callable[[str | None], None], *,
+                 secret: str | bytes | None = None) -> JobBackend:
     """The back end a job store keeps its records in, with this process's runner lock claimed.
 
     ``kind`` "memory": :class:`MemoryBackend`. Else a shared state URL (Redis): the records live
@@ -143,7 +144,8 @@ def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, 
     cancels other processes store (None: look at every live job), ``on_end(job_id)`` of the ends
     of jobs this process waits for (None: every wait looks again), ``on_change(job_id)`` of the
     changes of jobs it follows (None: every follower looks again) and ``on_answer(job_id)`` of the
-    answers other processes received for its tasks (None: every task that waits looks). Else the SQLite file in
+    answers other processes received for its tasks (None: every task that waits looks); ``secret``: the key of the
+    digest of principals' subjects its records hold instead (None: the store's). Else the SQLite file in
     ``directory``; a directory that cannot be used (unwritable, not a directory, a broken file)
     gives a :class:`MemoryBackend` instead, with a warning saying how to fix it.
     """
@@ -153,7 +155,7 @@ def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, 
         from ...state.redis_jobs import RedisJobBackend
         from ...state.redis_runners import RedisRunners
 
-        backend = RedisJobBackend(shared, name, limit_message)
+        backend = RedisJobBackend(shared, name, limit_message, secret=secret)
         runs.claim(RedisRunners(shared, name))
         backend.watch(on_cancel, on_end, on_change, on_answer)
         return backend

@@ -34,33 +34,48 @@ from typing import Any, TypeGuard
 from ...errors import UnknownComponent
 from .record import Job
 
-__all__ = ["ECHOED_ID_CHARS", "LISTED", "echoed_id", "minted", "new_job_id", "operator_rows", "owned", "unknown_job",
-           "visible"]
+__all__ = ["ECHOED_ID_CHARS", "LISTED", "Matches", "echoed_id", "minted", "new_job_id", "operator_rows", "owned",
+           "same_principal", "unknown_job", "visible"]
 
 LISTED = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message",
           "created", "updated", "finished_at", "executor")
 """The fields of a job record the operator's listing shows."""
 
 
+Matches = Callable[[str, str], bool]
+"""Whether a stored ``principal_digest`` is a subject's (the back end's ``principal_matches``)."""
+
+
+def same_principal(job: Job, principal: str | None, matches: Matches) -> bool:
+    """Whether ``job`` was started by ``principal`` (a subject, or None: no authenticated caller): its subject, or,
+    read back from a store that holds only its digest, that digest (``matches``). A job of a digest is nobody's
+    without a principal."""
+    if job.principal_digest is None or job.principal is not None:
+        return job.principal == principal
+    return principal is not None and matches(job.principal_digest, principal)
+
+
 def visible(job: Job, owner: str | None, principal: str | None, serving: Callable[[str | None], bool],
-            ended: Callable[[Job], bool]) -> bool:
+            ended: Callable[[Job], bool], matches: Matches) -> bool:
     """Whether the caller of session ``owner`` (None: no session) and ``principal`` (a subject, or
     None) may see ``job``; ``serving(runner)`` says whether the run a runner token names still
     serves (:meth:`.runs.Runs.serving`), ``ended(job)`` whether the session that started ``job``
-    ended. Expiry is the caller's to check."""
-    if job.principal != principal:
+    ended, ``matches`` whether a stored digest is a subject's (:func:`same_principal`). Expiry is the caller's
+    to check."""
+    if not same_principal(job, principal, matches):
         return False
     # A job of an ended session — or of an earlier run (an earlier process, or an earlier start of
     # this one), whose sessions ended with it — is read by its id.
     return job.owner is None or job.owner == owner or not serving(job.runner) or ended(job)
 
 
-def owned(job: Job, owner: str | None, principal: str | None, now: float, *, tasks_only: bool = False) -> bool:
+def owned(job: Job, owner: str | None, principal: str | None, now: float, matches: Matches, *,
+          tasks_only: bool = False) -> bool:
     """Whether ``job`` is a live job of the session ``owner`` and ``principal`` (never a sessionless
-    one, never another principal's), unexpired at ``now``; only a task-augmented call with
+    one, never another principal's: :func:`same_principal`), unexpired at ``now``; only a task-augmented call with
     ``tasks_only``."""
-    return (job.owner == owner and owner is not None and job.principal == principal and not job.expired(now)
-            and (job.as_task or not tasks_only))
+    return (job.owner == owner and owner is not None and same_principal(job, principal, matches)
+            and not job.expired(now) and (job.as_task or not tasks_only))
 
 
 JOB_ID_BYTES = 24

@@ -60,7 +60,7 @@ class JobEnd:
     from what the job store kept of the job when it is missing: :func:`.job_record.made_from_job`)."""
 
     __slots__ = ("arguments", "executor", "executor_ref", "finished_at", "job_id", "message", "owner", "principal",
-                 "record_id", "result", "started", "status", "task", "tool", "where")
+                 "principal_digest", "record_id", "result", "started", "status", "task", "tool", "where")
 
     def __init__(self, record_id: str, job: Job) -> None:
         self.record_id = record_id
@@ -68,6 +68,7 @@ class JobEnd:
         self.tool = job.tool
         self.owner = job.owner
         self.principal = job.principal
+        self.principal_digest = job.principal_digest
         self.arguments = job.arguments
         self.started = job.created
         self.status = job.status

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ...schema.kept_arguments import arguments_text
+from ...state.principal_digest import DIGEST_OWNER
 from ..results.owners import SESSION_OWNER
 from .result_text import cut, kept_and_digest, resource_links
 from .rows import CallRow, column_json
@@ -81,8 +82,11 @@ def made_from_job(end: JobEnd) -> CallRow:
     this record's URI; a job of the killed process fails "the server stopped while this job ran: it did not
     complete; it may be run again". A record also expires while a job runs longer than the job store's TTL.
     What only the call knew (the code's hash and version, the Python and package versions, the request's id,
-    protocol version and trace) is not known: those fields read as null, and ``made_from_job`` (true) says why."""
+    protocol version and trace) is not known: those fields read as null, and ``made_from_job`` (true) says why.
+    A job read back from a shared store that holds only its principal's digest, whose caller never read it here:
+    owned by that digest (``pd:<digest>``), which no caller's owner key is (never its session's, nor anyone's)."""
     owner = f"principal:{end.principal}" if end.principal is not None else (
+        DIGEST_OWNER + end.principal_digest if end.principal_digest is not None else
         SESSION_OWNER + end.owner if end.owner is not None else None)
     return CallRow(
         end.record_id,
