@@ -141,6 +141,11 @@ class SharedState(Protocol):
     async def last_id(self, session_id: str, stream_id: str) -> str:
         """The newest entry id of a stream's log (``"0-0"`` when empty)."""
 
+    async def first_event(self, session_id: str, stream_id: str) -> str | None:
+        """The event id of the oldest entry of a POST stream's log (``<stream>.<n>``) once older ones were deleted for
+        its bytes' bound (a client resuming from before it missed them); ``""`` when none were (or the entry names
+        none), None when the log is empty."""
+
     async def numbers_upto(self, session_id: str, stream_id: str, upto: str) -> dict[str, int]:
         """The highest :data:`NUMBER` of each writing process among a stream's log's entries at or before the entry
         id ``upto`` (bounded; a malformed id: none), for a reader resuming after it."""

@@ -6,10 +6,11 @@ The finished POST response logs of a session are bounded as a single process bou
 streams: at most :data:`KEEP_STREAMS` of them, and at most :data:`KEEP_BYTES` of messages in all (the
 newest is kept whatever its size, so the last answer can always be resumed); the oldest are deleted
 first. ``ek:<session>`` lists them, oldest first, each as ``<bytes> <key>``, and ``eb:<session>`` counts
-their bytes (:data:`TRIM`, run with the write of each one's last entry); those of all of one authenticated
+their bytes (:data:`.TRIM`, run with the write of each one's last entry); those of all of one authenticated
 principal's sessions likewise, :data:`PRINCIPAL_BYTES` in all (``pk:``/``pb:<principal's digest>``). A log
 deleted so reads as empty, as one that expired. A session's end (DELETE, eviction, a principal's share) deletes its
-finished logs (:data:`DROP`): the session limits bound them too.
+finished logs (:data:`.DROP`): the session limits bound them too. A running stream's log is
+bounded in bytes too, as a stream one process keeps (:mod:`.redis_event_bounds`).
 
 Writes are queued and pipelined in order by one task per process, so messages of one process
 reach the log in the order they were sent; while Redis is away (or answers nothing, or this process's
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -37,6 +37,7 @@ from typing import Any
 
 from .base import NUMBER, Fields
 from .errors import StateUnavailable
+from .redis_event_bounds import DROP, RUNNING_BYTES, TRIM, TRIM_SHA, LogBytes, cut_key
 from .redis_refusals import refusal
 from .redis_write_trouble import Backoff, LossReport
 
@@ -69,47 +70,9 @@ LOOK_BACK = 4 * EVENT_KEEP
 """Entries at most a resuming reader looks back at (:meth:`RedisEventLogs.numbers_upto`): the whole log, which
 Redis trims to ~:data:`EVENT_KEEP` by whole nodes of up to 100 entries."""
 
-TRIM = """
-local function trim(list, counter, most, room)
-  local newest = tonumber(ARGV[2])
-  local n = redis.call('RPUSH', list, ARGV[1])
-  local total = redis.call('INCRBY', counter, newest)
-  local gone = 0
-  while n > 1 and (n > most or total - gone - newest > room) do
-    local size, key = string.match(redis.call('LPOP', list), '^(%d+) (.*)$')
-    gone = gone + tonumber(size)
-    redis.call('UNLINK', key)
-    n = n - 1
-  end
-  if gone > 0 then redis.call('DECRBY', counter, gone) end
-  redis.call('EXPIRE', list, ARGV[5])
-  redis.call('EXPIRE', counter, ARGV[5])
-  return n
-end
-local n = trim(KEYS[1], KEYS[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
-if #KEYS == 4 then trim(KEYS[3], KEYS[4], tonumber(ARGV[6]), tonumber(ARGV[7])) end
-return n
-"""
-"""Lists a finished log and deletes the oldest past the bounds, the session's then its principal's, in one step
-(module docstring). A log the session's bound deleted stays counted in its principal's list until that list lets
-it go (and one the principal's deleted, in the session's): the newest logs within both bounds are kept.
-
-KEYS: ``ek:<session>``, ``eb:<session>`` (the bytes its list names), and with a principal ``pk:<principal>``,
-``pb:<principal>``; ARGV: ``<bytes> <key of the log>``, its bytes, most logs and most bytes beyond the newest log's
-of a session, seconds the lists live, most logs and most bytes beyond the newest log's of a principal."""
-
-DROP = """
-for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  redis.call('UNLINK', string.match(entry, '^%d+ (.*)$'))
-end
-return redis.call('UNLINK', KEYS[1], KEYS[2])
-"""
-"""Deletes a session's finished logs and their list (KEYS: ``ek:<session>``, ``eb:<session>``): its end."""
-
-TRIM_SHA = hashlib.sha1(TRIM.encode()).hexdigest()  # Redis names a script by its SHA-1
 
 Listed = tuple[str, str, int, str, tuple[str, str] | None]
-"""A finished POST response log for :data:`TRIM`: the session's ``ek`` and ``eb`` keys, the log's bytes and key,
+"""A finished POST response log for :data:`.TRIM`: the session's ``ek`` and ``eb`` keys, the log's bytes and key,
 and its principal's ``pk`` and ``pb`` keys (None: no principal)."""
 Guard = Callable[[], contextlib.AbstractAsyncContextManager[Any]]
 Entry = tuple[str, Fields, Listed | None]
@@ -135,6 +98,8 @@ class RedisEventLogs:
         self._queue: deque[Entry] = deque()
         self._numbered = 0
         """Entries of sessions' streams of unrelated messages queued so far (:data:`NUMBER`)."""
+        self._bytes = LogBytes()
+        """Bytes of messages this process wrote to each running stream's log (trimmed past its bound)."""
         self._sized: dict[str, int] = {}
         """Bytes of messages so far of each unfinished POST response log (by key)."""
         self._wake: asyncio.Event | None = None
@@ -165,7 +130,8 @@ class RedisEventLogs:
             self._numbered += 1
             fields = {**fields, NUMBER: str(self._numbered)}
         else:  # a POST response stream's log: its size counts towards the session's bound
-            size = self._sized.pop(key, 0) + len(fields.get("m", ""))
+            newest = len(fields.get("m", ""))  # (the log holds at most RUNNING_BYTES of it, or its newest entry)
+            size = min(self._sized.pop(key, 0) + newest, max(RUNNING_BYTES, newest))
             if fields.get("f") == "1":
                 own = None if principal is None else self._principal_keys(principal)
                 listed = (self._key("ek", session_id), self._key("eb", session_id), size, key, own)
@@ -278,6 +244,7 @@ class RedisEventLogs:
                     pipe.evalsha(TRIM_SHA, *trims[-1][1])
                     owners.append(index)
             results = await pipe.execute(raise_on_error=False)
+            await self._trim_running(client, batch, [results[starts[index]] for index in range(len(batch))])
             unscripted = False
             for number, (index, result) in enumerate(zip(owners, results, strict=True)):
                 if not isinstance(result, Exception):
@@ -290,6 +257,24 @@ class RedisEventLogs:
                 await self._trim_again(client, [(index, args) for index, args in trims if index not in failures],
                                        failures)
         return failures
+
+    async def _trim_running(self, client: Any, batch: list[Entry], added: list[Any]) -> None:
+        """Count the entries of ``batch`` written (``added``: each one's ``XADD`` answer, its id or an error) and
+        delete from each log passing its bytes' bound its oldest entries (:class:`~.redis_event_bounds.LogBytes`;
+        a trim that fails leaves the log over its bound until its next trim)."""
+        trims: dict[str, str] = {}
+        for (key, fields, _), entry_id in zip(batch, added, strict=True):
+            if not isinstance(entry_id, Exception):
+                before = self._bytes.written(key, str(entry_id), len(fields.get("m", "")), last=fields.get("f") == "1")
+                if before is not None:
+                    trims[key] = before
+        if trims:
+            pipe = client.pipeline(transaction=False)
+            for key, before in trims.items():
+                pipe.xtrim(key, minid=before, approximate=False)
+                pipe.set(cut_key(key), "1", ex=self.ttl)
+            with contextlib.suppress(Exception):  # (the batch is written: a failure here must not write it again)
+                await pipe.execute(raise_on_error=False)
 
     @staticmethod
     async def _trim_again(
@@ -351,6 +336,17 @@ class RedisEventLogs:
         async with self._guard() as client:
             last = await client.xrevrange(self.key(session_id, stream_id), count=1)
         return str(last[0][0]) if last else "0-0"
+
+    async def first_event(self, session_id: str, stream_id: str) -> str | None:
+        """The event id (``e``) of the oldest entry of a stream's log once older ones were deleted for its bytes'
+        bound (:mod:`.redis_event_bounds`); ``""`` when none were (or it names none), None when the log is empty."""
+        key = self.key(session_id, stream_id)
+        async with self._guard() as client:
+            pipe = client.pipeline(transaction=False)
+            pipe.xrange(key, count=1)
+            pipe.exists(cut_key(key))
+            first, cut = await pipe.execute()
+        return (str(first[0][1].get("e", "")) if cut else "") if first else None
 
     async def numbers_upto(self, session_id: str, stream_id: str, upto: str) -> dict[str, int]:
         """The highest :data:`NUMBER` of each writing process (``o``) among the entries of a stream's log at or before

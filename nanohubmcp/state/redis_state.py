@@ -5,25 +5,23 @@ a session's key, the SHA-256 of its id: Redis holds no session id):
 
 - ``s:<session>``: the session record (JSON), expiring ``idle_seconds`` after its last use; ``h:<session>``: the
   processes that may hold a copy (:mod:`~nanohubmcp.state.redis_sessions`: what is cached, and why it stays right);
-- ``ev:<session>:<stream>``: a stream's event log, bounded, expiring with the session (:mod:`.redis_events`);
+- ``ev:<session>:<stream>``: a stream's event log, bounded in entries and bytes, expiring with the session
+  (:mod:`.redis_events`; ``ev:<session>:<stream>:cut`` once it lost messages to the bytes': :mod:`.redis_event_bounds`);
 - ``pr:<keyed digest of the principal>``: the principal's sessions (a principal is stored only as the HMAC of its
-  subject: :mod:`.principal_digest`), scored by when each was opened
-  (the cap of sessions per principal across processes: :mod:`~nanohubmcp.state.redis_session_cap`);
-- ``sub:<sha-256 of the uri in the form URIs are compared in>``: the sessions subscribed to a resource,
-  each member ``<session> <the uri as that session subscribed it>`` (URIs compare as ``resources/read``
-  compares them, :func:`~nanohubmcp.protocol.uris.comparison_form`, and a notification names the URI as
-  subscribed); ``listeners``: sessions reading
-  unrelated messages (a sorted set scored by expiry time); ``rd:<session>``: the readers of the
-  session's unrelated-message stream open now (:mod:`~nanohubmcp.state.redis_readers`);
+  subject: :mod:`.principal_digest`), scored by when each was opened (the cap of sessions per principal across
+  processes: :mod:`~nanohubmcp.state.redis_session_cap`);
+- ``sub:<sha-256 of the uri in the form URIs are compared in>``: the sessions subscribed to a resource, each member
+  ``<session> <the uri as that session subscribed it>`` (URIs compare as ``resources/read`` compares them,
+  :func:`~nanohubmcp.protocol.uris.comparison_form`, and a notification names the URI as subscribed);
+  ``listeners``: sessions reading unrelated messages (a sorted set scored by expiry time); ``rd:<session>``: the
+  readers of the session's unrelated-message stream open now (:mod:`~nanohubmcp.state.redis_readers`);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until its timeout, and
   ``a:<session>:<request>`` the answer, kept as long (:mod:`~nanohubmcp.state.redis_answers`); answers, and
   invalidations of cached session records, travel on the process's channel ``c:<process>`` (Redis pub/sub);
 - ``proc:<process>``: a heartbeat refreshed every :data:`~nanohubmcp.state.redis_channels.HEARTBEAT_SECONDS`, so
   another process can tell a stream whose producer died; ``procs``: who compared state_dirs (:mod:`.redis_state_dirs`);
-- ``wk:<process>``: the wake log of the process's one blocking read of event logs
-  (:mod:`~nanohubmcp.state.redis_reads`);
-- ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids
-  (:mod:`~nanohubmcp.state.redis_request_state`);
+- ``wk:<process>``: the wake log of the process's one blocking read of event logs (:mod:`.redis_reads`);
+- ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids (:mod:`.redis_request_state`);
 - channel ``bc``: notifications for every process's stateless-era listeners; channel ``cx``: a client's
   ``notifications/cancelled`` for the process running the request it names, kept a minute in the
   sorted set ``cxk`` (:mod:`~nanohubmcp.state.redis_channels`).
@@ -281,8 +279,7 @@ class RedisState:
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` as one of the tasks closing cancels (and forget the ended ones)."""
-        self._tasks.append(asyncio.get_running_loop().create_task(work))
-        self._tasks = [t for t in self._tasks if not t.done()]
+        self._tasks = [*(t for t in self._tasks if not t.done()), asyncio.get_running_loop().create_task(work)]
 
     # -- sessions ----------------------------------------------------------------------------
     def held_session(self, session_id: str) -> dict[str, Any] | None:
@@ -333,6 +330,9 @@ class RedisState:
 
     async def numbers_upto(self, session_id: str, stream_id: str, upto: str) -> dict[str, int]:
         return await self.events.numbers_upto(session_id, stream_id, upto)
+
+    async def first_event(self, session_id: str, stream_id: str) -> str | None:  # (the oldest entry's event id)
+        return await self.events.first_event(session_id, stream_id)
 
     async def alive(self, process: str) -> bool:
         return await self.channels.alive(process)

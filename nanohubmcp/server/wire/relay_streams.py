@@ -45,7 +45,7 @@ from ...protocol.long_ints import bounded_int
 from ...state.errors import StateUnavailable
 from .delivered import Delivered
 from .first_entry_waits import FirstEntryWaits
-from .streams import OutboundStream, Sink
+from .streams import OutboundStream, Sink, seq_of
 
 if TYPE_CHECKING:
     from ...state.base import SharedState
@@ -135,8 +135,8 @@ class MirroredStream(OutboundStream):
 class RelayStream(OutboundStream):
     """A stream read from the session's event log (see the module docstring)."""
 
-    __slots__ = ("_cursor", "_delivered", "_first_entry", "_principal", "_reader", "_reader_sink", "session_key",
-                 "state")
+    __slots__ = ("_cursor", "_delivered", "_first_entry", "_oldest", "_principal", "_reader", "_reader_sink",
+                 "session_key", "state")
 
     def __init__(self, stream_id: str, *, state: SharedState, session_key: str, resumable: bool,
                  first_entry: FirstEntryWaits | None = None, principal: str | None = None) -> None:
@@ -153,6 +153,9 @@ class RelayStream(OutboundStream):
         """What the last reader delivered, for a standalone stream's next reader continuing from its position."""
         self._reader: asyncio.Task[None] | None = None
         self._reader_sink: Sink | None = None
+        self._oldest = 0
+        """The sequence number of the oldest message a POST stream's log holds, as :meth:`kept` read it (0: not read,
+        or an entry naming none)."""
 
     @property
     def standalone(self) -> bool:
@@ -172,7 +175,9 @@ class RelayStream(OutboundStream):
 
     async def kept(self) -> bool:
         """Whether the log of a POST stream holds anything: one deleted to keep its session's finished logs in
-        bounds, or expired, is gone, as a stream a single process dropped (the standalone stream always is). An
+        bounds, or expired, is gone, as a stream a single process dropped (the standalone stream always is). A log
+        whose oldest messages were deleted to keep it in its bytes' bound (``nanohubmcp.state.redis_event_bounds``)
+        covers only a resume from after them (:meth:`covers`), as a stream one process keeps. An
         empty log may also be one not yet written (its producer sent the client a message and has yet to write it):
         its first entry is waited for, up to :data:`FIRST_ENTRY_MS`, before the log counts as gone, within the
         process's bounds (:mod:`.first_entry_waits`: a minted stream id, a few waits a session and a principal).
@@ -184,13 +189,23 @@ class RelayStream(OutboundStream):
         Raises:
             StateUnavailable: the store cannot be reached.
         """
-        if self.standalone or await self.state.last_id(self.session_key, self.stream_id) != "0-0":
+        if self.standalone:
+            return True
+        first = await self.state.first_event(self.session_key, self.stream_id)
+        if first is not None:
+            self._oldest = seq_of(first) or 0
             return True
         if self._first_entry is None:
             return False
         with self._first_entry.granted(self.session_key, self.stream_id, self._principal) as waits:
             # A blocking read from the log's start: it returns as soon as the producer's first write lands.
             return waits and bool(await self.state.read(self.session_key, self.stream_id, "0-0", FIRST_ENTRY_MS))
+
+    def covers(self, last_event_id: str) -> bool:
+        """Whether a resume from ``last_event_id`` misses nothing the log no longer holds: the client got every message
+        before its oldest (:meth:`kept` read it; an id of another form: replayed whole, as before)."""
+        seq = seq_of(last_event_id)
+        return seq is None or seq + 1 >= self._oldest
 
     def next_id(self) -> str | None:
         if not self.resumable:

@@ -105,7 +105,7 @@ class OutboundStream:
         if not self.resumable or self._buffer is None or len(self._buffer) < 2:
             return 0
         event_id, _, size = self._buffer.popleft()
-        self._dropped = _seq_of(event_id) or self._dropped
+        self._dropped = seq_of(event_id) or self._dropped
         self._kept_bytes -= size
         return size
 
@@ -115,7 +115,7 @@ class OutboundStream:
         relay stream's ids are its log's, not this buffer's)."""
         if not self._dropped:
             return True
-        seq = _seq_of(last_event_id)
+        seq = seq_of(last_event_id)
         return seq is not None and seq >= self._dropped
 
     def held_bytes(self) -> int:
@@ -215,7 +215,7 @@ class OutboundStream:
             sink(event_id, message)
 
     def _after(self, last_event_id: str) -> list[tuple[str | None, dict[str, Any]]]:
-        seq = _seq_of(last_event_id)
+        seq = seq_of(last_event_id)
         if seq is None:
             return []
         return [(event_id, message) for event_id, message, _ in self._buffer or ()
@@ -254,7 +254,7 @@ class OutboundStream:
             callback()
 
 
-def _seq_of(event_id: str | None) -> int | None:
+def seq_of(event_id: str | None) -> int | None:
     """The sequence number of an event id (``<stream>.<n>``); None for none or another form."""
     try:
         return bounded_int(event_id.rsplit(".", 1)[1]) if event_id else None  # (a client's header: 4,300 digits)
