@@ -78,6 +78,13 @@ def two_servers(redis_server: RedisServer) -> Iterator[tuple[str, str, redis.Red
                wire.initialize(two + "mcp", extra=bearer("bob-token")))
 
 
+def named(held: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The keys and values of ``held`` naming a principal's subject or its bare SHA-256."""
+    secrets = (*TOKENS.values(), *(hashlib.sha256(name.encode()).hexdigest() for name in TOKENS.values()))
+    return [(key, value[:200]) for key, value in held if any(secret in text for secret in secrets
+                                                            for text in (key, value))]
+
+
 def send(url: str, session: str, token: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """One request of ``token``'s caller in ``session``; its JSON-RPC answer."""
     reply = httpx.post(url + "mcp", headers={**wire.headers(session), "Accept": "application/json", **bearer(token)},
@@ -106,10 +113,7 @@ def test_each_caller_sees_only_its_own_tasks_and_redis_names_neither(redis_serve
 
             held = everything_held(store)
             assert any(":jobs:o:pd:" in key for key, _ in held), [key for key, _ in held]
-            secrets = (*TOKENS.values(), *(hashlib.sha256(name.encode()).hexdigest() for name in TOKENS.values()))
-            holding = [(key, value[:200]) for key, value in held
-                       if any(secret in text for secret in secrets for text in (key, value))]
-            assert not holding, f"the store names a principal: {holding}"
+            assert not named(held)
 
             for url in (one, two):
                 assert listed(url, hers, "alice-token") == alices, url
@@ -154,3 +158,4 @@ def test_her_tasks_large_result_waited_for_elsewhere_is_hers_to_read_alone(redis
         assert read.get("result", {}).get("contents"), read
         refused = send(two, his, "bob-token", "resources/read", {"uri": links[0]["uri"]})
         assert "error" in refused, refused
+        assert not named(everything_held(store))  # (the record's kept link names none either)
