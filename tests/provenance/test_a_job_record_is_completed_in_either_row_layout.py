@@ -37,7 +37,7 @@ def test_a_job_record_reads_its_end(tmp_path: Path, packed: bool) -> None:
     store = SQLiteRecords(str(tmp_path))
     store.put_many([started], {}, 100)
     job = SimpleNamespace(
-        id="j-1", tool="slow", owner=None, principal="alice", arguments={"n": 3}, created=now,
+        id="j-1", tool="slow", owner=None, principal="alice", principal_digest=None, arguments={"n": 3}, created=now,
         status="completed", finished_at=now + 1, executor="threads", executor_ref=None, where={"worker": "w"},
         task_meta=dict, status_message=None,
         result={"content": [{"type": "resource_link", "uri": "file:///out.csv", "name": "out"}], "isError": False},
