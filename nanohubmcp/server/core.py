@@ -312,13 +312,10 @@ class ServerCore:
             self.state_link.prepare()
 
     def _share(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Connect to the shared state store on ``loop`` (the serving loop of this process)."""
-        linked = self.state_link.connect(loop) if self.replication is None else None
-        if linked is None:
-            return
-        self.replication, key = linked
-        consume = self.replication.state.consume_nonce  # the used nonces: in the store, for every process
-        self.first_use.use_request_codec(self.first_use.codec(key, shared_consume=consume))
+        """Connect to the shared state store on ``loop`` (the serving loop of this process); ``requestState`` is
+        signed with the key it gives (again if it changes), the used nonces in the store, for every process."""
+        if self.replication is None:
+            self.replication = self.state_link.connect(loop, self.first_use.sign_with)
 
     def detach(self, *, keep_store: bool = False) -> asyncio.Task[None] | None:
         """Stop delivering change notifications and keeping sessions in step with a shared store (the server

@@ -347,9 +347,10 @@ class FirstUse:
         """The key signing the 2026-07-28 ``requestState`` (random per process unless given)."""
         return self._request_codec.get()
 
-    def use_request_codec(self, codec: RequestStateCodec) -> None:
-        """Sign with ``codec`` from now on (the shared state store's key and used nonces)."""
-        self._request_codec.replace(codec)
+    def sign_with(self, key: str | bytes, consume: Callable[[str, float], bool]) -> None:
+        """Sign and check ``requestState`` (and list cursors) with ``key`` from now on, ``consume`` marking a state's
+        nonce used (the shared state store's key and used nonces; called again if the store's key changes)."""
+        self._request_codec.replace(self.codec(key, shared_consume=consume))
 
     @staticmethod
     def codec(secret: str | bytes | None,

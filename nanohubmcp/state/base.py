@@ -195,5 +195,10 @@ class SharedState(Protocol):
     def request_state_key(self) -> bytes:
         """The key signing ``requestState``, the same in every process (created once)."""
 
+    def keep_request_state_key(self, key: bytes, changed: Callable[[bytes], None]) -> None:
+        """Sign with ``key`` (:meth:`request_state_key`'s) from now on, and keep it the store's: one the store lost
+        is put back, and ``changed(new key)`` is called (on the serving loop) when another process made the store
+        another meanwhile, so every process signs with one key again (Redis: :mod:`.redis_key_watch`)."""
+
     def consume_nonce(self, nonce: str, expires: float) -> bool:
         """Mark a ``requestState`` nonce used until ``expires``; False when it already was."""

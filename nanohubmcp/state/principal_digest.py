@@ -11,8 +11,10 @@ given, else the store's ``rs:key`` (made once by the first process), so every pr
 computes the same digest and nothing more has to be shared. A request's principal is checked against a
 record by comparing digests in constant time (:meth:`PrincipalDigest.matches`).
 
-Changing that key (a new ``state_secret``, a deleted ``rs:key``) changes every digest: the sessions open
-then are answered 404 (their clients initialize again) and the per-principal counts start afresh.
+Changing that key (a new ``state_secret``; another ``rs:key``, made while the store had lost its own, which
+every process then takes: :mod:`.redis_key_watch`) changes every digest: the sessions open then are answered
+404 by the processes that did not open them (their clients initialize again) and the per-principal counts start
+afresh.
 
 This module owns the derivation and the comparison; what is stored where is the store's
 (:mod:`.redis_state`) and the replication's (``server/wire/replication``).

@@ -2,7 +2,8 @@
 
 - ``proc:<process>``: a heartbeat refreshed every :data:`HEARTBEAT_SECONDS`, so another process can
   tell a stream whose producer died (:meth:`ProcessChannels.alive`); its value is the process's state
-  directory's mark (:mod:`.redis_state_dirs`), ``"1"`` before it is set;
+  directory's mark (:mod:`.redis_state_dirs`), ``"1"`` before it is set. The same round trip puts back the
+  ``requestState`` key the store lost, or finds another (:mod:`.redis_key_watch`);
 - ``c:<process>``: the process's own channel: answers to the server→client requests it waits for
   (:mod:`.redis_answers`: relayed there, and kept until the subscription, made again, reads them) and
   invalidations of the session records it caches (:mod:`.redis_sessions`);
@@ -34,6 +35,7 @@ from typing import Any
 from .errors import StateUnavailable
 from .redis_answers import RedisAnswers
 from .redis_events import RETRY_SECONDS, Guard
+from .redis_key_watch import KeyWatch
 from .redis_refusals import refusal
 from .redis_sessions import RedisSessions
 from .redis_state_dirs import compare_state_dirs, state_dir_mark
@@ -83,6 +85,8 @@ class ProcessChannels:
         self.answers = RedisAnswers(guard, key, process)
         self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
         self.on_cancel: Callable[[str, Any, Any], None] | None = None
+        self.key_watch = KeyWatch(key, shown)
+        """The ``requestState`` key this process holds, compared with the store's at each heartbeat."""
         self.mark = "1"
         """What the heartbeat holds: this process's state directory's mark (:mod:`.redis_state_dirs`) once set."""
 
@@ -180,14 +184,16 @@ class ProcessChannels:
 
     async def _beat(self, client: Any) -> None:
         """Write the heartbeat (with the state directory's mark, once set: the set of processes that compared
-        marks then lives as long as a heartbeat, :mod:`.redis_state_dirs`)."""
-        if self.mark == "1":
-            await client.set(self._key("proc", self.process), self.mark, ex=HEARTBEAT_TTL)
-            return
+        marks then lives as long as a heartbeat, :mod:`.redis_state_dirs`), and compare the ``requestState`` key
+        held with the store's (:mod:`.redis_key_watch`), in one round trip."""
         pipe = client.pipeline(transaction=False)
         pipe.set(self._key("proc", self.process), self.mark, ex=HEARTBEAT_TTL)
-        pipe.expire(self._key("procs"), HEARTBEAT_TTL)
-        await pipe.execute()
+        if self.mark != "1":
+            pipe.expire(self._key("procs"), HEARTBEAT_TTL)
+        watched = self.key_watch.ask(pipe)
+        answers = await pipe.execute()
+        if watched:
+            self.key_watch.heard(*answers[-2:])
 
     def _deliver(self, channel: str, data: str) -> None:
         try:

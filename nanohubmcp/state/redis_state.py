@@ -237,12 +237,9 @@ class RedisState:
         now = time.monotonic()
         if now - self._busy_logged >= BUSY_LOG_SECONDS:
             self._busy_logged = now
-            log.warning(
-                "shared state store %s: all %s connections of this process's pool are in use; answering 503 "
-                "(busy) to requests that need one (the state URL's max_connections sets the pool's size)",
-                self.shown,
-                getattr(self._client.connection_pool, "max_connections", "?"),
-            )
+            log.warning("shared state store %s: all %s connections of this process's pool are in use; answering "
+                        "503 (busy) to requests that need one (the state URL's max_connections sets the pool's size)",
+                        self.shown, getattr(self._client.connection_pool, "max_connections", "?"))
 
     def _went_down(self, exc: BaseException) -> None:
         if self._closing:  # its own connections, closed by close()
@@ -398,3 +395,6 @@ class RedisState:
 
     def request_state_key(self) -> bytes:
         return self.request_state.key()
+
+    def keep_request_state_key(self, key: bytes, changed: Callable[[bytes], None]) -> None:
+        self.channels.key_watch.keep(key, changed)

@@ -18,7 +18,8 @@ def _verifier() -> StaticTokenVerifier | None:
     return StaticTokenVerifier(dict(pair.split("=", 1) for pair in pairs.split(",")))
 
 
-server = MCPServer("scaleout-test", auth=_verifier())
+# SCALEOUT_STATE_SECRET: the processes share this state_secret (else they share the key Redis holds)
+server = MCPServer("scaleout-test", auth=_verifier(), state_secret=os.environ.get("SCALEOUT_STATE_SECRET"))
 NOTES: dict[str, str] = {"text": "first"}
 
 

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ...state import StateURL
     from .replication import Replication
     from .sessions import SessionStore
-    from .store_link import StoreLink
+    from .store_link import Signs, StoreLink
 
 ENV_STATE_DIR = "NANOHUBMCP_STATE_DIR"
 SESSIONDIR_VARS = ("SESSIONDIR", "SESSION_DIR")
@@ -221,11 +221,12 @@ class StateLink:
         if self.store_link is not None:
             self.store_link.prepare()
 
-    def connect(self, loop: asyncio.AbstractEventLoop) -> tuple[Replication, str | bytes] | None:
+    def connect(self, loop: asyncio.AbstractEventLoop, signs: Signs) -> Replication | None:
         """Connect to the shared state store on ``loop`` (the serving loop of this process): the replication
-        keeping this process's sessions in step, and the ``requestState`` key; None for memory and SQLite. The state
-        directory is compared with the live peers' once (a WARNING when one differs)."""
-        return self.store_link.connect(loop, self.directory()) if self.store_link is not None else None
+        keeping this process's sessions in step, ``signs`` told the ``requestState`` key (:meth:`StoreLink.connect
+        <.store_link.StoreLink.connect>`); None for memory and SQLite. The state directory is compared with the live
+        peers' once (a WARNING when one differs)."""
+        return self.store_link.connect(loop, signs, self.directory()) if self.store_link is not None else None
 
     def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None, *,
                    keep: bool = False) -> asyncio.Task[None] | None:

@@ -8,12 +8,14 @@ server's runner keeps it connected through its drain and closes it once the stre
 so the answers written meanwhile reach the event logs.
 Does not own what is kept in step (:mod:`.replication`), the store's implementation
 (:mod:`nanohubmcp.state`), nor the ``requestState`` codec (the core makes it from the key
-:meth:`StoreLink.connect` returns). Memory and SQLite share nothing: the core makes no link for them.
+:meth:`StoreLink.connect` tells it, again if the store's key changes). Memory and SQLite share nothing: the core
+makes no link for them.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...state import StateURL, open_shared
@@ -24,6 +26,10 @@ if TYPE_CHECKING:
     from ...state.base import SharedState
     from .replication import Replication
     from .sessions import SessionStore
+
+Signs = Callable[[str | bytes, Callable[[str, float], bool]], None]
+"""What :meth:`StoreLink.connect` tells the ``requestState`` key to: ``signs(key, consume)``, ``consume(nonce,
+expires)`` marking a state's nonce used in the store (False: it was)."""
 
 
 class StoreLink:
@@ -66,12 +72,14 @@ class StoreLink:
         if self._secret is None:
             self._key = self._open().request_state_key()  # only made, not started: no connection stays open
 
-    def connect(self, loop: asyncio.AbstractEventLoop,
-                state_dir: str | None = None) -> tuple[Replication, str | bytes]:
+    def connect(self, loop: asyncio.AbstractEventLoop, signs: Signs, state_dir: str | None = None) -> Replication:
         """Connect on ``loop`` (the serving loop of this process); returns the replication keeping
-        this process's sessions in step, and the ``requestState`` key: the secret given, else the one
-        :meth:`prepare` read, else the store's read now (an application served by ``make_app()``,
-        whose runner called no :meth:`prepare`). ``state_dir``, this process's state directory, is compared
+        this process's sessions in step. ``signs(key, consume)`` is told the ``requestState`` key and the store's
+        marking of a used nonce: the secret given, else the one :meth:`prepare` read, else the store's read now (an
+        application served by ``make_app()``, whose runner called no :meth:`prepare`). The store's key is kept the
+        store's (:meth:`SharedState.keep_request_state_key <nanohubmcp.state.base.SharedState.keep_request_state_key>`):
+        if the store lost it and another process made another, this process takes that one, for its principals'
+        digests and ``signs`` again. ``state_dir``, this process's state directory, is compared
         once with the live peers' (a WARNING when one differs: :mod:`nanohubmcp.state.redis_state_dirs`)."""
         from .replication import Replication  # several processes: with the shared store only
 
@@ -81,9 +89,20 @@ class StoreLink:
         # runner serves): a URL the store refuses ('?foo=bar', '/99') stops the server with its one
         # line, before the heartbeat and the subscription log failures.
         secret, read, self._key = self._secret, self._key, None
-        key = secret if secret is not None else read if read is not None else state.request_state_key()
+        stored = None if secret is not None else read if read is not None else state.request_state_key()
+        key = secret if stored is None else stored
+        assert key is not None
+        replication = Replication(self._sessions, state, PrincipalDigest(key))
+        signs(key, state.consume_nonce)
+        if stored is not None:  # the store's: kept the store's, or another taken (the store lost it meanwhile)
+
+            def changed(new: bytes) -> None:
+                replication.digest = PrincipalDigest(new)
+                signs(new, state.consume_nonce)
+
+            state.keep_request_state_key(stored, changed)
         state.start(loop, state_dir)
-        return Replication(self._sessions, state, PrincipalDigest(key)), key
+        return replication
 
     def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None, *,
                    keep: bool = False) -> asyncio.Task[None] | None:

@@ -1,0 +1,88 @@
+"""Every process sharing a Redis keeps signing with the one ``requestState`` key the store holds (``rs:key``).
+
+A process reads ``rs:key`` once, as it starts (:mod:`.redis_request_state`: made by whichever process asks
+first), and derives from it what it signs a ``requestState`` and a list cursor with, and the keyed digest of a
+principal kept in a session record (:mod:`.principal_digest`). A Redis that loses ``rs:key`` (restarted without
+persistence, flushed, or an evicting ``maxmemory-policy``) would let a process started afterwards make another
+key, and the processes would then disagree for good: a session opened on one, named on another, is "not this
+principal's" there (404), a ``requestState`` or cursor one issued fails the other's check.
+
+So each heartbeat (:mod:`.redis_channels`, every :data:`~.redis_channels.HEARTBEAT_SECONDS`) also sends
+``SET rs:key <this process's key> NX`` and ``GET rs:key`` (:class:`KeyWatch`):
+
+- the store lost the key: this process's is put back (``NX``: when several try at once, one wins and the others
+  find it equal to theirs, since they held the same); logged once, as a WARNING. Sessions, if the store lost them
+  too, are answered 404 as after any restart; nothing else changes;
+- the store holds another key (a process made one while it was lost, before any heartbeat put the old one back):
+  this process takes it (logged as a WARNING saying what follows) and calls ``changed`` with it, so it signs and
+  checks with the store's key from then on. What the processes made with the replaced key stops being accepted
+  elsewhere: a session opened before is answered 404 by the other processes (its client initializes again: this
+  process still serves it), a ``requestState`` or a list cursor issued before is refused (its client retries
+  without it).
+
+So the processes agree again within a heartbeat of the loss, whatever restarted in between. An explicit
+``state_secret`` is never watched: the store holds no key then. What this module does not own: the heartbeat and its
+connection (:class:`~.redis_channels.ProcessChannels`), what is derived from the key (the server's).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger("nanohubmcp.state")
+
+
+class KeyWatch:
+    """The ``requestState`` key this process holds, compared with the store's at each heartbeat (module docstring).
+
+    Args:
+        key: builds a namespaced key from its parts (``rs:key`` under the server's name).
+        shown: the store's URL without its password, for the log.
+    """
+
+    def __init__(self, key: Callable[..., str], shown: str) -> None:
+        self._name = key("rs", "key")
+        self.shown = shown
+        self.held: bytes | None = None
+        """The key this process signs with (None: not watched: a ``state_secret``, or not connected yet)."""
+        self._changed: Callable[[bytes], None] = lambda key: None
+
+    def keep(self, key: bytes, changed: Callable[[bytes], None]) -> None:
+        """Hold ``key`` (the store's, as read when this process started) from now on; ``changed(new key)`` is
+        called, on the heartbeat's loop, when the store is found holding another."""
+        self.held, self._changed = bytes(key), changed
+
+    def ask(self, pipe: Any) -> bool:
+        """Add the two commands to the heartbeat's ``pipe`` (a redis-py pipeline): put the held key back if the
+        store lost it, then read the store's; False (nothing added) when no key is held."""
+        if self.held is None:
+            return False
+        pipe.set(self._name, self.held.decode(), nx=True)
+        pipe.get(self._name)
+        return True
+
+    def heard(self, put_back: object, stored: object) -> None:
+        """What the two commands :meth:`ask` added answered: whether the held key was put back, the store's key
+        (None: deleted in between; the next heartbeat looks again)."""
+        if self.held is None or stored is None:
+            return
+        value = stored if isinstance(stored, bytes) else str(stored).encode()
+        if value == self.held:
+            if put_back:
+                log.warning(
+                    "shared state store %s had lost the requestState key (rs:key: Redis restarted without "
+                    "persistence, was flushed, or evicted it); this process put its own back, so every process "
+                    "keeps signing with one key. Give Redis maxmemory-policy noeviction (and persistence to keep "
+                    "sessions over a restart)", self.shown)
+            return
+        self.held = value
+        log.warning(
+            "shared state store %s holds another requestState key (rs:key) than this process's: the store lost "
+            "its key and a process made a new one; taking it, so every process signs with one key again. Sessions "
+            "opened here before are answered 404 by the other processes (their clients initialize again), and a "
+            "requestState or list cursor issued before is refused (retried without it). Give Redis "
+            "maxmemory-policy noeviction and persistence, or pass the same state_secret to every process",
+            self.shown)
+        self._changed(value)

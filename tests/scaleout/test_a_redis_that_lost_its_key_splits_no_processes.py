@@ -1,0 +1,121 @@
+"""A Redis that lost the ``requestState`` key (``rs:key``) leaves the processes of a server agreeing on one key.
+
+Every process derives the keyed digest of a principal kept in a session record, and the key signing a
+``requestState`` and a list cursor, from ``rs:key``, read once as it starts. Trial 71 (T71-1): Redis restarted
+without persistence (or flushed, or evicting), then one process restarted: it made a new ``rs:key`` while the other
+kept the one it read, and from then on every new session was answered 404 ("Session not found") whenever a request
+reached the process that did not open it, for good, ``/readyz`` saying ready and nothing logged. Now each heartbeat
+puts back the key the store lost, or takes the one another process made meanwhile (logged), so within a heartbeat
+or two every process signs with one key again. With ``state_secret`` the store holds no key: nothing to lose.
+
+Two ``nanohubmcp run`` processes on a real redis-server, alice's requests sent to each process's own port.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+import wire
+from cluster import Server
+from paged_lists import paged_server
+from redis_server import RedisServer, free_port
+from support import serve, wait_until
+
+pytestmark = pytest.mark.timeout(180)
+AUTH = {"Authorization": "Bearer alice-token"}
+AGREE_SECONDS = 30.0
+"""How long the processes may take to agree again (a heartbeat is every 2 s; a loaded host is slow)."""
+SECRET = "a state secret both processes share"
+NAME = "rekeyed"
+
+
+def listed(url: str, session: str) -> int:
+    """The HTTP status of alice's ``tools/list`` naming ``session`` at ``url``."""
+    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+    return httpx.post(url, headers={**wire.headers(session), **AUTH}, json=body, timeout=20).status_code
+
+
+def crossed(here: Server, there: Server) -> int:
+    """The status of a new session of alice's opened ``here``, then named ``there`` (or the status opening it
+    had: 503 while ``here`` finds Redis back)."""
+    opened = wire.open_session(here.url, extra=AUTH)
+    if opened.status_code != 200:
+        return opened.status_code
+    session = opened.headers["Mcp-Session-Id"]
+    wire.notify(here.url, session, "notifications/initialized", extra=AUTH)
+    return listed(there.url, session)
+
+
+def crossing(first: Server, second: Server) -> list[int]:
+    """:func:`crossed` both ways."""
+    return [crossed(first, second), crossed(second, first)]
+
+
+def started(tmp_path: Path, port: int, state_url: str, index: int, secret: str | None) -> Server:
+    env = {**os.environ, "MCP_TOKEN": "", "SCALEOUT_TOKENS": "alice-token=alice",
+           "NANOHUBMCP_STATE_DIR": str(tmp_path / f"state-{index}")}  # as on two machines
+    env.pop("NANOHUBMCP_STATE_URL", None)
+    if secret is not None:
+        env["SCALEOUT_STATE_SECRET"] = secret
+    server = Server(tmp_path, port, state_url, env=env)
+    server.wait_listening()
+    return server
+
+
+@pytest.mark.parametrize(("loss", "secret"), [("restart", None), ("another key", None), ("restart", SECRET)])
+def test_new_sessions_cross_processes_after_redis_lost_the_key_and_one_restarted(
+        redis_server: RedisServer, tmp_path: Path, loss: str, secret: str | None) -> None:
+    one = started(tmp_path, free_port(), redis_server.url, 0, secret)
+    two = started(tmp_path, free_port(), redis_server.url, 1, secret)
+    try:
+        assert crossing(one, two) == [200, 200]
+        if loss == "restart":  # as the trial: without persistence, Redis forgets everything, rs:key too
+            redis_server.stop()
+            redis_server.start()
+        else:  # flushed, and a process starting meanwhile made another key before any heartbeat put one back
+            with redis.Redis.from_url(redis_server.url) as store:
+                store.flushall()
+                store.set("nanohubmcp:scaleout-test:rs:key", "f" * 64)
+        two.kill()
+        two = started(tmp_path, two.port, redis_server.url, 1, secret)
+        deadline = time.monotonic() + AGREE_SECONDS
+        while (seen := crossing(one, two)) != [200, 200] and time.monotonic() < deadline:
+            time.sleep(0.2)  # (polled: the processes agree at a heartbeat of the first)
+        assert seen == [200, 200], f"a new session is 404 on the other process: {seen}\n{one.report()}"
+        for _ in range(3):  # and they keep agreeing
+            assert crossing(one, two) == [200, 200]
+        said = one.text() + two.text()
+        if secret is not None:
+            assert "requestState key" not in said  # nothing in the store to lose
+        elif loss == "another key":
+            assert "holds another requestState key (rs:key) than this process's" in one.text(), one.report()
+        else:
+            assert "requestState key (rs:key" in said, one.report()
+    finally:
+        one.stop()
+        two.stop()
+
+
+def second_page_elsewhere(first: str, late: str) -> bool:
+    """Whether a ``tools/list`` cursor ``first`` issued (sealed with its ``requestState`` key) pages on ``late``."""
+    session = wire.initialize(first)
+    cursor = wire.result(first, session, "tools/list", {})["nextCursor"]
+    return wire.call(late, session, "tools/list", {"cursor": cursor}).json().get("result") is not None
+
+
+def test_a_process_signs_with_the_key_another_made_after_the_store_lost_its_own(redis_server: RedisServer) -> None:
+    """The key taken from the store is the one signing from then on, not only the principals' digests': a list
+    cursor the surviving process issues pages on a process started after the loss (two servers in this process)."""
+    with serve(paged_server(NAME, state_url=redis_server.url)) as first:
+        assert second_page_elsewhere(first + "mcp", first + "mcp")
+        with redis.Redis.from_url(redis_server.url) as store:
+            store.flushall()
+            store.set(f"nanohubmcp:{NAME}:rs:key", "e" * 64)  # as a process starting then made it
+        with serve(paged_server(NAME, state_url=redis_server.url)) as late:
+            wait_until(lambda: second_page_elsewhere(first + "mcp", late + "mcp"),
+                       "a cursor of the surviving process pages on the late one", AGREE_SECONDS)
