@@ -7,7 +7,8 @@ the ``auth`` extra (``pip install 'nanohub-mcp[auth]'``: PyJWT with its crypto b
 
 A refused token is explained to the server's operator, never to the client: the
 ``nanohubmcp.auth`` logger says at INFO which check failed (audience, issuer, expiry, signature,
-...), with the token's own ``aud`` / ``iss`` beside the accepted ones where those failed. The
+...), with the token's own ``aud`` / ``iss`` beside the accepted ones where those failed; an audience
+refusal at WARNING the first time a token's ``aud`` is seen (the accepted values: :mod:`.audiences`). The
 token itself is never logged; the client only hears that the token is invalid or expired.
 
 A key set that cannot be read (the endpoint refuses, times out, answers an error status or something
@@ -39,6 +40,7 @@ from typing import Any
 from ..errors import ConfigurationError, ServerBusy
 from ..server.wire.principal import Principal
 from ..server.wire.scopes import parse_scopes
+from .audiences import AudienceLog, accepted_audiences
 
 log = logging.getLogger("nanohubmcp.auth")
 
@@ -48,8 +50,6 @@ MAX_JWKS_BYTES = 1 << 20
 """Largest JWKS document read."""
 REFETCH_SECONDS = 10.0
 """An unknown key id triggers a refetch at most this often (key rotation without a flood)."""
-RESOURCE_ENDPOINTS = ("mcp", "sse")
-"""Endpoints whose URL is also accepted as the audience (see :meth:`JWTVerifier.audiences`)."""
 MISSING_KEPT = 256
 """Key ids remembered as missing from the key set read last (a token naming one is 401 until the next
 read); a key id beyond them, like one new since that read, is answered 503 until the key set may be read."""
@@ -150,6 +150,7 @@ class JWTVerifier:
         self.subject_claim = subject_claim
         self._verified: OrderedDict[str, tuple[float, Principal]] = OrderedDict()
         self._resource: str | None = None
+        self._audience_log = AudienceLog(log)
         self._key = key
         self._keys: dict[str | None, Any] = {}
         self._fetched = float("-inf")
@@ -171,14 +172,15 @@ class JWTVerifier:
     def audiences(self) -> list[str] | None:
         """The ``aud`` values accepted (None: none known yet, every token is refused).
 
-        Without ``audience=``: the server's resource URL, and its MCP endpoints (``<url>/mcp``,
-        ``<url>/sse``), which clients may name as the resource they want a token for.
+        Without ``audience=``: the server's resource URL, the same with a trailing slash (the public URL
+        as written), and its MCP endpoints (``<url>/mcp``, ``<url>/sse``), which clients may name as the
+        resource they want a token for: exact strings, no prefix matching.
         """
         if self.audience is not None:
             return self.audience
         if not self._resource:
             return None
-        return [self._resource, *(f"{self._resource}/{endpoint}" for endpoint in RESOURCE_ENDPOINTS)]
+        return accepted_audiences(self._resource)
 
     async def verify(self, token: str) -> Principal | None:
         """The principal of a valid token, or None (bad signature, issuer, audience, expired...).
@@ -332,6 +334,9 @@ class JWTVerifier:
                 claims = {}
             claim, accepted = ("aud", audiences) if check == "audience" else ("iss", [self.issuer])
             detail += f": the token has {claim}={_shown(claims.get(claim))}, this server accepts {_shown(accepted)}"
+            if check == "audience":  # the operator's setting, most likely: said at the default level
+                self._audience_log.refused(_shown(claims.get(claim)), detail)
+                return
         _refused(check, detail)
 
     # -- the key set -----------------------------------------------------------------------
