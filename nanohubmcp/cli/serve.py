@@ -23,7 +23,8 @@ from .serving_options import absolute, prepare_serving, refuse_busy_port, refuse
 if TYPE_CHECKING:
     from ..facade import MCPServer
 
-__all__ = ["bridge", "hub_tools", "hub_tools_server", "rappture", "rappture_server", "run_app", "sim2l", "sim2l_server"]
+__all__ = ["bridge", "hub_state_dir", "hub_tools", "hub_tools_server", "rappture", "rappture_server", "run_app", "sim2l",
+           "sim2l_server"]
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -189,7 +190,8 @@ def _list_hub_tools(root: str) -> int:
 
 def hub_tools_server(args: argparse.Namespace) -> MCPServer:
     """The server ``nanohubmcp hub-tools NAME...`` serves: the tools ``args.names`` names under ``args.root``
-    (each skipped one said on stderr), named after the one tool, else ``hub-tools``.
+    (each skipped one said on stderr), named after the one tool, else ``hub-tools``; its state directory
+    :func:`hub_state_dir`, whatever tools it serves.
 
     Raises:
         NanohubMCPError: ``--root`` is no directory, a name no tool has (the message names those that come
@@ -208,7 +210,8 @@ def hub_tools_server(args: argparse.Namespace) -> MCPServer:
         print(f"warning: not serving {os.path.dirname(tool.path)}: {why}", file=sys.stderr)
     if not served.named:
         raise NanohubMCPError("none of the tools named can be served (see the warnings above)")
-    server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools")
+    server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools",
+                       state_dir=hub_state_dir())
     for tool, name in served.named:
         if tool.kind == "sim2l":
             server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir,
@@ -216,6 +219,19 @@ def hub_tools_server(args: argparse.Namespace) -> MCPServer:
         else:
             server.add_rappture_tool(tool.path, name=name, background=args.background or None)
     return server
+
+
+def hub_state_dir() -> str | None:
+    """The state directory of every ``hub-tools`` server, whatever tools it serves: ``hub-tools`` under the
+    default root (``$SESSIONDIR/nanohubmcp/hub-tools`` on nanoHUB, ``~/.local/share/nanohubmcp/hub-tools``),
+    so adding a tool to the command keeps its stored runs, cache and records. None when one is named
+    (``--state-dir``, ``$NANOHUBMCP_STATE_DIR``, a ``sqlite:///DIR`` state URL): that one is used."""
+    from ..server.wire.state_dir import default_root, named_state_dir
+    from ..state.url import resolve
+
+    if named_state_dir() or resolve(None).path is not None:
+        return None
+    return os.path.join(default_root(), "hub-tools")
 
 
 def bridge(args: argparse.Namespace) -> int:
