@@ -1,7 +1,8 @@
 """The result cache layer of the call pipeline: a tool registered with ``cache=True`` answers a
 repeated call from its stored result without running.
 
-The key is the SHA-256 of the tool's code hash (see :mod:`.code_facts`; for a tool whose code is files, a
+The key is the SHA-256 of the tool's own code (:func:`.code_facts.key_code`: its compiled code, not its source
+text, so a comment edited in it is the same key; for a tool whose code is files, a
 Rappture program or a Sim2L notebook, of the files as they are at the call: an edited program is another key,
 never answered by the old program's results), what that code reaches by global name — helper functions,
 classes and plain constants (see :mod:`.code_reach`) —, its arguments as canonical JSON (:mod:`.cache_key`;
@@ -112,7 +113,7 @@ class CacheLayer:
             tool = request.tool
             if tool is None or not tool.extra.get(CACHE) or tool.background:
                 return await call_next(request)
-            code = code_facts.code_hash(tool)  # a tool whose code is files: as they are now (a stat each)
+            code = code_facts.key_code(tool)  # a tool whose code is files: as they are now (a stat each)
             if request.context.large:  # its keys made, and its arguments checked, on a worker thread
                 reach, received, key = await asyncio.to_thread(self._keys, request, tool, code)
                 if not reach.complete:
@@ -295,7 +296,7 @@ class CacheLayer:
         registered, its code (for a tool whose code is files: the files) the same, and what its code
         reaches by global name the same (:func:`.code_reach.reached_as`: the same objects, compared by
         identity; only after a name was bound anew are the values hashed again)."""
-        if self.tools.get(tool.name) is not tool or code_facts.code_hash(tool) != code:
+        if self.tools.get(tool.name) is not tool or code_facts.key_code(tool) != code:
             return False
         return code_reach.reached_as(tool, reach)
 

@@ -27,7 +27,8 @@ when it returns, and it runs on the event loop, so it cannot wait seconds for th
 if the table is not read in time, or the server stopped first, are the packages looked up by import
 name; the record then says ``packages_complete: false`` (and the answer is not kept: the next record
 asks again). The call path needs only the code's hash
-(:func:`code_hash`, the result cache's key), which reads no table. What a call adds to a record
+(:func:`code_hash`; the result cache's key takes :func:`key_code`, a function's compiled code), which reads
+no table. What a call adds to a record
 (arguments, digest, where it ran) is :mod:`.capture`'s; what the records of a tool share in a process
 (these facts, with the host and process id) is :mod:`.tool_facts`'.
 """
@@ -52,6 +53,8 @@ from .tool_options import SOURCE
 
 CODE = "provenance_code"
 """``Tool.extra`` key: what :func:`code_of` found (kept for the tool's life once complete)."""
+KEY_CODE = "provenance_key_code"
+"""``Tool.extra`` key: what :func:`key_code` found."""
 BASE = "provenance_code_base"
 """``Tool.extra`` key: the part of it that needs no table (hash, source, names, Python)."""
 WAIT_SECONDS = 60.0
@@ -73,6 +76,26 @@ def code_hash(tool: Any) -> str:
         known = _base(tool)
     hash_: str = known["hash"]
     return hash_
+
+
+def key_code(tool: Any) -> str:
+    """What the result cache keys ``tool``'s own code by (computed once per tool): for a tool whose code is
+    files, :func:`code_hash` (the files as they are now); for Python code — a function, a method, a callable
+    object's class, a ``functools.partial``'s function — ``"compiled:sha256:<hex>"`` of its compiled code
+    (instructions, names, constants, defaults: as its helpers count, so its comments, blank lines and place
+    in the file do not); else (a builtin function, a ufunc) :func:`code_hash`, its name. The record's code
+    hash stays :func:`code_hash`."""
+    if tool.extra.get(WATCHED) is not None:
+        return code_hash(tool)
+    known = tool.extra.get(KEY_CODE)
+    if known is None:
+        fn = _code_owner(tool.fn)
+        if isinstance(fn, (FunctionType, MethodType, type)):
+            known = "compiled:sha256:" + hashlib.sha256(code_text(fn)).hexdigest()
+        else:
+            known = code_hash(tool)
+        tool.extra[KEY_CODE] = known
+    return str(known)
 
 
 def code_of(tool: Any, ran: str | None = None, waits: TableWait | None = None) -> dict[str, Any]:
