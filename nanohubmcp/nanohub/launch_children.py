@@ -2,7 +2,8 @@
 
 :func:`serve` starts the app (``python -m nanohubmcp.nanohub.child``, the token, the weber path and the
 public URL in its environment, never on its command line) and, when the plan has one, wrwroxy in front of
-it; waits for each to listen (bounded by ``--startup-timeout``), prints the ready banner once both do,
+it; waits for each to listen (bounded by ``--startup-timeout``; the app until it answers an HTTP request, so its
+own banner is printed before), prints the ready banner once both do,
 then watches them until one exits or a stop signal arrives, and stops them all on the way out.
 
 Serves :mod:`~nanohubmcp.nanohub.launcher`, which owns the command line and the plan; the processes
@@ -84,10 +85,11 @@ def _token_source(args: argparse.Namespace) -> str | None:
     return None if args.token is not None else f"${MCP_TOKEN_ENV}"
 
 
-def _await(proc: Child, host: str, port: int, timeout: float, stop: StopRequest) -> int | None:
-    """Wait for ``proc`` to listen; None when ready, else the exit status to return."""
+def _await(proc: Child, host: str, port: int, timeout: float, stop: StopRequest, *, http: bool = False) -> int | None:
+    """Wait for ``proc`` to listen (``http``: to answer an HTTP request, so the app's banner, printed once it
+    listens, comes before start_mcp's); None when ready, else the exit status to return."""
     state = wait_for_port(
-        host, port, timeout=timeout, alive=lambda: proc.returncode() is None, cancelled=stop.requested
+        host, port, timeout=timeout, alive=lambda: proc.returncode() is None, cancelled=stop.requested, http=http
     )
     if state == "ready":
         return None
@@ -145,7 +147,7 @@ def serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop:
             app_env,
         )
         children.append(app)
-        failed = _await(app, plan.app_host, plan.app_port, args.startup_timeout, stop)
+        failed = _await(app, plan.app_host, plan.app_port, args.startup_timeout, stop, http=True)
         if failed is not None:
             return failed
         if plan.wrwroxy_argv and plan.wrwroxy_host is not None and plan.wrwroxy_port is not None:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 __all__ = ["Child", "connect_host", "free_port", "port_is_free", "run_bounded", "wait_for_port"]
 
 _POLL = 0.1  # seconds between checks while waiting
+_HTTP_WAIT = 2.0  # seconds an HTTP probe waits for its status line (then tried again)
 
 
 def connect_host(host: str) -> str:
@@ -98,6 +99,16 @@ def _answers(host: str, port: int) -> bool:
         return False
 
 
+def _answers_http(host: str, port: int) -> bool:
+    """Whether ``host:port`` answers ``HEAD /`` with an HTTP status line within :data:`_HTTP_WAIT` seconds."""
+    try:
+        with socket.create_connection((connect_host(host), port), timeout=_HTTP_WAIT) as conn:
+            conn.sendall(b"HEAD / HTTP/1.0\r\n\r\n")
+            return conn.recv(5) == b"HTTP/"
+    except OSError:
+        return False
+
+
 class Child:
     """One supervised child process in its own process group.
 
@@ -155,8 +166,11 @@ def wait_for_port(
     timeout: float,
     alive: Callable[[], bool],
     cancelled: Callable[[], bool],
+    http: bool = False,
 ) -> str:
-    """Poll until ``host:port`` accepts a TCP connection.
+    """Poll until ``host:port`` accepts a TCP connection; with ``http``, until it answers an HTTP request
+    (any status): the server's loop serves, past what it does once listening (the app prints its banner
+    then), not only its socket bound.
 
     Returns:
         ``"ready"``; ``"died"`` when ``alive()`` turns False first; ``"cancelled"``
@@ -168,7 +182,7 @@ def wait_for_port(
             return "cancelled"
         if not alive():
             return "died"
-        if _answers(host, port):
+        if _answers_http(host, port) if http else _answers(host, port):
             return "ready"
         if time.monotonic() >= deadline:
             return "timeout"
