@@ -23,8 +23,8 @@ from .serving_options import absolute, prepare_serving, refuse_busy_port, refuse
 if TYPE_CHECKING:
     from ..facade import MCPServer
 
-__all__ = ["bridge", "hub_state_dir", "hub_tools", "hub_tools_server", "rappture", "rappture_server", "run_app", "sim2l",
-           "sim2l_server"]
+__all__ = ["bridge", "hub_state_dir", "hub_tools", "hub_tools_server", "rappture", "rappture_server", "run_app",
+           "sim2l", "sim2l_server"]
 
 
 def run_app(args: argparse.Namespace) -> int:

@@ -76,8 +76,10 @@ def test_a_refused_audience_is_a_warning_once_per_aud_naming_the_accepted_ones(
     assert len(warnings) == 2, told  # the same aud again is INFO
     assert "audience check failed" in warnings[0]
     assert '"https://idp.example.org/api"' in warnings[0]
-    assert f'"{PUBLIC}"' in warnings[0] and f'"{PUBLIC}mcp"' in warnings[0]
+    assert f'"{PUBLIC}"' in warnings[0]
+    assert f'"{PUBLIC}mcp"' in warnings[0]
     assert '"https://elsewhere.example"' in warnings[1]
     assert [level for level, text in told if "idp.example.org" in text] == [logging.WARNING, logging.INFO]
     logged = "\n".join(text for _, text in told)
-    assert token not in logged and token.split(".")[-1] not in logged
+    assert token not in logged
+    assert token.split(".")[-1] not in logged
