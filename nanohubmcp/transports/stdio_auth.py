@@ -184,13 +184,14 @@ def _utc(at: float) -> str:
 def _reasons() -> Iterator[list[str]]:
     """The messages the ``nanohubmcp.auth`` logger records meanwhile (INFO and up: a JWT's failed check,
     a verifier's mistake); they never hold the token (that logger's rule). Records at levels the logger
-    would not have shown are kept here only, not passed on."""
+    would not have shown are kept here only, not passed on, and so are a JWT's refusals (the error quotes them)."""
     seen: list[str] = []
     shown_from = log.getEffectiveLevel()
 
     def keep(record: logging.LogRecord) -> bool:
         seen.append(" ".join(record.getMessage().split()))
-        return record.levelno >= shown_from
+        # a JWT's refusal (an audience's is a WARNING) is quoted in the one error line: not said twice
+        return record.levelno >= shown_from and not record.getMessage().startswith("refused a JWT:")
 
     level = log.level
     if shown_from > logging.INFO:
