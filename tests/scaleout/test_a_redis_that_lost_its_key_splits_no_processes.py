@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -26,12 +27,15 @@ from paged_lists import paged_server
 from redis_server import RedisServer, free_port
 from support import serve, wait_until
 
+from nanohubmcp import MCPServer, StaticTokenVerifier
+
 pytestmark = pytest.mark.timeout(180)
 AUTH = {"Authorization": "Bearer alice-token"}
 AGREE_SECONDS = 30.0
 """How long the processes may take to agree again (a heartbeat is every 2 s; a loaded host is slow)."""
 SECRET = "a state secret both processes share"
 NAME = "rekeyed"
+JOBS = "rekeyed-jobs"
 
 
 def listed(url: str, session: str) -> int:
@@ -119,3 +123,47 @@ def test_a_process_signs_with_the_key_another_made_after_the_store_lost_its_own(
         with serve(paged_server(NAME, state_url=redis_server.url)) as late:
             wait_until(lambda: second_page_elsewhere(first + "mcp", late + "mcp"),
                        "a cursor of the surviving process pages on the late one", AGREE_SECONDS)
+
+
+def jobs_server(url: str) -> MCPServer:
+    """alice's server on the store ``url``, with a task ``double(n)``."""
+    server = MCPServer(JOBS, state_url=url, auth=StaticTokenVerifier({"alice-token": "alice"}))
+
+    @server.async_tool()
+    def double(n: int) -> int:
+        """Twice n, as a job."""
+        return 2 * n
+
+    return server
+
+
+def sent(url: str, session: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    reply = httpx.post(url, headers={**wire.headers(session), "Accept": "application/json", **AUTH},
+                       json={"jsonrpc": "2.0", "id": 3, "method": method, "params": params}, timeout=30)
+    assert reply.status_code == 200, reply.text
+    return dict(reply.json())
+
+
+def task_read_elsewhere(first: str, late: str) -> bool:
+    """Whether alice's task started in a new session on ``first`` is hers on ``late`` (the job record names her by the
+    digest ``first``'s job store made; ``late`` must serve the session too)."""
+    session = wire.initialize(first, extra=AUTH)
+    started = sent(first, session, "tools/call", {"name": "double", "arguments": {"n": 2}, "task": {"ttl": 60000}})
+    task_id = started["result"]["task"]["taskId"]
+    got = httpx.post(late, headers={**wire.headers(session), "Accept": "application/json", **AUTH}, timeout=30,
+                     json={"jsonrpc": "2.0", "id": 4, "method": "tasks/get", "params": {"taskId": task_id}})
+    return got.status_code == 200 and "result" in got.json()
+
+
+def test_the_job_store_follows_the_key_another_process_made(redis_server: RedisServer) -> None:
+    """A job store names a job's principal by the digest under the store's key, read at its first job: it follows a
+    key made after the loss too, as the sessions' digest does, so alice's task started on the surviving process is
+    hers on a process started after (two servers in this process)."""
+    with serve(jobs_server(redis_server.url)) as first:
+        assert task_read_elsewhere(first + "mcp", first + "mcp")  # its job store has read the key
+        with redis.Redis.from_url(redis_server.url) as store:
+            store.flushall()
+            store.set(f"nanohubmcp:{JOBS}:rs:key", "d" * 64)  # as a process starting then made it
+        with serve(jobs_server(redis_server.url)) as late:
+            wait_until(lambda: task_read_elsewhere(first + "mcp", late + "mcp"),
+                       "a task of the surviving process is alice's on the late one", AGREE_SECONDS)
