@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .auth.verifiers import resolve as resolve_auth
-from .errors import RegistrationError
+from .errors import ConfigurationError, RegistrationError
 from .registration import Registrar, decorating
 from .server.app_import import command_line
 from .server.calls.workers import MAX_ABANDONED
@@ -57,6 +57,7 @@ from .serving import (
     DEFAULT_MAX_UNSENT_BYTES,
     Serving,
 )
+from .serving.banner import one_line_if_uncaught
 from .state import resolve as resolve_state_url
 
 if TYPE_CHECKING:
@@ -258,39 +259,44 @@ class MCPServer:
         # `nanohubmcp run APP --state-dir/--state-url` importing this file: the command line wins.
         state_dir = command_line("state_dir", state_dir)
         state_url = command_line("state_url", state_url)
-        self.core = ServerCore(
-            name,
-            version,
-            instructions,
-            argument_errors=argument_errors,
-            list_page_size=list_page_size,
-            list_changed=list_changed,
-            workers=workers,
-            job_workers=job_workers,
-            tool_timeout=tool_timeout,
-            max_stuck_calls=max_stuck_calls,
-            session_idle_seconds=session_idle_seconds,
-            job_ttl_seconds=job_ttl_seconds,
-            max_inline_bytes=max_inline_bytes,
-            max_result_bytes=max_result_bytes,
-            max_event_bytes=max_event_bytes,
-            max_kept_bytes=max_kept_bytes,
-            max_kept_bytes_per_owner=max_kept_bytes_per_owner,
-            figure_dpi=figure_dpi,
-            state_dir=state_dir,
-            job_store=job_store,
-            max_jobs=max_jobs,
-            max_jobs_per_owner=max_jobs_per_owner,
-            max_job_result_bytes=max_job_result_bytes,
-            job_executor=job_executor,
-            dask_address=dask_address,
-            state_url=resolve_state_url(state_url),
-            executor_options=executor_options,
-            state_secret=state_secret,
-            tracing=tracing,
-            provenance=resolve_provenance(provenance),
-            cache_max_bytes=cache_max_bytes,
-        )
+        try:
+            self.core = ServerCore(
+                name,
+                version,
+                instructions,
+                argument_errors=argument_errors,
+                list_page_size=list_page_size,
+                list_changed=list_changed,
+                workers=workers,
+                job_workers=job_workers,
+                tool_timeout=tool_timeout,
+                max_stuck_calls=max_stuck_calls,
+                session_idle_seconds=session_idle_seconds,
+                job_ttl_seconds=job_ttl_seconds,
+                max_inline_bytes=max_inline_bytes,
+                max_result_bytes=max_result_bytes,
+                max_event_bytes=max_event_bytes,
+                max_kept_bytes=max_kept_bytes,
+                max_kept_bytes_per_owner=max_kept_bytes_per_owner,
+                figure_dpi=figure_dpi,
+                state_dir=state_dir,
+                job_store=job_store,
+                max_jobs=max_jobs,
+                max_jobs_per_owner=max_jobs_per_owner,
+                max_job_result_bytes=max_job_result_bytes,
+                job_executor=job_executor,
+                dask_address=dask_address,
+                state_url=resolve_state_url(state_url),
+                executor_options=executor_options,
+                state_secret=state_secret,
+                tracing=tracing,
+                provenance=resolve_provenance(provenance),
+                cache_max_bytes=cache_max_bytes,
+            )
+        except ConfigurationError as exc:  # a bad environment variable: one line, exit status 2, when uncaught
+            if exc.variable is not None:
+                one_line_if_uncaught(exc, status=2)
+            raise
         self._registrar = Registrar(self.core)
         self._serving = Serving()
         self._token_requirement: str | None = None

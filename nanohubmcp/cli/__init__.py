@@ -64,8 +64,9 @@ print a document (``export``, ``server-json``, ``desktop-config``, ``provenance`
 the working directory of an exported notebook's script (the notebook's folder), :mod:`.script_exit` its end once it
 served (as the command's). This module owns
 only :func:`main`: parse, run, turn a :class:`~nanohubmcp.errors.UsageError` into the subcommand's
-usage and exit status 2, any other :class:`~nanohubmcp.errors.NanohubMCPError` into one line on stderr
-and exit status 1.
+usage and exit status 2 (one of an environment variable: one line, exit status 2), any other
+:class:`~nanohubmcp.errors.NanohubMCPError` into one line on stderr and exit status 1 (2 for an environment
+variable's).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ import sys
 from collections.abc import Sequence
 
 from ..auth.token_option import token_from_options
-from ..errors import NanohubMCPError, RegistrationError, UsageError
+from ..errors import ConfigurationError, NanohubMCPError, RegistrationError, UsageError
 from .parser import PROG, build_parser, parse_arguments
 from .script_exit import ends_as_served
 from .script_folder import work_in_notebook_folder
@@ -126,8 +127,10 @@ def _command(argv: Sequence[str] | None) -> int:
             args.token = token_from_options(args, served=getattr(args, "token_served", True))
         return int(args.run(args))
     except UsageError as exc:
-        args.usage_error(str(exc))  # exits 2, as argparse does for its own usage errors
-        raise  # not reached: error() exits
+        if exc.variable is None:
+            args.usage_error(str(exc))  # exits 2, as argparse does for its own usage errors
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)  # an environment variable's: no usage
+        return 2
     except NanohubMCPError as exc:
         if "nanohubmcp.transports.workers" in sys.modules:  # (only a --workers server loaded it)
             from ..transports.workers import worker_task
@@ -136,7 +139,7 @@ def _command(argv: Sequence[str] | None) -> int:
                 print(f"{PROG}: worker {worker_task()} (pid {os.getpid()}) could not start: {exc}", file=sys.stderr)
                 return 1
         print(f"{PROG} {args.command}: error: {_in_option_terms(exc, args)}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, ConfigurationError) and exc.variable is not None else 1
 
 
 def _in_option_terms(exc: NanohubMCPError, args: argparse.Namespace) -> str:

@@ -93,7 +93,8 @@ def prepare_serving(args: argparse.Namespace, *, app: bool = False) -> str:
     prints goes to stderr).
 
     Raises:
-        UsageError: the message names the option (the command answers with its usage, exit status 2).
+        UsageError: the message names the option (the command answers with its usage, exit status 2) or the
+            environment variable (the message alone, exit status 2).
     """
     check_limit_options(args)
     if args.state_dir is not None:
@@ -118,12 +119,12 @@ def prepare_serving(args: argparse.Namespace, *, app: bool = False) -> str:
 
         protect_stdout()  # whatever the app, papermill or a notebook prints must not reach the client
     else:  # the card's and catalogs' name: refused before the server is built
-        from ..transports.registry_name import check_name_variable
+        from ..transports.registry_name import NAME_VARIABLE, check_name_variable
 
         try:
             check_name_variable()
         except ConfigurationError as exc:
-            raise UsageError(str(exc)) from None
+            raise _variable_error(str(exc), NAME_VARIABLE) from None
     if args.state_url is not None:
         _take_state_url(args.state_url)
     else:
@@ -165,7 +166,15 @@ def _check_state_variable() -> None:
         try:
             parse(url)
         except ConfigurationError as exc:
-            raise UsageError(f"${ENV_VAR}: {exc}") from None
+            raise _variable_error(f"${ENV_VAR}: {exc}", ENV_VAR) from None
+
+
+def _variable_error(message: str, variable: str) -> UsageError:
+    """A usage error of the environment ``variable``: the command says it without its usage (the arguments are
+    not what is wrong), exit status 2."""
+    error = UsageError(message)
+    error.variable = variable
+    return error
 
 
 def refuse_unshared_workers(workers: int, *, shared: bool, app: bool) -> None:

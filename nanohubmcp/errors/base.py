@@ -112,6 +112,11 @@ class RegistrationWarning(UserWarning):
 class ConfigurationError(NanohubMCPError, ValueError):
     """A server option, port, or environment setting cannot be used as given."""
 
+    variable: str | None = None
+    """The environment variable whose value cannot be used, when that is the error (its message names it):
+    a script's ``MCPServer(...)`` that nothing catches ends in that one line, exit status 2, and a command
+    answers it without its usage. None for an argument or option."""
+
 
 class UsageError(ConfigurationError):
     """A command-line argument is malformed, or arguments conflict: what is wrong shows in the

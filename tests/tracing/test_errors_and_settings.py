@@ -5,6 +5,7 @@ argument, then ``NANOHUBMCP_TRACING``, then ``c.NanohubMCP.tracing``, then ``"au
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import otel_sdk
@@ -100,7 +101,8 @@ def test_the_setting_goes_argument_environment_configuration_auto(monkeypatch: p
     assert resolve(None, True) == "auto"
     monkeypatch.setenv(ENV_VAR, "")
     assert resolve(None, True) is False  # set but empty: off, as for other switches
-    with pytest.raises(ConfigurationError, match="tracing must be true, false or 'auto', not 2"):
+    words = "1, true, on, yes (on), 0, false, off, no (off) or auto"
+    with pytest.raises(ConfigurationError, match=re.escape(f"tracing must be True, False or one of {words}, not 2")):
         resolve(2)  # type: ignore[arg-type]
 
 

@@ -17,6 +17,9 @@ import pytest
 
 pytestmark = pytest.mark.timeout(120)
 
+WORDS = "1, true, on, yes (on), 0, false, off, no (off) or auto"
+"""The accepted words, as the error says them (written out: the test reads what a user reads)."""
+
 TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 SERVE_ONE_CALL = """
 import json, sys, urllib.request
@@ -112,6 +115,6 @@ def test_the_environment_turns_it_on_and_a_wrong_word_is_refused() -> None:
     found = serve_one_call(env={"NANOHUBMCP_TRACING": "true"})
     assert (found["text"], found["traced"]) == ("3", True)  # spans without a provider: no-ops
     refused = serve_one_call(env={"NANOHUBMCP_TRACING": "sometimes"})["refused"]
-    assert refused == "NANOHUBMCP_TRACING must be true, false or 'auto', not 'sometimes'"
+    assert refused == f"NANOHUBMCP_TRACING must be one of {WORDS}, not 'sometimes'"
     refused = serve_one_call(options=", tracing='loud'")["refused"]
-    assert refused == "tracing must be true, false or 'auto', not 'loud'"
+    assert refused == f"tracing must be one of {WORDS}, not 'loud'"

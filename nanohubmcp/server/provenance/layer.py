@@ -35,7 +35,7 @@ from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
 from ..wire.trace_context import SPAN
 from . import code_facts
 from .code_files import WATCHED
-from .handover import CACHE_META, CACHED_FROM, JobEnd
+from .handover import CACHE_META, CACHED_FROM, NOT_ANSWERED, JobEnd
 from .record_ids import RecordIds
 from .records import META_KEY, ProvenanceStore, record_id_of
 from .rows import URI_PREFIX
@@ -50,7 +50,9 @@ log = logging.getLogger("nanohubmcp.provenance")
 STOPPED_TEXT = "the server stopped while this call ran: it did not complete; it may be sent again"
 """The error of the record of a call the server's stop cut short (its client got the stopping server's
 -32000, or REST's 503)."""
-STOPPED_RESULT: dict[str, Any] = {"content": [{"type": "text", "text": STOPPED_TEXT}], "isError": True}
+STOPPED_RESULT: dict[str, Any] = {"content": [{"type": "text", "text": STOPPED_TEXT}], "isError": True,
+                                  "_meta": {NOT_ANSWERED: True}}
+"""What a call the stop cut short hands over: its record's error, and no result (its client got none)."""
 
 MAX_OPEN_JOBS = 10_000
 """Jobs whose records wait for their end at most (the job store's own default bound)."""

@@ -11,8 +11,9 @@ When is tracing on? ``MCPServer(tracing=...)``: ``True`` (on; needs ``openteleme
 ``False`` (off), ``"auto"`` (the default: on when the application has configured an OpenTelemetry
 tracer provider — its own SDK set-up, or ``opentelemetry-instrument`` — by the time the server
 starts serving; decided without importing anything when ``opentelemetry.trace`` was never imported). The
-``NANOHUBMCP_TRACING`` environment variable (``1``/``true``/``on``, ``0``/``false``/``off``,
-``auto``) decides when the argument is not given, then ``c.NanohubMCP.tracing`` in a notebook.
+``NANOHUBMCP_TRACING`` environment variable (:data:`ACCEPTED`: ``1``/``true``/``on``/``yes``,
+``0``/``false``/``off``/``no``, ``auto``)
+decides when the argument is not given, then ``c.NanohubMCP.tracing`` in a notebook.
 
 Source: OpenTelemetry semantic conventions for MCP (``docs/gen-ai/mcp.md``: context propagation in
 ``params._meta``); W3C Trace Context (``traceparent``, ``tracestate``) and W3C Baggage.
@@ -57,8 +58,14 @@ NOT_TRACED = contextlib.nullcontext()
 """The context manager of an untraced request's child span or step (reusable: it holds no state);
 a hot path that asked ``request.slots.get(SPAN)`` once uses it instead of :func:`step`."""
 
-_TRUE = {"1", "true", "on", "yes"}
-_FALSE = {"0", "false", "off", "no", ""}
+ON_WORDS = ("1", "true", "on", "yes")
+"""The words of tracing on (any case), in :data:`ENV_VAR` or ``tracing=``; ``auto`` and :data:`OFF_WORDS` besides."""
+OFF_WORDS = ("0", "false", "off", "no")
+"""The words of tracing off (any case); :data:`ENV_VAR` set but empty is off too."""
+ACCEPTED = f"{', '.join(ON_WORDS)} (on), {', '.join(OFF_WORDS)} (off) or auto"
+"""What the setting accepts, as its error says it (the tracing page lists the same words)."""
+_TRUE = frozenset(ON_WORDS)
+_FALSE = frozenset((*OFF_WORDS, ""))
 
 
 def resolve(value: bool | str | None, configured: bool | str | None = None) -> Setting:
@@ -74,10 +81,12 @@ def resolve(value: bool | str | None, configured: bool | str | None = None) -> S
             continue
         setting = _parse(candidate, source)
         if setting is True and not _installed():
-            raise ConfigurationError(
+            error = ConfigurationError(
                 f"{source}=true needs the OpenTelemetry API: pip install 'nanohub-mcp[otel]' "
                 "(or leave tracing at 'auto', which traces when the application uses OpenTelemetry)"
             )
+            error.variable = ENV_VAR if source == ENV_VAR else None
+            raise error
         return setting
     return "auto"
 
@@ -95,7 +104,7 @@ def _parse(value: bool | str, source: str) -> Setting:
     if isinstance(value, bool):
         return value
     if not isinstance(value, str):
-        raise ConfigurationError(f"{source} must be true, false or 'auto', not {shown_value(value)}")
+        raise ConfigurationError(f"{source} must be True, False or one of {ACCEPTED}, not {shown_value(value)}")
     word = value.strip().lower()
     if word == "auto":
         return "auto"
@@ -103,7 +112,10 @@ def _parse(value: bool | str, source: str) -> Setting:
         return True
     if word in _FALSE:
         return False
-    raise ConfigurationError(f"{source} must be true, false or 'auto', not {value!r}")
+    error = ConfigurationError(f"{source} must be one of {ACCEPTED}, not {value!r}")
+    if source == ENV_VAR:
+        error.variable = ENV_VAR  # (a script's MCPServer(...) says it in one line)
+    raise error
 
 
 def wanted(setting: Setting) -> bool:
