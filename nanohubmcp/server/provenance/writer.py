@@ -19,19 +19,12 @@ Before the interpreter exits, the thread stops and everything pending is written
 On Linux the thread runs :data:`NICENESS` below the priority of the thread that started it: on a core the
 event loop shares with it, a batch (~4-5 ms of CPU per 256 records) is spread over the loop's waits
 instead of taking a fair half of the core for milliseconds while every request in flight waits (the c=64
-tail in bench/findings.md). And it runs on the core where the thread that started it (the serving event
-loop, which hands the records over) last ran, looked up again before each round (:data:`FOLLOW_STARTER`):
-the two share one interpreter lock, so the writer on another core made no more progress, while each hand-over
-of the lock between cores left the loop waiting and its data in the other core's cache. With records on, a
-process free on two cores served ~9 % fewer calls a second than pinned to one, and each worker of
-``--workers 2`` on two cores spent ~4 % more CPU per call than one process alone on one core
-(bench/scaleout.md, 2026-12-07).
+tail in bench/findings.md).
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import logging
 import os
 import sys
@@ -68,10 +61,6 @@ MAX_PENDING = 20_000
 """Items waiting in one writer at most; one more is dropped (and counted), never waited for."""
 WARN_EVERY_SECONDS = 60.0
 THREAD_NAME = "nanohubmcp-provenance"
-FOLLOW_STARTER = True
-"""Whether the writing thread (Linux) runs on the CPU where the thread that started it last ran (the module
-docstring); the CPU is looked up (``/proc/self/task/<id>/stat``) before each round and the thread's
-affinity set when it changed. False: the scheduler places it anywhere the process may run."""
 
 
 class _Thread:
@@ -91,10 +80,6 @@ class _Thread:
         self.thread: threading.Thread | None = None
         self.registered = False
         self.closed = False
-        self.starter: int | None = None
-        """The native id of the thread that started the writing thread (the serving loop), while followed."""
-        self.cpu: int | None = None
-        """The CPU the writing thread was last bound to (None: not bound)."""
 
     def start(self) -> None:
         with self.lock:
@@ -104,8 +89,6 @@ class _Thread:
                 atexit.register(self.close)  # before the interpreter tears down what a write needs
                 self.registered = True
             thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
-            self.starter = threading.get_native_id() if FOLLOW_STARTER and sys.platform.startswith("linux") else None
-            self.cpu = None
             try:
                 thread.start()
             except RuntimeError as exc:  # no new threads (the interpreter is finishing): readers still drain
@@ -123,28 +106,7 @@ class _Thread:
             self.wake.clear()
             self.full.clear()
             self.armed = False
-            if self.starter is not None:
-                self.follow()
             self.write_all(whole=filled and not self.stop.is_set())
-
-    def follow(self) -> None:
-        """On the writing thread: bind it to the CPU where its starter last ran, when that changed (Linux). A
-        starter gone, or a CPU the thread may not use, ends the following: the thread may then run wherever the
-        process's main thread may."""
-        starter = self.starter
-        try:
-            with open(f"/proc/self/task/{starter}/stat", "rb") as stat:
-                cpu = int(stat.read().rpartition(b")")[2].split()[36])  # field 39, "processor"
-            if cpu != self.cpu:
-                os.sched_setaffinity(0, (cpu,))
-                self.cpu = cpu
-        except (OSError, ValueError, IndexError) as exc:
-            log.debug("the provenance writer stops following thread %s: %s", starter, exc)
-            self.starter = None
-            if self.cpu is not None:
-                self.cpu = None
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(0, os.sched_getaffinity(os.getpid()))
 
     def write_all(self, *, whole: bool = False) -> None:
         """Write what every writer holds; ``whole``: only whole batches (the rest waits for the next round)."""
@@ -170,7 +132,6 @@ class _Thread:
     def after_fork(self) -> None:
         """In a forked child: the parent's thread does not exist here."""
         self.thread = None
-        self.starter = self.cpu = None
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.armed = False
