@@ -25,6 +25,7 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    │    │    └── UnknownTool  a REST path naming no tool (HTTP 404)
      │    │    └── InvalidEnvelope   a 2026-07-28 request without its ``_meta`` (-32602, HTTP 400)
      │    ├── InternalError         -32603
+     │    ├── RequestCancelled      -32800 (a cancelled request that must still be answered)
      │    ├── ServerBusy            -32000, HTTP 503 with Retry-After (a limit is reached)
      │    │    └── ServerStopping    the server is stopping (the request did not complete; retry)
      │    ├── InsufficientScope     -32003, HTTP 403 (the token lacks a scope the request needs)
@@ -110,6 +111,7 @@ from .protocol import (
     NotAcceptable,
     ParseError,
     ProtocolError,
+    RequestCancelled,
     RequestTooLarge,
     ResourceNotFound,
     RouteNotFound,
@@ -177,6 +179,7 @@ __all__ = [
     "ProtocolError",
     "RegistrationError",
     "RegistrationWarning",
+    "RequestCancelled",
     "RequestTooLarge",
     "ResourceNotFound",
     "ResultTooLarge",

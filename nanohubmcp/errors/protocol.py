@@ -21,6 +21,7 @@ from .codes import (
     MISSING_CLIENT_CAPABILITY,
     PARSE_ERROR,
     REFUSED,
+    REQUEST_CANCELLED,
     RESOURCE_NOT_FOUND,
     SERVER_BUSY,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -42,6 +43,7 @@ __all__ = [
     "NotAcceptable",
     "ParseError",
     "ProtocolError",
+    "RequestCancelled",
     "RequestTooLarge",
     "ResourceNotFound",
     "RouteNotFound",
@@ -205,6 +207,16 @@ class InternalError(ProtocolError):
     """The server failed for a reason that is not the client's fault (-32603)."""
 
     code = INTERNAL_ERROR
+
+
+class RequestCancelled(ProtocolError):
+    """The client cancelled the request (``notifications/cancelled``; -32800, no HTTP status of its own).
+
+    A cancelled request gets no response, except where an answer must come: a Streamable HTTP POST
+    accepting only ``application/json`` is answered with this error (HTTP 200, the error in the body).
+    """
+
+    code = REQUEST_CANCELLED
 
 
 class ServerBusy(ProtocolError):

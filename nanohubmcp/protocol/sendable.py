@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..errors.codes import INTERNAL_ERROR
+from ..errors import InternalError, ProtocolError, error_response
 from . import jsondec, jsonenc, text_pieces
 
 __all__ = ["Parts", "message_parts", "received", "unsendable_parts"]
@@ -116,13 +116,12 @@ def _stand_in(message: object, exc: Exception, middleware: bool) -> dict[str, An
         log.error("the %s for request %s cannot be written as JSON (%s); answered -32603: %s",
                   "result" if "result" in message else "error", _id_text(request_id), exc, cause)
         what = "result" if "result" in message else "error"
-        return {"jsonrpc": "2.0", "id": request_id, "error": {
-            "code": INTERNAL_ERROR, "message": f"Internal error: the {what} could not be written as JSON; see the "
-                                               "server log"}}
+        return error_response(InternalError(f"Internal error: the {what} could not be written as JSON; see the "
+                                            "server log"), request_id)
     log.error("the data of error %s for request %s cannot be written as JSON (%s); answered without it: a "
               "ProtocolError's data must be JSON values (numbers, text, lists, dicts)", error["code"],
               _id_text(request_id), exc)
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": error["code"], "message": error["message"]}}
+    return error_response(ProtocolError(error["message"], code=error["code"]), request_id)
 
 
 def _id_text(request_id: object) -> str:

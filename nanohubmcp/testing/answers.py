@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..errors.codes import INTERNAL_ERROR, METHOD_NOT_FOUND
+from ..errors import InternalError, MethodNotFound, to_error_object
 
 __all__ = ["Handler", "answer", "handlers_of", "implied_capabilities", "response"]
 
@@ -60,10 +60,10 @@ async def response(handlers: dict[str, Handler], message: dict[str, Any]) -> dic
     method = message["method"]
     reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
     if method not in handlers:
-        reply["error"] = {"code": METHOD_NOT_FOUND, "message": f"this client has no handler for {method}"}
+        reply["error"] = to_error_object(MethodNotFound(f"this client has no handler for {method}"))
     else:
         try:
             reply["result"] = await answer(handlers, method, message.get("params") or {})
         except Exception as exc:  # the handler's failure is the client's error answer
-            reply["error"] = {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}
+            reply["error"] = to_error_object(InternalError(f"{type(exc).__name__}: {exc}"))
     return reply

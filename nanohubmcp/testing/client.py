@@ -6,7 +6,7 @@ import asyncio
 import itertools
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ProtocolError
+from ..errors import InternalError, ProtocolError, to_error_object
 from ..errors.codes import INTERNAL_ERROR
 from ..protocol import jsondec, jsonenc, versions
 from ..server.wire.store_close import wait_closed
@@ -267,7 +267,7 @@ class MemoryClient:
     async def _request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         response = await self.send(self.envelope(method, params))
         if response is None:
-            raise RpcError({"code": INTERNAL_ERROR, "message": f"{method} got no response (it was withdrawn)"})
+            raise RpcError(to_error_object(InternalError(f"{method} got no response (it was withdrawn)")))
         if "error" in response:
             raise RpcError(response["error"])
         result: dict[str, Any] = response["result"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import HANDSHAKE_ROUTE, REQUEST_CANCELLED
+from ..errors import HANDSHAKE_ROUTE, RequestCancelled, error_response
 from ..server.wire.request import RequestContext
 from ..server.wire.streams import OutboundStream
 from .base import BaseHandler
@@ -130,9 +130,9 @@ class ResponseChannel:
             writer.start()
             writer.finish()
         else:
-            handler.send_json(200, {"jsonrpc": "2.0", "id": self.request_id, "error": {
-                "code": REQUEST_CANCELLED,
-                "message": f"Request cancelled (notifications/cancelled): {reason or 'cancelled by the client'}"}})
+            cancelled = RequestCancelled(
+                f"Request cancelled (notifications/cancelled): {reason or 'cancelled by the client'}")
+            handler.send_json(200, error_response(cancelled, self.request_id))
 
     def _forget_stream(self) -> None:
         if self.stream is not None:

@@ -39,7 +39,8 @@ import logging
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from ...protocol import jsonenc, jsonrpc
+from ...errors import InternalError, error_response
+from ...protocol import jsonenc
 from ...protocol.lone_surrogates import utf8_storable
 from ...protocol.long_ints import bounded_int
 from ...state.errors import StateUnavailable
@@ -360,7 +361,7 @@ class RelayStream(OutboundStream):
         if request_id is not None:
             sink(
                 f"{self.stream_id}.{last_seq + 1}",
-                jsonrpc.error(request_id, {"code": -32603, "message": PRODUCER_DIED}),
+                error_response(InternalError(PRODUCER_DIED), request_id),
             )
         else:
             self._closed_elsewhere()
