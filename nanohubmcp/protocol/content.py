@@ -6,7 +6,8 @@ The blocks (``TextContent``, ``ImageContent``, ``AudioContent``, ``ResourceLink`
 importable from here. The result types (``ToolResult``, ``ResourceResult``, ``PromptResult``,
 ``Message`` and their 0.4.x aliases) are in ``protocol.result_types``. Not here: turning an
 arbitrary Python return value into a result (``nanohubmcp.server.results.shape``), JSON encoding
-(``protocol.jsonenc``).
+(``protocol.jsonenc``). :func:`tool_error_result` is the ``isError: true`` result every tool failure
+answers with, whichever layer writes it.
 
 Source: MCP 2025-11-25, Server § Tools § Tool result (content blocks); MCP 2026-07-28, the same.
 """
@@ -17,6 +18,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
+from ..errors import RETRY_AFTER_META, notified_text
 from . import jsonenc, long_ints
 from .blocks import AudioContent, EmbeddedResource, ImageContent, ResourceContent, ResourceLink, Role, TextContent
 from .long_ints import LONG_BITS
@@ -125,6 +127,29 @@ def to_content_block(value: object) -> Wire:
     )
 
 
+def tool_error_result(
+    text: str, *, retry_after: int | None = None, meta: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """An ``isError: true`` CallToolResult carrying ``text``:
+    ``{"content": [{"type": "text", "text": text}], "isError": true, "_meta"?: {...}}``.
+
+    Args:
+        text: what failed, for the client. Over :data:`~nanohubmcp.errors.MAX_NOTIFIED_CHARS` characters (an
+            exception carrying a simulator's stderr, a task's failure text) it is cut as a progress or log
+            message is, saying so (:func:`~nanohubmcp.errors.notified_text`): an answer going as one SSE event
+            passed the official ``mcp`` client's 1 MiB and the call was lost; the server's log keeps it whole.
+        retry_after: for a tool that could not start, the seconds after which to retry
+            (``_meta`` under :data:`~nanohubmcp.errors.RETRY_AFTER_META`; :class:`~nanohubmcp.errors.ToolBusy`).
+        meta: the result's ``_meta`` (a task's related-task entry); ``retry_after`` is added to it.
+    Returns:
+        A new dict each call.
+    """
+    result: dict[str, Any] = {"content": [{"type": "text", "text": notified_text(text)}], "isError": True}
+    if meta is not None or retry_after is not None:
+        result["_meta"] = {**(meta or {}), **({} if retry_after is None else {RETRY_AFTER_META: retry_after})}
+    return result
+
+
 __all__ = [
     "UNSET",
     "Audio",
@@ -141,4 +166,5 @@ __all__ = [
     "scalar_text",
     "sniff_mime_type",
     "to_content_block",
+    "tool_error_result",
 ]

@@ -33,6 +33,7 @@ from ...errors import (
     notified_text,
 )
 from ...errors.told import Failure, told_protocol_error
+from ...protocol.content import tool_error_result
 from ...protocol.nesting import NestedTooDeep
 from ...protocol.result_types import ToolResult
 from ...schema.secret_text import Telling
@@ -56,7 +57,7 @@ from ..wire.trace_context import SPAN
 from . import progress
 from .context import Context
 from .invoke import NOT_INLINE, CallRecord, call_function, call_inline, is_awaitable
-from .tool_checks import error_result, refusal_told
+from .tool_checks import refusal_told
 
 if TYPE_CHECKING:
     from ..asks.by_era import AskServices
@@ -177,10 +178,10 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         if isinstance(exc, ToolBusy):
             if job is None:  # the function never started: no provenance record (nothing ran to name)
                 request.slots[ANSWERED_BY_LAYER] = True
-            return error_result(text, retry_after=exc.retry_after)
+            return tool_error_result(text, retry_after=exc.retry_after)
         if isinstance(exc, ToolTimeout):
             request.slots[TIMED_OUT] = True
-        return error_result(text)
+        return tool_error_result(text)
     finally:
         progress.CURRENT.reset(current)
         # No progress after the response (MCP 2025-11-25, Basic § Utilities § Progress): the reporter
@@ -373,10 +374,10 @@ def shape(tool: Tool, value: Any, version: str, sink: ResultSink | None = None, 
         # Checked in every version, even those without structuredContent on the wire.
         structured = results.structured_value(value, tool.output_schema)
         if structured is results.UNSET:
-            return error_result(
+            return tool_error_result(
                 f"tool '{tool.name}' declares an output schema but returned no structured content")
         problems = tool.output_validator.errors(structured)
         if problems:
-            return error_result(
+            return tool_error_result(
                 f"tool '{tool.name}' returned a result that breaks its output schema: " + "; ".join(problems))
     return result

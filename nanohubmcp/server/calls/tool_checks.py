@@ -5,7 +5,7 @@ here before the tool-call service runs it (:mod:`.tool_calls`): an unknown tool 
 that break the input schema are -32602 up to 2025-06-18 and ``isError: true`` from 2025-11-25 (server option
 ``argument_errors``, SEP-1303). A refused call is still published to call observers. The arguments of a large
 request, or of a tool whose own check may take long, are checked on a worker thread (:func:`validated`).
-:func:`error_result` is the ``isError`` result every tool failure answers with.
+Every tool failure answers with :func:`~nanohubmcp.protocol.content.tool_error_result`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import asyncio
 import functools
 from typing import TYPE_CHECKING, Any
 
-from ...errors import RETRY_AFTER_META, InvalidArguments, InvalidParams, UnknownComponent, notified_text
+from ...errors import InvalidArguments, InvalidParams, UnknownComponent
 from ...errors.told import Failure
+from ...protocol.content import tool_error_result
 from ...protocol.jsonrpc import json_kind
 from ...schema import CheckPending
 from ...schema.paths import echoed
@@ -32,7 +33,6 @@ __all__ = [
     "OFF_LOOP_CHECK",
     "call_arguments",
     "checks_loaded",
-    "error_result",
     "lookup_tool",
     "refusal_told",
     "refuse_arguments",
@@ -41,21 +41,6 @@ __all__ = [
 
 OFF_LOOP_CHECK: Slot[dict[str, Any] | Exception] = Slot("arguments checked on a worker thread")
 """What checking a large request's arguments off the loop found (see :func:`validated`)."""
-
-
-def error_result(text: str, *, retry_after: int | None = None) -> dict[str, Any]:
-    """An ``isError: true`` CallToolResult carrying ``text`` (and, for a tool that could not start,
-    ``_meta`` naming the seconds after which to retry: :class:`~nanohubmcp.errors.ToolBusy`).
-
-    ``text`` over :data:`~nanohubmcp.errors.sent_text.MAX_NOTIFIED_CHARS` characters (an exception carrying a
-    simulator's stderr) is cut as a progress or log message is, saying so
-    (:func:`~nanohubmcp.errors.sent_text.notified_text`): an answer going as one SSE event (a call with a progress
-    token) passed the official ``mcp`` client's 1 MiB and the call was lost (trial54 N3); the server's log keeps the
-    exception whole."""
-    result: dict[str, Any] = {"content": [{"type": "text", "text": notified_text(text)}], "isError": True}
-    if retry_after is not None:
-        result["_meta"] = {RETRY_AFTER_META: retry_after}
-    return result
 
 
 def lookup_tool(core: AskServices, request: RequestContext, params: dict[str, Any]) -> Tool:
@@ -146,7 +131,7 @@ def refuse_arguments(core: AskServices, request: RequestContext, tool: Tool, exc
     _refused(core, request, tool.name, failure.text)
     if core.invalid_arguments_as_protocol_error(request.version, request.argument_errors):
         raise InvalidParams(failure.text, {"errors": refusal_told(exc, failure)}) from None
-    return error_result(failure.text)
+    return tool_error_result(failure.text)
 
 
 def refusal_told(exc: InvalidArguments, failure: Failure) -> list[str]:

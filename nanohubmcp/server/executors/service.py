@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import message_of, notified_text, to_error_object
 from ...protocol import jsonenc, versions
+from ...protocol.content import tool_error_result
 from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments
 from ...schema.secret_text import UNTOLD, Telling
 from ..asks.by_era import AskServices
 from ..calls import progress
 from ..calls.tool_calls import note_value, run_tool, shape, shaped_job_value
-from ..calls.tool_checks import error_result
 from ..jobs import service as jobmod
 from ..jobs.job_sessions import keyed
 from ..jobs.record import owner_key, subject_of
@@ -258,13 +258,13 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
         try:
             value = done.result()
             result = (
-                error_result(f"tool '{tool.name}' returned an awaitable after its server stopped")
+                tool_error_result(f"tool '{tool.name}' returned an awaitable after its server stopped")
                 if inspect.isawaitable(value)
                 else shape(tool, value, version, sink, data_only=data_only)
             )
             note_value(job, tool, value, data_only=data_only)
         except Exception as exc:  # what the function raised, or a result that cannot be shaped
-            result = error_result((job.telling or UNTOLD).last(exc).message)
+            result = tool_error_result((job.telling or UNTOLD).last(exc).message)
         finish_with(job, result)
 
     work.add_done_callback(ended)
@@ -329,12 +329,12 @@ def _follow_on_server_loop(core: JobHost, job: jobmod.Job, tool: Tool, waiting: 
             job.finish(jobmod.CANCELLED, message="cancelled")
             return
         except Exception as exc:  # (after a restart its arguments are gone: told as it is)
-            finish_with(job, error_result((job.telling or UNTOLD).last(exc).message))
+            finish_with(job, tool_error_result((job.telling or UNTOLD).last(exc).message))
             return
         try:
             result = await shaped_job_value(core, job, tool, value, version)
         except Exception as exc:  # a value that cannot be shaped
-            result = error_result((job.telling or UNTOLD).last(exc).message)
+            result = tool_error_result((job.telling or UNTOLD).last(exc).message)
         finish_with(job, result)
 
     job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]
@@ -352,7 +352,7 @@ def refused_job(request: RequestContext, exc: jobmod.JobLimitReached) -> dict[st
     frees when known (:mod:`~..jobs.slot_free`). No job was made and nothing ran: no provenance
     record."""
     request.slots[ANSWERED_BY_LAYER] = True
-    return error_result(str(exc), retry_after=exc.retry_after)
+    return tool_error_result(str(exc), retry_after=exc.retry_after)
 
 
 async def start_job_result(

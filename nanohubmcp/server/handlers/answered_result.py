@@ -12,6 +12,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ResultTooLarge
+from ...protocol.content import tool_error_result
 from ..executors import keep_threads
 from ..executors.job_tools import carried_blocks, polled_value
 from ..jobs import service as jobmod
@@ -38,7 +39,7 @@ async def answered_result(core: HandlerServices, job: jobmod.Job) -> dict[str, A
     try:
         linked = await keep_threads.off_loop(_linked, core, job)  # (its waits hold no default-executor thread)
     except ResultTooLarge as exc:
-        return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+        return tool_error_result(str(exc))
     return result if linked is None else linked
 
 

@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams, ResultTooLarge
+from ...protocol.content import tool_error_result
 from ..executors.service import refused_job, start_job
 from ..jobs import service as jobmod
 from ..registry.components import Tool
@@ -121,9 +122,9 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
         raise InvalidParams(job.error.get("message", "the task failed"), job.error.get("data"),
                             code=job.error.get("code"))
     if job.status == jobmod.CANCELLED:
-        return _tool_error("The task was cancelled", meta)
+        return tool_error_result("The task was cancelled", meta=meta)
     if job.result is None and job.status == jobmod.FAILED:
-        return _tool_error(job.status_message or "the task failed", meta)
+        return tool_error_result(job.status_message or "the task failed", meta=meta)
     result = await answered_result(core, job)
     answer = {**result, "_meta": {**(result.get("_meta") or {}), **meta}}
     if goes_as_event(request):  # over the client's 1 MiB: a tool error it reads, not an event it drops
@@ -131,14 +132,11 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
             text = hold_task_to_event(answer, job.id, job.tool, held=held_to_schema(core.registry.tools, job.tool),
                                       bound=core.result_options.max_event_bytes, via=task_result_via(request))
         except ResultTooLarge as exc:
-            return _tool_error(str(exc), meta)
+            return tool_error_result(str(exc), meta=meta)
         if text is not None:
             keep_written(request, answer, text)
     return answer
 
-
-def _tool_error(text: str, meta: dict[str, Any]) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text}], "isError": True, "_meta": meta}
 
 
 async def tasks_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...protocol.content import tool_error_result
 from ...protocol.lone_surrogates import utf8_storable
 from .record import CANCELLED, FAILED, TERMINAL, Job
 from .runs import process_of
@@ -89,5 +90,5 @@ def cap_result(job: Job, max_bytes: int) -> None:
         text = (f"The job's result is {size} bytes as JSON; the job store keeps at most "
                 f"{max_bytes} (option max_job_result_bytes)")
         job.status, job.status_message = FAILED, text
-        job.result, job.json_text = {"content": [{"type": "text", "text": text}], "isError": True}, False
+        job.result, job.json_text = tool_error_result(text), False
         job.item_places = None

@@ -27,6 +27,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidParams, ResourceNotFound
+from ...protocol.content import tool_error_result
 from ...protocol.uris import comparison_form
 from ..jobs.record import TERMINAL, Job
 from ..results.owners import owner_of
@@ -50,8 +51,7 @@ log = logging.getLogger("nanohubmcp.provenance")
 STOPPED_TEXT = "the server stopped while this call ran: it did not complete; it may be sent again"
 """The error of the record of a call the server's stop cut short (its client got the stopping server's
 -32000, or REST's 503)."""
-STOPPED_RESULT: dict[str, Any] = {"content": [{"type": "text", "text": STOPPED_TEXT}], "isError": True,
-                                  "_meta": {NOT_ANSWERED: True}}
+STOPPED_RESULT: dict[str, Any] = tool_error_result(STOPPED_TEXT, meta={NOT_ANSWERED: True})
 """What a call the stop cut short hands over: its record's error, and no result (its client got none)."""
 
 MAX_OPEN_JOBS = 10_000

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, InvalidRequest, MissingClientCapability, ResultTooLarge, UnknownComponent
 from ...protocol import jsonrpc
+from ...protocol.content import tool_error_result
 from ...protocol.uris import comparison_form
 from ..handlers.answered_result import answered_result
 from ..jobs import service as jobmod
@@ -221,8 +222,7 @@ class _TaskStatus:
                                       via="the last notifications/tasks of a subscriptions/listen",
                                       read_with="tasks/get")
         except ResultTooLarge as exc:
-            return detailed_task(self.core, job, {"content": [{"type": "text", "text": str(exc)}],
-                                                  "isError": True}), None
+            return detailed_task(self.core, job, tool_error_result(str(exc))), None
         return task, written_of(task, text)
 
     def report(self, job: jobmod.Job) -> None:
