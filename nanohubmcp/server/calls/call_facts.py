@@ -2,28 +2,42 @@
 its ``_meta``, its progress token, its provenance record, its protocol version, its inline limit, its
 task's metadata and its cancellation flag.
 
-:class:`CallFacts` is a base of ``Context``; it reads ``_core``, ``_request`` and ``_job_id``, which the
-Context sets.
+:class:`CallFacts` is the base of ``Context`` and owns what it reads: the request, the job id and where the
+server's result options are read (:class:`Shaping`), all given to its ``__init__``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ..asks.by_era import AskServices
+    from ..results.options import ResultOptions
     from ..wire.principal import Principal
     from ..wire.request import RequestContext
 
-__all__ = ["CallFacts"]
+__all__ = ["CallFacts", "Shaping"]
+
+
+class Shaping(Protocol):
+    """Where the server's result options are read, as they are now (the server's core)."""
+
+    @property
+    def result_options(self) -> ResultOptions: ...
 
 
 class CallFacts:
-    """The facts of the call a Context serves (a base of :class:`~.context.Context`)."""
+    """The facts of the call a Context serves (the base of :class:`~.context.Context`).
 
-    _core: AskServices
-    _request: RequestContext
-    _job_id: str | None
+    Args:
+        request: the request being served.
+        job_id: the job (task) id when the call runs as an ``@async_tool`` job, else None.
+        shaping: where the server's result options are read (:attr:`inline_limit`).
+    """
+
+    def __init__(self, request: RequestContext, *, job_id: str | None, shaping: Shaping) -> None:
+        self._request = request
+        self._job_id = job_id
+        self._shaping = shaping
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -111,4 +125,4 @@ class CallFacts:
         in the result) than put in it: the server's ``max_inline_bytes`` as it is now, or None when the
         answer carries all of its data — a REST call (``POST /tools/<name>``), whose caller has no
         ``resources/read`` (and a job such a call started)."""
-        return None if self._request.data_only else self._core.result_options.max_inline_bytes
+        return None if self._request.data_only else self._shaping.result_options.max_inline_bytes

@@ -46,9 +46,8 @@ class Context(CallFacts, LevelMethods):
     """
 
     def __init__(self, core: AskServices, request: RequestContext, *, job_id: str | None = None) -> None:
+        super().__init__(request, job_id=job_id, shaping=core)
         self._core = core
-        self._request = request
-        self._job_id = job_id
         self._log = CallLog(core.name)
         self._asks = ClientAsks(core, request, in_job=job_id is not None)
         self._progress: float | None = None

@@ -2,7 +2,7 @@
 running job makes to its record — its executor's reference, progress, status, notes, end — written by
 :mod:`.writes` and told to the job's followers by :mod:`.elsewhere`.
 
-:class:`JobKeeping` is a base of :class:`~.service.JobStore`, which sets ``_writes`` and ``_elsewhere``.
+:class:`JobKeeping` is the base of :class:`~.service.JobStore`, which hands it the two at its ``__init__``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ __all__ = ["JobKeeping"]
 class JobKeeping:
     """The updates from running jobs, for which the job store is their keeper (``job.store``)."""
 
-    _writes: JobWrites
-    _elsewhere: Elsewhere
+    def __init__(self, writes: JobWrites, elsewhere: Elsewhere) -> None:
+        self._writes = writes
+        self._elsewhere = elsewhere
 
     def set_executor_ref(self, job: Job, ref: str) -> None:
         """Record what ``job``'s executor needs to find it again after a restart, once it knows (any

@@ -134,9 +134,9 @@ class JobStore(JobKeeping):
         self._tidy = Tidy(leftovers)
         self._live: dict[str, Job] = {}
         self._purged = 0.0
-        self._writes = JobWrites(lambda: self.backend, self._live, process=self.runs.process,
-                                 max_result_bytes=max_result_bytes, max_lost=max_jobs, tidy=self._tidy)
-        self._elsewhere = Elsewhere(lambda: self.backend, self._live, self._revive)
+        super().__init__(JobWrites(lambda: self.backend, self._live, process=self.runs.process,
+                                   max_result_bytes=max_result_bytes, max_lost=max_jobs, tidy=self._tidy),
+                         Elsewhere(lambda: self.backend, self._live, self._revive))
         self._stored = StoredJobs(kind=kind, shared=shared, secret=secret, name=name, state_dir=state_dir,
                                   runs=self.runs, elsewhere=self._elsewhere, tidy=self._tidy, live=self._live,
                                   revive=self._revive, max_jobs=max_jobs)
