@@ -151,7 +151,7 @@ class ServerCore:
         if self.state_url.path is not None and state_dir is None:
             state_dir = self.state_url.path
         if state_dir is None:  # the environment's names it: a file there is refused as state_dir= is
-            check_state_dir(os.environ.get(ENV_STATE_DIR, "").strip(), ENV_STATE_DIR)
+            check_state_dir(os.environ.get(ENV_STATE_DIR, "").strip(), ENV_STATE_DIR, variable=True)
         self.bus = EventBus()
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)

@@ -117,25 +117,29 @@ def checked_byte_limit(option: str, value: object) -> int | None:
     return number
 
 
-def check_state_dir(value: object, option: str = "state_dir") -> None:
+def check_state_dir(value: object, option: str = "state_dir", *, variable: bool = False) -> None:
     """Refuse a state directory holding a NUL byte, which no directory name can hold (every job and cached
     call failed later, "embedded null byte", as for a sqlite URL's ``%00``), or naming an existing file or a
     path under one (the cached results, provenance records and jobs were kept in memory, lost at the stop,
     as for a sqlite URL naming a file); None or any other path passes.
 
     Raises:
-        ConfigurationError: naming ``option`` and the value, in one line.
+        ConfigurationError: naming ``option`` and the value, in one line; with ``variable`` (``option`` is the
+            environment variable that named it) its :attr:`~ConfigurationError.variable` is ``option``, so a
+            script's ``MCPServer(...)`` that nothing catches ends in that one line.
     """
     if not isinstance(value, (str, bytes, os.PathLike)):
         return
     text = os.fsdecode(value)
+    error = None
     if "\0" in text:
-        raise ConfigurationError(f"{option} {value!r} holds a NUL byte, which no directory name can hold")
-    if text:
-        blocking = file_on_the_way(os.path.abspath(os.path.expanduser(text)))
-        if blocking is not None:
-            raise ConfigurationError(f"{option} {text!r}: {blocking!r} is a file, not a directory; name a directory "
-                                     "for the cached results, provenance records and jobs (made if missing)")
+        error = ConfigurationError(f"{option} {value!r} holds a NUL byte, which no directory name can hold")
+    elif text and (blocking := file_on_the_way(os.path.abspath(os.path.expanduser(text)))) is not None:
+        error = ConfigurationError(f"{option} {text!r}: {blocking!r} is a file, not a directory; name a directory "
+                                   "for the cached results, provenance records and jobs (made if missing)")
+    if error is not None:
+        error.variable = option if variable else None
+        raise error
 
 
 def plain_seconds(value: float) -> float:

@@ -7,6 +7,7 @@ and lost them at the stop; a ``sqlite:`` state URL naming a file was already ref
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +73,22 @@ def test_the_environment_variable_naming_a_file_is_refused_too(tmp_path: Path, m
     with pytest.raises(ConfigurationError, match=r"^NANOHUBMCP_STATE_DIR .*afile' is a file, not a directory"):
         MCPServer("env")
     MCPServer("arg", state_dir=str(tmp_path / "fine"))  # the argument wins over the environment
+
+
+def test_the_environment_variable_naming_a_file_stops_a_script_in_one_line(tmp_path: Path) -> None:
+    """As a bad ``NANOHUBMCP_TRACING`` does (fix42c, trial71 T71-6's kind): ``Error: ...``, exit status 2, from a
+    script's ``MCPServer(...)`` and from ``nanohubmcp run`` (both without a traceback or the usage block)."""
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "app.py").write_text("from nanohubmcp import MCPServer\nserver = MCPServer('sf')\n")
+    environment = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "afile")}
+    script = subprocess.run([sys.executable, "app.py"], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                            env=environment, stdin=subprocess.DEVNULL)
+    assert script.returncode == 2, script.stderr
+    assert script.stderr.startswith("Error: NANOHUBMCP_STATE_DIR "), script.stderr
+    assert script.stderr.count("\n") == 1, script.stderr
+    command = subprocess.run([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--port", "0"], capture_output=True,
+                             text=True, timeout=120, cwd=tmp_path, env=environment, stdin=subprocess.DEVNULL)
+    assert command.returncode == 2, command.stderr
+    assert command.stderr.startswith("nanohubmcp run: error: NANOHUBMCP_STATE_DIR "), command.stderr
+    assert "usage:" not in command.stderr, command.stderr
+    assert "Traceback" not in command.stderr, command.stderr
