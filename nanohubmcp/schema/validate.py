@@ -28,10 +28,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from nanohubmcp.errors import InvalidArguments, RegistrationError
+from nanohubmcp.errors import InvalidArguments
 from nanohubmcp.protocol.message_values import json_message, show
 from nanohubmcp.schema.ecma_pattern import check_patterns
 from nanohubmcp.schema.json_form import check_json_form
+from nanohubmcp.schema.null_optionals import null_rejecting_optionals
 from nanohubmcp.schema.own_words import in_own_words
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 
@@ -129,8 +130,8 @@ class ArgumentValidator:
 
         compiled = compile_check(self._schema) if isinstance(self._schema, dict) else None
         # _fast last: a concurrent first call sees either nothing prepared or everything.
-        self._drop_null = _null_rejecting_optionals(
-            self, compiled is not None, self._schema, f"{self._kind} {self._name!r}")
+        self._drop_null = null_rejecting_optionals(
+            lambda: self._validator, compiled is not None, self._schema, f"{self._kind} {self._name!r}")
         if compiled is None:
             self._fast = None
         else:
@@ -301,43 +302,6 @@ class OutputValidator:
         if self._validator.is_valid(value):
             return []
         return [shorten(v) for v in _violations(self._validator, value, root)]
-
-
-def _null_rejecting_optionals(
-    owner: ArgumentValidator, fast: bool, schema: dict[str, Any], label: str
-) -> frozenset[str]:
-    """Optional properties whose schema refuses ``null`` (a given ``null`` is dropped).
-
-    With the fast path (every subschema in the keyword set where Draft-07 and 2020-12 agree)
-    each property's own subschema answers; otherwise the whole schema is probed through
-    jsonschema, so ``$ref`` and ``$id`` scopes resolve as they will for real calls.
-    """
-    properties = schema.get("properties")
-    if not isinstance(properties, dict):
-        return frozenset()
-    required = schema.get("required")
-    required = required if isinstance(required, list) else []
-    optional = [name for name in properties if name not in required]
-    if fast:
-        # compile_fast covers the whole schema, so each property subschema is in the safe set
-        # and its answer equals jsonschema's.
-        from nanohubmcp.schema.fastpath import compile_fast
-
-        checks = {name: compile_fast(properties[name]) for name in optional}
-        if all(check is not None for check in checks.values()):
-            return frozenset(name for name, check in checks.items() if not check(None))  # type: ignore[misc]
-    from referencing.exceptions import Unresolvable
-
-    validator = owner._validator
-    names = set()
-    for name in optional:
-        try:
-            errors = list(validator.iter_errors({name: None}))
-        except Unresolvable as exc:  # a reference under a nested $id that leads nowhere
-            raise RegistrationError(f"{label}: invalid input schema: {exc}") from None
-        if any(list(e.absolute_path)[:1] == [name] for e in errors):
-            names.add(name)
-    return frozenset(names)
 
 
 MAX_VIOLATIONS = 10
