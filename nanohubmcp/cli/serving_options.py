@@ -59,8 +59,8 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
     proxy_arguments(command)
     command.add_argument("--state-dir", default=None, metavar="DIR",
                          help="where jobs, the result cache and provenance records are kept (default: "
-                         "$NANOHUBMCP_STATE_DIR, else one per server name); run: it wins over a state_dir= in "
-                         "the app file")
+                         "$NANOHUBMCP_STATE_DIR, else one per server name; hub-tools: one named hub-tools); run: "
+                         "it wins over a state_dir= in the app file")
     command.add_argument("--workers", type=worker_count, default=1, metavar="N",
                          help="HTTP: N processes serving the one port, each forked from the one that built the "
                          "server (needs --state-url redis://… or $NANOHUBMCP_STATE_URL; run: or a state_url= in "
