@@ -86,7 +86,6 @@ from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal
 from .eras import handshake_version, is_modern, spoken_version
 from .intake import Incoming, Intake, Received
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
-from .services import Services
 from .stateless.envelope import check_modern_version, modern_envelope, modern_version
 from .wire.request import RequestContext
 
@@ -144,10 +143,10 @@ NO_REPLY = Reply((None, None))
 """The :class:`Reply` owing no response (a notification, a client's response, a request the client withdrew)."""
 
 
-class Served(Services, Received, Protocol):
-    """What the connection seam uses of its server besides the services: the dispatcher, and what
-    its intake uses (:class:`~.intake.Received`: :meth:`attach` to serve on the loop of the first
-    request when no runner attached one)."""
+class Served(Received, Protocol):
+    """What the connection seam reads of its server: the dispatcher, and what its intake reads
+    (:class:`~.intake.Received`: the sessions, the replication, the stop, :meth:`attach` to serve on the loop of
+    the first request when no runner attached one)."""
 
     dispatcher: Dispatcher
 

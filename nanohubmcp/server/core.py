@@ -9,7 +9,8 @@ is opened when serving starts, so its jobs are settled then (:class:`~.core_jobs
 of the server). Where the state lives — the state directory; with a shared store, the link that reads its key before
 the port is bound and connects when serving starts (:meth:`ServerCore.attach`) — is
 :class:`~.wire.state_dir.StateLink`'s. Nothing is assigned to it from outside afterwards. It is the top of
-``server/``: its parts are typed against :class:`~nanohubmcp.server.services.Services`, never against this class.
+``server/``: each part is typed against a protocol of what it reads (:mod:`.services` says where each lives), never
+against this class.
 The ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports Tornado or IPython.
 """
 
@@ -176,6 +177,8 @@ class ServerCore:
             leftovers=self.core_jobs.folders)
         """The services made at their first use (the properties below pass them on)."""
         self.client_requests = ClientRequests(lambda: self.replication)
+        self.call_seams = self.first_use.call_seams(self.bus, self.client_requests)
+        """What a call's ``Context`` keeps of this server (not the core: :mod:`.calls.call_seams`)."""
         self.executor: Executor = executor if executor is not None else self._worker_pool()
         """The pool running sync tool, resource and prompt functions (a :class:`WorkerPool` unless
         one was given; it starts its threads on first use)."""

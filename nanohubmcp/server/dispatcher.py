@@ -29,12 +29,26 @@ from .results.written import WRITTEN, as_sent
 from .wire.request import META_SERVER_INFO, RequestContext
 
 if TYPE_CHECKING:
-    from .handlers.host import HandlerServices
+    from typing import Protocol
+
+    from .handlers.host import ToolsHost
+    from .services import Published, Replicated
+    from .stateless.hosts import ListenHost, ModernHost
+    from .wire.pending import ClientRequests
+
+    class Routed(ToolsHost, ModernHost, ListenHost, Published, Replicated, Protocol):
+        """What the dispatcher reads of its server (the pending client requests, the requests in flight, the
+        registry, the replication, ``serverInfo``) and hands its handlers: the union of what each family of
+        handlers reads, each of which names its own (:mod:`.handlers.host`, :mod:`.stateless.hosts`); a handler
+        sees only its own. Only the dispatcher and the method tables name it."""
+
+        client_requests: ClientRequests
+        in_flight: set[RequestContext]
 
 log = logging.getLogger("nanohubmcp")
 
-Handler = Callable[["HandlerServices", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
-NotificationHandler = Callable[["HandlerServices", RequestContext, dict[str, Any]], Awaitable[None]]
+Handler = Callable[["Routed", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+NotificationHandler = Callable[["Routed", RequestContext, dict[str, Any]], Awaitable[None]]
 
 
 class MethodTables(TupleRecord,
@@ -67,7 +81,7 @@ class MethodTables(TupleRecord,
 class Dispatcher:
     """Routes messages of both eras to the handlers ``tables`` name."""
 
-    def __init__(self, core: HandlerServices, tables: MethodTables) -> None:
+    def __init__(self, core: Routed, tables: MethodTables) -> None:
         self.core = core
         self.tables = tables
         self.pipeline = Pipeline(

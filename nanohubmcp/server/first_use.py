@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from .calls.call_seams import CallSeams
 from .jobs import DB_FILE
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from .registry.skill_catalog import SkillCatalog
     from .results.options import ResultOptions
     from .results.store import ResultStore
+    from .wire.events import EventBus
+    from .wire.pending import ClientRequests
     from .wire.state_dir import StateLink
 
 T = TypeVar("T")
@@ -149,6 +152,12 @@ class FirstUse:
         self._request_codec = Once(lambda: self.codec(state_secret))
         if state_secret is not None:  # a given key is checked now, not at the first 2026-07-28 round trip
             self._request_codec.get()
+
+    def call_seams(self, bus: EventBus, client_requests: ClientRequests) -> CallSeams:
+        """What a call's ``Context`` keeps of the server (:mod:`.calls.call_seams`): ``bus``, ``client_requests``
+        and, made at their first use here, the job store, the tasks' input requests and the result options."""
+        return CallSeams(self._name, bus, client_requests, jobs=self._jobs, task_inputs=self._task_inputs,
+                         result_options=self._result_options)
 
     @property
     def jobs(self) -> JobStore:

@@ -2,7 +2,8 @@
 
 The one module that names every handler. :class:`~nanohubmcp.server.core.ServerCore` builds its
 dispatcher over :data:`TABLES`; the handlers are typed against
-:class:`~nanohubmcp.server.services.Services`, so none of them imports the core.
+ a protocol of what each family reads (:mod:`.handlers.host`, :mod:`.stateless.hosts`), so none of them
+imports the core.
 
 The handlers of the session's lifecycle are imported with this module. Every other handler
 module (tools, resources, prompts, tasks, the stateless era's discovery and calls, skills, listen) brings the
@@ -22,15 +23,14 @@ from .handlers import lifecycle
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .dispatcher import Handler
-    from .handlers.host import HandlerServices
+    from .dispatcher import Handler, Routed
     from .wire.request import RequestContext
 
 
 def _on_first_request(table: dict[str, Handler], method: str, load: Callable[[], Handler]) -> Handler:
     """A stand-in for ``table[method]`` that loads the handler (``load()``) at its first request."""
 
-    async def first(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    async def first(core: Routed, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         handler = table[method] = load()  # the same value from any thread or server: a benign race
         return await handler(core, request, params)
 

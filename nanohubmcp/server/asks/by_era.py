@@ -21,33 +21,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError, MissingClientCapability, UnknownComponent
 from ..jobs.record import TASK_JOB
-from ..services import Services
 from .input_requests import ELICIT, EXCHANGE, ROOTS, SAMPLE, InputRequired
 
 if TYPE_CHECKING:
     from ..jobs.record import Job
     from ..wire.request import RequestContext
-    from .request_state import RequestStateCodec
-    from .task_inputs import TaskInputs
-
-
-class AskServices(Services, Protocol):
-    """What asking the client uses of its server besides the services: the stateless era's
-    ``requestState`` key and the input requests of running tasks."""
-
-    @property
-    def request_codec(self) -> RequestStateCodec:
-        """The key signing ``requestState``."""
-        ...
-
-    @property
-    def task_inputs(self) -> TaskInputs:
-        """The input requests of running tasks."""
-        ...
+    from .hosts import AskHost
 
 
 _CAPABILITY = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
@@ -97,7 +80,7 @@ def _wire(request: RequestContext, body: dict[str, Any]) -> dict[str, Any]:
     return {"method": body["method"], "params": params}
 
 
-async def ask_many(core: AskServices, request: RequestContext, requests: Mapping[str, Any], timeout: float | None,
+async def ask_many(core: AskHost, request: RequestContext, requests: Mapping[str, Any], timeout: float | None,
                    *, in_job: bool) -> dict[str, Any]:
     """Ask the client everything in ``requests`` at once; returns ``{key: result}``.
 
@@ -140,7 +123,7 @@ async def ask_many(core: AskServices, request: RequestContext, requests: Mapping
     return answers
 
 
-async def ask_one(core: AskServices, request: RequestContext, method: str, params: dict[str, Any] | None,
+async def ask_one(core: AskHost, request: RequestContext, method: str, params: dict[str, Any] | None,
                   key: str | None, timeout: float | None, *, in_job: bool) -> Any:
     """Ask one thing (``elicitation/create``, ``sampling/createMessage`` or ``roots/list``).
 
@@ -159,7 +142,7 @@ async def ask_one(core: AskServices, request: RequestContext, method: str, param
     return answers[key]
 
 
-async def client_request(core: AskServices, request: RequestContext, method: str, params: dict[str, Any] | None,
+async def client_request(core: AskHost, request: RequestContext, method: str, params: dict[str, Any] | None,
                           timeout: float | None) -> Any:
     """The handshake era's server→client request (``ClientRequests.ask``); a 2025-11-25 task is
     ``input_required`` until it is answered."""
@@ -168,7 +151,7 @@ async def client_request(core: AskServices, request: RequestContext, method: str
     return await (asking if job is None else core.task_inputs.answered(job, asking))
 
 
-def _task_of(core: AskServices, request: RequestContext) -> Job | None:
+def _task_of(core: AskHost, request: RequestContext) -> Job | None:
     """The 2025-11-25 task ``request`` runs as, or None."""
     if request.job_id is None:
         return None

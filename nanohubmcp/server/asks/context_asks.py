@@ -26,7 +26,8 @@ from .ask_size import refuse_oversized
 
 if TYPE_CHECKING:
     from ..wire.request import RequestContext
-    from .by_era import AskServices
+    from .hosts import Asking
+
 
 DEFAULT_CLIENT_TIMEOUT = 60.0
 """Seconds to wait for a client's answer to elicitation, sampling or roots."""
@@ -51,12 +52,12 @@ class ClientAsks:
     awaitable (see ``Context``, which documents each request).
 
     Args:
-        core: the server's core (its pending client requests, the 2026-07-28 input requests).
+        core: what the asks read of the server (its pending client requests, the 2026-07-28 input requests).
         request: the call's request context (its session, version, loop and capabilities).
         in_job: True when the call runs as an ``@async_tool`` job (a task's input request then).
     """
 
-    def __init__(self, core: AskServices, request: RequestContext, *, in_job: bool) -> None:
+    def __init__(self, core: Asking, request: RequestContext, *, in_job: bool) -> None:
         self._core = core
         self._request = request
         self._in_job = in_job

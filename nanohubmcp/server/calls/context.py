@@ -30,7 +30,7 @@ from .call_log import LOGGED, CallLog, LevelMethods, Logged
 from .progress import for_request as progress_of
 
 if TYPE_CHECKING:
-    from ..asks.by_era import AskServices
+    from .call_seams import CallSeams
 
 
 class Context(CallFacts, LevelMethods):
@@ -39,17 +39,21 @@ class Context(CallFacts, LevelMethods):
     What the call is (its ids, caller, ``_meta``, task metadata, cancellation flag) it reads from its
     request (:class:`~.call_facts.CallFacts`).
 
+    What it keeps of the server is the call's own seams (:class:`~.call_seams.CallSeams`: its asks, its
+    progress, how results are shaped, the server's name), never the server's core: a function cannot reach the
+    registry, other sessions or the job store's other jobs through its ``ctx``.
+
     Attributes:
         request_id: the JSON-RPC id of the call.
         session_id: the session's id, or None (sessionless or 2026-07-28 requests).
         job_id: the job id when running as an ``@async_tool`` job, else None.
     """
 
-    def __init__(self, core: AskServices, request: RequestContext, *, job_id: str | None = None) -> None:
-        super().__init__(request, job_id=job_id, shaping=core)
-        self._core = core
-        self._log = CallLog(core.name)
-        self._asks = ClientAsks(core, request, in_job=job_id is not None)
+    def __init__(self, seams: CallSeams, request: RequestContext, *, job_id: str | None = None) -> None:
+        super().__init__(request, job_id=job_id, shaping=seams)
+        self._seams = seams
+        self._log = CallLog(seams.name)
+        self._asks = ClientAsks(seams, request, in_job=job_id is not None)
         self._progress: float | None = None
         """The last progress this run reported (a middleware may run a call again: each run may count from 0)."""
 
@@ -125,7 +129,7 @@ class Context(CallFacts, LevelMethods):
         if last is not None and progress < last:
             raise ValueError(f"progress must not decrease (was {last}, got {progress})")
         self._progress = progress
-        progress_of(self._core, self._request).report(progress, total, message)
+        progress_of(self._seams, self._request).report(progress, total, message)
 
     # -- asking the client (see nanohubmcp.server.asks.context_asks) ----------------------------
     @property

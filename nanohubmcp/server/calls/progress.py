@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import contextvars
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import notified_text
 from ...protocol import jsonrpc
@@ -35,7 +35,6 @@ from ..wire.request import RAN_ON, RequestContext, Slot
 
 if TYPE_CHECKING:
     from ..jobs.record import JobKeeper
-    from ..services import Services
     from ..wire.events import EventBus
 
 __all__ = [
@@ -44,13 +43,31 @@ __all__ = [
     "NOTIFIED_NO_MORE",
     "PROGRESS",
     "CallProgress",
+    "ProgressHost",
     "current",
     "end_notifications",
     "for_request",
     "ran_here",
 ]
 
-Pending = tuple["Services", RequestContext]
+
+
+class ProgressHost(Protocol):
+    """What a call's progress reads of its server: the event bus (observers) and the job store (a job's progress
+    is kept with it)."""
+
+    @property
+    def bus(self) -> EventBus:
+        """The event bus."""
+        ...
+
+    @property
+    def jobs(self) -> JobKeeper:
+        """The job store (made at its first use: only a job's progress reads it)."""
+        ...
+
+
+Pending = tuple[ProgressHost, RequestContext]
 """A call whose progress reporter is not made yet: what :func:`for_request` makes it of."""
 
 CURRENT: contextvars.ContextVar[CallProgress | Pending | None] = contextvars.ContextVar(
@@ -170,7 +187,7 @@ def end_notifications(request: RequestContext) -> None:
     request.slots[NOTIFIED_NO_MORE] = True
 
 
-def for_request(core: Services, request: RequestContext) -> CallProgress:
+def for_request(core: ProgressHost, request: RequestContext) -> CallProgress:
     """The request's :class:`CallProgress`, made on first use (from any thread: one per request);
     a finished one, which sends nothing, once the request was answered."""
     slots = request.slots

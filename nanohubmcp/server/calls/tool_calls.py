@@ -60,7 +60,7 @@ from .invoke import NOT_INLINE, CallRecord, call_function, call_inline, is_await
 from .tool_checks import refusal_told
 
 if TYPE_CHECKING:
-    from ..asks.by_era import AskServices
+    from .hosts import CallHost
 
 log = logging.getLogger("nanohubmcp.tool")
 
@@ -71,7 +71,7 @@ class JobRunner(Protocol):
                    context_param: str | None, is_coroutine: bool) -> Any: ...
 
 
-async def run_tool(core: AskServices, request: RequestContext, tool: Tool, arguments: dict[str, Any],
+async def run_tool(core: CallHost, request: RequestContext, tool: Tool, arguments: dict[str, Any],
                    *, job: Job | None = None, runner: JobRunner | None = None) -> dict[str, Any]:
     """Call ``tool`` with validated ``arguments``; every failure becomes an ``isError`` result.
 
@@ -89,11 +89,11 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     # (a job's is made with the job; a direct call's when a span or a failure needs it).
     tell = job.telling if job is not None else None
     # The call's progress reporter is made by its first report (ctx.report_progress, a tqdm bar).
-    current = progress.CURRENT.set((core, request))  # copied into the worker thread with the call
+    current = progress.CURRENT.set((core.call_seams, request))  # copied into the worker thread with the call
     try:
         signature = tool.signature
-        context = Context(core, request, job_id=job.id if job is not None else None) if signature.context_param \
-            else None
+        context = Context(core.call_seams, request, job_id=job.id if job is not None else None) \
+            if signature.context_param else None
         if request.large:  # a large request's arguments are converted on a worker thread too
             kwargs = await asyncio.to_thread(signature.call_arguments, arguments, context, kind="tool", name=tool.name)
         else:
@@ -198,7 +198,7 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     return result
 
 
-def _running(core: AskServices, request: RequestContext, tool: Tool, kwargs: dict[str, Any],
+def _running(core: CallHost, request: RequestContext, tool: Tool, kwargs: dict[str, Any],
              context: Context | None, job: Job | None, runner: JobRunner | None) -> Awaitable[Any]:
     """The run of a call's function: a job's on its ``runner``, any other on the loop or the worker
     pool (:func:`~.invoke.call_function`), bounded by ``tool_timeout``."""
@@ -206,7 +206,7 @@ def _running(core: AskServices, request: RequestContext, tool: Tool, kwargs: dic
         # An executor reports where the job is (queued, running on a node) even to a tool
         # that takes no ctx: it gets the call's Context all the same.
         job.trace_context = trace_context.capture(request)  # the run span, for the executor
-        return runner.call(job, tool.fn, kwargs, context=context or Context(core, request, job_id=job.id),
+        return runner.call(job, tool.fn, kwargs, context=context or Context(core.call_seams, request, job_id=job.id),
                            context_param=tool.signature.context_param, is_coroutine=tool.is_coroutine)
     return call_function(
         tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
@@ -215,7 +215,7 @@ def _running(core: AskServices, request: RequestContext, tool: Tool, kwargs: dic
         stops_when_cancelled=bool(tool.extra.get(STOPS_WHEN_CANCELLED)))
 
 
-def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
+def _shaping(core: CallHost, request: RequestContext, tool: Tool, value: Any,
              job: Job | None = None) -> dict[str, Any] | asyncio.Future[dict[str, Any]]:
     """A call's value as its ``CallToolResult``: shaped here, or (drawing a figure, encoding an
     array, keeping a long text, walking a large list or dict or one holding any of those:
@@ -252,7 +252,7 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
     return loop.run_in_executor(core.executor, _finished, sink, result)
 
 
-async def shaped_job_value(core: AskServices, job: Job, tool: Tool, value: Any, version: str) -> dict[str, Any]:
+async def shaped_job_value(core: CallHost, job: Job, tool: Tool, value: Any, version: str) -> dict[str, Any]:
     """The ``CallToolResult`` of a job's ``value`` that no request waits for (a Dask job re-attached after a
     restart), inlined whatever its size, after ``job``'s ``json_text`` and ``item_places`` (:func:`note_value`):
     where a call's value is shaped, on the worker pool for a costly one (:func:`_shaping`)."""

@@ -27,7 +27,7 @@ from ..wire.request import ANSWERED_BY_LAYER, RequestContext, Slot
 from .invoke import CallRecord
 
 if TYPE_CHECKING:
-    from ..asks.by_era import AskServices
+    from .hosts import CheckHost, Refusing
 
 __all__ = [
     "OFF_LOOP_CHECK",
@@ -43,7 +43,7 @@ OFF_LOOP_CHECK: Slot[dict[str, Any] | Exception] = Slot("arguments checked on a 
 """What checking a large request's arguments off the loop found (see :func:`validated`)."""
 
 
-def lookup_tool(core: AskServices, request: RequestContext, params: dict[str, Any]) -> Tool:
+def lookup_tool(core: CheckHost, request: RequestContext, params: dict[str, Any]) -> Tool:
     """The tool named by ``params.name``; raises -32602 for a missing, malformed or unknown name.
 
     A refused call is still published to call observers (``call_finished`` with ``ok`` false), so
@@ -119,7 +119,7 @@ async def checks_loaded(pending: CheckPending) -> None:
     await asyncio.to_thread(pending.wait)
 
 
-def refuse_arguments(core: AskServices, request: RequestContext, tool: Tool, exc: InvalidArguments,
+def refuse_arguments(core: Refusing, request: RequestContext, tool: Tool, exc: InvalidArguments,
                      arguments: dict[str, Any]) -> dict[str, Any]:
     """Answer ``arguments`` that break the tool's input schema (``exc``), per version: a -32602 error (raised)
     where the client's version wants one, else an ``isError`` result (MCP 2025-11-25, SEP-1303).
@@ -139,7 +139,7 @@ def refusal_told(exc: InvalidArguments, failure: Failure) -> list[str]:
     return [failure.hide(error) for error in exc.errors] if failure.hidden else exc.errors
 
 
-def _refused(core: AskServices, request: RequestContext, name: str | None, error: str) -> None:
+def _refused(core: Refusing, request: RequestContext, name: str | None, error: str) -> None:
     if core.bus.active:
         CallRecord(core.bus, request, "tools/call", name).finish(False, error)
 

@@ -29,8 +29,8 @@ from ...protocol.content import tool_error_result
 from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments
 from ...schema.secret_text import UNTOLD, Telling
-from ..asks.by_era import AskServices
 from ..calls import progress
+from ..calls.hosts import CallHost
 from ..calls.tool_calls import note_value, run_tool, shape, shaped_job_value
 from ..jobs import service as jobmod
 from ..jobs.job_sessions import keyed
@@ -46,6 +46,7 @@ from .job_files import FolderJobExecutor
 from .job_folders import run_files_bytes
 
 if TYPE_CHECKING:
+    from ..registry.registry import Registry
     from .polled_data import PolledData
     from .runners import JobRunners
 
@@ -57,9 +58,18 @@ def runner_of(core: JobHost, tool: Tool) -> Any:
     return core.job_runners.runner_for(tool.extra.get(JOB_EXECUTOR), tool.extra.get(JOB_OPTIONS))
 
 
-class JobHost(AskServices, Protocol):
-    """What the job service uses of its server besides :class:`~nanohubmcp.server.services.Services`:
-    the job executors, and the done jobs' data kept for their MCP answers."""
+class JobHost(CallHost, Protocol):
+    """What the job service reads of its server: what running a tool reads (:class:`~..calls.hosts.CallHost`),
+    the registry (a re-attached job's tool), the serving loop, the job store, the job executors, and the done
+    jobs' data kept for their MCP answers."""
+
+    registry: Registry
+    loop: asyncio.AbstractEventLoop | None
+
+    @property
+    def jobs(self) -> jobmod.JobStore:
+        """The job store (made at its first use)."""
+        ...
 
     @property
     def polled_data(self) -> PolledData:

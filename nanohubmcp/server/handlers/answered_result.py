@@ -18,12 +18,12 @@ from ..executors.job_tools import carried_blocks, polled_value
 from ..jobs import service as jobmod
 
 if TYPE_CHECKING:
-    from .host import HandlerServices
+    from .host import AnsweredHost
 
 __all__ = ["answered_result"]
 
 
-async def answered_result(core: HandlerServices, job: jobmod.Job) -> dict[str, Any]:
+async def answered_result(core: AnsweredHost, job: jobmod.Job) -> dict[str, Any]:
     """The ``CallToolResult`` a task's answer gives for the ended ``job``: its stored result (``{content: []}``
     when none), but for a completed job whose data is over ``max_inline_bytes`` and whose tool declares no
     output schema (its structured content is promised): ``[note, <the result's pictures and files>,
@@ -43,13 +43,13 @@ async def answered_result(core: HandlerServices, job: jobmod.Job) -> dict[str, A
     return result if linked is None else linked
 
 
-def _links_data(core: HandlerServices, job: jobmod.Job) -> bool:
+def _links_data(core: AnsweredHost, job: jobmod.Job) -> bool:
     """Whether ``job``'s data may be linked: its tool declares no output schema (a removed tool's none is kept)."""
     tool = core.registry.tools.get(job.tool)
     return tool is None or tool.output_schema is None
 
 
-def _linked(core: HandlerServices, job: jobmod.Job) -> dict[str, Any] | None:
+def _linked(core: AnsweredHost, job: jobmod.Job) -> dict[str, Any] | None:
     """``job``'s result with its data over ``max_inline_bytes`` kept and linked, else None (it fits).
 
     The data kept is the value ``get_job_result`` polls, kept once per job for every answer of it

@@ -19,12 +19,12 @@ from ..results.owners import owner_of
 
 if TYPE_CHECKING:
     from ..wire.request import RequestContext
-    from .host import HandlerServices
+    from .host import KeptHost
 
 __all__ = ["kept_reader"]
 
 
-def kept_reader(core: HandlerServices, request: RequestContext, uri: str) -> str | None:
+def kept_reader(core: KeptHost, request: RequestContext, uri: str) -> str | None:
     """The owner key :meth:`~..results.store.ResultStore.read` (and ``evicted``) of the kept result ``uri``
     is given for ``request``: the request's own (:func:`~..results.owners.owner_of`); or, for what a job
     kept, the job's owner's when the caller may read that job by its id. Reads the job's record when the

@@ -38,7 +38,7 @@ from .cursors import seal_of
 
 if TYPE_CHECKING:
     from ..registry.registry import _Table
-    from .host import HandlerServices
+    from .host import ListHost
 
 __all__ = ["LIST_PAGE_BYTES", "TASKS_PAGE_SIZE", "PageBound", "entry_bytes", "fitted_page", "list_result",
            "page_bound", "page_count"]
@@ -64,7 +64,7 @@ class PageBound:
     hard: bool
 
 
-def page_bound(core: HandlerServices, request: RequestContext) -> PageBound:
+def page_bound(core: ListHost, request: RequestContext) -> PageBound:
     """The bound on ``request``'s list page: the server's ``max_event_bytes`` (None: :data:`LIST_PAGE_BYTES`), hard
     when the answer goes as one SSE event under it (:func:`~..results.event_bound.goes_as_event`)."""
     bound = core.result_options.max_event_bytes
@@ -73,7 +73,7 @@ def page_bound(core: HandlerServices, request: RequestContext) -> PageBound:
     return PageBound(bound, hard=goes_as_event(request))
 
 
-def page_count(core: HandlerServices, *, tasks: bool = False) -> int | None:
+def page_count(core: ListHost, *, tasks: bool = False) -> int | None:
     """Entries a page holds at most: the server's ``list_page_size``; None (every one, to the bytes' bound) for a
     registry list and :data:`TASKS_PAGE_SIZE` for ``tasks/list`` (``tasks``) when it is None."""
     return core.list_page_size or (TASKS_PAGE_SIZE if tasks else None)
@@ -142,7 +142,7 @@ def _too_large(entry: dict[str, Any], size: int, bound: int, method: str, cursor
         "smaller one", data)
 
 
-def list_result(core: HandlerServices, request: RequestContext, table: _Table[Any], key: str,
+def list_result(core: ListHost, request: RequestContext, table: _Table[Any], key: str,
                 params: dict[str, Any], method: str, *, last: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """A registry list's answer (``tools/list``, ``resources/list``, ``resources/templates/list``,
     ``prompts/list``): ``{key: [...], nextCursor?}`` in registration order, a page of ``list_page_size`` entries
@@ -165,7 +165,7 @@ def list_result(core: HandlerServices, request: RequestContext, table: _Table[An
                        method=method, bound=page_bound(core, request), sizes=listed.sizes)
 
 
-def _registry_cursor(core: HandlerServices, method: str, position: tuple[str, int]) -> str:
+def _registry_cursor(core: ListHost, method: str, position: tuple[str, int]) -> str:
     key, number = position
     return seal_of(core.request_codec).seal(method, f"{number}/{key}")
 

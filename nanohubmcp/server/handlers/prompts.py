@@ -27,18 +27,18 @@ from .list_pages import list_result
 
 if TYPE_CHECKING:
     from ..registry.prompts import Prompt
-    from .host import HandlerServices
+    from .host import PromptsHost
 
 MAX_COMPLETIONS = 100
 _SHAPE = "completion/complete needs params.ref {type, name|uri} and params.argument {name, value}"
 
 
-async def prompts_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def prompts_list(core: PromptsHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``prompts/list``, paged by :func:`.list_pages.list_result`."""
     return list_result(core, request, core.registry.prompts, "prompts", params, "prompts/list")
 
 
-async def prompts_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def prompts_get(core: PromptsHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``prompts/get`` → ``{description?, messages}``.
 
     The arguments of a large message (:attr:`~..wire.request.RequestContext.large`) are checked
@@ -67,7 +67,7 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
     call = CallRecord(core.bus, request, "prompts/get", name) if core.bus.active else None
     kwargs: dict[str, Any] | None = None
     try:
-        context = Context(core, request) if prompt.signature.context_param else None
+        context = Context(core.call_seams, request) if prompt.signature.context_param else None
         if large:
             kwargs = await asyncio.to_thread(prompt.signature.call_arguments, arguments, context, kind="prompt",
                                              name=name)
@@ -133,7 +133,7 @@ def _names(keys: list[str]) -> str:
     return shown + (f" and {len(keys) - _LISTED} more" if len(keys) > _LISTED else "")
 
 
-async def complete(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def complete(core: PromptsHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``completion/complete``: suggestions for a prompt argument or template variable.
 
     Raises:

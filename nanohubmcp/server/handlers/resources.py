@@ -41,7 +41,7 @@ from .kept_reader import kept_reader
 from .list_pages import list_result
 
 if TYPE_CHECKING:
-    from .host import HandlerServices
+    from .host import ResourcesHost
 
 log = logging.getLogger("nanohubmcp")
 
@@ -69,19 +69,19 @@ def _uri(params: dict[str, Any], method: str) -> str:
     return uri
 
 
-async def resources_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def resources_list(core: ResourcesHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/list``, paged by :func:`.list_pages.list_result`."""
     return list_result(core, request, core.registry.resources, "resources", params, "resources/list")
 
 
-async def templates_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def templates_list(core: ResourcesHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/templates/list``, paged by :func:`.list_pages.list_result`: the server's templates, and last the
     one a kept large result reads in parts by (:data:`~..results.kept_parts.PARTS_TEMPLATE`)."""
     return list_result(core, request, core.registry.templates, "resourceTemplates", params,
                        "resources/templates/list", last=(parts_template(),))
 
 
-def found(core: HandlerServices, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, Any]]:
+def found(core: ResourcesHost, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, Any]]:
     """The resource or template answering ``uri`` and the function's arguments from it: what
     ``resources/read`` and ``resources/subscribe`` both check, so a URI one refuses the other does too.
 
@@ -103,7 +103,7 @@ def found(core: HandlerServices, uri: str) -> tuple[Resource | ResourceTemplate,
     return record, dict(values)
 
 
-async def resources_read(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def resources_read(core: ResourcesHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/read`` → ``{contents: [...]}``.
 
     Raises:
@@ -145,7 +145,7 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         raise exc from None
     call = CallRecord(core.bus, request, "resources/read", uri) if core.bus.active else None
     try:
-        context = Context(core, request) if record.signature.context_param else None
+        context = Context(core.call_seams, request) if record.signature.context_param else None
         kwargs = record.signature.call_arguments(dict(values), context, kind="resource", name=record.uri)
         value = await call_function(record.fn, kwargs, is_coroutine=record.is_coroutine, executor=core.executor,
                                     timeout=core.tool_timeout, what=f"resource '{uri}'",
@@ -189,7 +189,7 @@ def _read_failed(uri: str, exc: Exception, *, modern: bool) -> Exception:
     return InternalError(f"Reading {uri} failed: {text_of(exc)}", {"uri": uri})  # (a __str__ that raises: its type)
 
 
-async def subscribe(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def subscribe(core: ResourcesHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/subscribe``: notify this session when ``uri`` changes.
 
     URIs are compared as ``resources/read`` compares them (:func:`~nanohubmcp.protocol.uris.comparison_form`:
@@ -220,7 +220,7 @@ async def subscribe(core: HandlerServices, request: RequestContext, params: dict
     return {}
 
 
-async def unsubscribe(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def unsubscribe(core: ResourcesHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/unsubscribe``: ends the subscription to ``uri`` in any spelling ``resources/read`` takes
     for it (``data://%6Cab`` ends one to ``data://lab``)."""
     uri = _uri(params, "resources/unsubscribe")

@@ -27,7 +27,7 @@ from .cursors import seal_of
 from .list_pages import fitted_page, page_bound, page_count
 
 if TYPE_CHECKING:
-    from .host import HandlerServices
+    from .host import TasksHost
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 
@@ -37,7 +37,7 @@ def task_object(job: jobmod.Job) -> dict[str, Any]:
     return jobmod.task_fields(job, status=job.status, ttl_key="ttl", poll_key="pollInterval")
 
 
-async def create_task(core: HandlerServices, request: RequestContext, tool: Tool, arguments: dict[str, Any],
+async def create_task(core: TasksHost, request: RequestContext, tool: Tool, arguments: dict[str, Any],
                       task_params: object) -> dict[str, Any]:
     """Start ``tool`` as a task; answers ``{task: Task}`` at once (a full job store: an ``isError``
     result naming the limit, as a plain call gets)."""
@@ -72,7 +72,7 @@ def _ttl_seconds(ttl: object) -> float | None:
         return math.inf
 
 
-def _job(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> jobmod.Job:
+def _job(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> jobmod.Job:
     task_id = params.get("taskId")
     if not isinstance(task_id, str):
         raise InvalidParams("params.taskId must be the taskId string from CreateTaskResult")
@@ -80,12 +80,12 @@ def _job(core: HandlerServices, request: RequestContext, params: dict[str, Any])
     return core.jobs.get(task_id, owner, request.principal)
 
 
-async def tasks_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_get(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/get`` → Task."""
     return task_object(_job(core, request, params))
 
 
-async def tasks_result(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_result(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/result``: wait until the task ends, then answer the original request's result,
     whichever process of the server runs the task (:meth:`~..jobs.service.JobStore.ended`).
 
@@ -139,7 +139,7 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
 
 
 
-async def tasks_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_list(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/list``: ``{tasks: [Task, ...], nextCursor?}``, the tasks of the caller's session (never anyone
     else's; an ended session's tasks are read by id, not listed), oldest first, paged as the other lists
     are (MCP 2025-11-25, Server § Utilities § Pagination; :mod:`.list_pages`), whatever the transport: at most
@@ -183,7 +183,7 @@ def _position(opened: str) -> tuple[float, str]:
     return when, task_id
 
 
-async def tasks_cancel(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_cancel(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/cancel``: -32602 for a task that already ended; the task is ``cancelled`` on every
     process before the answer, whichever process runs it (:meth:`JobStore.cancel`)."""
     job = _job(core, request, params)

@@ -19,16 +19,16 @@ from .list_pages import list_result
 from .tasks import create_task
 
 if TYPE_CHECKING:
-    from .host import HandlerServices
+    from .host import ToolsHost
 
 
-async def tools_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tools_list(core: ToolsHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/list``: ``{tools: [...], nextCursor?}``, paged by :func:`.list_pages.list_result`; on 2025-11-25 a
     tool that takes tasks says so in ``execution.taskSupport`` (absent means "forbidden")."""
     return list_result(core, request, core.registry.tools, "tools", params, "tools/list")
 
 
-def tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
+def tools_call(core: ToolsHost, request: RequestContext, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
     """``tools/call``: run the tool and answer a ``CallToolResult`` (or a task / job handle).
 
     A plain function handing on the awaitable of the call (no coroutine level of its own); an
@@ -44,7 +44,7 @@ async def _blocks_for(request: RequestContext, answer: Awaitable[dict[str, Any]]
     return blocks_for(request.version, await answer)
 
 
-def _tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
+def _tools_call(core: ToolsHost, request: RequestContext, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
     tool = lookup_tool(core, request, params)
     arguments: dict[str, Any] = params["arguments"]  # a dict: settled when the pipeline's Request was made
     try:
@@ -69,7 +69,7 @@ async def _answered(result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-async def _when_loaded(core: HandlerServices, request: RequestContext, params: dict[str, Any],
+async def _when_loaded(core: ToolsHost, request: RequestContext, params: dict[str, Any],
                        pending: CheckPending) -> dict[str, Any]:
     """The call, once what the tool's argument check loads is loaded off the loop."""
     await checks_loaded(pending)

@@ -17,16 +17,16 @@ Source: MCP 2026-07-28, Server § Discovery; Server § Utilities § Caching (SEP
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...protocol import versions
 from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
-    from ..handlers.host import HandlerServices
     from ..services import Published
 
-Handler = Callable[["HandlerServices", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+H = TypeVar("H")
+"""What a wrapped handler reads of its server (:mod:`.hosts`): the wrapper reads nothing of it."""
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
@@ -54,10 +54,11 @@ def with_cache_hints(result: dict[str, Any], scope: str) -> dict[str, Any]:
     return result
 
 
-def cacheable(handler: Handler, scope: str = PUBLIC) -> Handler:
+def cacheable(handler: Callable[[H, RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]],
+              scope: str = PUBLIC) -> Callable[[H, RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]:
     """Wrap a handler so its complete results carry caching hints."""
 
-    async def wrapped(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    async def wrapped(core: H, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return with_cache_hints(await handler(core, request, params), scope)
 
     wrapped.__name__ = getattr(handler, "__name__", "cacheable")

@@ -43,10 +43,10 @@ from .tasks import (
 )
 
 if TYPE_CHECKING:
-    from ..handlers.host import HandlerServices
+    from .hosts import ModernHost
 
 
-async def tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tools_call(core: ModernHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/call`` → ``CallToolResult``, ``input_required``, or a task handle."""
     tool = tool_checks.lookup_tool(core, request, params)
     given = tool_checks.call_arguments(params)
@@ -102,7 +102,7 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
         raise
 
 
-def _input_required(core: HandlerServices, request: RequestContext, name: str, given: object, params: dict[str, Any],
+def _input_required(core: ModernHost, request: RequestContext, name: str, given: object, params: dict[str, Any],
                     exchange: Exchange | None, need: InputRequired) -> dict[str, Any]:
     """The ``input_required`` result of a tool that asked; a tool without a Context parameter can
     only raise :class:`InputRequired` itself, and its exchange is made then."""
@@ -111,7 +111,7 @@ def _input_required(core: HandlerServices, request: RequestContext, name: str, g
     return exchange.input_required(need)
 
 
-async def prompts_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def prompts_get(core: ModernHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``prompts/get`` → ``GetPromptResult`` or ``input_required``."""
     name, given = str(params.get("name")), params.get("arguments") or {}
     exchange = await begin_large(core.request_codec, request, "prompts/get", name, given, params) \
@@ -122,7 +122,7 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
         return exchange.input_required(need)
 
 
-async def resources_read(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def resources_read(core: ModernHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/read`` → ``ReadResourceResult`` (with caching hints) or ``input_required``."""
     exchange = begin(core.request_codec, request, "resources/read", str(params.get("uri")), {}, params)
     try:

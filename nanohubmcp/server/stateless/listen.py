@@ -43,7 +43,7 @@ from .discover import TASKS_EXTENSION
 from .tasks import detailed_task, has_tasks_extension, task_status
 
 if TYPE_CHECKING:
-    from ..handlers.host import HandlerServices
+    from .hosts import ListenHost
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def _uris(value: object, name: str) -> list[str]:
     return list(dict.fromkeys(value))
 
 
-def honoured_filter(core: HandlerServices, request: RequestContext, wanted: object) -> dict[str, Any]:
+def honoured_filter(core: ListenHost, request: RequestContext, wanted: object) -> dict[str, Any]:
     """The part of the client's ``notifications`` filter this server will deliver.
 
     Raises:
@@ -120,7 +120,7 @@ def _as_subscribed(uri: str, subscribed: list[tuple[str, str]]) -> str | None:
     return None
 
 
-async def subscriptions_listen(core: HandlerServices, request: RequestContext,
+async def subscriptions_listen(core: ListenHost, request: RequestContext,
                                params: dict[str, Any]) -> dict[str, Any]:
     """``subscriptions/listen``: acknowledge, then stream the chosen notifications until the client leaves."""
     honoured = honoured_filter(core, request, params.get("notifications"))
@@ -187,7 +187,7 @@ class _TaskStatus:
     .. versionchanged:: 1.0
        A failed keep of the data no longer loses the completion (it ended the following untold)."""
 
-    def __init__(self, core: HandlerServices, job: jobmod.Job,
+    def __init__(self, core: ListenHost, job: jobmod.Job,
                  send: Callable[[str, dict[str, Any], Written | None], None]) -> None:
         self.core = core
         self.job = job

@@ -36,7 +36,7 @@ from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
 
 if TYPE_CHECKING:
-    from ..handlers.host import HandlerServices
+    from .hosts import TaskHost
 
 
 def has_tasks_extension(request: RequestContext) -> bool:
@@ -66,7 +66,7 @@ def task_handle(job: jobmod.Job) -> dict[str, Any]:
     return jobmod.task_fields(job, status=task_status(job), ttl_key="ttlMs", poll_key="pollIntervalMs")
 
 
-def detailed_task(core: HandlerServices, job: jobmod.Job, result: dict[str, Any] | None = None) -> dict[str, Any]:
+def detailed_task(core: TaskHost, job: jobmod.Job, result: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``DetailedTask`` of a job: its ``Task`` plus ``inputRequests``, ``result`` or ``error`` (a
     result's ``_meta`` names the call's provenance record, ``io.nanohub/provenance``, when it has one).
 
@@ -93,7 +93,7 @@ def create_task_result(job: jobmod.Job) -> dict[str, Any]:
     return {"resultType": "task", **task_handle(job)}
 
 
-def track(core: HandlerServices, job: jobmod.Job) -> None:
+def track(core: TaskHost, job: jobmod.Job) -> None:
     """Forget the task's input bookkeeping once its work ends."""
     if job.task is not None:
         inputs = core.task_inputs
@@ -101,7 +101,7 @@ def track(core: HandlerServices, job: jobmod.Job) -> None:
 
 
 # -- becoming a task mid-call ------------------------------------------------------------
-def enable_escalation(core: HandlerServices, request: RequestContext, tool: Tool) -> asyncio.Future[jobmod.Job]:
+def enable_escalation(core: TaskHost, request: RequestContext, tool: Tool) -> asyncio.Future[jobmod.Job]:
     """Let the running call turn into a task (``ctx.start_task()``); returns the future of its job."""
     future: asyncio.Future[jobmod.Job] = request.loop.create_future()
 
@@ -127,7 +127,7 @@ def enable_escalation(core: HandlerServices, request: RequestContext, tool: Tool
     return future
 
 
-def adopt(core: HandlerServices, request: RequestContext, job: jobmod.Job,
+def adopt(core: TaskHost, request: RequestContext, job: jobmod.Job,
           run: asyncio.Future[dict[str, Any]]) -> None:
     """Make ``job`` follow ``request``'s already running call ``run`` to its end, stored as an ``@async_tool``'s
     job's end is (:func:`~..executors.service.finish_call`: one end for both)."""
@@ -136,7 +136,7 @@ def adopt(core: HandlerServices, request: RequestContext, job: jobmod.Job,
 
 
 # -- tasks/get, tasks/update, tasks/cancel -----------------------------------------------
-def _job(core: HandlerServices, request: RequestContext, params: dict[str, Any], method: str) -> jobmod.Job:
+def _job(core: TaskHost, request: RequestContext, params: dict[str, Any], method: str) -> jobmod.Job:
     require_tasks_extension(request, method)
     task_id = params.get("taskId")
     if not isinstance(task_id, str) or not task_id:
@@ -148,7 +148,7 @@ def _job(core: HandlerServices, request: RequestContext, params: dict[str, Any],
             f"Failed to retrieve task: no task {show(task_id)} (wrong id, or it expired)") from None
 
 
-async def tasks_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_get(core: TaskHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/get`` → the ``DetailedTask``. A completed task's ``result`` is answered as ``tasks/result``
     answers it (:func:`~..handlers.answered_result.answered_result`): data over ``max_inline_bytes`` of a tool
     without an output schema is a note and a ``resource_link``, the very link ``get_job_result`` gives.
@@ -161,7 +161,7 @@ async def tasks_get(core: HandlerServices, request: RequestContext, params: dict
     return detailed_task(core, job, result)
 
 
-async def tasks_update(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_update(core: TaskHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/update``: answers to the task's outstanding input requests → ``{}`` (on any process of
     the server: answers to a task another process runs are handed to it, ``JobStore.answer``).
     Answers not of their request's shape, or a form's content off its requested schema, are -32602
@@ -181,7 +181,7 @@ async def tasks_update(core: HandlerServices, request: RequestContext, params: d
     return {}
 
 
-async def tasks_cancel(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_cancel(core: TaskHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/cancel`` → ``{}`` (also for a task that already ended)."""
     job = _job(core, request, params, "tasks/cancel")
     if job.status not in jobmod.TERMINAL:
