@@ -4,7 +4,7 @@
 :func:`main` imports the command itself, so that a Ctrl-C while it is still being imported ends it quietly too
 (status 130, no traceback), as one anywhere before serving does (:func:`nanohubmcp.cli.main`). A command that
 served ends its process within its exit grace, its heap not freed
-(:func:`~nanohubmcp.transports.process_end.end_served_process`).
+(:func:`~nanohubmcp.processes.process_end.end_served_process`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def main() -> int:
             raise
         status = exc.code
     if _served():
-        from .transports.process_end import end_served_process
+        from .processes.process_end import end_served_process
 
         end_served_process(status)
     return status
@@ -36,7 +36,7 @@ def main() -> int:
 
 def _served() -> bool:
     """Whether the command served in this process (the serving commands, and their forked workers)."""
-    ending = sys.modules.get("nanohubmcp.transports.process_end")  # (loaded by every command that serves)
+    ending = sys.modules.get("nanohubmcp.processes.process_end")  # (loaded by every command that serves)
     return ending is not None and bool(ending.was_served())
 
 

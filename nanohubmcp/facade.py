@@ -3,7 +3,7 @@
 It holds the public signatures and their documentation, and hands each call to one of three
 objects it composes: the core (``server.core``), a :class:`~nanohubmcp.registration.Registrar`
 that turns functions into component records on the core's registry, and a
-:class:`~nanohubmcp.serving.Serving` that owns the transports' runner while serving (the
+:class:`~nanohubmcp.serving.Serving` that owns the runner while serving (the
 transports are imported when serving starts, so building a server imports no Tornado code).
 The facade sits below the Jupyter layer (which builds ``MCPServer`` objects for notebooks) and
 never names it; ``run()`` reaches it lazily, in a kernel only (see ``nanohubmcp.serving``).
@@ -1066,7 +1066,7 @@ class MCPServer:
                 the parent kills a worker still running 5 s after it. Blocking serves only (a kernel's or a
                 running loop's background serve has no such bound). Served by the ``nanohubmcp`` command, the
                 bound is the process's whole exit (its ``atexit`` handlers run, its heap not freed:
-                :mod:`~nanohubmcp.transports.process_end`); in a script of one's own it is ``run()``'s return, what
+                :mod:`~nanohubmcp.processes.process_end`); in a script of one's own it is ``run()``'s return, what
                 follows it and the interpreter's exit coming on top.
         Raises:
             ConfigurationError: the port is busy or invalid, ``exit_grace`` outside 2-86400, the transport unknown,

@@ -132,8 +132,8 @@ def _command(argv: Sequence[str] | None) -> int:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)  # an environment variable's: no usage
         return 2
     except NanohubMCPError as exc:
-        if "nanohubmcp.transports.workers" in sys.modules:  # (only a --workers server loaded it)
-            from ..transports.workers import worker_task
+        if "nanohubmcp.processes.workers" in sys.modules:  # (only a --workers server loaded it)
+            from ..processes.workers import worker_task
 
             if worker_task() is not None:  # a worker started again, failing at its start: not the command
                 print(f"{PROG}: worker {worker_task()} (pid {os.getpid()}) could not start: {exc}", file=sys.stderr)

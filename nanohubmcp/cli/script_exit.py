@@ -4,7 +4,7 @@
 of input) the interpreter's own exit freed every object and module the cells loaded: 3-4 s for a notebook serving a
 Sim2L and a Rappture tool (papermill, nbclient, pint, matplotlib), while ``nanohubmcp run`` of the same file exited
 at once (trial64 F10). The exported script serves inside :func:`ends_as_served`, so its process ends as the
-command's does (:func:`~nanohubmcp.transports.process_end.end_served_process`: the ``atexit`` handlers run, open
+command's does (:func:`~nanohubmcp.processes.process_end.end_served_process`: the ``atexit`` handlers run, open
 files flushed, the heap not freed). A hand-written script may use it the same way.
 """
 
@@ -38,7 +38,7 @@ def ends_as_served(server: _Serving) -> Iterator[None]:
                 server.run()
         ```
     """
-    from ..transports.process_end import end_served_process, served
+    from ..processes.process_end import end_served_process, served
 
     served()  # (its start-up is then frozen for good, as the command's: the exit walks only what serving made)
     yield

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..auth.token_option import add_token_options
 from ..errors import ConfigurationError, UsageError
-from ..transports.exit_grace import exit_grace_option
+from ..processes.exit_grace import exit_grace_option
 from ..transports.limit_option import (
     check_limit_options,
     limit_arguments,
@@ -135,7 +135,7 @@ def prepare_serving(args: argparse.Namespace, *, app: bool = False) -> str:
         # --state-url, else $NANOHUBMCP_STATE_URL: nothing else names one, so it is refused before the tools are read
         refuse_unshared_workers(args.workers, shared=resolve(None).shared, app=False)
     if args.access_log:
-        from ..transports.workers import log_requests
+        from ..processes.workers import log_requests
 
         log_requests()
     return transport
@@ -196,14 +196,14 @@ def serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
     checks ``--workers`` against its app's state store itself: :func:`refuse_unshared_workers`) until it is
     stopped; returns the exit status, 0. With ``--workers N`` the processes are forked from this one, each
     serving ``server`` as built here. The command's process is the server's from now on: ``nanohubmcp``
-    ends it within the exit grace (:func:`~nanohubmcp.transports.process_end.end_served_process`).
+    ends it within the exit grace (:func:`~nanohubmcp.processes.process_end.end_served_process`).
 
     Raises:
         ConfigurationError: the port is in use (the message says ``--port 0``), the state store does not
             answer, no token where the server requires one.
     """
-    from ..transports.ports import PortInUse
-    from ..transports.process_end import served
+    from ..processes.ports import PortInUse
+    from ..processes.process_end import served
 
     served()
     try:
@@ -219,12 +219,12 @@ def refuse_busy_port(args: argparse.Namespace, transport: str) -> None:
     Nothing is tested over stdio or for ``--port 0``.
 
     Raises:
-        ConfigurationError: the port is in use (:class:`~nanohubmcp.transports.ports.PortInUse`, saying
+        ConfigurationError: the port is in use (:class:`~nanohubmcp.processes.ports.PortInUse`, saying
             ``--port 0``), or cannot be listened on (the message names host and port).
     """
     if transport != "http" or not args.port:
         return
-    from ..transports.ports import PortInUse, bind
+    from ..processes.ports import PortInUse, bind
 
     try:
         sockets = bind(args.host or "127.0.0.1", int(args.port))

@@ -33,7 +33,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ..transports.ports import resolve_port
+from ..processes.ports import resolve_port
 from . import kernel_exit, routes
 from .display import StatusView, first_line
 from .hub import HubView, detect_hub

@@ -42,10 +42,10 @@ from typing import Any, NoReturn
 
 from nanohubmcp.errors import ConfigurationError, NanohubMCPError
 from nanohubmcp.nanohub.app_file import AppImportError, checked_app_file, import_failure
+from nanohubmcp.processes.exit_grace import exit_grace_option
 from nanohubmcp.protocol.whole_numbers import text_refusal, text_whole
 from nanohubmcp.server.app_import import importing
 from nanohubmcp.state.url import redact
-from nanohubmcp.transports.exit_grace import exit_grace_option
 from nanohubmcp.transports.limit_option import limit_arguments, limit_argv, limit_keywords
 from nanohubmcp.transports.port_option import port_number
 
@@ -235,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         server = load_app(args.app)
-        from nanohubmcp.transports.process_end import served
+        from nanohubmcp.processes.process_end import served
 
         served()  # (the process is the server's from now on: end() ends it within its exit grace)
         origins = args.allowed_origins
@@ -253,8 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def end(status: int) -> NoReturn:
     """Exit with ``status``; once the app served, within its exit grace, its heap not freed
-    (:func:`~nanohubmcp.transports.process_end.end_served_process`)."""
-    ending = sys.modules.get("nanohubmcp.transports.process_end")  # (loaded by main() once the app is read)
+    (:func:`~nanohubmcp.processes.process_end.end_served_process`)."""
+    ending = sys.modules.get("nanohubmcp.processes.process_end")  # (loaded by main() once the app is read)
     if ending is not None and ending.was_served():
         ending.end_served_process(status)
     sys.exit(status)

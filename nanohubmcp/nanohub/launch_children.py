@@ -24,7 +24,7 @@ from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.nanohub import child as app_child
 from nanohubmcp.nanohub.plan import LaunchPlan
 from nanohubmcp.nanohub.supervisor import Child, wait_for_port
-from nanohubmcp.transports.exit_grace import DEFAULT_EXIT_GRACE_SECONDS, kill_wait
+from nanohubmcp.processes.exit_grace import DEFAULT_EXIT_GRACE_SECONDS, kill_wait
 from nanohubmcp.transports.limit_option import limit_keywords
 from nanohubmcp.transports.proxy_option import PROXY_HEADERS_VARIABLE
 

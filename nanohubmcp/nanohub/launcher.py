@@ -64,10 +64,10 @@ from nanohubmcp.nanohub.pyenv import conda_env_python
 from nanohubmcp.nanohub.run_call import skipped_keywords_note
 from nanohubmcp.nanohub.supervisor import port_is_free
 from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
+from nanohubmcp.processes.exit_grace import exit_grace_option
+from nanohubmcp.processes.port_holders import connection_note, held_by_connection
 from nanohubmcp.protocol.port_numbers import port_of
-from nanohubmcp.transports.exit_grace import exit_grace_option
 from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, check_limit_options, limit_arguments, limit_keywords
-from nanohubmcp.transports.port_holders import connection_note, held_by_connection
 from nanohubmcp.transports.port_option import port_number
 from nanohubmcp.transports.proxy_option import proxy_arguments
 from nanohubmcp.transports.seconds_option import positive_seconds, seconds_or_no_limit

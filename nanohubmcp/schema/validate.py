@@ -113,7 +113,7 @@ class ArgumentValidator:
     def prepare(self) -> None:
         """Compile now what the first :meth:`validate` would (the fast path's check, the optional properties whose
         ``null`` is dropped; jsonschema's validator when the fast path cannot cover the schema): for a thread that
-        prepares while the server is idle (``transports.warm_up``). Does nothing once prepared.
+        prepares while the server is idle (``processes.warm_up``). Does nothing once prepared.
 
         Safe while :meth:`validate` runs on another thread: a call that finds nothing prepared yet prepares it
         itself, never waiting for this one, and both come to the same checks (the last one written is kept).

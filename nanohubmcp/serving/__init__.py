@@ -5,7 +5,8 @@ signatures and documentation on the facade and hand each call to a :class:`Servi
 the runner while serving and the public URL it advertises. The transports are imported only by
 this package, and only when serving starts, so building a server imports no Tornado code.
 
-- ``serving.runners``: ``run()``'s options checked and turned into a transports ``Runner``;
+- ``serving.runner``: the ``Runner``, the one way to start and stop serving over HTTP (imported when serving starts);
+- ``serving.runners``: ``run()``'s options checked and turned into a ``Runner``;
 - ``serving.banner``: what the user sees (the startup banner, the base URL, a one-line error);
 - ``serving.servable``: :class:`~nanohubmcp.serving.servable.Servable`, what serving uses of the server.
 
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
     from ..server.core import ServerCore
     from ..server.direct import CallResult
-    from ..transports.runner import Runner
+    from .runner import Runner
     from .servable import Servable
 
 __all__ = [
@@ -57,7 +58,7 @@ DEFAULT_MAX_UNSENT_BYTES = 256 * 1024 * 1024
 """Most response bytes held for clients that have not read them (``transports.unsent`` has the
 same figure; this one keeps the transports unimported until serving starts)."""
 DEFAULT_EXIT_GRACE_SECONDS = 10.0
-"""A stopping process's exit grace when none is given, in seconds (``transports.exit_grace`` has the same figure,
+"""A stopping process's exit grace when none is given, in seconds (``processes.exit_grace`` has the same figure,
 and checks a given one when serving starts; this one keeps the transports unimported while a server is built)."""
 
 
@@ -175,7 +176,7 @@ class Serving:
         is the script's: a ``KeyboardInterrupt``.)"""
         if serving_skipped("run"):
             return
-        from ..transports.exit_grace import checked_exit_grace
+        from ..processes.exit_grace import checked_exit_grace
 
         try:
             grace = checked_exit_grace(exit_grace)
@@ -245,11 +246,11 @@ class Serving:
             return
         host = host or "127.0.0.1"
         forks = (whole_number(workers) or 0) > 1  # (4.0 too: check_workers takes any whole number)
-        if forks:  # a stop from now on ends the whole server, whenever it comes (transports.supervisor)
-            from ..transports.supervisor import hold_stop_signals
+        if forks:  # a stop from now on ends the whole server, whenever it comes (processes.supervisor)
+            from ..processes.supervisor import hold_stop_signals
 
             hold_stop_signals()
-        from ..transports.frozen_heap import pause_collection, resume_collection
+        from ..processes.frozen_heap import pause_collection, resume_collection
 
         pause_collection()  # until serving freezes the start-up (frozen_heap): a pass now walks what it freezes
         try:
@@ -286,7 +287,7 @@ class Serving:
         finally:
             resume_collection()  # (a serve that ended before its freeze: by an error, say)
             if forks:
-                from ..transports.supervisor import release_stop_signals
+                from ..processes.supervisor import release_stop_signals
 
                 release_stop_signals()  # (nothing once forked)
 

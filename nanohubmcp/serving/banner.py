@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..transports.runner import Runner
+    from .runner import Runner
     from .servable import Servable
 
 

@@ -29,7 +29,7 @@ from ..state import reach
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
-    from ..transports.runner import Runner
+    from .runner import Runner
     from .servable import Servable
 
 log = logging.getLogger("nanohubmcp")
@@ -99,11 +99,11 @@ def make_runner(
     Raises:
         ConfigurationError: an unknown keyword, or an unusable option (the message says which).
     """
+    from ..processes.ports import resolve_port
     from ..transports.auth import bind_resource
     from ..transports.config import TransportConfig
-    from ..transports.ports import resolve_port
     from ..transports.registry_name import check_name_variable
-    from ..transports.runner import Runner
+    from .runner import Runner
 
     unknown = set(compat) - COMPAT_RUN_OPTIONS
     if unknown:

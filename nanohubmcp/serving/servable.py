@@ -1,6 +1,6 @@
 """What serving uses of the server it serves: the :class:`Servable` protocol (an ``MCPServer`` satisfies it).
 
-The serving package and the transports' runner are typed against it, so neither imports the facade.
+The serving package, its runner aside, is typed against it, so neither imports the facade.
 """
 
 from __future__ import annotations

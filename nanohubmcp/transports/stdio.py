@@ -22,7 +22,7 @@ is refused as HTTP refuses an expired token (-32600 "Unauthorized: ..."). Withou
 requests carry no principal.
 
 End of input ends the server: running calls are cancelled and given the exit grace to answer, less 2 s
-(:func:`~.process_exit.drain_step`); a request still running then is answered with
+(:func:`~..processes.process_exit.drain_step`); a request still running then is answered with
 :class:`~nanohubmcp.errors.ServerStopping` (-32000, "The server is stopping ..."), then the server
 closes. SIGINT/SIGTERM do the same, and a request read while it stops is refused with that error, but a listing
 (``tools/list``, ...) or a ``ping`` (:data:`~nanohubmcp.server.shutdown.ANSWERED_WHILE_STOPPING`): after a signal
@@ -43,17 +43,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..auth.verifiers import TokenVerifier
 from ..errors import ProtocolError, error_response
-from ..protocol import jsonrpc
-from ..server.connection import Connection, Incoming
-from ..server.wire.principal import Principal
-from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
-from ..server.wire.sessions import Session
-from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
-from ..server.wire.streams import OutboundStream
-from .exit_watch import ExitWatch
-from .found_handlers import FoundHandlers
-from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
-from .process_exit import (
+from ..processes.exit_watch import ExitWatch
+from ..processes.found_handlers import FoundHandlers
+from ..processes.process_exit import (
     EXIT_GRACE_SECONDS,
     EXIT_MARGIN_SECONDS,
     StopNotice,
@@ -61,6 +53,14 @@ from .process_exit import (
     exit_deadline,
     explain_exit_wait,
 )
+from ..protocol import jsonrpc
+from ..server.connection import Connection, Incoming
+from ..server.wire.principal import Principal
+from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
+from ..server.wire.sessions import Session
+from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
+from ..server.wire.streams import OutboundStream
+from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
 from .served import ServedServer
 
 if TYPE_CHECKING:
@@ -115,10 +115,11 @@ class StdioTransport:
         (:class:`~.lines.LineReader`'s ``on_end``). ``process_ends``: the process ends with the serve
         (:func:`serve_stdio`): the ``threads`` jobs handed over at the stop are told to cancel as it begins.
         ``drain_until``: read once the stop began, the ``time.monotonic()`` by which the drain's steps end (a
-        blocking serve's exit deadline less its margin, :func:`.process_exit.exit_deadline`: the first step, the
-        running calls' moment to answer, lasts until shortly before it, :func:`.process_exit.drain_step`); None:
-        each step takes :data:`~.process_exit.DRAIN_SECONDS`. ``notice``: says, as the drain begins, what it
-        waits for (:meth:`.process_exit.StopNotice.draining`)."""
+        blocking serve's exit deadline less its margin, :func:`..processes.process_exit.exit_deadline`: the first
+        step, the running calls' moment to answer, lasts until shortly before it,
+        :func:`..processes.process_exit.drain_step`); None: each step takes
+        :data:`~..processes.process_exit.DRAIN_SECONDS`. ``notice``: says, as the drain begins, what it waits for
+        (:meth:`..processes.process_exit.StopNotice.draining`)."""
         self._process_ends = process_ends
         self._drain_until, self._notice = drain_until, notice
         loop = asyncio.get_running_loop()
@@ -263,7 +264,7 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
             ``$MCP_TOKEN`` is checked with it once, before the first line is read, and requests
             read after its expiry (a JWT's ``exp``, with the verifier's leeway) are refused.
         grace: the exit grace, seconds from the stop (a signal, the end of input) to the process's exit at
-            most (:mod:`.exit_grace`: checked by the caller).
+            most (:mod:`..processes.exit_grace`: checked by the caller).
 
     Raises:
         ConfigurationError: a verifier is given and ``$MCP_TOKEN`` is unset, empty, refused or

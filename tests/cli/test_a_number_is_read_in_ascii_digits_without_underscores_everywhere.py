@@ -71,8 +71,8 @@ def test_the_sim2l_cell_timeout_and_start_mcp_options_follow_the_rule(tmp_path: 
 
 
 def test_the_one_rule_reads_plain_numbers_and_refuses_the_rest() -> None:
+    from nanohubmcp.processes.exit_grace import exit_grace_option
     from nanohubmcp.protocol.whole_numbers import plain_number_text, text_number, whole_text
-    from nanohubmcp.transports.exit_grace import exit_grace_option
     from nanohubmcp.transports.seconds_option import positive_seconds, seconds_or_no_limit
 
     assert [text_number(t) for t in ("2.5", " 1e3 ", "-4", "+.5")] == [2.5, 1000.0, -4.0, 0.5]

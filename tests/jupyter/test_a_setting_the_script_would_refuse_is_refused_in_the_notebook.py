@@ -18,8 +18,8 @@ from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.jupyter.config import NanohubMCP
 from nanohubmcp.jupyter.trait_groups import LIMIT_TRAITS, SERVE_LIMIT_TRAITS
+from nanohubmcp.processes.ports import resolve_port
 from nanohubmcp.protocol.message_values import shown_value
-from nanohubmcp.transports.ports import resolve_port
 
 REFUSED = [
     ("tool_timeout", True, "NanohubMCP.tool_timeout must be a positive number of seconds, or None for no limit, "

@@ -154,7 +154,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.wire.principal",  # the Principal dataclass: made by a verifier (no authorization here)
     "nanohubmcp.server.calls.invoke",  # running a function (and its progress): at the first call or job
     "nanohubmcp.server.calls.progress",
-    "nanohubmcp.transports.supervisor",  # forking workers: --workers only
+    "nanohubmcp.processes.supervisor",  # forking workers: --workers only
     "mmap",  # the workers' shared counters: --workers only
     "importlib.util",  # is OpenTelemetry installed: asked for tracing=true only
     "nanohubmcp.server.registry.mcp_apps",  # MCP Apps views: with view= or add_app_view, or a tool's _meta over REST
@@ -162,7 +162,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.schema.compiled",  # the schema compilers: at a tool's first call (or an input_schema= given)
     "nanohubmcp.schema.fastpath",
     "nanohubmcp.server.wire.store_link",  # a shared (Redis) state store only
-    "nanohubmcp.transports.process_exit",  # when serving has ended
+    "nanohubmcp.processes.process_exit",  # when serving has ended
     "nanohubmcp.transports.redaction",  # a line of the access log
     "nanohubmcp.protocol.credentials",
     "nanohubmcp.transports.public_url",  # a public URL or a list of allowed origins given
@@ -178,8 +178,8 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.stateless.discover",
     "nanohubmcp.protocol.large_json",  # a body of 1 MiB or more
     "nanohubmcp.transports.limit_option",  # the command line's limits and the most workers: run(workers=N > 1) only
-    "pathlib",  # a busy port's note reads /proc with open() (transports.port_holders)
-    "nanohubmcp.transports.port_holders",  # what holds a busy port: only when the bind fails
+    "pathlib",  # a busy port's note reads /proc with open() (processes.port_holders)
+    "nanohubmcp.processes.port_holders",  # what holds a busy port: only when the bind fails
     "nanohubmcp.transports.served",  # the transports' seam with the facade: for type checkers only
 )
 
@@ -222,7 +222,7 @@ def test_the_first_answer_imports_nothing_it_does_not_need(tmp_path: Path) -> No
         loaded = set(seen["modules"])
     finally:
         child.communicate(input="", timeout=30)
-    assert "nanohubmcp.transports.runner" in loaded or "tornado.web" in loaded  # the probe did serve
+    assert "nanohubmcp.serving.runner" in loaded or "tornado.web" in loaded  # the probe did serve
     assert sorted(loaded.intersection(NOT_BEFORE_FIRST_USE)) == []
     # No ``NamedTuple`` is made by a module a first answer loads: each cost ~0.5 M instructions plus ~0.1 M a field
     # (its string annotations compiled into ForwardRefs); the eight there were written out as tuples

@@ -7,7 +7,7 @@ with status 1, only when the starts kept failing for a sustained window.
 
 The real ``nanohubmcp run --workers 2`` on a real redis-server; stopping that Redis makes a worker's start
 fail. To keep the tests short, their apps shorten the policy's first pause or its window, or lengthen its pauses
-(``nanohubmcp.transports.restarts``' constants, read when the server forks; their defaults are
+(``nanohubmcp.processes.restarts``' constants, read when the server forks; their defaults are
 tests/transports/test_a_worker_failing_at_its_start_is_restarted_by_a_doubling_pause.py's)."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ APP = """
 import os
 
 from nanohubmcp import MCPServer
-from nanohubmcp.transports import restarts
+from nanohubmcp.processes import restarts
 
 for name in ("FIRST_PAUSE_SECONDS", "MAX_PAUSE_SECONDS", "GIVE_UP_SECONDS"):
     if name in os.environ:

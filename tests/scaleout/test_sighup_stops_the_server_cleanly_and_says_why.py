@@ -20,7 +20,7 @@ from cluster import Server, calls_running_where, group_members, listeners, took
 from redis_server import RedisServer, free_port, listening
 from support import wait_until
 
-from nanohubmcp.transports.workers import HANGUP_LINE
+from nanohubmcp.processes.workers import HANGUP_LINE
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -24,8 +24,8 @@ from typing import IO
 import pytest
 from support import DEAF_APP, call_tool_http
 
-from nanohubmcp.transports.exit_grace import MIN_EXIT_GRACE_SECONDS
-from nanohubmcp.transports.process_exit import EXIT_GRACE_SECONDS
+from nanohubmcp.processes.exit_grace import MIN_EXIT_GRACE_SECONDS
+from nanohubmcp.processes.process_exit import EXIT_GRACE_SECONDS
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 

@@ -83,9 +83,9 @@ def test_the_second_ctrl_c_handler_is_in_place_before_the_message_asks_for_it(mo
     # message is written.
     from concurrent.futures import Future
 
+    from nanohubmcp.processes import process_exit
+    from nanohubmcp.processes.exit_grace import MIN_EXIT_GRACE_SECONDS
     from nanohubmcp.server.calls import invoke
-    from nanohubmcp.transports import process_exit
-    from nanohubmcp.transports.exit_grace import MIN_EXIT_GRACE_SECONDS
 
     monkeypatch.setattr(invoke, "RUNNING", {Future()})  # one pool call still running
     handlers_at_write: list[Any] = []

@@ -35,7 +35,7 @@ print("after run", flush=True)
 
 
 @pytest.mark.parametrize(("held", "before"),
-                         [("nanohubmcp.transports.runner", ""), ("heavy_module", "import heavy_module")],
+                         [("nanohubmcp.serving.runner", ""), ("heavy_module", "import heavy_module")],
                          ids=["inside-run", "in-the-scripts-own-import"])
 def test_a_ctrl_c_while_run_starts(tmp_path: Path, held: str, before: str) -> None:
     script = tmp_path / "app.py"

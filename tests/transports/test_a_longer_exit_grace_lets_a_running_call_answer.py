@@ -3,7 +3,7 @@ was not completed; it may be retried" at any exit grace; the process then waited
 grace, and threw its result away. ``--exit-grace 30`` gave running calls no more time than the default.
 
 Now the running calls have the exit grace, less what the stop keeps for the answers of those cut off and the
-process's own exit (:func:`nanohubmcp.transports.process_exit.drain_step`): with ``--exit-grace 8`` a sync call
+process's own exit (:func:`nanohubmcp.processes.process_exit.drain_step`): with ``--exit-grace 8`` a sync call
 that takes 3 s after the signal is answered with its result, over REST, to the official ``mcp`` client and over
 stdio, and
 the process still exits within the grace. A real ``nanohubmcp run`` process; every wait is for a condition.

@@ -3,7 +3,7 @@
 The first ``tools/call`` after a server's start imported ~140 modules (the tools handler, the call machinery, the
 provenance and result cache layers, the schema compiler): ~160 M instructions against ~1-2 M for a steady call,
 paid as an assistant's first call's latency. A process :meth:`run` serves now imports them on a thread once it has
-listened a moment (``transports.warm_up``). The probe: a script served with ``run()``, a middleware printing which
+listened a moment (``processes.warm_up``). The probe: a script served with ``run()``, a middleware printing which
 of them are imported at each ``ping`` and what a ``tools/call`` imported; pinged until they are, then called once.
 Before: never imported until the first call, which imported them all.
 """
@@ -18,7 +18,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from nanohubmcp.transports.warm_up import FIRST_CALL_MODULES
+from nanohubmcp.processes.warm_up import FIRST_CALL_MODULES
 from tests.support import post_rpc
 
 SCRIPT = textwrap.dedent("""

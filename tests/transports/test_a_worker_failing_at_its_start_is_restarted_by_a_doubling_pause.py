@@ -1,10 +1,10 @@
-"""review r22 L2, the policy alone (``transports.restarts``): when the ``--workers`` parent starts a
+"""review r22 L2, the policy alone (``processes.restarts``): when the ``--workers`` parent starts a
 crashed worker again, over a whole outage's worth of deaths, with times given rather than waited for.
 tests/scaleout/test_a_worker_failing_at_its_start_is_restarted_ever_more_slowly.py runs it in a real server."""
 
 from __future__ import annotations
 
-from nanohubmcp.transports.restarts import GIVE_UP_SECONDS, MAX_PAUSE_SECONDS, QUICK_SECONDS, Restarts
+from nanohubmcp.processes.restarts import GIVE_UP_SECONDS, MAX_PAUSE_SECONDS, QUICK_SECONDS, Restarts
 
 
 def _loop(restarts: Restarts, slot: int, now: float, lived: float = 0.2) -> tuple[list[float | None], float]:

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from nanohubmcp.transports.drain import drain_stopped
+from nanohubmcp.processes.drain import drain_stopped
 
 BOUND = 0.3
 

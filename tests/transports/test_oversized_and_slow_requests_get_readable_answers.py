@@ -19,7 +19,8 @@ from raw_http import read_reply
 from support import serve
 
 from nanohubmcp import MCPServer
-from nanohubmcp.transports import http_server, runner
+from nanohubmcp.serving import runner
+from nanohubmcp.transports import http_server
 
 
 def build() -> MCPServer:

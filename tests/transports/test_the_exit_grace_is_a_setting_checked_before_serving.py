@@ -17,7 +17,7 @@ from support import refused_run
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
-from nanohubmcp.transports.exit_grace import checked_exit_grace, exit_grace_option, kill_wait
+from nanohubmcp.processes.exit_grace import checked_exit_grace, exit_grace_option, kill_wait
 
 
 @pytest.mark.parametrize("value", [2, 2.0, 10, 30.5, 86400, Fraction(5, 2)])

@@ -4,7 +4,7 @@ before it starts a dead one again, and once all its workers ended at the server'
 
 A source of tools registers one with :func:`after_worker_death` when a tool is added (a Rappture tool: the
 programs a killed worker left running in its run directories); the worker supervisor
-(``transports/workers``, ``transports/supervisor``) calls :func:`run_cleanups` when it hears of a worker's end, the
+(``processes/workers``, ``processes/supervisor``) calls :func:`run_cleanups` when it hears of a worker's end, the
 ``processes`` executor (``server/executors/processes``) once a job's process ended. A plain list of callables,
 so that registering loads no transport and no Tornado (an app served over stdio, ``server.call()`` in a
 notebook, ``nanohubmcp export``'s checks register tools too). This module does not fork, watch or restart

@@ -7,8 +7,8 @@ imports and module bodies (~140 modules: the tools handler, running and shaping 
 result cache layers, the schema compiler) against ~1-2 M for a steady call: what an assistant's first call
 after a server started paid as latency (bench/startup.md, "first call").
 
-:func:`warm_up` imports them on a daemon thread once the server has listened for :data:`.runner.AFTER_SECONDS`
-(1 s; :meth:`.runner.Runner.serve_forever`, a process the server owns): after the first answer of a client that
+:func:`warm_up` imports them on a daemon thread once the server has listened for :data:`..serving.runner.AFTER_SECONDS`
+(1 s; :meth:`..serving.runner.Runner.serve_forever`, a process the server owns): after the first answer of a client that
 connects at start, before the first call of one that thinks first. No service is made, nothing of the loop's is
 touched; the import system's module locks make an import that the loop's first call needs
 meanwhile wait for the thread's (or do it itself), as two threads importing do. A module that fails to import

@@ -2,7 +2,7 @@
 
 A port that is busy, forbidden or no port number at all is a
 :class:`~nanohubmcp.errors.ConfigurationError` naming it, raised before anything is served. Serving
-on the sockets is the runner's (:mod:`.runner`); forking workers over them is :mod:`.workers`'.
+on the sockets is the runner's (:mod:`..serving.runner`); forking workers over them is :mod:`.workers`'.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """How a process whose blocking serve stopped exits: within its exit grace of the stop (:mod:`.exit_grace`).
 
 What a process supervisor (systemd, Slurm, a container runtime) counts on once it sent SIGTERM. After
-:meth:`Runner.serve_forever <nanohubmcp.transports.runner.Runner.serve_forever>` or the stdio
+:meth:`Runner.serve_forever <nanohubmcp.serving.runner.Runner.serve_forever>` or the stdio
 transport returns, :func:`explain_exit_wait` waits, bounded, for the sync tool calls still running
 and says so; in a forked worker of ``--workers``, :func:`exit_by_the_grace` ends the process if its
 stop outlasts the grace. What serving is and how it stops (the drain) are the runner's
-(:mod:`.runner`); the workers themselves are :mod:`.workers`'.
+(:mod:`..serving.runner`); the workers themselves are :mod:`.workers`'.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ first signal arms a watchdog thread that ends the process at the bound if it sti
 second SIGINT/SIGTERM ends it at once. A tool blocking inside one long C call (no bytecode runs) delays the
 signal's Python handler too; the watchdog then starts when the call returns.
 
-A stop that is no signal — stdio's end of input, seen off the event loop (:mod:`.input_end`) — arms it too
+A stop that is no signal — stdio's end of input, seen off the event loop (:mod:`..transports.input_end`) — arms it too
 (:meth:`ExitWatch.arm`); a stop signal after it then ends the process at once.
 
 A forked worker of ``--workers`` has the same watchdog (``parent=``): its lines name it, and its first stop signal is

@@ -4,8 +4,8 @@ Three ways to run the same application:
 
 - :meth:`Runner.serve_forever` — blocking, on a fresh event loop (scripts, ``start_mcp``);
   SIGINT/SIGTERM stop it cleanly, and SIGHUP too unless ignored or the application's
-  (:func:`.workers.stop_signals`); it returns with their handlers as it found them
-  (:mod:`.found_handlers`).
+  (:func:`..processes.workers.stop_signals`); it returns with their handlers as it found them
+  (:mod:`..processes.found_handlers`).
 - :meth:`Runner.start_thread` — on an event loop of its own in a daemon thread (notebooks'
   default "thread" mode); returns once the port is bound.
 - :meth:`Runner.start_on_loop` — on an event loop that is already running (a Jupyter
@@ -17,9 +17,9 @@ its start waits on the store), so a busy port is reported at once as a
 :class:`~nanohubmcp.errors.ConfigurationError` naming the port. HTTP/1.1 keep-alive, a deep
 listen backlog, idle and body timeouts come from Tornado's ``HTTPServer``.
 
-Not the runner's: the port and the sockets (:mod:`.ports`), the forked workers of ``--workers``
-(:mod:`.workers`), the stop's drain (:mod:`.drain`), the wait for tool calls after a blocking serve and the exit's
-bound (:mod:`.process_exit`).
+Not the runner's: the port and the sockets (:mod:`..processes.ports`), the forked workers of ``--workers``
+(:mod:`..processes.workers`), the stop's drain (:mod:`..processes.drain`), the wait for tool calls after a blocking
+serve and the exit's bound (:mod:`..processes.process_exit`).
 """
 
 from __future__ import annotations
@@ -37,33 +37,34 @@ from typing import TYPE_CHECKING
 import tornado.httpserver
 
 from ..errors import ConfigurationError
-from .auth import bind_resource
-from .config import TransportConfig
-from .drain import drain, drain_running, drain_stopped
-from .early_stop import replay, taken
-from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
-from .found_handlers import FoundHandlers
-from .frozen_heap import freeze_start_up, thaw
-from .http_limits import HEADER_TIMEOUT, READ_HEADER_BYTES
-from .http_server import LimitedServer
-from .ports import bind
-from .process_end import was_served
-from .routes import make_app
-from .workers import HANGUP, HANGUP_LINE, WORKER_DEATHS, say, stop_signals, watch_parent, worker_task
+from ..processes.drain import drain, drain_running, drain_stopped
+from ..processes.early_stop import replay, taken
+from ..processes.exit_grace import DEFAULT_EXIT_GRACE_SECONDS
+from ..processes.found_handlers import FoundHandlers
+from ..processes.frozen_heap import freeze_start_up, thaw
+from ..processes.ports import bind
+from ..processes.process_end import was_served
+from ..processes.workers import HANGUP, HANGUP_LINE, WORKER_DEATHS, say, stop_signals, watch_parent, worker_task
+from ..transports.auth import bind_resource
+from ..transports.config import TransportConfig
+from ..transports.http_limits import HEADER_TIMEOUT, READ_HEADER_BYTES
+from ..transports.http_server import LimitedServer
+from ..transports.routes import make_app
 
 if TYPE_CHECKING:
+    from ..processes.exit_watch import ExitWatch
+    from ..processes.process_exit import StopNotice
     from ..server.registry.registry import Registry
-    from .exit_watch import ExitWatch
-    from .process_exit import StopNotice
-    from .served import ServedServer
+    from ..transports.served import ServedServer
 
 log = logging.getLogger("nanohubmcp")
 AFTER_SECONDS = 1.0
-"""Seconds from listening to :func:`.warm_up.warm_up` (after a first answer at start: it and its count stay)."""
+"""Seconds from listening to :func:`..processes.warm_up.warm_up` (after a first answer at start: it and its count
+stay)."""
 
 
 def _warm_up(registry: Registry) -> None:
-    from .warm_up import warm_up  # (not with the first answer)
+    from ..processes.warm_up import warm_up  # (not with the first answer)
 
     warm_up(tool.validator for tool in registry.tools.values())  # (the tools registered by now, listed here)
 
@@ -180,37 +181,37 @@ class Runner:
             self._stopped.set()
 
     async def _drain(self, until: float | None = None, notice: StopNotice | None = None) -> None:
-        """The stop's drain (:func:`.drain.drain`) of this runner's server and the HTTP server it stopped."""
+        """The stop's drain (:func:`..processes.drain.drain`) of this runner's server and the HTTP server it stopped."""
         http, self._closing = self._closing, None
         await drain(self.server.core, http, until, notice)
 
     # -- blocking ------------------------------------------------------------------------
     def serve_forever(self, workers: int = 1, *, on_ready: Callable[[], None] | None = None,
                       grace: float = DEFAULT_EXIT_GRACE_SECONDS) -> None:
-        """Serve until SIGINT/SIGTERM or SIGHUP (:func:`.workers.stop_signals`; or :meth:`stop` from another
+        """Serve until SIGINT/SIGTERM or SIGHUP (:func:`..processes.workers.stop_signals`; or :meth:`stop` from another
         thread).
 
         Args:
-            workers: processes serving the one port (:func:`.supervisor.fork_workers`: the port is
+            workers: processes serving the one port (:func:`..processes.supervisor.fork_workers`: the port is
                 bound first, then the process forks; a worker that dies is started again). The
                 port is checked without ``SO_REUSEPORT``: one another server holds (even a
                 ``--workers`` one) raises :class:`ConfigurationError` ("already in use"). On
-                Linux each worker listens on a socket of its own (:data:`.ports.SPREAD_BY_KERNEL`).
+                Linux each worker listens on a socket of its own (:data:`..processes.ports.SPREAD_BY_KERNEL`).
                 Above 1 the server needs a shared state store (``state_url``): each worker
                 serves every session. The parent only watches its workers; SIGINT/SIGTERM to
                 it stops them all, to one worker stops that one (not started again: the parent
                 says so, and exits when the last is gone).
             on_ready: called once serving (by the first worker only), e.g. to print the endpoints.
             grace: the exit grace, seconds from the stop to the process's exit at most
-                (:mod:`.exit_grace`: checked by the caller); a ``--workers`` parent kills a worker still running
-                :func:`~.exit_grace.kill_wait` after the stop.
+                (:mod:`..processes.exit_grace`: checked by the caller); a ``--workers`` parent kills a worker still
+                running :func:`~..processes.exit_grace.kill_wait` after the stop.
         """
         self._on_ready = on_ready
         self._found, self._stopped_by = FoundHandlers(), None  # before anything takes a signal
         self._drain_until = None  # (a stop(within=) of an earlier serve bounds not this one)
         parent = os.getpid()
         if workers > 1:
-            from .supervisor import listen_in_workers  # forking workers: --workers only
+            from ..processes.supervisor import listen_in_workers  # forking workers: --workers only
 
             sockets = listen_in_workers(workers, self.host, self.requested_port, self.server.core.prepare_state,
                                         grace)
@@ -238,7 +239,7 @@ class Runner:
                     loop.add_signal_handler(sig, self._obey, sig)
             # The exit's bound, even while a tool blocks the loop; a forked worker's too (a repeated signal is
             # its parent's to act on: it kills its workers at once), its parent's kill the backstop beyond it.
-            from .exit_watch import ExitWatch
+            from ..processes.exit_watch import ExitWatch
 
             watch.append(ExitWatch(grace, lambda: not self.running, HANGUP,
                                    parent=parent if workers > 1 else None))
@@ -252,7 +253,7 @@ class Runner:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None
             await self._stopped.wait()
-            from .process_exit import EXIT_MARGIN_SECONDS, StopNotice, exit_by_the_grace, exit_deadline
+            from ..processes.process_exit import EXIT_MARGIN_SECONDS, StopNotice, exit_by_the_grace, exit_deadline
 
             if workers > 1:
                 exit_by_the_grace(asyncio.get_running_loop(), grace)
@@ -265,7 +266,7 @@ class Runner:
         self._own_loop = True
         try:
             asyncio.run(main())
-            from .process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
+            from ..processes.process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
 
             explain_exit_wait(self.server.core, self._stopped_by, watched=watched(), grace=grace,
                               said=bool(notice) and notice[0].said, until=self._drain_until)
@@ -340,9 +341,9 @@ class Runner:
     def stop(self, timeout: float = 10.0, *, within: float | None = None) -> None:
         """Stop serving and free the port; safe to call from any thread, twice. ``within``: the drain (the running
         calls' moment to answer, the answers of those cut off, the connections' closing) ends within that many
-        seconds (:func:`.process_exit.drain_step`), not each step's :data:`~.process_exit.DRAIN_SECONDS`; a
-        blocking :meth:`serve_forever` stopped from another thread drains to the earlier of ``within`` and its exit
-        grace.
+        seconds (:func:`..processes.process_exit.drain_step`), not each step's
+        :data:`~..processes.process_exit.DRAIN_SECONDS`; a blocking :meth:`serve_forever` stopped from another
+        thread drains to the earlier of ``within`` and its exit grace.
 
         ``timeout``: seconds to wait for a server thread (:meth:`start_thread`) to end, at least ``within`` plus
         :data:`JOIN_MARGIN_SECONDS`: the stop returns once the drain is over (before, a ``within`` above 10 s

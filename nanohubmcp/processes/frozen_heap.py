@@ -1,6 +1,6 @@
 """The objects of a served process's start-up, kept out of the cyclic garbage collector's full passes.
 
-A server started by :meth:`.runner.Runner.serve_forever` (``nanohubmcp run``, ``server.run()``) owns its
+A server started by :meth:`..serving.runner.Runner.serve_forever` (``nanohubmcp run``, ``server.run()``) owns its
 process: once it listens, what its start made (modules, functions, classes, the registry, Tornado's
 application: ~40,000 tracked objects for a small server) lives until the process ends. Left in the
 collector's oldest generation, each of its full (generation 2) passes walked them all: 12-55 ms with

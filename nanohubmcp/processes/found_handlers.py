@@ -1,6 +1,6 @@
 """The stop signals' handlers as a blocking serve found them, put back once it returned.
 
-A blocking serve (:meth:`Runner.serve_forever <.runner.Runner.serve_forever>`, stdio) takes SIGINT, SIGTERM and
+A blocking serve (:meth:`Runner.serve_forever <..serving.runner.Runner.serve_forever>`, stdio) takes SIGINT, SIGTERM and
 SIGHUP on its event loop, at the Python level (:mod:`.exit_watch`) and, while it waits for tool calls after the stop,
 with handlers that end the process at once (:mod:`.process_exit`). asyncio, closing its loop, sets Python's own
 defaults (KeyboardInterrupt for SIGINT, the default action for the others), not what was there: a SIGINT ignored

@@ -2,8 +2,8 @@
 
 The ``--workers`` parent forks with SIGINT, SIGTERM and SIGHUP held blocked (:mod:`.supervisor`). Its worker gave
 them their default action as it unblocked them, until its event loop took them (:meth:`Runner.serve_forever
-<.runner.Runner.serve_forever>`): a stop signal in that moment (the shared store's first read, the socket's bind,
-the loop's start) ended the worker at once, and its ``atexit`` handlers (a Rappture tool's program kill, a job
+<..serving.runner.Runner.serve_forever>`): a stop signal in that moment (the shared store's first read, the socket's
+bind, the loop's start) ended the worker at once, and its ``atexit`` handlers (a Rappture tool's program kill, a job
 store's flush, the app's own) never ran.
 
 Now the worker, before it unblocks them, gives them a handler that only records the first one and tells the parent

@@ -16,7 +16,7 @@ A worker takes them from its first instant too (:mod:`.early_stop`): one stopped
 stops cleanly, its ``atexit`` handlers run.
 
 What a worker is and tells its parent (its number, how it ended, its log lines, its watch of the parent)
-is :mod:`.workers`'; the runner (:mod:`.runner`) serves in each worker.
+is :mod:`.workers`'; the runner (:mod:`..serving.runner`) serves in each worker.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ loop that no longer runs (a Jupyter kernel's, at the kernel's exit) too, run aga
 and on a kernel's loop still running, from another thread, waited for (:func:`drain_running`).
 
 Not the drain's: the stop itself (what stops accepting and cancels the running work: the runner's
-``_shutdown``), the bounds of each step (:func:`.process_exit.drain_step`), stdio's own drain (:mod:`.stdio`).
+``_shutdown``), the bounds of each step (:func:`.process_exit.drain_step`), stdio's own drain
+(:mod:`..transports.stdio`).
 """
 
 from __future__ import annotations
