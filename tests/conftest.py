@@ -6,10 +6,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import xdist_groups
+from xdist_groups import WORKERINPUT_KEY
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -84,13 +88,27 @@ def slurm_cluster() -> str:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under ``pytest -n N --dist loadgroup`` (scripts/test): the tests of one file run in one worker, in their
     order (a file's module fixtures start once), and every test of the one Slurm cluster in a single worker:
-    some stop and restart its daemons, which the other Slurm tests would see. Runs before xdist reads the groups."""
+    some stop and restart its daemons, which the other Slurm tests would see. In a worker, the groups that took
+    longest in a measured run come first (``xdist_groups``). Each test's group is in the JUnit XML
+    (``--junitxml``) as its ``xdist_group`` property (``scripts/test-times`` reads it)."""
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             group = "slurm" if "slurm_cluster" in getattr(item, "fixturenames", ()) else item.nodeid.split("::", 1)[0]
             item.add_marker(pytest.mark.xdist_group(group))
+        item.user_properties.append(("xdist_group", xdist_groups.group_of(item)))
+    if WORKERINPUT_KEY in getattr(config, "workerinput", {}):
+        xdist_groups.longest_first(items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In a worker of ``--dist loadgroup``: each test's group, for the controller's scheduler (written before
+    xdist tells the controller the collection is complete)."""
+    workerinput = getattr(session.config, "workerinput", {})
+    if WORKERINPUT_KEY in workerinput:
+        xdist_groups.write_groups(session.items, workerinput[WORKERINPUT_KEY], workerinput["workerid"])
 
 
 def _sendable(text: str) -> str:
@@ -139,3 +157,26 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput") and config.getoption(
             "numprocesses", None):
         _controller_config = config
+        if config.getoption("dist", None) == "loadgroup":
+            _groups_dir = tempfile.TemporaryDirectory(prefix="nanohubmcp-xdist-groups-")
+            config.add_cleanup(_groups_dir.cleanup)
+            config.stash[_GROUPS_DIR] = _groups_dir.name
+
+
+_GROUPS_DIR = pytest.StashKey[str]()
+"""Under ``--dist loadgroup``, on the controller: where the workers write their tests' groups."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(xdist, on the controller) Tell each worker where to write its tests' groups."""
+    if _GROUPS_DIR in node.config.stash:
+        node.workerinput[WORKERINPUT_KEY] = node.config.stash[_GROUPS_DIR]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """(xdist) ``--dist loadgroup`` schedules whole groups, longest first (``xdist_groups.GroupScheduling``)."""
+    if _GROUPS_DIR in config.stash:
+        return xdist_groups.GroupScheduling(config, log, config.stash[_GROUPS_DIR])
+    return None
