@@ -63,6 +63,24 @@ def wait_until(condition: Callable[[], T], what: str, timeout: float = 60) -> T:
     return value
 
 
+def process_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (the state first, the parent's pid next), or None
+    once the process is gone. A process can end while it is read: reaped before the open, the file is not there
+    (``FileNotFoundError``); reaped between the open and the read, the read fails with ``ESRCH``
+    (``ProcessLookupError``). Both mean "gone", never an error of the test."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not ended: a zombie (ended, not yet reaped; this VM's pid 1 reaps
+    slowly) or a dead process is not running (Linux's /proc)."""
+    fields = process_fields(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
 DEAF_APP = """
 import sys, time
 from nanohubmcp import MCPServer

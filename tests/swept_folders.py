@@ -37,15 +37,6 @@ def age(parent: Path, seconds: float) -> None:
     os.utime(parent, (then, then))
 
 
-def running(pid: int) -> bool:
-    """Whether process ``pid`` runs (not a zombie: read from ``/proc``, Linux)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
-
-
 def run_parent(parent: Path, run: str) -> Path:
     """Make ``parent`` as a server makes its run folders' parent: its lock file (``owner.lock``, no one holding it)
     and the run ``run`` with a ``driver.xml``; returns ``parent``."""

@@ -15,7 +15,6 @@ results, kill, a failed run's message.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 import time
@@ -24,7 +23,7 @@ from typing import Any
 
 import pytest
 from jobs.job_server import Routes, wait_until
-from support import mcp_client, serve
+from support import mcp_client, running, serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError, RegistrationError
@@ -215,7 +214,7 @@ def test_cancelling_interrupts_submit_and_stops_the_run(standin_submit: Path, si
         task_id = reply["result"]["task"]["taskId"]
         pid = int(wait_until(lambda: pidfile.exists() and pidfile.read_text(), "the run to start"))
         assert routes.rpc(session, "tasks/cancel", {"taskId": task_id})["result"]["status"] == "cancelled"
-        wait_until(lambda: not _running(pid), "the run to stop", 20)
+        wait_until(lambda: not running(pid), "the run to stop", 20)
         assert routes.rpc(session, "tasks/get", {"taskId": task_id})["result"]["status"] == "cancelled"
 
 
@@ -255,14 +254,6 @@ async def poll(client: Any, job_id: str) -> dict[str, Any]:
             return answer
         assert time.monotonic() < deadline, answer
         time.sleep(0.05)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
 
 
 def test_an_output_file_over_max_inline_bytes_is_a_resource_link(

@@ -199,27 +199,16 @@ def wait_until(check: Any, what: str, timeout: float = 60.0) -> Any:
     return wait(check, what, timeout)
 
 
-def proc_stat(pid: int) -> list[str] | None:
-    """The fields of ``/proc/<pid>/stat`` after the command name (state first), or None if gone."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def alive(pid: int) -> bool:
-    """True while process ``pid`` exists and is not a zombie (from /proc)."""
-    fields = proc_stat(pid)
-    return fields is not None and fields[0] != "Z"
-
-
 def children(pid: int) -> set[int]:
-    """Live processes whose parent is ``pid`` (from /proc)."""
+    """Live processes whose parent is ``pid`` (from /proc; :func:`support.process_fields`, imported when called as
+    :func:`wait_until` is)."""
+    from support import process_fields
+
     found = set()
     for name in os.listdir("/proc"):
         if name.isdigit():
-            fields = proc_stat(int(name))
-            if fields is not None and int(fields[1]) == pid and fields[0] != "Z":
+            fields = process_fields(int(name))
+            if fields is not None and int(fields[1]) == pid and fields[0] not in ("Z", "X"):
                 found.add(int(name))
     return found
 

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from job_server import ServerProcess, alive, wait_until
+import support
+from job_server import ServerProcess, wait_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -57,6 +58,6 @@ def test_a_process_jobs_process_and_its_program_are_ended(
     assert status == 202, handle
     pid = int(wait_until(lambda: marker.exists() and marker.read_text(), "the program started"))
     cancel_elsewhere(other, handle["job_id"])
-    wait_until(lambda: not alive(pid), "the job's program ended", timeout=15)
+    wait_until(lambda: not support.running(pid), "the job's program ended", timeout=15)
     for server in (running, other):
         assert server.rest_poll(handle["job_id"])[1]["status"] == "cancelled"

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from job_server import Routes, alive, proc_stat, wait_until
-from support import FAULTHANDLER, serve
+from job_server import Routes, wait_until
+from support import FAULTHANDLER, process_fields, running, serve
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.server.executors.job_process import JobProcess
@@ -79,7 +79,7 @@ async def coroutine_pid() -> int:
 
 
 def cpu_ticks(pid: int) -> int:
-    fields = proc_stat(pid)
+    fields = process_fields(pid)
     assert fields is not None, f"process {pid} is gone"
     return int(fields[11]) + int(fields[12])  # utime + stime
 
@@ -109,7 +109,7 @@ def cancel_and_wait(routes: Routes, session: str, task_id: str, pid: int) -> Non
     """Cancel the task and wait for its process to be gone."""
     cancelled = routes.rpc(session, "tasks/cancel", {"taskId": task_id})["result"]
     assert cancelled["status"] == "cancelled"
-    wait_until(lambda: not alive(pid), "the cancelled job's process to be gone", GONE_WITHIN)
+    wait_until(lambda: not running(pid), "the cancelled job's process to be gone", GONE_WITHIN)
 
 
 def finished(routes: Routes, job_id: str) -> dict[str, Any]:
@@ -151,7 +151,7 @@ def test_what_the_job_started_ends_with_it(tmp_path: Path) -> None:
         task_id, pid = start_task(routes, session, "with_a_child", marker)
         child = started_pid(Path(str(marker) + ".child"))
         cancel_and_wait(routes, session, task_id, pid)
-        wait_until(lambda: not alive(child), "the job's own child to be gone", GONE_WITHIN)
+        wait_until(lambda: not running(child), "the job's own child to be gone", GONE_WITHIN)
 
 
 def test_a_ctx_tool_sees_the_cancel_and_returns_before_any_signal(tmp_path: Path) -> None:
@@ -173,7 +173,7 @@ def test_cancelling_one_job_leaves_the_other_running_job_alone(tmp_path: Path) -
         assert status == 202, kept
         kept_pid = started_pid(other)
         cancel_and_wait(routes, session, *start_task(routes, session, "spin", tmp_path / "spin"))
-        assert alive(kept_pid)
+        assert running(kept_pid)
         Path(str(other) + ".go").touch()
         answer = finished(routes, kept["job_id"])
         assert answer == {"status": "done", "job_id": kept["job_id"], "result": kept_pid}

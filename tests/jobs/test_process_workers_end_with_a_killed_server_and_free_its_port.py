@@ -11,7 +11,8 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from job_server import ServerProcess, alive, children, wait_until
+from job_server import ServerProcess, children, wait_until
+from support import running
 
 STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 
@@ -40,7 +41,7 @@ def test_workers_end_with_a_killed_server_and_its_port_is_free(tmp_path: Path) -
         workers = children(first.proc.pid)
         assert not port_free(first.port)
         first.kill()
-        wait_until(lambda: not any(alive(pid) for pid in workers), "the workers to end with their server", 20)
+        wait_until(lambda: not any(running(pid) for pid in workers), "the workers to end with their server", 20)
         wait_until(lambda: port_free(first.port), "the port to be free", 20)
     finally:
         first.stop()
@@ -62,6 +63,6 @@ def test_a_program_a_job_started_ends_with_a_killed_server(tmp_path: Path) -> No
         assert status == 202, body
         program = int(wait_until(lambda: marker.exists() and marker.read_text(), "the job's program"))
         server.kill()
-        wait_until(lambda: not alive(program), "the program to end with the server", 20)
+        wait_until(lambda: not running(program), "the program to end with the server", 20)
     finally:
         server.stop()

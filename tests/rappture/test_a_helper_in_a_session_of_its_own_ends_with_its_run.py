@@ -20,8 +20,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from support import script_server, wait_until
-from swept_folders import running
+from support import running, script_server, wait_until
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="found through /proc (Linux)")
 

@@ -17,8 +17,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from support import script_server, wait_until
-from swept_folders import SLEEPER, running
+from support import running, script_server, wait_until
+from swept_folders import SLEEPER
 
 from nanohubmcp.sources.run_folders import host_name
 

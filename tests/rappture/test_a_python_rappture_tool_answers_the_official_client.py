@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 import jsonschema
 import pytest
-from support import mcp_client, serve
+from support import mcp_client, running, serve
 
 from nanohubmcp import MCPServer
 
@@ -41,15 +41,6 @@ def build(timeout: float | None = None) -> MCPServer:
     server = MCPServer("rappture-fermi")
     server.add_rappture_tool(FERMI, timeout=timeout)
     return server
-
-
-def running(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie, ended but not yet reaped by whoever adopted it, does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
 
 
 async def call(client: Any, arguments: dict[str, Any]) -> tuple[Any, list[tuple[float, Any, Any]]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import running
 
 from nanohubmcp.errors import ToolError
 from nanohubmcp.sources.rappture import load_rappture_tool
@@ -68,15 +69,6 @@ def program(tmp_path: Path) -> Any:
     (tmp_path / "tool.xml").write_text(TOOL)
     (tmp_path / "program.py").write_text(PROGRAM)
     return load_rappture_tool(tmp_path / "tool.xml", rappture="")
-
-
-def running(pid: int) -> bool:
-    """The process exists and has not ended (a zombie has ended)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")
 
 
 def test_the_result_is_shaped_and_the_plot_drawn_while_the_program_still_runs(

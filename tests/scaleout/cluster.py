@@ -99,7 +99,7 @@ def took(pid: int, signum: int) -> bool:
     it is gone)."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # (gone before the open, or between it and the read)
         return True
     for line in status.splitlines():
         if line.startswith("ShdPnd:"):

@@ -69,7 +69,7 @@ def catches_sigterm(pid: int) -> bool:
     """Whether process ``pid`` has a handler for SIGTERM (its ``SigCgt`` mask, /proc/PID/status)."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # (gone before the open, or between it and the read)
         return False
     caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
     return bool(caught >> (signal.SIGTERM - 1) & 1)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from support import mcp_client, serve, wait_until
+from support import mcp_client, process_fields, serve, wait_until
 
 from nanohubmcp import MCPServer
 from nanohubmcp.server.results.folder import LOCK_NAME
@@ -124,7 +124,8 @@ def peer(tmp_path: Path) -> Iterator[Callable[[], subprocess.Popen[str]]]:
 
 
 def stopped(pid: int) -> bool:
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
+    fields = process_fields(pid)
+    return fields is not None and fields[0] == "T"
 
 
 async def warm(client: object) -> None:

@@ -16,24 +16,9 @@ from pathlib import Path
 import anyio
 import pytest
 from sim2l.cooling_variant import COOLING, cooling_variant
-from support import mcp_client, serve
+from support import mcp_client, running, serve
 
 from nanohubmcp import MCPServer
-
-
-def _running(pid: int) -> bool:
-    """The process exists and is not a zombie."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return state != "Z"
 
 
 @pytest.mark.slow
@@ -68,16 +53,16 @@ async def test_a_cancelled_call_kills_its_kernel(tmp_path: Path) -> None:
                     assert time.monotonic() < deadline, "the notebook never reached its sleeping cell"
                     await anyio.sleep(0.1)
                 pid = int(pidfile.read_text())
-                assert _running(pid)
+                assert running(pid)
                 group.cancel_scope.cancel()  # the SDK sends notifications/cancelled for the request
 
             deadline = time.monotonic() + 30
             try:
-                while _running(pid):
+                while running(pid):
                     assert time.monotonic() < deadline, f"the kernel {pid} still runs 30 s after the cancel"
                     await anyio.sleep(0.1)
             finally:
-                if _running(pid):  # the test failed: leave no kernel sleeping behind it
+                if running(pid):  # the test failed: leave no kernel sleeping behind it
                     os.kill(pid, signal.SIGKILL)
             # The server still answers (the worker thread of the cancelled call came back).
             assert (await session.list_tools()).tools[0].name == "cooling"

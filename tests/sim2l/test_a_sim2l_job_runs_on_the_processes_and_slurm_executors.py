@@ -20,9 +20,9 @@ from typing import Any
 
 import anyio
 import pytest
-from jobs.job_server import alive, wait_until
+from jobs.job_server import wait_until
 from sim2l.cooling_variant import COOLING, cooling_variant
-from support import ended_job, mcp_client, serve
+from support import ended_job, mcp_client, running, serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import RegistrationError
@@ -78,16 +78,16 @@ async def test_a_sim2l_job_runs_in_a_process_of_its_own_and_its_cancel_kills_the
             while not (pids.exists() and pids.read_text()):  # the cell started its sleep
                 await anyio.sleep(0.1)
             kernel, sleeper = (int(n) for n in pids.read_text().split())
-            assert alive(kernel)
-            assert alive(sleeper)
+            assert running(kernel)
+            assert running(sleeper)
             try:
                 cancelled = await client.call_tool("cancel_job", {"job_id": job_id})
                 assert not cancelled.is_error, cancelled.content
                 # the kernel's process group: the kernel and what its cell started
-                wait_until(lambda: not alive(kernel) and not alive(sleeper), "the kernel and its sleep to end", 30)
+                wait_until(lambda: not running(kernel) and not running(sleeper), "the kernel and its sleep to end", 30)
             finally:
                 for pid in (kernel, sleeper):  # the test failed: leave nothing sleeping behind it
-                    if alive(pid):
+                    if running(pid):
                         os.kill(pid, signal.SIGKILL)
             polled = (await client.call_tool("get_job_result", {"job_id": job_id})).structured_content
             assert polled["status"] == "cancelled", polled

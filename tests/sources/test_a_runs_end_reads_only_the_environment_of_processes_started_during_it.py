@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support import wait_until
-from swept_folders import SLEEPER, running
+from support import running, wait_until
+from swept_folders import SLEEPER
 
 from nanohubmcp.sources.run_folders import RunFolders
 

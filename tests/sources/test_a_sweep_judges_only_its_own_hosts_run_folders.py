@@ -22,8 +22,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import wait_until
-from swept_folders import dead_pid, program_in, running
+from support import running, wait_until
+from swept_folders import dead_pid, program_in
 
 from nanohubmcp.sources.run_folders import RunFolders
 

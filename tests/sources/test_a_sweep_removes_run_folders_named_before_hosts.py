@@ -17,8 +17,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import wait_until
-from swept_folders import DAY, age, dead_pid, hold_lock, program_in, run_parent, running
+from support import running, wait_until
+from swept_folders import DAY, age, dead_pid, hold_lock, program_in, run_parent
 
 from nanohubmcp.sources.run_folders import ABANDONED_AFTER_DAYS, MADE_GRACE_SECONDS, RunFolders
 
