@@ -193,7 +193,7 @@ class ProcessChannels:
         watched = self.key_watch.ask(pipe)
         answers = await pipe.execute()
         if watched:
-            self.key_watch.heard(*answers[-2:])
+            self.key_watch.heard(answers[-watched:])
 
     def _deliver(self, channel: str, data: str) -> None:
         try:

@@ -108,7 +108,8 @@ def test_everything_kept_expires(cluster: Cluster, redis_server: RedisServer) ->
     assert 0 < store.ttl(stream_key) <= 300, "a finished response's log is kept 5 minutes"
     keys = list(store.scan_iter("nanohubmcp:scaleout-test:*"))
     without_ttl = [k for k in keys if store.ttl(k) == -1]
-    # Bounded instead: the requestState key (one) and the job indexes (at most max_jobs ids).
-    assert all(k.endswith((":rs:key", ":jobs", ":jobs:live")) or ":jobs:o:" in k for k in without_ttl), without_ttl
+    # Bounded instead: the requestState key and its keeping's id (one each) and the job indexes (at most max_jobs ids).
+    kept = (":rs:key", ":rs:since", ":jobs", ":jobs:live")
+    assert all(k.endswith(kept) or ":jobs:o:" in k for k in without_ttl), without_ttl
     session_ttl = store.ttl(f"nanohubmcp:scaleout-test:s:{session_key(session)}")
     assert 3500 < session_ttl <= 3600
