@@ -60,6 +60,8 @@ _SAID = {  # keyword -> (the constraint as Python writes it, what a value must b
 }
 _OWN_WORDS = ("pattern", "uniqueItems", "enum", "const")
 """Keywords said as the schema says them (no Python spelling to add)."""
+_DEFS = "#/$defs/"
+"""How a reference to an entry of the schema's ``$defs`` starts (pydantic's nested models)."""
 _KIND = {  # the JSON type a keyword constrains (any other value passes it)
     "minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
     "multipleOf": "number", "minLength": "string", "maxLength": "string", "pattern": "string",
@@ -80,16 +82,17 @@ class _Broken:
 
 
 
-def default_breaks(schema: dict[str, Any], default: object) -> str | None:
+def default_breaks(schema: dict[str, Any], default: object, defs: dict[str, Any] | None = None) -> str | None:
     """What the parameter default ``default`` breaks of its property ``schema`` (as published, with ``default``
     and nullability), said for a message, or None when it keeps every constraint (or is not checked here: see
-    the module docstring).
+    the module docstring). ``defs``: the ``$defs`` a ``"#/$defs/Name"`` reference in ``schema`` leads to (a
+    pydantic model's nested models); without it a ``$ref`` is not followed.
 
     Example:
         >>> default_breaks({"type": "integer", "exclusiveMinimum": 0}, -1)[:80]
         "its default -1 breaks its constraint gt=0 (the schema's exclusiveMinimum 0): a v"
     """
-    found = _first_break(schema, default)
+    found = _first_break(schema, default, defs)
     if found is None or found.keyword == "type":
         return None
     python, needed = _SAID[found.keyword]
@@ -105,7 +108,7 @@ def default_breaks(schema: dict[str, Any], default: object) -> str | None:
             "send; change the default or the constraint")
 
 
-def default_mistyped(schema: dict[str, Any], default: object) -> str | None:
+def default_mistyped(schema: dict[str, Any], default: object, defs: dict[str, Any] | None = None) -> str | None:
     """Why the default ``default`` is of none of the types its property ``schema`` allows, there or inside it
     (``x: int = "abc"``, a dataclass field's ``n: int = "zz"``, ``list[int]`` defaulting to ``["a"]``), said
     for a message; None when its types fit (or it is not checked: see the module docstring). Such a default is
@@ -116,7 +119,7 @@ def default_mistyped(schema: dict[str, Any], default: object) -> str | None:
         >>> default_mistyped({"type": "integer"}, "abc")
         "'abc' is not of its type integer"
     """
-    found = _first_break(schema, default)
+    found = _first_break(schema, default, defs)
     if found is None or found.keyword != "type":
         return None
     kinds = found.bound if isinstance(found.bound, str) else " or ".join(map(str, found.bound))
@@ -124,7 +127,7 @@ def default_mistyped(schema: dict[str, Any], default: object) -> str | None:
     return f"{shown_value(default)}{where} is not of its type {kinds}"
 
 
-def withheld_default(schema: dict[str, Any], default: object) -> str | None:
+def withheld_default(schema: dict[str, Any], default: object, defs: dict[str, Any] | None = None) -> str | None:
     """Why the default ``default`` is left out of its property ``schema`` (as :func:`.fragments.member_schema`
     made it): a number JSON cannot write (:func:`.fragments.left_out_default`), or a value of none of its types
     (``"'abc' is not of its type integer, so a call leaving it out runs the function with a value no client may
@@ -133,7 +136,7 @@ def withheld_default(schema: dict[str, Any], default: object) -> str | None:
     .. versionchanged:: 1.0
        A default of another type is left out and said (it was published as given)."""
     why = left_out_default(default)
-    if why is None and (mistyped := default_mistyped(schema, default)) is not None:
+    if why is None and (mistyped := default_mistyped(schema, default, defs)) is not None:
         why = (f"{mistyped}, so a call leaving it out runs the function with a value no client may send; change the "
                "default or the annotation")
     return why
@@ -147,7 +150,7 @@ def published_member(schema: dict[str, Any], default: object) -> dict[str, Any]:
     return {key: value for key, value in schema.items() if key != "default"}
 
 
-def _first_break(schema: dict[str, Any], default: object) -> _Broken | None:
+def _first_break(schema: dict[str, Any], default: object, defs: dict[str, Any] | None) -> _Broken | None:
     """The first constraint (or type, ``keyword`` ``"type"``) the JSON form of ``default`` breaks in ``schema``."""
     value = json_default(default)
     if value is NOT_JSON and isinstance(default, (set, frozenset)):  # not published, but checked (review r39 R39-6)
@@ -157,15 +160,21 @@ def _first_break(schema: dict[str, Any], default: object) -> _Broken | None:
         return None
     if isinstance(default, enum.Enum) and default.name in (schema.get("enum") or ()):
         return None  # an Enum published by its members' names
-    found = _check(schema, value, ())
+    found = _check(schema, value, (), defs or {})
     return found if isinstance(found, _Broken) else None
 
 
-def _check(schema: object, instance: object, path: tuple[str | int, ...]) -> Any:
+def _check(schema: object, instance: object, path: tuple[str | int, ...], defs: dict[str, Any]) -> Any:
     """A :class:`_Broken` (``keyword`` ``"type"`` for a value of none of the schema's types), or None (the value
-    keeps the schema's types and constraints)."""
+    keeps the schema's types and constraints, and those of the ``defs`` entry a ``"#/$defs/Name"`` leads to)."""
     if not isinstance(schema, dict):
         return None
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_DEFS):  # a model's entry checks its value's members: a recursive
+        # model ends where its value does
+        found = _check(defs.get(ref[len(_DEFS):].replace("~1", "/").replace("~0", "~")), instance, path, defs)
+        if found is not None:
+            return found
     kinds = schema.get("type")
     if isinstance(kinds, (str, list)):
         names = [kinds] if isinstance(kinds, str) else kinds
@@ -174,33 +183,33 @@ def _check(schema: object, instance: object, path: tuple[str | int, ...]) -> Any
     for keyword, bound in schema.items():
         if keyword in _SAID and not _keeps(keyword, bound, instance):
             return _Broken(path, keyword, bound, instance)
-    for found in _inner(schema, instance, path):
+    for found in _inner(schema, instance, path, defs):
         if found is not None:
             return found
     return None
 
 
-def _inner(schema: dict[str, Any], instance: object, path: tuple[str | int, ...]) -> Any:
+def _inner(schema: dict[str, Any], instance: object, path: tuple[str | int, ...], defs: dict[str, Any]) -> Any:
     """The results of the subschemas: a list's items, an object's properties, the ``anyOf``/``oneOf`` members."""
     if isinstance(instance, list):
         found = schema.get("prefixItems")
         prefix: list[Any] = found if isinstance(found, list) else []
         for index, item in enumerate(instance):
             below = prefix[index] if index < len(prefix) else schema.get("items")
-            yield _check(below, item, (*path, index))
+            yield _check(below, item, (*path, index), defs)
     if isinstance(instance, dict):
         named = schema.get("properties")
         known: dict[str, Any] = named if isinstance(named, dict) else {}
         for key, item in instance.items():
-            yield _check(known.get(key, schema.get("additionalProperties")), item, (*path, key))
+            yield _check(known.get(key, schema.get("additionalProperties")), item, (*path, key), defs)
     for keyword in ("anyOf", "oneOf"):
         members = schema.get(keyword)
         if isinstance(members, list) and members:
-            results = [_check(member, instance, path) for member in members]
+            results = [_check(member, instance, path, defs) for member in members]
             if all(result is not None for result in results):  # no member takes it as it is: a constraint first
                 yield next((r for r in results if r.keyword != "type"), results[0])
     for member in schema.get("allOf") or ():
-        yield _check(member, instance, path)
+        yield _check(member, instance, path, defs)
 
 
 def _keeps(keyword: str, bound: Any, instance: Any) -> bool:

@@ -10,13 +10,13 @@ Chosen here, and why:
 
 - :func:`ecma_search` runs the pattern with each ``$`` outside a character class read as ``\\Z`` (the end of
   the text, what ECMA-262 without the ``m`` flag means). The published pattern is left as written: clients
-  read it right already; only our check was wrong. A pattern holding an inline flag (``(?m)``, Python-only)
-  is run as written: its author meant Python's reading.
+  read it right already; only our check was wrong. A pattern holding an inline flag (``(?m)``, Python-only;
+  refused in a tool's schema) is run as written: its author meant Python's reading.
 - :func:`python_only` names a construct Python reads and ECMA-262 refuses or reads otherwise (``\\Z``,
   ``\\A``, ``(?P<name>...)``, inline flags, possessive quantifiers, ``{,n}``, a ``]`` first in a class...),
-  so a pattern *we* publish from a ``Field(pattern=...)`` is refused at registration naming it, rather than
-  sent to clients as a syntax error (``new RegExp("^\\\\w+\\\\Z", "u")``: ``Invalid escape``) or a different
-  rule. A hand-written ``{"pattern": ...}`` schema is the author's and is published as given.
+  so a pattern a tool would publish, from a ``Field(pattern=...)`` or written by hand in a schema
+  (:func:`check_patterns`), is refused at registration naming it and what to write instead, rather than sent to
+  clients as a syntax error (``new RegExp("^\\\\w+\\\\Z", "u")``: ``Invalid escape``) or a different rule.
 - The character classes as ECMA-262 defines them (§ 22.2.2.9), where Python's are Unicode-aware: ``\\d``,
   ``\\w``, ``\\b`` and their negations are ASCII (the pattern runs with ``re.ASCII``: ``^\\d+$`` refuses
   ``"١٢٣"``, ``^\\w+$`` refuses ``"é"``), and ``\\s``/``\\S`` are ECMA-262's white space (:data:`_ECMA_SPACE`:
@@ -103,18 +103,30 @@ def regex_error(pattern: str) -> str | None:
 
 def check_patterns(schema: object, label: str, what: str) -> None:
     """Refuse at registration a ``pattern`` (or ``patternProperties`` key) anywhere in ``schema`` that is not a
-    regular expression: each call would fail on it (``"Internal error"``), as jsonschema compiles it then. Each
-    one that is gets read as ECMA-262 and compiled now (:func:`regex_error`), not at a call.
+    regular expression: each call would fail on it (``"Internal error"``), as jsonschema compiles it then; or that
+    uses syntax only Python reads (:func:`python_only`: ``\\Z``, ``(?i)``...), which a client's validator
+    refuses or reads otherwise, as a ``Field(pattern=...)`` is refused. Each one left is read as ECMA-262 and
+    compiled now (:func:`regex_error`), not at a call.
 
     Raises:
         RegistrationError: ``"tool 'element': invalid input schema: the pattern '^[A-Z][a-z?$' at
-            schema.properties.symbol.pattern is not a regular expression: unterminated character set at position 6"``.
+            schema.properties.symbol.pattern is not a regular expression: unterminated character set at position 6"``;
+            ``"... the pattern '(?i)^[a-z]+$' at schema.properties.name.pattern uses an inline flag (?i)/(?i:...):
+            write it into the pattern ([A-Za-z]) (JSON Schema patterns are ECMA-262 regular expressions, ...)"``.
+
+    .. versionchanged:: 1.0
+       A pattern with syntax only Python reads is refused (a hand-written one was published, and run Python's way).
     """
     for where, pattern in _patterns(schema, []):
         broken = regex_error(pattern)
         if broken is not None:
             raise RegistrationError(f"{label}: invalid {what}: the pattern {pattern!r} at "
                                     f"{format_path('schema', where)} is not a regular expression: {broken}")
+        construct = python_only(pattern)
+        if construct is not None:  # as a Field(pattern=...) is refused (schema/constraints): one rule for both
+            raise RegistrationError(f"{label}: invalid {what}: the pattern {pattern!r} at "
+                                    f"{format_path('schema', where)} uses {construct} (JSON Schema patterns are "
+                                    "ECMA-262 regular expressions, which clients compile)")
 
 
 def _patterns(node: object, path: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
