@@ -65,7 +65,8 @@ def records_directory(state_dir: str | None, name: str | None) -> str:
             directory = resolve_state_dir("server", from_env)
             source = f" (named by ${ENV_STATE_DIR})"
         if not os.path.isfile(os.path.join(directory, DB_FILE)):
-            raise NanohubMCPError(f"no provenance records in {directory}{source}: {WHOSE}")
+            hint = _hub_tools_hint(name) if not state_dir and name is not None else ""
+            raise NanohubMCPError(f"no provenance records in {directory}{source}: {WHOSE}{hint}")
         return directory
     root = default_root()
     try:
@@ -82,6 +83,29 @@ def records_directory(state_dir: str | None, name: str | None) -> str:
         f"{len(found)} servers keep provenance records under {root} ({named}): give the server's name "
         "(--name NAME) or its state directory (--state-dir DIR)"
     )
+
+
+def _hub_tools_hint(name: str) -> str:
+    """What to add when the server ``name`` has no records but ``hub-tools`` keeps some, under one directory
+    whatever tools it served (named after its one tool, so ``--name cooling`` is what a user tries): where they
+    are, and whether the tool ``name`` is among them; else ``""``."""
+    import sqlite3
+
+    from ..server.provenance.record_db import DB_FILE, read_recent
+    from ..server.wire.state_dir import default_root, safe_name
+    from .serve import HUB_TOOLS_DIR
+
+    hub = os.path.join(default_root(), HUB_TOOLS_DIR)
+    if safe_name(name) == HUB_TOOLS_DIR or not os.path.isfile(os.path.join(hub, DB_FILE)):
+        return ""
+    try:
+        recorded = bool(read_recent(hub, 1, tool=name))
+    except (OSError, sqlite3.Error):  # (read by the command itself next, which says what is wrong)
+        recorded = False
+    said = f"; hub-tools keeps its tools' records under --name {HUB_TOOLS_DIR} ({hub})"
+    if recorded:
+        return said + f", the tool {name!r}'s among them: provenance list --name {HUB_TOOLS_DIR} --tool {name}"
+    return said + f": provenance list --name {HUB_TOOLS_DIR} shows them"
 
 
 def list_provenance(args: argparse.Namespace) -> int:

@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
                      "current, else the highest rNN, else dev) or NAME/REVISION")
     hub.add_argument("--root", default=None, metavar="DIR", help="where the tools are installed (default /apps)")
     _tool_arguments(hub)
+    caching = hub.add_mutually_exclusive_group()
+    caching.add_argument("--cache", action="store_true",
+                         help="Rappture tools: answer repeated inputs from the result cache, one entry per caller "
+                         "(not with --async; Sim2Ls answer them from their stored runs already)")
+    caching.add_argument("--cache-shared", action="store_true",
+                         help="like --cache, one entry for every caller (results that do not depend on who asks)")
     serving_arguments(hub)
     hold_environment_defaults(hub)  # ($MCP_PORT ...: read once it serves, never by the listing)
     hub.set_defaults(run=serve.hub_tools)

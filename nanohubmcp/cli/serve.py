@@ -23,8 +23,8 @@ from .serving_options import absolute, prepare_serving, refuse_busy_port, refuse
 if TYPE_CHECKING:
     from ..facade import MCPServer
 
-__all__ = ["bridge", "hub_state_dir", "hub_tools", "hub_tools_server", "rappture", "rappture_server", "run_app",
-           "sim2l", "sim2l_server"]
+__all__ = ["HUB_TOOLS_DIR", "bridge", "hub_state_dir", "hub_tools", "hub_tools_server", "rappture", "rappture_server",
+           "run_app", "sim2l", "sim2l_server"]
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -142,6 +142,10 @@ def rappture_server(args: argparse.Namespace) -> MCPServer:
 def hub_tools(args: argparse.Namespace) -> int:
     if not args.names:
         return _list_hub_tools(_hub_root(args))
+    if (args.cache or args.cache_shared) and args.background:  # (a job's result is the job's, not the cache's)
+        option = "--cache-shared" if args.cache_shared else "--cache"
+        raise UsageError(f"{option} is for calls answered at once, and --async makes each call a job: leave out one "
+                         "of them")
     transport = prepare_serving(args)  # (a listing serves nothing: parse_arguments refused its serving options)
     return serve(hub_tools_server(args), args, transport)
 
@@ -215,10 +219,16 @@ def hub_tools_server(args: argparse.Namespace) -> MCPServer:
     for tool, name in served.named:
         if tool.kind == "sim2l":
             server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir,
-                             cell_timeout=args.cell_timeout)
+                             cell_timeout=args.cell_timeout)  # (repeated inputs: answered from its stored runs)
         else:
-            server.add_rappture_tool(tool.path, name=name, background=args.background or None)
+            server.add_rappture_tool(tool.path, name=name, background=args.background or None,
+                                     cache="shared" if args.cache_shared else bool(args.cache))
     return server
+
+
+HUB_TOOLS_DIR = "hub-tools"
+"""The name of every ``hub-tools`` server's state directory under the default root (:func:`hub_state_dir`), and so
+what ``provenance list --name`` takes for its records."""
 
 
 def hub_state_dir() -> str | None:
@@ -231,7 +241,7 @@ def hub_state_dir() -> str | None:
 
     if named_state_dir() or resolve(None).path is not None:
         return None
-    return os.path.join(default_root(), "hub-tools")
+    return os.path.join(default_root(), HUB_TOOLS_DIR)
 
 
 def bridge(args: argparse.Namespace) -> int:
