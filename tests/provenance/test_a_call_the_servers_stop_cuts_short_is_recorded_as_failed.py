@@ -11,14 +11,10 @@ call leaves one; a call its client cancels had one).
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 
-import anyio
 import pytest
-from mcp.shared.exceptions import MCPError
-from provenance_rows import provenance_rows
-from support import app_server, mcp_client, wait_until
+from stopped_calls import stop_while_running
 
 APP = """
 import asyncio, sys, time
@@ -59,32 +55,9 @@ TOOLS = ("stubborn", "blocking", "cooperative")
 async def test_calls_the_stop_cuts_short_are_recorded_as_failed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "app.py").write_text(APP)
-    state = tmp_path / "state"
-    monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(state))
-    with app_server(tmp_path / "app.py", "--exit-grace", "4", log=tmp_path / "server.log") as served:
-        errors: list[MCPError] = []
-        with anyio.fail_after(120):
-            try:
-                async with mcp_client(f"{served.url}mcp") as client, anyio.create_task_group() as group:
-
-                    async def call(tool: str) -> None:
-                        try:
-                            await client.call_tool(tool, {})
-                        except MCPError as exc:
-                            errors.append(exc)
-
-                    for tool in TOOLS:
-                        group.start_soon(call, tool)
-                    await anyio.to_thread.run_sync(lambda: wait_until(
-                        lambda: all(f"{t}: running" in served.output for t in TOOLS), "the three calls running", 60))
-                    served.process.send_signal(signal.SIGTERM)
-            except BaseException:  # the session's teardown against a server now gone
-                if len(errors) < len(TOOLS):
-                    raise
-        assert served.process.wait(60) == 0, served.output
-        assert sorted(e.error.code for e in errors) == [-32000] * 3, errors
-        rows = provenance_rows(state, served.output)
+    stopped = await stop_while_running(tmp_path, monkeypatch, APP, TOOLS)
+    assert sorted(e.error.code for e in stopped.errors) == [-32000] * 3, stopped.errors
+    rows = stopped.rows
     for tool in TOOLS:
         lines = [line for line in rows if f" {tool} " in line]
         assert len(lines) == 1, rows

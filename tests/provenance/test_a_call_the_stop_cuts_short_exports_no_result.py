@@ -11,16 +11,12 @@ Found by a fresh-user trial (trial71 T71-9): the crate's failed action named a `
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
-import anyio
 import pytest
-from mcp.shared.exceptions import MCPError
-from provenance_rows import provenance_rows
-from support import app_server, mcp_client, wait_until
+from stopped_calls import stop_while_running
 
 APP = """
 import asyncio, sys
@@ -42,31 +38,9 @@ async def slow() -> str:
 async def test_the_crate_of_a_call_the_stop_cut_short_has_its_error_and_no_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "app.py").write_text(APP)
-    state = tmp_path / "state"
-    monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(state))
-    with app_server(tmp_path / "app.py", "--exit-grace", "4", log=tmp_path / "server.log") as served:
-        errors: list[MCPError] = []
-        with anyio.fail_after(120):
-            try:
-                async with mcp_client(f"{served.url}mcp") as client, anyio.create_task_group() as group:
-
-                    async def call() -> None:
-                        try:
-                            await client.call_tool("slow", {})
-                        except MCPError as exc:
-                            errors.append(exc)
-
-                    group.start_soon(call)
-                    await anyio.to_thread.run_sync(lambda: wait_until(
-                        lambda: "slow: running" in served.output, "the call running", 60))
-                    served.process.send_signal(signal.SIGTERM)
-            except BaseException:  # the session's teardown against a server now gone
-                if not errors:
-                    raise
-        assert served.process.wait(60) == 0, served.output
-        assert [e.error.code for e in errors] == [-32000], errors
-        rows = provenance_rows(state, served.output)
+    stopped = await stop_while_running(tmp_path, monkeypatch, APP, ("slow",))
+    assert [e.error.code for e in stopped.errors] == [-32000], stopped.errors
+    state, rows = stopped.state, stopped.rows
     assert len(rows) == 1, rows
     assert "failed" in rows[0], rows
     record_id = rows[0].split()[0]
