@@ -22,13 +22,13 @@ from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
 if TYPE_CHECKING:
     import tornado.httpserver
 
-    from ..server.core import ServerCore
     from .process_exit import StopNotice
+    from .stopping import Stopping
 
 log = logging.getLogger("nanohubmcp")
 
 
-async def drain(core: ServerCore, http: tornado.httpserver.HTTPServer | None, until: float | None = None,
+async def drain(core: Stopping, http: tornado.httpserver.HTTPServer | None, until: float | None = None,
                 notice: StopNotice | None = None) -> None:
     """Give ``core``'s running calls a moment to answer (they were told to cancel; once the last answered, its
     client a moment to follow it up: :meth:`Shutdown.settling <nanohubmcp.server.shutdown.Shutdown.settling>`);

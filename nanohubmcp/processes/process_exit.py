@@ -26,7 +26,7 @@ from .exit_grace import DEFAULT_EXIT_GRACE_SECONDS
 from .workers import HANGUP, WORKER_DEATHS, say, stop_signals, what_runs, worker_task
 
 if TYPE_CHECKING:
-    from ..server.core import ServerCore
+    from .stopping import Stopping
 
 log = logging.getLogger("nanohubmcp")
 
@@ -87,7 +87,7 @@ def drain_step(until: float | None, *, first: bool = False) -> float:
     return min(DRAIN_SECONDS, left)
 
 
-def exit_deadline(core: ServerCore | None = None, watched: float | None = None,
+def exit_deadline(core: Stopping | None = None, watched: float | None = None,
                   grace: float = EXIT_GRACE_SECONDS) -> float:
     """The ``time.monotonic()`` by which the process must be gone: ``watched``, the exit watchdog's own
     deadline (:attr:`.exit_watch.ExitWatch.deadline`, the first stop signal plus the exit grace), or ``grace``
@@ -129,7 +129,7 @@ def quit_now_hint(stopped_by: int | None) -> str:
     return "send SIGTERM or SIGINT to quit now"
 
 
-def explain_exit_wait(core: ServerCore | None = None, stopped_by: int | None = None, *,
+def explain_exit_wait(core: Stopping | None = None, stopped_by: int | None = None, *,
                       watched: float | None = None, grace: float = EXIT_GRACE_SECONDS, said: bool = False,
                       until: float | None = None) -> None:
     """After a blocking serve ends: wait for tool calls still running, saying so, until the process
@@ -243,7 +243,7 @@ class StopNotice:
         self.said = False
         """Whether :meth:`draining` said the line."""
 
-    async def draining(self, core: ServerCore, until: float) -> None:
+    async def draining(self, core: Stopping, until: float) -> None:
         """The drain of ``core``'s stop begins, to end by ``until`` (a ``time.monotonic()``): with tool calls
         still running :data:`NOTICE_AFTER_SECONDS` later (half of what is left at most), a single process says what
         it waits for, at most until then, and how to quit at once (``nanohubmcp: stopped; waiting for 1 running

@@ -12,8 +12,8 @@ Three ways to run the same application:
   kernel's own loop, "kernel" mode); call it from that loop's thread.
 
 Sockets are bound before anything else but the shared state store's first read
-(:meth:`~nanohubmcp.server.core.ServerCore.prepare_state`: a process listens only once nothing of
-its start waits on the store), so a busy port is reported at once as a
+(:meth:`Running.prepare_state <nanohubmcp.serving.servable.Running.prepare_state>`: a process listens only once
+nothing of its start waits on the store), so a busy port is reported at once as a
 :class:`~nanohubmcp.errors.ConfigurationError` naming the port. HTTP/1.1 keep-alive, a deep
 listen backlog, idle and body timeouts come from Tornado's ``HTTPServer``.
 
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from ..processes.process_exit import StopNotice
     from ..server.registry.registry import Registry
     from ..transports.served import ServedServer
+    from .servable import Running
 
 log = logging.getLogger("nanohubmcp")
 AFTER_SECONDS = 1.0
@@ -105,6 +106,7 @@ class Runner:
 
     def __init__(self, server: ServedServer, config: TransportConfig, host: str, port: int) -> None:
         self.server = server
+        self._core: Running = server.core  # (what the runner uses of it: servable.Running, not the whole core)
         self.config = config
         self.host = host
         self.requested_port = port
@@ -134,7 +136,7 @@ class Runner:
     def _serve(self, sockets: list[socket.socket]) -> None:
         """Start serving on the current (running) loop."""
         self.loop = asyncio.get_running_loop()
-        core = self.server.core
+        core = self._core
         self.port = sockets[0].getsockname()[1]
         bind_resource(self.config, self.host, self.port)
         app = make_app(self.server, self.config)
@@ -156,7 +158,7 @@ class Runner:
 
     def _schedule_sweep(self) -> None:
         assert self.loop is not None
-        core = self.server.core
+        core = self._core
 
         def sweep() -> None:
             core.sweep()
@@ -171,8 +173,8 @@ class Runner:
         self._http.stop()
         if self._sweeper is not None:
             self._sweeper.cancel()
-        self.server.core.detach(keep_store=True)  # (connected until the streams ended: _drain closes it)
-        core = self.server.core
+        self._core.detach(keep_store=True)  # (connected until the streams ended: _drain closes it)
+        core = self._core
         core.close(streams_later=True)  # the streams end in _drain, once the last answers went on them
         core.bus.emit("server_stopped", url=self.server.url, port=self.port)
         self._closing = self._http
@@ -183,7 +185,7 @@ class Runner:
     async def _drain(self, until: float | None = None, notice: StopNotice | None = None) -> None:
         """The stop's drain (:func:`..processes.drain.drain`) of this runner's server and the HTTP server it stopped."""
         http, self._closing = self._closing, None
-        await drain(self.server.core, http, until, notice)
+        await drain(self._core, http, until, notice)
 
     # -- blocking ------------------------------------------------------------------------
     def serve_forever(self, workers: int = 1, *, on_ready: Callable[[], None] | None = None,
@@ -213,10 +215,10 @@ class Runner:
         if workers > 1:
             from ..processes.supervisor import listen_in_workers  # forking workers: --workers only
 
-            sockets = listen_in_workers(workers, self.host, self.requested_port, self.server.core.prepare_state,
+            sockets = listen_in_workers(workers, self.host, self.requested_port, self._core.prepare_state,
                                         grace)
         else:
-            self.server.core.prepare_state()  # before listening (the module docstring)
+            self._core.prepare_state()  # before listening (the module docstring)
             sockets = bind(self.host, self.requested_port)
 
         watch: list[ExitWatch] = []
@@ -248,7 +250,7 @@ class Runner:
             self._serve(sockets)
             # The process is the server's: its start-up is out of full collections (for good in one the command serves).
             frozen.append(freeze_start_up(kept=was_served()))
-            loop.call_later(AFTER_SECONDS, _warm_up, self.server.core.registry)  # a first call's work, once idle
+            loop.call_later(AFTER_SECONDS, _warm_up, self._core.registry)  # a first call's work, once idle
             if workers > 1:
                 watch_parent(loop, parent, lambda: self.running, self._shutdown)
             assert self._stopped is not None
@@ -258,7 +260,7 @@ class Runner:
             if workers > 1:
                 exit_by_the_grace(asyncio.get_running_loop(), grace)
             notice.append(StopNotice(grace, lambda: self._stopped_by))
-            until = exit_deadline(self.server.core, watched(), grace) - EXIT_MARGIN_SECONDS
+            until = exit_deadline(self._core, watched(), grace) - EXIT_MARGIN_SECONDS
             if self._drain_until is not None:  # stop(within=) from another thread: the earlier bound (review r29 #2)
                 until = min(until, self._drain_until)
             await self._drain(until, notice[0])
@@ -268,7 +270,7 @@ class Runner:
             asyncio.run(main())
             from ..processes.process_exit import explain_exit_wait  # (once serving ended: not with the first answer)
 
-            explain_exit_wait(self.server.core, self._stopped_by, watched=watched(), grace=grace,
+            explain_exit_wait(self._core, self._stopped_by, watched=watched(), grace=grace,
                               said=bool(notice) and notice[0].said, until=self._drain_until)
         finally:
             for each in watch:  # what the script does after serving is its own: no watchdog ends it
@@ -290,13 +292,13 @@ class Runner:
         self._shutdown()
         # The process ends: the threads jobs handed over at the stop are told to cancel now, not once the drain
         # is over, so that one that looks ends, and its waiters (tasks/result) hear its end, within the drain.
-        self.server.core.core_jobs.process_ending()
+        self._core.core_jobs.process_ending()
 
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:
         """Serve on a loop of its own in a daemon thread; returns once listening."""
         self._drain_until = None  # (a stop(within=) of an earlier serve bounds not this one)
-        self.server.core.prepare_state()
+        self._core.prepare_state()
         sockets = bind(self.host, self.requested_port)
         ready = threading.Event()
         failure: list[BaseException] = []
@@ -335,7 +337,7 @@ class Runner:
     def start_on_loop(self) -> None:
         """Serve on the running loop of the calling thread (Jupyter "kernel" mode)."""
         asyncio.get_running_loop()  # raises RuntimeError when called off-loop
-        self.server.core.prepare_state()
+        self._core.prepare_state()
         self._serve(bind(self.host, self.requested_port))
 
     def stop(self, timeout: float = 10.0, *, within: float | None = None) -> None:
