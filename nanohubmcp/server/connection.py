@@ -83,6 +83,7 @@ from ..protocol.sendable import Parts
 from ..protocol.tuple_records import TupleMadeRecord, field
 from ..state.errors import StateUnavailable
 from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal, serve_batch
+from .described import Described
 from .eras import handshake_version, is_modern, spoken_version
 from .intake import Incoming, Intake, Received
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
@@ -143,10 +144,11 @@ NO_REPLY = Reply((None, None))
 """The :class:`Reply` owing no response (a notification, a client's response, a request the client withdrew)."""
 
 
-class Served(Received, Protocol):
-    """What the connection seam reads of its server: the dispatcher, and what its intake reads
+class Served(Received, Described, Protocol):
+    """What the connection seam reads of its server: the dispatcher, what its intake reads
     (:class:`~.intake.Received`: the sessions, the replication, the stop, :meth:`attach` to serve on the loop of
-    the first request when no runner attached one)."""
+    the first request when no runner attached one), and what it offers its transport's documents to read
+    (:class:`~.described.Described`: :attr:`Connection.described`)."""
 
     dispatcher: Dispatcher
 
@@ -357,6 +359,28 @@ class Connection:
     def middleware_added(self) -> bool:
         """Whether this server's application added a middleware (``server.add_middleware``)."""
         return bool(self.core.dispatcher.pipeline.middleware)
+
+    # -- readings (what a transport tells besides answers) -----------------------------------
+    @property
+    def described(self) -> Described:
+        """The server as its documents describe it (:class:`~.described.Described`)."""
+        return self.core
+
+    @property
+    def stopping(self) -> bool:
+        """Whether the server began to stop (a new request is refused :class:`~nanohubmcp.errors.ServerStopping`)."""
+        return self.core.shutdown.begun
+
+    def store_trouble(self) -> str | None:
+        """Why this process should get no new work now, for a readiness probe: the shared state store is
+        unreachable, or refuses writes (``OOM``, ``READONLY``); None when it has no store or the store is well."""
+        replication = self.core.replication
+        state = replication.state if replication is not None else None
+        if state is None:
+            return None
+        if state.down:
+            return "shared state store unreachable"
+        return "shared state store refuses writes" if state.refusing is not None else None
 
     # -- the peer went away ----------------------------------------------------------------
     @staticmethod

@@ -106,7 +106,7 @@ def quiet_log(handler: tornado.web.RequestHandler) -> None:
     logger = _ACCESS
     level = logging.WARNING if status >= 500 else logging.DEBUG
     connection = getattr(handler, "connection", None)
-    if status == 503 and connection is not None and connection.core.shutdown.begun:
+    if status == 503 and connection is not None and connection.stopping:
         level = logging.DEBUG  # answered so because the server stops (it said so to the client): no fault
     if logger.isEnabledFor(level):
         request = handler.request

@@ -52,9 +52,7 @@ from .origin import is_ip_host
 from .reached_host import reached_host
 
 if TYPE_CHECKING:
-    from ..server.core import ServerCore
     from ..server.wire.principal import Principal
-    from .served import ServedServer
 
 log = logging.getLogger("nanohubmcp.http")
 
@@ -75,13 +73,11 @@ def http_date() -> str:
 class BaseHandler(tornado.web.RequestHandler):
     """Shared behaviour of all nanohubmcp routes.
 
-    URLSpec kwargs: ``server`` (the ``MCPServer`` facade), ``config`` (``TransportConfig``)
-    and ``connection`` (the route's :class:`~nanohubmcp.server.connection.Connection`, its
-    only way into the core's serving).
+    URLSpec kwargs: ``config`` (``TransportConfig``) and ``connection`` (the route's
+    :class:`~nanohubmcp.server.connection.Connection`, its only way to the server: serving a message,
+    and the readings its documents and logs use, ``connection.described`` and ``connection.stopping``).
     """
 
-    server: ServedServer
-    core: ServerCore
     config: TransportConfig
     connection: Connection
     public = False
@@ -101,9 +97,7 @@ class BaseHandler(tornado.web.RequestHandler):
             # A sync override would drop the base's coroutine unawaited: no authorization.
             raise TypeError(f"{cls.__name__}.prepare must be 'async def' and 'await super().prepare()'")
 
-    def initialize(self, server: ServedServer, config: TransportConfig, connection: Connection) -> None:
-        self.server = server
-        self.core = server.core
+    def initialize(self, config: TransportConfig, connection: Connection) -> None:
         self.config = config
         self.connection = connection
 

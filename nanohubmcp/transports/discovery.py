@@ -34,7 +34,7 @@ from .plain_errors import PlainErrors
 from .registry_name import registry_name
 
 if TYPE_CHECKING:
-    from ..server.core import ServerCore
+    from ..server.described import Described
 
 SERVER_JSON_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
@@ -74,17 +74,17 @@ _WARNED: set[str] = set()  # what served_name warned of, once each
 _DESCRIPTION_LIMIT = 100
 
 
-def served_name(core: ServerCore, base: str) -> str:
+def served_name(server: Described, base: str) -> str:
     """The name the card and the catalogs give: :func:`registry_name`'s, or, when
     ``NANOHUBMCP_REGISTRY_NAME`` was made malformed after serving started (:func:`check_name_variable`
     refused it before), the derived name with a warning in the log: a document route never fails on it."""
     try:
-        return registry_name(core.name, base)
+        return registry_name(server.name, base)
     except ConfigurationError as exc:
         if str(exc) not in _WARNED:
             _WARNED.add(str(exc))
             log.warning("%s; the server card and catalogs use the derived name", exc)
-        return registry_name(core.name, base, variable=False)
+        return registry_name(server.name, base, variable=False)
 
 
 def is_public(base: str | None) -> bool:
@@ -101,15 +101,15 @@ def is_public(base: str | None) -> bool:
         return True
 
 
-def description(core: ServerCore) -> str:
+def description(server: Described) -> str:
     """1-100 characters: the first line of the server's ``instructions``, else a line naming the server."""
-    first = " ".join((core.instructions or "").strip().splitlines()[:1]).strip()
-    text = first or f"MCP server {core.name} (Python functions served with nanohubmcp)"
+    first = " ".join((server.instructions or "").strip().splitlines()[:1]).strip()
+    text = first or f"MCP server {server.name} (Python functions served with nanohubmcp)"
     return text if len(text) <= _DESCRIPTION_LIMIT else text[: _DESCRIPTION_LIMIT - 1].rstrip() + "…"
 
 
-def _title(core: ServerCore) -> str:
-    return str(core.name)[:100] or "MCP server"
+def _title(server: Described) -> str:
+    return str(server.name)[:100] or "MCP server"
 
 
 def remotes(base: str, *, protocol_versions: bool = False) -> list[dict[str, Any]]:
@@ -131,7 +131,7 @@ def remotes(base: str, *, protocol_versions: bool = False) -> list[dict[str, Any
 
 
 def server_json(
-    core: ServerCore,
+    server: Described,
     *,
     app: str,
     base: str | None = None,
@@ -140,7 +140,7 @@ def server_json(
     token_required: bool = False,
     command: str = "run",
 ) -> dict[str, Any]:
-    """The MCP Registry's ``server.json`` for the server of ``core``, run from the file ``app``.
+    """The MCP Registry's ``server.json`` for ``server``, run from the file ``app``.
 
     Its package is ``pypi``/``nanohub-mcp`` started as ``nanohub-mcp run APP --transport stdio`` (``command``
     ``"rappture"`` or ``"sim2l"``: ``nanohub-mcp rappture tool.xml ...``, ``nanohub-mcp sim2l NOTEBOOK ...``; the
@@ -155,10 +155,10 @@ def server_json(
     """
     document: dict[str, Any] = {
         "$schema": SERVER_JSON_SCHEMA,
-        "name": registry_name(core.name, base or named_at, name),
-        "title": _title(core),
-        "description": description(core),
-        "version": core.version,
+        "name": registry_name(server.name, base or named_at, name),
+        "title": _title(server),
+        "description": description(server),
+        "version": server.version,
         "packages": [
             {
                 "registryType": "pypi",
@@ -184,7 +184,7 @@ def server_json(
     return document
 
 
-def server_card(core: ServerCore, base: str, *, token_required: bool = False) -> dict[str, Any]:
+def server_card(server: Described, base: str, *, token_required: bool = False) -> dict[str, Any]:
     """The Server Card of the server reached at ``base``: identity, remotes, protocol versions.
 
     ``token_required`` (the server checks a bearer token): each remote declares the ``Authorization``
@@ -197,37 +197,37 @@ def server_card(core: ServerCore, base: str, *, token_required: bool = False) ->
             remote["headers"] = [copy.deepcopy(TOKEN_HEADER)]
     return {
         "$schema": SERVER_CARD_SCHEMA,
-        "name": served_name(core, base),
-        "title": _title(core),
-        "description": description(core),
-        "version": core.version,
+        "name": served_name(server, base),
+        "title": _title(server),
+        "description": description(server),
+        "version": server.version,
         "remotes": found,
     }
 
 
-def _catalog_entry(core: ServerCore, base: str) -> dict[str, Any]:
-    namespace, _, suffix = served_name(core, base).partition("/")
+def _catalog_entry(server: Described, base: str) -> dict[str, Any]:
+    namespace, _, suffix = served_name(server, base).partition("/")
     publisher = ".".join(reversed(namespace.split(".")))
     return {
         "identifier": f"urn:air:{publisher}:{suffix}",
-        "displayName": _title(core),
+        "displayName": _title(server),
         "type": SERVER_CARD_TYPE,
         "url": f"{base}{SERVER_CARD_PATH}",
     }
 
 
-def mcp_catalog(core: ServerCore, base: str) -> dict[str, Any]:
+def mcp_catalog(server: Described, base: str) -> dict[str, Any]:
     """The MCP Catalog (``/.well-known/mcp/catalog.json``): one entry, this server's card.
 
     A catalog entry has no member for what connecting needs (the draft's entry is ``identifier``,
     ``displayName``, ``type`` and ``url`` only): a server's bearer token requirement is its card's to
     state, so the catalogs are the same with and without authorization."""
-    return {"specVersion": MCP_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(core, base)]}
+    return {"specVersion": MCP_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(server, base)]}
 
 
-def ai_catalog(core: ServerCore, base: str) -> dict[str, Any]:
+def ai_catalog(server: Described, base: str) -> dict[str, Any]:
     """The AI Catalog (``/.well-known/ai-catalog.json``): the MCP Catalog's entry, as the AI Catalog allows."""
-    return {"specVersion": AI_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(core, base)]}
+    return {"specVersion": AI_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(server, base)]}
 
 
 class _DocumentHandler(PlainErrors, BaseHandler):
@@ -257,14 +257,14 @@ class ServerCardHandler(_DocumentHandler):
     media_type = SERVER_CARD_TYPE
 
     def build(self, base: str) -> dict[str, Any]:
-        return server_card(self.core, base, token_required=self.config.auth is not None)
+        return server_card(self.connection.described, base, token_required=self.config.auth is not None)
 
 
 class MCPCatalogHandler(_DocumentHandler):
     """``GET <base>.well-known/mcp/catalog.json``."""
 
     def build(self, base: str) -> dict[str, Any]:
-        return mcp_catalog(self.core, base)
+        return mcp_catalog(self.connection.described, base)
 
 
 class AICatalogHandler(_DocumentHandler):
@@ -273,4 +273,4 @@ class AICatalogHandler(_DocumentHandler):
     media_type = AI_CATALOG_TYPE
 
     def build(self, base: str) -> dict[str, Any]:
-        return ai_catalog(self.core, base)
+        return ai_catalog(self.connection.described, base)

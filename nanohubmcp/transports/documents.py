@@ -20,7 +20,7 @@ from .plain_errors import PlainErrors, plain_error
 from .streamable_http import StreamableHTTPHandler
 
 if TYPE_CHECKING:
-    from ..server.core import ServerCore
+    from ..server.described import Described
 
 
 def endpoints(base: str) -> dict[str, str]:
@@ -34,27 +34,27 @@ def endpoints(base: str) -> dict[str, str]:
     }
 
 
-def info_document(core: ServerCore, base: str) -> dict[str, Any]:
+def info_document(server: Described, base: str) -> dict[str, Any]:
     """The ``GET /`` document: name, version, status, counts and endpoints."""
     return {
-        "name": core.name,
-        "version": core.version,
+        "name": server.name,
+        "version": server.version,
         "status": "running",
-        "tools": len(core.registry.tools),
-        "resources": len(core.registry.resources),
-        "resourceTemplates": len(core.registry.templates),
-        "prompts": len(core.registry.prompts),
+        "tools": len(server.registry.tools),
+        "resources": len(server.registry.resources),
+        "resourceTemplates": len(server.registry.templates),
+        "prompts": len(server.registry.prompts),
         "endpoints": endpoints(base),
     }
 
 
-def discovery_document(core: ServerCore, base: str) -> dict[str, Any]:
+def discovery_document(server: Described, base: str) -> dict[str, Any]:
     """The ``/.well-known/mcp.json`` document."""
     return {
         "mcpVersion": versions.LATEST_HANDSHAKE,
         "supportedVersions": list(versions.SUPPORTED_VERSIONS),
-        "serverInfo": core.server_info(),
-        "capabilities": core.capabilities(versions.LATEST_HANDSHAKE),
+        "serverInfo": server.server_info(),
+        "capabilities": server.capabilities(versions.LATEST_HANDSHAKE),
         "transports": [
             {"type": "streamable-http", "endpoint": f"{base}mcp"},
             {"type": "sse", "endpoint": f"{base}sse"},
@@ -77,7 +77,7 @@ class RootHandler(StreamableHTTPHandler):
 
     async def get(self) -> None:
         if not self._finished:
-            self.send_json(200, info_document(self.core, self.public_base()))
+            self.send_json(200, info_document(self.connection.described, self.public_base()))
 
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2); it was 405
 
@@ -87,7 +87,7 @@ class DiscoveryHandler(PlainErrors, BaseHandler):
 
     def get(self) -> None:
         if not self._finished:
-            self.send_json(200, discovery_document(self.core, self.public_base()))
+            self.send_json(200, discovery_document(self.connection.described, self.public_base()))
 
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
@@ -99,7 +99,8 @@ class OpenAPIHandler(PlainErrors, BaseHandler):
         if not self._finished:
             from .openapi import build_openapi  # (loaded with the first /openapi.json asked for)
 
-            self.send_json(200, build_openapi(self.core, self.checked_base(), auth=self.config.auth))
+            self.send_json(200, build_openapi(self.connection.described, self.checked_base(), auth=self.config.auth,
+                                                middleware=self.connection.middleware_added))
 
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
@@ -126,6 +127,6 @@ class ProtectedResourceHandler(PlainErrors, BaseHandler):
                                     f"{auth.metadata_url(base)} (and the same with /mcp or /sse after it)"))
             return
         self.set_header("Cache-Control", self.cache_control())
-        self.send_json(200, auth.metadata_document(self.config.auth, base, resource, self.core.name))
+        self.send_json(200, auth.metadata_document(self.config.auth, base, resource, self.connection.described.name))
 
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)

@@ -23,10 +23,10 @@ from typing import Any
 import tornado.web
 
 from ..errors import http_status_of
+from ..server.connection import Connection
 from ..state.errors import RETRY_AFTER_SECONDS
 from .bodies import unkept_refusal
 from .config import TransportConfig
-from .served import ServedServer
 
 
 @tornado.web.stream_request_body
@@ -36,8 +36,8 @@ class HealthHandler(tornado.web.RequestHandler):
     # (Tornado's SUPPORTED_METHODS: its post() and the like answer the 405 once a body sent with them is dropped)
     ALLOW = "GET, HEAD, OPTIONS"
 
-    def initialize(self, server: ServedServer, ready: bool, config: TransportConfig) -> None:
-        self.server = server
+    def initialize(self, connection: Connection, ready: bool, config: TransportConfig) -> None:
+        self.connection = connection
         self.ready = ready
         self.config = config
 
@@ -65,12 +65,11 @@ class HealthHandler(tornado.web.RequestHandler):
         if not self.ready:
             self.finish("ok\n")
             return
-        replication = self.server.core.replication
-        state = replication.state if replication is not None else None
-        if state is not None and (state.down or state.refusing is not None):
+        trouble = self.connection.store_trouble()
+        if trouble is not None:
             self.set_status(503)
             self.set_header("Retry-After", str(RETRY_AFTER_SECONDS))
-            self.finish("shared state store unreachable\n" if state.down else "shared state store refuses writes\n")
+            self.finish(f"{trouble}\n")
             return
         self.finish("ready\n")
 

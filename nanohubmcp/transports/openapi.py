@@ -28,7 +28,7 @@ from .rest import JOB_TOOLS
 
 if TYPE_CHECKING:
     from ..auth.verifiers import TokenVerifier
-    from ..server.core import ServerCore
+    from ..server.described import Described
     from ..server.registry.components import Tool
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "details": {"type": "array"}},
@@ -58,12 +58,12 @@ def _json(schema: dict[str, Any], description: str, headers: dict[str, Any] | No
     return answer
 
 
-def _refusals(core: ServerCore, auth: TokenVerifier | None, tool: Tool) -> dict[str, Any]:
+def _refusals(middleware: bool, auth: TokenVerifier | None, tool: Tool) -> dict[str, Any]:
     """401 and 403, as far as the server refuses calls of ``tool``: 401 with authorization (no valid token); 403
     with a middleware (its deliberate refusal, a ProtocolError of its own code: errors.http_status_for), or with
     authorization and scopes every request or the tool needs (a token without them)."""
     scoped = auth is not None and bool(getattr(auth, "required_scopes", None) or tool.extra.get(TOOL_SCOPES))
-    why = [*(["Refused by a middleware of the server"] if core.dispatcher.pipeline.middleware else []),
+    why = [*(["Refused by a middleware of the server"] if middleware else []),
            *(["The token lacks a scope the server or the tool needs"] if scoped else [])]
     answers = {"401": _json(_ERROR, "No valid bearer token", _WWW_AUTHENTICATE)} if auth is not None else {}
     if why:
@@ -71,17 +71,19 @@ def _refusals(core: ServerCore, auth: TokenVerifier | None, tool: Tool) -> dict[
     return answers
 
 
-def build_openapi(core: ServerCore, base_url: str, *, auth: TokenVerifier | None = None) -> dict[str, Any]:
+def build_openapi(server: Described, base_url: str, *, auth: TokenVerifier | None = None,
+                  middleware: bool = False) -> dict[str, Any]:
     """Return the OpenAPI document.
 
     Args:
-        core: the ``ServerCore`` whose tools become operations.
+        server: the server whose tools become operations (a connection's ``described``).
         base_url: the public base URL (with the path prefix), advertised in ``servers``.
         auth: the server's token verifier, None without authorization (with one, 401 is listed; with the scopes
             it requires, 403).
+        middleware: whether the server's application added a middleware (then 403 is listed: its refusal).
     """
     paths: dict[str, Any] = {}
-    for tool in core.registry.tools.values():
+    for tool in server.registry.tools.values():
         if app_only(tool.meta):
             continue
         summary = (tool.title or (tool.description or tool.name).strip().splitlines()[0])[:120]
@@ -105,7 +107,7 @@ def build_openapi(core: ServerCore, base_url: str, *, auth: TokenVerifier | None
                 "responses": {
                     **ok,
                     "400": _json(_ERROR, "Malformed JSON or invalid arguments"),
-                    **_refusals(core, auth, tool),
+                    **_refusals(middleware, auth, tool),
                     "404": _json({"anyOf": [_ERROR, _NOT_FOUND]}, "Unknown tool, or no such job for the caller")
                     if tool.name in JOB_TOOLS else _json(_ERROR, "Unknown tool"),
                     "413": _json(_ERROR, "The body is larger than the server's max_request_bytes"),
@@ -121,8 +123,8 @@ def build_openapi(core: ServerCore, base_url: str, *, auth: TokenVerifier | None
         }
     return {
         "openapi": "3.1.0",
-        "info": {"title": core.name, "version": core.version,
-                 "description": core.instructions or f"Tools of the MCP server '{core.name}' as REST operations"},
+        "info": {"title": server.name, "version": server.version,
+                 "description": server.instructions or f"Tools of the MCP server '{server.name}' as REST operations"},
         "servers": [{"url": base_url.rstrip("/") or "/"}],
         "paths": paths,
     }

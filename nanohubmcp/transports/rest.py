@@ -83,7 +83,7 @@ class RestToolHandler(BodyReadingHandler):
     async def post(self, name: str) -> None:
         if self.finished:
             return
-        tool = self.core.registry.tools.get(name)
+        tool = self.connection.described.registry.tools.get(name)
         if tool is None:
             self.fail(UnknownTool(f"Unknown tool: {echoed(name)}"))
             return

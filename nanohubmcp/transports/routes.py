@@ -45,7 +45,7 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
     prefix = spellings(config.path_prefix)  # "/App" also as "/%41pp": a proxy may forward the client's spelling
     bind_resource(config)
     core = server.core
-    kwargs = {"server": server, "config": config, "connection": Connection(core, "streamable-http", server)}
+    kwargs = {"config": config, "connection": Connection(core, "streamable-http", server)}
     legacy = {**kwargs, "connection": Connection(core, "sse", server)}
     rest = {**kwargs, "connection": Connection(core, "rest", server)}
     app = LimitedApplication(
@@ -74,8 +74,8 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         (rf"{prefix}/mcp/server-card", later(".discovery", "ServerCardHandler"), kwargs),
         (rf"{prefix}/\.well-known/mcp/catalog\.json", later(".discovery", "MCPCatalogHandler"), kwargs),
         (rf"{prefix}/\.well-known/ai-catalog\.json", later(".discovery", "AICatalogHandler"), kwargs),
-        (rf"{prefix}/healthz", later(".health", "HealthHandler"), {"server": server, "ready": False, "config": config}),
-        (rf"{prefix}/readyz", later(".health", "HealthHandler"), {"server": server, "ready": True, "config": config}),
+        (rf"{prefix}/healthz", later(".health", "HealthHandler"), {**kwargs, "ready": False}),
+        (rf"{prefix}/readyz", later(".health", "HealthHandler"), {**kwargs, "ready": True}),
     ]
     if prefix:  # RFC 9728 § 3.1's own place for a resource under a path: the path after the well-known name
         routes.append((rf"/\.well-known/oauth-protected-resource({prefix}(?:/.*)?)",

@@ -3,9 +3,10 @@ the transports.
 
 An ``MCPServer`` satisfies :class:`ServedServer` structurally: the transports never import the
 facade (it sits above them) and never see more of it than these members. Everything about
-serving a message goes through the route's :class:`~nanohubmcp.server.connection.Connection`;
-``core`` is there for what a transport owns besides (starting and stopping the core with the
-loop, the read-only documents built from the registry).
+serving a message, and what the routes' documents and probes read, goes through the route's
+:class:`~nanohubmcp.server.connection.Connection`; ``core`` is there for making those connections
+(``routes``, ``stdio``, ``memory``) and for starting, draining and stopping the core with the loop
+(stdio, and :mod:`nanohubmcp.serving.runner`), nothing a request handler reads.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from ..server.stateless.headers import NAME_FIELDS, check_param_headers, decode_
 from .headers import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
 
 if TYPE_CHECKING:
-    from ..server.core import ServerCore
+    from ..server.described import ToolListing
 
 
 
@@ -49,7 +49,7 @@ def is_modern_request(message: jsonrpc.Message | None, headers: Mapping[str, str
     return is_modern(message, headers.get(MCP_PROTOCOL_VERSION_HEADER))
 
 
-def check_headers(message: jsonrpc.Message, headers: Mapping[str, str], core: ServerCore) -> None:
+def check_headers(message: jsonrpc.Message, headers: Mapping[str, str], tools: ToolListing) -> None:
     """Check a modern request's ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` headers (checks 4 of
     the module docstring; the connection seam made checks 1-3 when it read the body,
     :meth:`~nanohubmcp.server.connection.Connection.receive`).
@@ -71,7 +71,7 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str], core: Se
             raise HeaderMismatch(f"Header mismatch: Mcp-Name is {show(raw.strip())} but params.{field} is "
                                  f"{show(params[field])}")
     if message.method == "tools/call" and isinstance(params.get("name"), str):
-        tool = core.registry.tools.get(params["name"])
+        tool = tools.get(params["name"])
         arguments = params.get("arguments")
         if tool is not None and (arguments is None or isinstance(arguments, dict)):
             check_param_headers(marks_for(tool), arguments or {}, headers)

@@ -158,7 +158,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
         from .stateless import check_headers  # (with the first request of the stateless era)
 
         try:
-            check_headers(message, self.request.headers, self.core)
+            check_headers(message, self.request.headers, self.connection.described.registry.tools)
         except ProtocolError as exc:
             self.fail(exc, message.id)
             return

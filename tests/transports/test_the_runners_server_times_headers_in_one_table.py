@@ -204,7 +204,7 @@ def test_a_handler_resets_its_response_as_tornados_clear_does() -> None:
     class Plain(tornado.web.RequestHandler):
         pass
 
-    kwargs: dict[str, Any] = {"server": MCPServer("clear"), "config": None, "connection": None}
+    kwargs: dict[str, Any] = {"config": None, "connection": None}
     ours, theirs = BaseHandler(app, request, **kwargs), Plain(app, request)
     ours.set_status(404)
     ours.set_header("X-Left", "over")
