@@ -17,7 +17,9 @@ involved, so tools that need the client (elicitation, sampling) fail with a clea
 
 A REST call is a ``tools/call`` served through the same :class:`~nanohubmcp.server.connection.Connection`
 as every other route (one call path); this module only maps the body in and the result or
-JSON-RPC error out (:func:`rest_error` is the REST shape of every error).
+JSON-RPC error out (:func:`rest_error` is the REST shape of every error). A name that is no tool's is the
+call pipeline's to refuse, as on ``/mcp`` (the application's middleware and call observers see it): its
+-32602, marked :data:`~nanohubmcp.server.wire.request.UNKNOWN_TOOL`, is answered 404.
 """
 
 from __future__ import annotations
@@ -35,13 +37,20 @@ from ..errors import (
     UnknownTool,
     UnsupportedMediaType,
     http_status_for,
+    http_status_of,
     to_error_object,
 )
 from ..protocol import jsonrpc, versions
 from ..protocol.encoded import is_object
 from ..schema.paths import echoed
 from ..server.results.named_blocks import placeholders
-from ..server.wire.request import ASKED_WITHOUT_CLIENT, LARGE_MESSAGE_BYTES, RETURNED_ERROR, TIMED_OUT
+from ..server.wire.request import (
+    ASKED_WITHOUT_CLIENT,
+    LARGE_MESSAGE_BYTES,
+    RETURNED_ERROR,
+    TIMED_OUT,
+    UNKNOWN_TOOL,
+)
 from .bodies import BodyReadingHandler
 from .headers import json_body_type
 from .retry_after import retry_after_seconds
@@ -83,11 +92,9 @@ class RestToolHandler(BodyReadingHandler):
     async def post(self, name: str) -> None:
         if self.finished:
             return
-        tool = self.connection.described.registry.tools.get(name)
-        if tool is None:
-            self.fail(UnknownTool(f"Unknown tool: {echoed(name)}"))
-            return
-        if tool.meta and _app_only(tool.meta):  # for its view, through a host: REST has neither (module docstring)
+        tools = self.connection.described.registry.tools
+        tool = tools.get(name)  # (an unknown name is the call pipeline's to refuse, as on /mcp)
+        if tool is not None and tool.meta and _app_only(tool.meta):  # for its view, through a host: REST has neither
             self.fail(UnknownTool(f"Tool {name!r} is for its view only (view_visibility=['app']): not served "
                                   "over REST; an MCP host calls it for its view"))
             return
@@ -122,8 +129,14 @@ class RestToolHandler(BodyReadingHandler):
         response = reply.message or {}
         if "error" in response:
             self.reply_status(response, REST_ROUTE)  # the headers its error needs (a scope challenge)
-            self.send_error_json(*rest_error(response["error"]))
+            error = response["error"]
+            status, answer = rest_error(error)
+            if call.slots.get(UNKNOWN_TOOL) and error.get("code") == UnknownTool.code:  # the tool named is none
+                status = http_status_of(UnknownTool(answer["error"]), REST_ROUTE)  # 404, not -32602's 400
+            self.send_error_json(status, answer)
             return
+        tool = tool or tools.get(name)  # (registered while the call was on its way)
+        background = tool is not None and tool.background
         result = response["result"]
         record = (result.get("_meta") or {}).get(PROVENANCE_META)
         if isinstance(record, str):  # the call's provenance record, as W3C PROV-AQ names it
@@ -133,7 +146,7 @@ class RestToolHandler(BodyReadingHandler):
             # An unknown (or someone else's) job id: the tool's error, with the status body pollers read.
             self.send_json(404, refused, echoes=False)
             return
-        if tool.background and result.get("isError"):
+        if background and result.get("isError"):
             # An async tool answers at once; an error then means no job could start (a full job store),
             # with the seconds until the caller's share frees a slot when the store knows them.
             seconds = retry_after(result)
@@ -141,7 +154,7 @@ class RestToolHandler(BodyReadingHandler):
                 self.set_header("Retry-After", str(seconds))
             self.send_error_json(429, rest_answer(result)[1], echoes=False)
             return
-        if tool.background:
+        if background:
             job_id = (result.get("structuredContent") or {}).get("job_id")
             self.send_json(
                 202,

@@ -143,10 +143,12 @@ def test_rest(url: str) -> None:
     echoed = httpx2.post(url + "tools/echo", json={"text": "hi"}, timeout=10)
     assert (echoed.status_code, echoed.json()) == (200, {"result": "hi!"})
     refused = httpx2.post(url + "tools/refused", json={}, timeout=10)
-    assert refused.status_code == 404  # REST knows its tools before a call starts
+    # No tool has the name: the call pipeline decides, as on /mcp (R42-2), so the layer's refusal is the answer
+    # (its own code: REST's 403); it was REST's 404 before any layer ran.
+    assert (refused.status_code, refused.json()) == (403, {"error": "refused by a layer"})
     entries = [e for e in seen if e["method"] == "tools/call"]
     assert [(e["tool"], e["session"], e["version"], e["order"]) for e in entries] == [
-        ("echo", None, "2025-11-25", ["outer", "inner"])]
+        ("echo", None, "2025-11-25", ["outer", "inner"]), ("refused", None, "2025-11-25", ["outer", "inner"])]
 
 
 # -- stdio -------------------------------------------------------------------------------------

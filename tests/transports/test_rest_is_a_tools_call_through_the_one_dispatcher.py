@@ -5,7 +5,9 @@ other route (issue 12): its answers follow the live call path, not a second one.
   (as the earlier package answered it; a removed dead helper once answered 422 while live REST answered 500);
 - invalid arguments stay 400 with the violations even on a server whose ``argument_errors``
   option reports them as tool errors over MCP;
-- call observers see REST calls like any other (they pass the dispatcher).
+- call observers see REST calls like any other (they pass the dispatcher);
+- a name that is no tool is refused by the call pipeline, as on ``/mcp``: the application's middleware sees the
+  call and may answer it itself, call observers see the refusal, and REST answers it 404 (R42-2).
 """
 
 from __future__ import annotations
@@ -73,3 +75,26 @@ def test_rest_calls_reach_call_observers(served: tuple[MCPServer, str]) -> None:
     finally:
         unsubscribe()
     assert seen, "a REST call finished without telling call observers"
+
+
+def test_an_unknown_tool_passes_the_middleware_and_call_observers_as_on_mcp() -> None:
+    server = build()
+    names: list[str | None] = []
+
+    @server.middleware
+    async def routes_aliases(request: Any, call_next: Any) -> Any:
+        names.append(request.tool_name)
+        if request.tool_name == "plus":  # a name no tool has, answered by the application's own layer
+            return await call_next(request.replace(params={**request.params, "name": "add"}))
+        return await call_next(request)
+
+    refused: list[Any] = []
+    unsubscribe = server.core.bus.subscribe(lambda event, data: refused.append(data), ["call_finished"])
+    try:
+        with serve(server) as base:
+            assert post(base, "plus", {"a": 2, "b": 3}) == (200, {"result": "5"})
+            assert post(base, "nope", {}) == (404, {"error": "Unknown tool: nope"})
+    finally:
+        unsubscribe()
+    assert names == ["plus", "nope"]
+    assert [(data["name"], data["ok"]) for data in refused] == [("add", True), ("nope", False)]

@@ -23,7 +23,7 @@ from ...schema.paths import echoed
 from ...schema.secret_text import Telling
 from ..registry.components import Tool
 from ..wire import trace_context
-from ..wire.request import ANSWERED_BY_LAYER, RequestContext, Slot
+from ..wire.request import ANSWERED_BY_LAYER, UNKNOWN_TOOL, RequestContext, Slot
 from .invoke import CallRecord
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ def lookup_tool(core: CheckHost, request: RequestContext, params: dict[str, Any]
         raise InvalidParams("tools/call needs params.name, the tool's name as a string")
     tool = core.registry.tools.by_name.get(name)
     if tool is None:
+        request.slots[UNKNOWN_TOOL] = True  # (REST's 404)
         _refused(core, request, name, f"Unknown tool: {echoed(name)}")
         raise UnknownComponent(f"Unknown tool: {echoed(name)}")
     return tool

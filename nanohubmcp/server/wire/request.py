@@ -100,6 +100,11 @@ RETURNED_ERROR: Slot[bool] = Slot("an error result the tool returned")
 raised or a result breaking its output schema. REST answers the one 422 (the earlier package's answer),
 the other 500; MCP answers both as ``isError: true``."""
 
+UNKNOWN_TOOL: Slot[bool] = Slot("a call naming no tool")
+"""Whether a ``tools/call`` was refused because its ``params.name`` names no tool (set where the call's tool
+is looked up, :func:`~nanohubmcp.server.calls.tool_checks.lookup_tool`): the error is -32602 on every route,
+which REST answers 404 for this refusal (400 for the others)."""
+
 
 class RequestContext:
     """One request in flight.
