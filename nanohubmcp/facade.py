@@ -4,7 +4,9 @@ It holds the public signatures and their documentation, and hands each call to o
 objects it composes: the core (``server.core``), a :class:`~nanohubmcp.registration.Registrar`
 that turns functions into component records on the core's registry, and a
 :class:`~nanohubmcp.serving.Serving` that owns the runner while serving (the
-transports are imported when serving starts, so building a server imports no Tornado code).
+transports are imported when serving starts, so building a server imports no Tornado code). It hands
+out a fourth, ``server.runtime`` (:class:`~nanohubmcp.runtime.Runtime`): what the notebook layer and the
+sources of tools read and set of the core, so they reach nothing through ``server.core``.
 The facade sits below the Jupyter layer (which builds ``MCPServer`` objects for notebooks) and
 never names it; ``run()`` reaches it lazily, in a kernel only (see ``nanohubmcp.serving``).
 
@@ -37,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from .auth.verifiers import resolve as resolve_auth
 from .errors import ConfigurationError, RegistrationError
 from .registration import Registrar, decorating
+from .runtime import Runtime
 from .server.app_import import command_line
 from .server.calls.workers import MAX_ABANDONED
 from .server.core import ServerCore
@@ -298,6 +301,7 @@ class MCPServer:
                 one_line_if_uncaught(exc, status=2)
             raise
         self._registrar = Registrar(self.core)
+        self._runtime = Runtime(self.core)
         self._serving = Serving()
         self._token_requirement: str | None = None
         self.auth = auth
@@ -318,6 +322,13 @@ class MCPServer:
     def events(self) -> EventBus:
         """The event bus (``subscribe(callback)``); see ``nanohubmcp.server.wire.events``."""
         return self.core.bus
+
+    @property
+    def runtime(self) -> Runtime:
+        """What the notebook layer and the sources of tools read and set of the server: its components, jobs,
+        provenance records and stuck calls, and the settings a notebook changes while serving (see
+        :class:`~nanohubmcp.runtime.Runtime`)."""
+        return self._runtime
 
     @property
     def public_url(self) -> str | None:

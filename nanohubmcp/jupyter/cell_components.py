@@ -99,7 +99,7 @@ class CellRegistry:
             policy=policy,
             cell=cell,
             kernel_loop=self.kernel_loop,
-            executor=lambda: self.server.core.executor,
+            executor=lambda: self.server.runtime.worker_pool(),
             timeout=self._tool_timeout,
             background=background,
             on_failure=lambda name, trace: self._failed(kind, name, trace),
@@ -110,7 +110,7 @@ class CellRegistry:
         spec, fn = entry.spec, entry.fn
         if isinstance(spec, ToolSpec):
             name = spec.name or fn.__name__
-            runs_on = spec.executor or (self.server.core.job_runner.name if spec.background else None)
+            runs_on = spec.executor or (self.server.runtime.job_executor if spec.background else None)
             if runs_on in ("processes", "dask", "slurm"):
                 # The function itself is pickled to the other process: nothing of the kernel goes along.
                 wrapper = fn
@@ -205,7 +205,7 @@ class CellRegistry:
     def remove(self, name: str) -> str | None:
         """Unregister the tool, prompt or resource (by URI) called ``name``; returns its kind."""
         for kind in ("tool", "prompt", "resource"):
-            if (kind, name) in self.entries or (kind == "tool" and name in self.server.core.registry.tools):
+            if (kind, name) in self.entries or (kind == "tool" and name in self.server.runtime.tools):
                 self._drop(kind, name)
                 return kind
         return None

@@ -104,8 +104,8 @@ def unload(shell: InteractiveShell) -> None:
 
 def stopped_line(session: KernelSession) -> str:
     """One line saying what unloading ``session`` stops (said before it stops)."""
-    registry = session.server.core.registry
-    tables = (("tool(s)", registry.tools), ("resource(s)", registry.resources), ("prompt(s)", registry.prompts))
+    runtime = session.server.runtime
+    tables = (("tool(s)", runtime.tools), ("resource(s)", runtime.resources), ("prompt(s)", runtime.prompts))
     counts = ", ".join(f"{len(items)} {kind}" for kind, items in tables)
     if session.running:
         where = f"stopped the MCP server '{session.server.name}' on port {session.server.port} (the port is free)"

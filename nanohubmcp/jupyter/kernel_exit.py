@@ -134,8 +134,4 @@ def stop_server(server: Any, within: float) -> None:
     does not outlive it, and a record left ``working`` would stay so until a server opened the state folder again
     (trial57 F6)."""
     server.stop(within=within)
-    core = server.core
-    if core.core_jobs.process_ended():
-        records = core.first_use.provenance_made
-        if records is not None:
-            records.stopping()  # the jobs' records, written now (the kernel's SIGTERM may come next)
+    server.runtime.end_jobs_now()  # their records written now (the kernel's SIGTERM may come next)

@@ -65,9 +65,9 @@ def _status(server: Servable, host: str, hub: HubView | None = None) -> dict[str
             "runs": "job" if t.background else "server",
             "cell": None,
         }
-        for t in server.core.registry.tools.values()
+        for t in server.runtime.tools.values()
     ]
-    registry = server.core.registry
+    runtime = server.runtime
     return {
         "name": server.name,
         "version": server.version,
@@ -84,9 +84,9 @@ def _status(server: Servable, host: str, hub: HubView | None = None) -> dict[str
         "streaming": hub.streaming if hub is not None else "",
         "jupyter_token": bool(hub is not None and hub.jupyter_token),
         "tools": tools,
-        "resources": [r.uri for r in registry.resources.values()]
-        + [t.uri_template for t in registry.templates.values()],
-        "prompts": [p.name for p in registry.prompts.values()],
+        "resources": [r.uri for r in runtime.resources.values()]
+        + [t.uri_template for t in runtime.templates.values()],
+        "prompts": [p.name for p in runtime.prompts.values()],
     }
 
 

@@ -240,4 +240,4 @@ class PanelFeed:
     def _stuck(self) -> int:
         """Calls past ``tool_timeout`` whose functions still hold a worker thread."""
         subject = self._subject()
-        return int(subject.server.core.stuck_calls) if subject is not None else 0
+        return subject.server.runtime.stuck_calls if subject is not None else 0

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .display import endpoints, first_line
 
 if TYPE_CHECKING:
-    from ..server.core import ServerCore
+    from ..runtime import Runtime
     from ..server.wire.events import EventBus
 
 __all__ = ["components", "jobs", "provenance", "status"]
@@ -52,7 +52,7 @@ class ShownServer(Protocol):
     """What the panel reads of a server (an ``MCPServer``)."""
 
     @property
-    def core(self) -> ServerCore: ...
+    def runtime(self) -> Runtime: ...
 
     @property
     def events(self) -> EventBus: ...
@@ -91,24 +91,24 @@ def components(subject: Shown | None) -> dict[str, Any]:
     if subject is None:
         return {"type": "components", "tools": [], "resources": [], "prompts": []}
     runs = {t["name"]: t["runs"] for t in subject.status()["tools"]}
-    registry = subject.server.core.registry
+    runtime = subject.server.runtime
     return {
         "type": "components",
         "tools": [
             {"name": t.name, "title": t.title, "description": first_line(t.description),
              "runs": runs.get(t.name, "server")}
-            for t in registry.tools.values()
+            for t in runtime.tools.values()
         ],
         "resources": [
             {"uri": r.uri, "name": r.name, "description": first_line(r.description), "template": False}
-            for r in registry.resources.values()
+            for r in runtime.resources.values()
         ]
         + [
             {"uri": t.uri_template, "name": t.name, "description": first_line(t.description), "template": True}
-            for t in registry.templates.values()
+            for t in runtime.templates.values()
         ],
         "prompts": [
-            {"name": p.name, "description": first_line(p.description)} for p in registry.prompts.values()
+            {"name": p.name, "description": first_line(p.description)} for p in runtime.prompts.values()
         ],
     }
 
@@ -121,7 +121,7 @@ def jobs(subject: Shown | None) -> dict[str, Any]:
         return {"type": "jobs", "jobs": []}
     keep = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message", "created",
             "executor")
-    listed = subject.server.core.jobs.listing(limit=JOBS_SHOWN, processes=getattr(subject, "job_processes", None))
+    listed = subject.server.runtime.jobs.listing(limit=JOBS_SHOWN, processes=getattr(subject, "job_processes", None))
     return {"type": "jobs", "jobs": [{key: row.get(key) for key in keep} for row in listed]}
 
 
@@ -133,5 +133,5 @@ def provenance(subject: Shown | None, record_id: object) -> dict[str, Any]:
     """
     record = None
     if subject is not None and isinstance(record_id, str) and 0 < len(record_id) <= 64:
-        record = subject.server.core.provenance.find(record_id)
+        record = subject.server.runtime.provenance.find(record_id)
     return {"type": "provenance", "id": record_id if isinstance(record_id, str) else None, "record": record}

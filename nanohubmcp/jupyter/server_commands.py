@@ -109,18 +109,18 @@ class ServerCommands:
     def jobs(self, *, every: bool = False) -> None:
         """``%mcp jobs [--all]``: this kernel's jobs, or every job of the state directory."""
         # Another kernel's server of the same name shares the store: its jobs are left out unless asked.
-        print(jobs_report(self.session.server.core.jobs, self.session.job_processes, every=every))
+        print(jobs_report(self.session.server.runtime.jobs, self.session.job_processes, every=every))
 
     def history(self, target: str | None, *, every: bool = False) -> None:
         """``%mcp history [ID] [--all]``: this kernel's recent provenance records (``every``: those of
         every kernel sharing the state directory), or one record in full (any kernel's)."""
-        store = self.session.server.core.provenance
+        store = self.session.server.runtime.provenance
         if target:
             record_id = record_id_of(target) or target
             print(format_record(store.find(record_id), target))
         else:
             rows = store.recent(HISTORY_ROWS if every else SCANNED)
-            print(history_report(rows, self.session.server.core.jobs.directory, every=every))
+            print(history_report(rows, self.session.server.runtime.jobs.directory, every=every))
 
     def remove(self, target: str | None) -> None:
         """``%mcp remove NAME``."""

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..facade import MCPServer
-from ..server.options import checked_timeout
 from ..server.provenance.tool_options import resolve_enabled as resolve_provenance
 from ..server.wire.trace_context import resolve as resolve_tracing
 from ..state import resolve as resolve_state_url
@@ -107,7 +106,7 @@ class KernelSession:
             provenance=resolve_provenance(None, cfg.provenance),
             **{limit: getattr(cfg, limit) for limit in LIMIT_TRAITS},
         )
-        self.job_processes.add(server.core.jobs.process)
+        self.job_processes.add(server.runtime.jobs.process)
         if self._unsubscribe is not None:
             self._unsubscribe()
         unsubscribe_log = server.events.subscribe(self._record)
@@ -234,10 +233,10 @@ class KernelSession:
 
     def _on_tool_timeout(self, change: Bunch) -> None:
         """``%config NanohubMCP.tool_timeout`` applies to the next call of every tool, Rappture and Sim2L too."""
-        self.server.core.tool_timeout = checked_timeout(change["new"])
+        self.server.runtime.set_tool_timeout(change["new"])
 
     def _on_results(self, change: Bunch) -> None:
-        self.server.core.result_options.update(change["name"], change["new"])
+        self.server.runtime.set_result_option(change["name"], change["new"])
 
     def _on_config(self, change: Bunch) -> None:
         if change["old"] == change["new"]:
@@ -307,9 +306,8 @@ class KernelSession:
 
     def status(self) -> dict[str, Any]:
         """A snapshot for displays and panels (plain JSON-able values)."""
-        registry = self.server.core.registry
         tools = []
-        for tool in registry.tools.values():
+        for tool in self.server.runtime.tools.values():
             entry = self.components.entries.get(("tool", tool.name))
             tools.append(
                 {
@@ -338,5 +336,5 @@ class KernelSession:
             "tools": tools,
             "resources": sorted(key for kind, key in self.components.entries if kind == "resource"),
             "prompts": sorted(key for kind, key in self.components.entries if kind == "prompt"),
-            "stuck_calls": self.server.core.stuck_calls,
+            "stuck_calls": self.server.runtime.stuck_calls,
         }

@@ -338,6 +338,11 @@ class ServerCore:
     def _worker_pool(self) -> WorkerPool:
         return WorkerPool(self.workers, name="nanohubmcp-worker", max_stuck=self.max_stuck_calls)
 
+    def set_tool_timeout(self, seconds: object) -> None:
+        """Bound the next call of every tool by ``seconds``, by :func:`.options.checked_timeout`'s rule (a notebook's
+        ``%config NanohubMCP.tool_timeout`` while serving)."""
+        self.tool_timeout = checked_timeout(seconds)
+
     @property
     def stuck_calls(self) -> int:
         """Calls abandoned after ``tool_timeout`` whose functions have not returned yet.

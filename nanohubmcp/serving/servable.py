@@ -13,6 +13,7 @@ from ..processes.stopping import Stopping
 if TYPE_CHECKING:
     import asyncio
 
+    from ..runtime import Runtime
     from ..server.core import ServerCore
     from ..server.registry.registry import Registry
     from ..server.wire.events import EventBus
@@ -23,6 +24,9 @@ class Servable(Protocol):
 
     @property
     def core(self) -> ServerCore: ...
+
+    @property
+    def runtime(self) -> Runtime: ...
 
     @property
     def name(self) -> str: ...

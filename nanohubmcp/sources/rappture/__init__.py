@@ -52,6 +52,7 @@ from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool, time_limit
 from .units import load_registry, pint_missing, registry_ready
 
 if TYPE_CHECKING:
+    from ...runtime import ResultSettings
     from ...server.registry.components import Tool
 
 __all__ = ["PROXY_TIMEOUT", "RapptureCall", "RapptureTool", "add_rappture_tool", "load_rappture_tool"]
@@ -172,8 +173,20 @@ class RapptureCall:
         )
 
 
+class RappturePlots(Protocol):
+    """What registering a Rappture tool reads of the server's runtime (``server.runtime``)."""
+
+    @property
+    def results(self) -> ResultSettings:
+        """How results are shaped: how large an output is inlined, the figures' dots per inch."""
+        ...
+
+
 class ToolHost(Protocol):
     """What registering a Rappture tool uses of a server (an ``MCPServer``)."""
+
+    @property
+    def runtime(self) -> RappturePlots: ...
 
     def add_tool(self, fn: Callable[..., Any], *, background: bool = ..., **options: Any) -> Tool: ...
 
@@ -230,13 +243,12 @@ def add_rappture_tool(
     sweep_once()  # the run directories killed servers left
     after_worker_death(sweep)  # (--workers: a worker killed mid-run leaves its program; its parent ends it)
     before_quick_exit(stop_all)  # (a second Ctrl-C quits at once, running no exit handler: not its programs too)
-    core = getattr(server, "core", None)
-    results = getattr(core, "result_options", None)
+    results = server.runtime.results
     call = RapptureCall(
         tool,
         timeout=timeout,
-        inline_limit=getattr(results, "max_inline_bytes", None),
-        figure_dpi=getattr(results, "figure_dpi", None),
+        inline_limit=results.max_inline_bytes,
+        figure_dpi=results.figure_dpi,
         plot=plot,
     )
     options.setdefault("title", tool.title or None)

@@ -45,33 +45,39 @@ from .store import DEFAULT_MAX_RUNS, RUN_FILE, RunStore, run_id, sweep_runs
 from .values import prepare
 
 if TYPE_CHECKING:
-    from ...server.executors.base import JobExecutor
-    from ...server.jobs.service import JobStore
+    from ...runtime import JobRecords, ResultSettings
     from ...server.registry.components import Tool
     from ...server.registry.resources import Resource, ResourceTemplate
-    from ...server.results.options import ResultOptions
 
 NOTEBOOK_MIME = "application/x-ipynb+json"
 """The media type of a Jupyter notebook (an executed run's ``<name>.ipynb``)."""
 
 
-class _Core(Protocol):
-    @property
-    def jobs(self) -> JobStore: ...
+class Sim2LRuntime(Protocol):
+    """What registering and running a Sim2L reads of the server's runtime (``server.runtime``)."""
 
     @property
-    def result_options(self) -> ResultOptions: ...
+    def jobs(self) -> JobRecords:
+        """The job store: its state directory holds the runs, when it outlives the process."""
+        ...
 
     @property
-    def job_runner(self) -> JobExecutor: ...
+    def results(self) -> ResultSettings:
+        """How results are shaped: how large an output is inlined, how large a file a read returns."""
+        ...
+
+    @property
+    def job_executor(self) -> str:
+        """The name of the executor a job tool runs on."""
+        ...
 
 
 class Sim2LHost(Protocol):
     """What registering a Sim2L notebook uses of the server (an ``MCPServer``)."""
 
     @property
-    def core(self) -> _Core:
-        """The server core (its job store names the state directory)."""
+    def runtime(self) -> Sim2LRuntime:
+        """What the server lets the layers built on it read (its job store names the state directory)."""
         ...
 
     def add_tool(self, fn: Callable[..., Any], *, background: bool = False, **options: Any) -> Tool:
@@ -277,7 +283,7 @@ class Sim2LTool:
 def _runs_root(server: Sim2LHost, results_dir: str | os.PathLike[str] | None) -> str:
     if results_dir is not None:
         return os.path.abspath(os.fspath(results_dir))
-    jobs = server.core.jobs
+    jobs = server.runtime.jobs
     if jobs.persistent:
         return os.path.join(jobs.directory, "sim2l")
     return tempfile.mkdtemp(prefix="nanohubmcp-sim2l-")  # job_store="memory": nothing outlives the process
@@ -335,7 +341,7 @@ def add_sim2l(
     spec = read_sim2l(path)
     _load_libraries()
     tool_id = name or tool_name(spec)
-    executor = server.core.job_runner.name
+    executor = server.runtime.job_executor
     if background and executor == "submit":
         raise RegistrationError(
             f"Sim2L tool '{tool_id}': a job tool (background=True, --async) cannot run on the server's 'submit' "
@@ -357,7 +363,7 @@ def add_sim2l(
     runner = Sim2LTool(spec, tool_id, store, kernel_name=kernel_name, cell_timeout=cell_timeout, cache=cache,
                        description=description)
     runner.code = watched = WatchedCode(functools.partial(notebook_code, spec.path))
-    runner.max_inline_bytes = server.core.result_options.max_inline_bytes
+    runner.max_inline_bytes = server.runtime.results.max_inline_bytes
     # Every call's arguments are held to simtool's types before it runs: a refusal is the argument check's
     # (traced as validate_arguments), a job tool's before its job is made; on a worker thread (pint)
     checks = {"check_arguments": runner.check, "check_off_loop": True}
@@ -378,7 +384,7 @@ def add_sim2l(
     )
 
     def read_file(run: str, path: str) -> Any:
-        return runner.read_file(run, path, server.core.result_options.max_result_bytes)
+        return runner.read_file(run, path, server.runtime.results.max_result_bytes)
 
     server.add_resource(
         read_file,
