@@ -16,7 +16,7 @@ from ..errors import NanohubMCPError, RouteNotFound
 from ..protocol import versions
 from . import auth
 from .base import BaseHandler
-from .plain_errors import PlainErrors, plain_error
+from .plain_errors import plain_error, plain_error_body
 from .streamable_http import StreamableHTTPHandler
 
 if TYPE_CHECKING:
@@ -82,8 +82,10 @@ class RootHandler(StreamableHTTPHandler):
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2); it was 405
 
 
-class DiscoveryHandler(PlainErrors, BaseHandler):
+class DiscoveryHandler(BaseHandler):
     """``GET /.well-known/mcp.json`` (and ``HEAD``)."""
+
+    error_body = plain_error_body
 
     def get(self) -> None:
         if not self._finished:
@@ -92,8 +94,10 @@ class DiscoveryHandler(PlainErrors, BaseHandler):
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
 
-class OpenAPIHandler(PlainErrors, BaseHandler):
+class OpenAPIHandler(BaseHandler):
     """``GET /openapi.json`` (and ``HEAD``)."""
+
+    error_body = plain_error_body
 
     def get(self) -> None:
         if not self._finished:
@@ -105,12 +109,14 @@ class OpenAPIHandler(PlainErrors, BaseHandler):
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
 
-class ProtectedResourceHandler(PlainErrors, BaseHandler):
+class ProtectedResourceHandler(BaseHandler):
     """``GET /.well-known/oauth-protected-resource[/<path>]``: RFC 9728 metadata (no token needed).
 
     404 when the server has no authorization configured (there is no protected resource), and for a path that
     names none of the resources served (:func:`.auth.served_resource`: the root or path prefix, ``/mcp``, ``/sse``).
     """
+
+    error_body = plain_error_body
 
     public = True
 

@@ -11,14 +11,14 @@ import re
 from ..errors import RouteNotFound, ServerBusy
 from .base import BaseHandler
 from .bodies import StreamedBody
-from .plain_errors import PlainErrors
+from .plain_errors import plain_error_body
 from .url_path import spellings
 
 _SHOWN_PATH = 200
 """How much of an unknown path a 404 repeats."""
 
 
-class NotFoundHandler(PlainErrors, BaseHandler):
+class NotFoundHandler(BaseHandler):
     """Any other path: a JSON 404 that says what exists.
 
     On a server with authorization, a request without a valid token gets the 401 (with
@@ -33,6 +33,8 @@ class NotFoundHandler(PlainErrors, BaseHandler):
     client's next request; any other (larger, chunked, awaited with ``Expect: 100-continue``) stays
     unread and the 404 says ``Connection: close`` (:meth:`~.bodies.StreamedBody.refuse_unread`).
     """
+
+    error_body = plain_error_body
 
     async def prepare(self) -> None:
         await super().prepare()  # the Origin and Host checks (no token: no method of its own is allowed)

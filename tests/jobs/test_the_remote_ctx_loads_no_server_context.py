@@ -1,7 +1,7 @@
 """The ``ctx`` a job gets on another process (a pool process, a Dask worker, a Slurm node) is light.
 
 ``RemoteContext`` shares only the ``debug``/``info``/``warning``/``error`` shorthands with the server's
-``Context`` (``calls/call_log.LevelMethods``), so unpickling it where the job runs loads neither
+``Context`` (plain functions of ``calls/call_log``), so unpickling it where the job runs loads neither
 ``Context`` nor the client asks behind it. Checked in a fresh interpreter, so no earlier import of a
 test hides it.
 """

@@ -5,8 +5,9 @@ Python logger ``nanohubmcp.tool`` at the matching level (:data:`PY_LEVELS`), kee
 :data:`LOG_KEPT` for ``ctx.get_log_messages()``, and makes the ``notifications/message`` the client
 asked for (``logging/setLevel``, or a 2026-07-28 request's ``_meta``): none below its level, none when it
 asked for none. Sending it on the request's stream is the Context's (:mod:`.context`).
-:class:`LevelMethods` gives ``debug``/``info``/``warning``/``error`` to every ``ctx``: a Context and the
-stand-in a job gets on another process (:mod:`nanohubmcp.server.executors.remote`).
+:func:`debug`, :func:`info`, :func:`warning` and :func:`error` are the shorthands of every ``ctx``, plain
+functions a Context and the stand-in a job gets on another process (:mod:`nanohubmcp.server.executors.remote`)
+each take as methods of the same names (no base class between them).
 
 Source: MCP 2025-11-25, Server § Utilities § Logging.
 """
@@ -15,15 +16,17 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Callable, Generator
+from typing import Any, Protocol
 
 from ...errors import notified_text
 from ...protocol import jsonenc, jsonrpc
 from ...protocol.nesting import MAX_JSON_DEPTH, nested_deeper_than
 from ..wire.request import LOG_LEVELS
 
-__all__ = ["LOGGED", "LOG_KEPT", "PY_LEVELS", "CallLog", "LevelMethods", "Logged", "sendable"]
+__all__ = [
+    "LOGGED", "LOG_KEPT", "PY_LEVELS", "CallLog", "Logged", "Logs", "debug", "error", "info", "sendable", "warning",
+]
 
 log = logging.getLogger("nanohubmcp.tool")
 
@@ -54,32 +57,39 @@ LOGGED = Logged()
 """The one :class:`Logged`."""
 
 
-class LevelMethods:
-    """``debug``/``info``/``warning``/``error`` for a class with ``log(level, message, **data)``. Each sends at
-    once and returns :data:`LOGGED`: calling it is enough, and ``await ctx.info(...)`` works too."""
+class Logs(Protocol):
+    """What the level shorthands call: a ``ctx`` with ``log(level, message, **data)``."""
 
-    def log(self, level: str, message: str, **data: Any) -> Logged | None:
-        raise NotImplementedError
+    @property
+    def log(self) -> Callable[..., object]:
+        """``log(level, message, **data)``."""
+        ...
 
-    def debug(self, message: str, **data: Any) -> Logged:
-        """Log at debug level (a plain call; awaiting what it returns does nothing)."""
-        self.log("debug", message, **data)
-        return LOGGED
 
-    def info(self, message: str, **data: Any) -> Logged:
-        """Log at info level (a plain call; awaiting what it returns does nothing)."""
-        self.log("info", message, **data)
-        return LOGGED
+# The debug/info/warning/error shorthands of every ``ctx``, plain functions both contexts take as their methods
+# (``info = call_log.info`` in the class body): a Context and the stand-in a job gets on another process.
+def debug(self: Logs, message: str, **data: Any) -> Logged:
+    """Log at debug level (a plain call; awaiting what it returns does nothing)."""
+    self.log("debug", message, **data)
+    return LOGGED
 
-    def warning(self, message: str, **data: Any) -> Logged:
-        """Log at warning level (a plain call; awaiting what it returns does nothing)."""
-        self.log("warning", message, **data)
-        return LOGGED
 
-    def error(self, message: str, **data: Any) -> Logged:
-        """Log at error level (a plain call; awaiting what it returns does nothing)."""
-        self.log("error", message, **data)
-        return LOGGED
+def info(self: Logs, message: str, **data: Any) -> Logged:
+    """Log at info level (a plain call; awaiting what it returns does nothing)."""
+    self.log("info", message, **data)
+    return LOGGED
+
+
+def warning(self: Logs, message: str, **data: Any) -> Logged:
+    """Log at warning level (a plain call; awaiting what it returns does nothing)."""
+    self.log("warning", message, **data)
+    return LOGGED
+
+
+def error(self: Logs, message: str, **data: Any) -> Logged:
+    """Log at error level (a plain call; awaiting what it returns does nothing)."""
+    self.log("error", message, **data)
+    return LOGGED
 
 
 class CallLog:

@@ -25,15 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..asks.context_asks import DEFAULT_CLIENT_TIMEOUT, ClientAsks, on_loop
 from ..wire.request import RequestContext
+from . import call_log
 from .call_facts import CallFacts
-from .call_log import LOGGED, CallLog, LevelMethods, Logged
+from .call_log import LOGGED, CallLog, Logged
 from .progress import for_request as progress_of
 
 if TYPE_CHECKING:
     from .call_seams import CallSeams
 
 
-class Context(CallFacts, LevelMethods):
+class Context(CallFacts):
     """Per-call handle for logging, progress, cancellation and client requests.
 
     What the call is (its ids, caller, ``_meta``, task metadata, cancellation flag) it reads from its
@@ -98,6 +99,11 @@ class Context(CallFacts, LevelMethods):
         if notification is not None:
             self._on_loop_thread(self._request.send_related, notification)
         return LOGGED
+
+    debug = call_log.debug
+    info = call_log.info
+    warning = call_log.warning
+    error = call_log.error
 
     # -- progress ---------------------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:

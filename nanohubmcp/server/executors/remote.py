@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors.told import Failure
-from ..calls.call_log import LevelMethods
+from ..calls import call_log
 from ..wire.request import LOG_LEVELS
 from ..wire.trace_context import continued
 from .base import Place
@@ -77,7 +77,7 @@ class RemoteCancel:
         return True
 
 
-class RemoteContext(LevelMethods):
+class RemoteContext:
     """What a job's function gets as ``ctx`` on another process or machine.
 
     Attributes:
@@ -130,6 +130,11 @@ class RemoteContext(LevelMethods):
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         self._channel.send(self.job_id, "log", [level, message, data])
+
+    debug = call_log.debug
+    info = call_log.info
+    warning = call_log.warning
+    error = call_log.error
 
     # -- cancellation -----------------------------------------------------------------------
     def is_cancelled(self) -> bool:
