@@ -235,12 +235,13 @@ class Intake:
 
     def read(self, body: bytes | str, *, session: Session | None = None,
              stream: OutboundStream | None = None, principal: Principal | None = None,
-             parsed: jsonrpc.Message | list[Any] | None = None) -> Incoming:
-        """One line (or body) of a connection's one peer (stdio), parsed and :meth:`admit`-ted; a
-        batch comes back as the :class:`Incoming`'s ``batch``, checked against the version in force
-        (the peer's session's). ``principal``: the peer, when the transport authenticated it (stdio
-        with ``auth=``: the token in its environment), carried by every request. ``parsed``: the
-        body as :meth:`parse` read it already (:meth:`read_large`).
+             parsed: jsonrpc.Message | list[Any] | None = None, version: str | None = None) -> Incoming:
+        """One line (or body) of a connection's one peer (stdio, an in-memory client), parsed and
+        :meth:`admit`-ted; a batch comes back as the :class:`Incoming`'s ``batch``, checked against the
+        version in force (the peer's session's, else ``version``, else 2025-03-26). ``principal``: the
+        peer, when the transport authenticated it (stdio with ``auth=``: the token in its environment),
+        carried by every request. ``parsed``: the body as :meth:`parse` read it already
+        (:meth:`read_large`). ``version``: as :meth:`admit`'s.
 
         Raises:
             ParseError, InvalidRequest: not JSON, not a JSON-RPC message, a batch the version lacks.
@@ -249,19 +250,21 @@ class Intake:
         if parsed is None:
             parsed = self.parse(body)
         if isinstance(parsed, list):
-            version = handshake_version(session)
-            refused = batch_refusal(version, parsed)
+            in_force = handshake_version(session, version)
+            refused = batch_refusal(in_force, parsed)
             if refused is not None:
                 raise refused
-            return Incoming((None, False, None, parsed, version, session, False))
-        return self.admit(parsed, session=session, stream=stream, principal=principal)
+            return Incoming((None, False, None, parsed, in_force, session, False))
+        return self.admit(parsed, session=session, stream=stream, principal=principal, version=version)
 
     async def read_large(self, body: bytes | str, *, session: Session | None = None,
-                         stream: OutboundStream | None = None, principal: Principal | None = None) -> Incoming:
+                         stream: OutboundStream | None = None, principal: Principal | None = None,
+                         version: str | None = None) -> Incoming:
         """:meth:`read` of a body of at least :data:`~.wire.request.LARGE_MESSAGE_BYTES`: parsed on a
         worker thread, its request (or batch) marked large (its arguments are checked there too)."""
         parsed = await self.parse_large(body)
-        incoming = self.read(body, session=session, stream=stream, principal=principal, parsed=parsed)
+        incoming = self.read(body, session=session, stream=stream, principal=principal, parsed=parsed,
+                             version=version)
         if incoming.request is not None:
             incoming.request.large = True
         elif incoming.batch is not None:

@@ -198,7 +198,9 @@ class MemoryClient:
         (:meth:`envelope` builds them). For tests of the protocol itself, broken clients included:
         a ``str`` or ``bytes`` is the message's raw text (``'{"jsonrpc": '`` gets the -32700 parse error),
         any other value is sent as its JSON (a list is a batch, answered with a list where the version
-        has batches, 2024-11-05 and 2025-03-26; ``5`` or ``"x"`` as JSON get -32600), as over HTTP.
+        has batches, 2024-11-05 and 2025-03-26; ``5`` or ``"x"`` as JSON get -32600). The bytes are answered
+        as a stdio server answers them on a line (the same path, :mod:`nanohubmcp.transports.one_peer`): a
+        blank text gets no answer (None), one over 4 MiB the -32600 "Message too long".
 
         A request whose caller is cancelled (``anyio.fail_after``, ``move_on_after``, a task's
         ``cancel()``) is cancelled at the server too, as a wire client does: the client sends

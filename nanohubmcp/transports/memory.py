@@ -1,13 +1,15 @@
 """The in-memory transport: one client in the same process, no sockets, no threads of its own.
 
 A :class:`MemoryPeer` is the server's end of one in-process client (:mod:`nanohubmcp.testing`'s
-clients sit on the other end). Each message the client sends is handed over as JSON bytes and
-goes through the same :class:`~nanohubmcp.server.connection.Connection` every transport speaks to
-(parsed there, its era and version decided there, then served through the dispatcher and the call
-pipeline), so middleware, scopes, schemas, progress, elicitation, sampling, logging and tasks behave
-as on the wire. It is stdio without the pipe: one peer, one session opened by ``initialize``, both
-eras on one connection, and requests served concurrently (a client can answer an elicitation while
-the call that asked waits).
+clients sit on the other end). It is stdio without the pipe: each message the client sends is handed
+over as JSON bytes to the path a stdio line takes (:class:`~.one_peer.OnePeer`, then the
+:class:`~nanohubmcp.server.connection.Connection` every transport speaks to: parsed there, its era and
+version decided there, then served through the dispatcher and the call pipeline), so the same bytes get
+the same answer as over stdio — refusals, error objects, batches, the one session ``initialize`` opens —
+and middleware, scopes, schemas, progress, elicitation, sampling, logging and tasks behave as on the
+wire. Both eras are served on one connection, and requests concurrently (a client can answer an
+elicitation while the call that asked waits). Only the framing differs: a message is given whole, so a
+newline inside it is no line's end.
 
 Messages the server sends outside a response — progress, log messages, server→client requests,
 change notifications — go to the ``sink`` given at construction, in order, on the event loop.
@@ -21,10 +23,9 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ProtocolError, error_response
-from ..server.connection import Connection, batch_refusal, handshake_version
+from ..server.connection import Connection
 from ..server.intake import MEMORY_TRANSPORT
-from ..server.wire.streams import OutboundStream
+from .one_peer import Answer, OnePeer
 from .served import ServedServer
 
 if TYPE_CHECKING:
@@ -48,19 +49,17 @@ class MemoryPeer:
             it (per-tool ``scopes=``, ``ctx.principal``, sessions owned by their opener); None:
             no authenticated caller, as on a server without ``auth=``.
         version: the protocol version of a handshake-era request sent without a session (what
-            an HTTP client's ``MCP-Protocol-Version`` header says); None: 2025-03-26, as over HTTP.
+            an HTTP client's ``MCP-Protocol-Version`` header says); None: 2025-03-26, as over stdio.
     """
 
     def __init__(self, server: ServedServer, sink: Sink, *, principal: Principal | None = None,
                  version: str | None = None) -> None:
         self.core = server.core
         self.connection = Connection(server.core, MEMORY_TRANSPORT, server, one_peer=True)
-        self.principal = principal
-        self.version = version
-        self.session: Session | None = None
         self._sink = sink
-        self.out = OutboundStream("memory", resumable=False)
-        self.out.attach(self._write)
+        self.peer = OnePeer(self.connection, self._write, principal=principal, version=version)
+        """Each message answered as stdio answers a line (:mod:`.one_peer`)."""
+        self.out = self.peer.out
         self.attached = self.core.notifier is None
         """No runner served the server when the peer was made: the first request attaches its
         core to the client's loop, and :meth:`close` detaches it again (unless a runner took it since)."""
@@ -70,48 +69,26 @@ class MemoryPeer:
         self._sink(message)
 
     @property
+    def session(self) -> Session | None:
+        """The session ``initialize`` opened (it may have ended since: :attr:`live_session`)."""
+        return self.peer.session
+
+    @property
     def live_session(self) -> Session | None:
         """The session ``initialize`` opened, while it lives."""
-        if self.session is not None and self.session.closed:
-            self.session = None
-        return self.session
+        return self.peer.live_session()
 
-    async def deliver(self, body: bytes) -> dict[str, Any] | list[dict[str, Any]] | None:
-        """Serve one JSON-RPC message or batch (its JSON bytes); the response message (a list for a batch),
-        None when none is owed (a notification, a response to the server's request, a request withdrawn by
-        cancellation, a batch of notifications). Never raises for the client's mistakes: they are error
+    async def deliver(self, body: bytes) -> Answer | None:
+        """Serve one JSON-RPC message or batch (its JSON bytes) as stdio serves the same bytes on a line
+        (:meth:`OnePeer.answer <.one_peer.OnePeer.answer>`): the response message (a list for a batch), None
+        when none is owed (a blank message, a notification, a response to the server's request, a request
+        withdrawn by cancellation, a batch of notifications). Never raises: the client's mistakes are error
         responses, as the wire gives them (-32700 for text that is not JSON, -32600 for JSON that is no
-        message; a batch where its version has them, 2024-11-05 and 2025-03-26, else -32600)."""
-        connection = self.connection
+        message, and for a message over 4 MiB; a batch where its version has them, 2024-11-05 and
+        2025-03-26, else -32600), and what serving one raised is logged and answered -32603."""
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
-        try:
-            message = connection.parse(body)
-            if isinstance(message, list):
-                session = self.live_session
-                version = handshake_version(session, self.version)
-                refused = batch_refusal(version, message)
-                if refused is not None:
-                    raise refused
-                replies = await connection.serve_batch(message, version=version, session=session, stream=self.out,
-                                                       principal=self.principal)
-                return replies or None
-            # its era, the version in force and its request context: the connection seam's, in one call
-            request = connection.admit(message, session=self.live_session, stream=self.out, principal=self.principal,
-                                       version=self.version).request
-        except ProtocolError as exc:
-            return error_response(exc, exc.request_id)
-        if request is None:  # a 2026-07-28 cancellation: the era has no other notification
-            connection.withdraw(message)
-            return None
-        if request.open_session is not None and self.live_session is not None:  # a second handshake starts over
-            connection.end_session(self.live_session.id)
-            self.session = None
-        reply = await connection.serve(request)
-        if reply.session is not None:
-            self.session = reply.session
-            reply.session.get_standalone().attach(self._write)  # change notifications reach the client too
-        return reply.message
+        return await self.peer.answer(body)
 
     def started(self, job: Job) -> bool:
         """Whether ``job`` was started by a request of this peer's client."""
@@ -125,10 +102,7 @@ class MemoryPeer:
         other clients. Returns the shared store's disconnecting task when the detach started one (its queued
         log entries written first), for the caller to wait for before its loop ends
         (:func:`~nanohubmcp.server.wire.store_close.wait_closed`), else None."""
-        self.connection.close("the client closed")
-        if self.live_session is not None:
-            self.connection.end_session(self.live_session.id)
-            self.session = None
+        self.peer.close("the client closed")
         if self.attached and self._loop is not None and self.core.loop is self._loop:
             return self.core.detach()
         return None

@@ -35,14 +35,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import signal
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..auth.verifiers import TokenVerifier
-from ..errors import ProtocolError, error_response
 from ..processes.exit_watch import ExitWatch
 from ..processes.found_handlers import FoundHandlers
 from ..processes.process_exit import (
@@ -53,20 +50,16 @@ from ..processes.process_exit import (
     exit_deadline,
     explain_exit_wait,
 )
-from ..protocol import jsonrpc
-from ..server.connection import Connection, Incoming
+from ..server.connection import Connection
 from ..server.wire.principal import Principal
-from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
-from ..server.wire.sessions import Session
 from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
-from ..server.wire.streams import OutboundStream
-from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
+from .lines import MAX_LINE_BYTES, LineReader, LineWriter, protect_stdout, stop_on_signals
+from .one_peer import OnePeer
 from .served import ServedServer
 
 if TYPE_CHECKING:
     from .stdio_auth import TokenExpiry
 
-log = logging.getLogger("nanohubmcp.stdio")
 
 class StdioTransport:
     """Serves one ``MCPServer`` on a pair of file descriptors (by default stdin and the protected stdout).
@@ -86,17 +79,15 @@ class StdioTransport:
         principal: Principal | None = None, expiry: TokenExpiry | None = None,
     ) -> None:
         self.server = server
-        self.principal = principal
-        self.expiry = expiry
         self.core = server.core
         self.connection = Connection(self.core, "stdio", server, one_peer=True)
         self.writer = LineWriter(protect_stdout() if out_fd is None else out_fd,
                                  unsendable=self.connection.unsendable_parts)
         self.in_fd = in_fd
         self.max_line_bytes = max_line_bytes
-        self.session: Session | None = None
-        self.out = OutboundStream("stdio", resumable=False)
-        self.out.attach(self._write)
+        self.peer = OnePeer(self.connection, self._write, principal=principal, expiry=expiry,
+                            max_bytes=max_line_bytes, streams_text=True)
+        """Each line answered (:mod:`.one_peer`), as the in-memory transport answers a message."""
         self.tasks: set[asyncio.Task[None]] = set()
         self._ended: asyncio.Future[None] | None = None
         self._process_ends = False
@@ -150,76 +141,14 @@ class StdioTransport:
             return
         if ended.done() and not self.core.shutdown.begun:
             return
-        if isinstance(line, TooLong):
-            self._write(None, too_long_response(line, self.max_line_bytes))
-            return
-        if not line.strip():
-            return
         task = asyncio.ensure_future(self._serve(line))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
     async def _serve(self, line: bytes) -> None:
-        incoming = None
-        try:
-            try:  # parsed, its era, version and request context: the connection seam's, in one call
-                if len(line) < LARGE_MESSAGE_BYTES:
-                    incoming = self.connection.read(line, session=self._live_session(), stream=self.out,
-                                                    principal=self.principal)
-                else:  # parsed on a worker thread, and a call's arguments checked there too
-                    incoming = await self.connection.read_large(line, session=self._live_session(), stream=self.out,
-                                                                principal=self.principal)
-            except ProtocolError as exc:  # not JSON-RPC; a batch the version lacks; a 2026-07-28 envelope
-                self._write(None, error_response(exc, exc.request_id))
-                return
-            expiry = self.expiry  # the caller's token expired: one clock reading, one comparison (None: never)
-            expired = expiry if expiry is not None and time.time() >= expiry.at else None
-            if incoming.batch is not None:
-                await self._serve_batch(incoming, expired)
-                return
-            connection, request = self.connection, incoming.request
-            if request is None:
-                assert incoming.message is not None
-                connection.withdraw(incoming.message)  # a cancellation; a 2026-07-28 client sends nothing else
-                return
-            if expired is not None and request.message.kind == jsonrpc.REQUEST:
-                self._write(None, expired.refusal(request.message.id))
-                return
-            if request.open_session is not None and self._live_session() is not None:
-                # A second handshake on the same stream starts over (the old session ends).
-                connection.end_session(self.session.id)  # type: ignore[union-attr]
-                self.session = None
-            request.slots[STREAMS_TEXT] = True  # a kept file's text is written to the line a piece at a time
-            reply = await connection.serve(request)
-            if reply.session is not None:
-                self.session = reply.session
-                reply.session.get_standalone().attach(self._write)  # change notifications go to stdout too
-            if reply.message is not None:
-                self.writer.write(reply.message)
-        except Exception:  # never let one message end the transport
-            log.exception("internal error while serving a message on stdio")
-            message = incoming.message if incoming is not None else None
-            if message is None or message.kind == jsonrpc.REQUEST:
-                self._write(None, error_response(RuntimeError(), message.id if message is not None else None))
-
-    def _live_session(self) -> Session | None:
-        if self.session is not None and self.session.closed:
-            self.session = None
-        return self.session
-
-    async def _serve_batch(self, incoming: Incoming, expired: TokenExpiry | None) -> None:
-        batch, version = incoming.batch, incoming.version
-        assert batch is not None
-        assert version is not None
-        replies: list[dict[str, Any]] = []
-        if expired is not None:  # its requests refused; its notifications and answers still taken
-            replies, batch = expired.refuse_requests(batch)
-        if batch:
-            replies += await self.connection.serve_batch(batch, version=version, session=incoming.session,
-                                                         stream=self.out, principal=self.principal,
-                                                         large=incoming.large)
-        if replies:
-            self._write(None, replies)
+        answer = await self.peer.answer(line)  # the path the in-memory transport takes too (one_peer)
+        if answer is not None:
+            self.writer.write(answer)
 
     # -- the end -----------------------------------------------------------------------------
     async def _shutdown(self) -> None:
