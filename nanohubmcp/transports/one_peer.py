@@ -34,8 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Answer", "OnePeer", "Sink"]
 
-log = logging.getLogger("nanohubmcp.stdio")
-
 Sink = Callable[[str | None, Any], None]
 """Writes one message the server sends outside a response: ``(event_id, message)``, as a stream's sink."""
 Answer = dict[str, Any] | list[dict[str, Any]]
@@ -100,7 +98,9 @@ class OnePeer:
                 return error_response(exc, exc.request_id)
             return await self._serve(incoming)
         except Exception:  # one message never ends the transport: logged, and a request answered
-            log.exception("internal error while serving a message on %s", self.connection.transport)
+            transport = self.connection.transport  # (logged as stdio's always was: nanohubmcp.stdio; nanohubmcp.memory)
+            logging.getLogger(f"nanohubmcp.{transport}").exception("internal error while serving a message on %s",
+                                                                   transport)
             message = incoming.message if incoming is not None else None
             if message is None or message.kind == jsonrpc.REQUEST:
                 return error_response(RuntimeError(), message.id if message is not None else None)
