@@ -125,7 +125,7 @@ class MCPServer:
             every call waits, and no timeout can interrupt it; it is answered as timed out when it ends, and
             logged (write it as a plain ``def``, or ``await asyncio.to_thread(...)`` the blocking part).
         max_stuck_calls: most such abandoned calls still running at once (default 64;
-            ``server.core.stuck_calls`` counts them). At the limit a timed-out call keeps its
+            ``server.runtime.stuck_calls`` counts them). At the limit a timed-out call keeps its
             worker, and new calls of sync functions are refused at once as busy (``ToolBusy``:
             REST 503 with ``Retry-After``) until one of them returns. 0: no call is abandoned (a
             timed-out call keeps its worker; no thread beyond the pool).

@@ -11,7 +11,9 @@ the port is bound and connects when serving starts (:meth:`ServerCore.attach`) â
 :class:`~.wire.state_dir.StateLink`'s. Nothing is assigned to it from outside afterwards. It is the top of
 ``server/``: each part is typed against a protocol of what it reads (:mod:`.services` says where each lives), never
 against this class.
-The ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports Tornado or IPython.
+The ``MCPServer`` facade builds one; transports reach it through the connection seam (:mod:`.connection`), and
+only what starts and stops it (the runner, stdio, the in-memory transport) holds it. Nothing here imports
+Tornado or IPython.
 """
 
 from __future__ import annotations

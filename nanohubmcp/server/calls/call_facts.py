@@ -78,7 +78,8 @@ class CallFacts:
 
     @property
     def server(self) -> Any:
-        """The ``MCPServer`` serving this call."""
+        """The ``MCPServer`` serving this call (the application's own: everything it reaches, this call may reach;
+        typed ``Any`` here because the server's parts sit below the facade in the layers)."""
         return self._request.server
 
     @property

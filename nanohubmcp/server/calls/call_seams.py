@@ -4,8 +4,9 @@ A user's function holds its :class:`~.context.Context`, and through it whatever 
 Context keeps this, never the server's core: the server's name (the logger a call's messages name), the
 event bus (progress observers), the pending server→client requests and, made at their first use, the job
 store (a job's progress, a 2025-11-25 task's asks), the input requests of running tasks and how results are
-shaped. Not the registry, the sessions, the executors or the dispatcher: a tool cannot reach other
-sessions or other tools through its ``ctx``.
+shaped. Not the registry, the sessions, the executors or the dispatcher. (A tool is the server author's own
+code: ``ctx.server`` is the application's ``MCPServer``, with all it reaches; these seams keep the core's parts
+apart, they are no sandbox. Principals are kept apart by the owner checks of the job store and the handlers.)
 
 It satisfies what the client asks read (:class:`~nanohubmcp.server.asks.hosts.Asking`), what progress
 reads (:class:`~.progress.ProgressHost`) and where results are shaped (:class:`~.call_facts.Shaping`).

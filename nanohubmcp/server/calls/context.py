@@ -41,8 +41,8 @@ class Context(CallFacts):
     request (:class:`~.call_facts.CallFacts`).
 
     What it keeps of the server is the call's own seams (:class:`~.call_seams.CallSeams`: its asks, its
-    progress, how results are shaped, the server's name), never the server's core: a function cannot reach the
-    registry, other sessions or the job store's other jobs through its ``ctx``.
+    progress, how results are shaped, the server's name), never the server's core. It is no sandbox: a function is
+    the server author's own code, and :attr:`server` is the application's ``MCPServer``, with all it reaches.
 
     Attributes:
         request_id: the JSON-RPC id of the call.
