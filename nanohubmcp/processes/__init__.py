@@ -7,9 +7,10 @@ out of the collector's full passes (``frozen_heap``) and a first ``tools/call``'
 (``warm_up``); the ``--workers`` parent and its forked workers (``supervisor``, ``workers``, ``early_stop``,
 ``restarts``).
 
-Not this package's: the bytes of a message (the transports: stdio and the HTTP runner use these modules) and
-which server is served how (``nanohubmcp.serving``, whose runner starts and stops serving over HTTP). It sits
-below the transports, so stdio and the runner both reach it, and knows nothing of HTTP routes or handlers.
+Not this package's: the bytes of a message (the transports: stdio's stop runs ``drain`` as the HTTP runner's does)
+and which server is served how (``nanohubmcp.serving``, whose runner starts and stops serving over HTTP and whose
+``stdio_process`` runs a blocking stdio serve). It sits below the transports, so stdio and the runner both reach it,
+and knows nothing of HTTP routes or handlers.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""The stop's drain of an HTTP server: its running calls answered, its streams ended, its connections closed; on a
-loop that no longer runs (a Jupyter kernel's, at the kernel's exit) too, run again for it (:func:`drain_stopped`),
-and on a kernel's loop still running, from another thread, waited for (:func:`drain_running`).
+"""The stop's drain of a server, over HTTP and over stdio alike: its running calls answered, its streams ended, an
+HTTP server's connections closed; on a loop that no longer runs (a Jupyter kernel's, at the kernel's exit) too, run
+again for it (:func:`drain_stopped`), and on a kernel's loop still running, from another thread, waited for
+(:func:`drain_running`).
 
 Not the drain's: the stop itself (what stops accepting and cancels the running work: the runner's
-``_shutdown``), the bounds of each step (:func:`.process_exit.drain_step`), stdio's own drain
-(:mod:`..transports.stdio`).
+``_shutdown``, stdio's :meth:`~..transports.stdio.StdioTransport.serve`), the bounds of each step
+(:func:`.process_exit.drain_step`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ log = logging.getLogger("nanohubmcp")
 
 
 async def drain(core: Stopping, http: tornado.httpserver.HTTPServer | None, until: float | None = None,
-                notice: StopNotice | None = None) -> None:
+                notice: StopNotice | None = None, *, busy: Callable[[], bool] | None = None,
+                settle: bool = True) -> None:
     """Give ``core``'s running calls a moment to answer (they were told to cancel; once the last answered, its
     client a moment to follow it up: :meth:`Shutdown.settling <nanohubmcp.server.shutdown.Shutdown.settling>`);
     answer those still running then with the stopping server's error (:meth:`Shutdown.cut_off
@@ -46,12 +48,17 @@ async def drain(core: Stopping, http: tornado.httpserver.HTTPServer | None, unti
     so a loop that took the stop late (an ``async def`` tool blocked it), or a short exit grace, still drains before
     the exit watchdog ends the process; ``notice`` says what the stop waits for as it begins
     (:meth:`.process_exit.StopNotice.draining`).
+
+    ``busy``: whether the transport still serves requests, which the first step waits out (None: ``core``'s requests
+    in flight; stdio's: its line tasks, listings included). ``settle`` False: no client can follow an answer up any
+    more (stdio's input ended), so the first step ends with the last answer (:meth:`Shutdown.quiet
+    <nanohubmcp.server.shutdown.Shutdown.quiet>`). ``http`` None: no connections to close (stdio).
     """
     from .process_exit import drain_step  # (once serving ended: not with the first answer)
 
     if notice is not None and until is not None:
         await notice.draining(core, until)
-    await core.shutdown.quiet(lambda: bool(core.in_flight), drain_step(until, first=True))
+    await core.shutdown.quiet(busy or (lambda: bool(core.in_flight)), drain_step(until, first=True), settle=settle)
     answering = core.shutdown.cut_off()
     if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends
         await asyncio.wait(answering, timeout=drain_step(until))

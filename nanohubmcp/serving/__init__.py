@@ -71,7 +71,7 @@ def serve_stdio(server: Servable, token: str | None = None, grace: float = DEFAU
     Raises:
         ConfigurationError: ``auth=`` is configured and ``$MCP_TOKEN`` is unset or refused.
     """
-    from ..transports.stdio import serve_stdio as serve
+    from .stdio_process import serve_stdio as serve
 
     # Without auth= nothing is checked: $MCP_TOKEN alone (HTTP's default static token) would be
     # both the server's token and the caller's here, proving nothing.

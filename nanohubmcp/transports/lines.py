@@ -18,13 +18,13 @@ import functools
 import json
 import logging
 import os
-import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import InvalidRequest, error_response
+from ..processes.workers import STOP_SIGNALS
 from ..protocol import jsonenc, text_pieces
 from ..protocol.sendable import Parts, unsendable_parts
 from .input_end import HangupWatch
@@ -107,17 +107,21 @@ def protect_stdout() -> int:
     return _protocol_fd
 
 
-def stop_on_signals(stop: asyncio.Event) -> list[int]:
-    """Set ``stop`` on SIGINT/SIGTERM (where the platform and thread allow signal handlers); returns the list
-    each signal taken is added to, in order (the first: what stopped it)."""
+def stop_on_signals(stop: asyncio.Event, signals: Iterable[int] = STOP_SIGNALS,
+                    then: Callable[[int], None] | None = None) -> list[int]:
+    """Set ``stop`` on each of ``signals`` (default SIGINT/SIGTERM; a blocking stdio serve's are
+    :func:`..processes.workers.stop_signals`), where the platform and thread allow signal handlers, and call
+    ``then(signum)`` first; returns the list each signal taken is added to, in order (the first: what stopped it)."""
     loop = asyncio.get_running_loop()
     taken: list[int] = []
 
     def took(signum: int) -> None:
         taken.append(signum)
+        if then is not None:
+            then(signum)
         stop.set()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in signals:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, took, sig)
     return taken

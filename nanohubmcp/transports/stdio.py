@@ -24,9 +24,11 @@ requests carry no principal.
 End of input ends the server: running calls are cancelled and given the exit grace to answer, less 2 s
 (:func:`~..processes.process_exit.drain_step`); a request still running then is answered with
 :class:`~nanohubmcp.errors.ServerStopping` (-32000, "The server is stopping ..."), then the server
-closes. SIGINT/SIGTERM do the same, and a request read while it stops is refused with that error, but a listing
-(``tools/list``, ...) or a ``ping`` (:data:`~nanohubmcp.server.shutdown.ANSWERED_WHILE_STOPPING`): after a signal
-the server keeps reading a moment after a call's answer, so the client's follow-up listing is answered.
+closes. A stop signal does the same (SIGINT, SIGTERM, SIGHUP while it has its default action: the blocking
+serve's process, :mod:`nanohubmcp.serving.stdio_process`), and a request read while it stops is refused with that
+error, but a listing (``tools/list``, ...) or a ``ping`` (:data:`~nanohubmcp.server.shutdown.ANSWERED_WHILE_STOPPING`):
+after a signal the server keeps reading a moment after a call's answer, so the client's follow-up listing is answered.
+The stop's drain is the HTTP runner's (:func:`..processes.drain.drain`).
 
 Source: MCP 2025-11-25, Basic § Transports § stdio; MCP 2026-07-28, Basic § Transports § stdio.
 """
@@ -34,30 +36,18 @@ Source: MCP 2025-11-25, Basic § Transports § stdio; MCP 2026-07-28, Basic § T
 from __future__ import annotations
 
 import asyncio
-import functools
-import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..auth.verifiers import TokenVerifier
-from ..processes.exit_watch import ExitWatch
-from ..processes.found_handlers import FoundHandlers
-from ..processes.process_exit import (
-    EXIT_GRACE_SECONDS,
-    EXIT_MARGIN_SECONDS,
-    StopNotice,
-    drain_step,
-    exit_deadline,
-    explain_exit_wait,
-)
+from ..processes.drain import drain
 from ..server.connection import Connection
 from ..server.wire.principal import Principal
-from ..server.wire.store_close import STORE_CLOSE_LEAST_SECONDS, wait_closed
-from .lines import MAX_LINE_BYTES, LineReader, LineWriter, protect_stdout, stop_on_signals
+from .lines import MAX_LINE_BYTES, LineReader, LineWriter, protect_stdout
 from .one_peer import OnePeer
 from .served import ServedServer
 
 if TYPE_CHECKING:
+    from ..processes.process_exit import StopNotice
     from .stdio_auth import TokenExpiry
 
 
@@ -104,7 +94,8 @@ class StdioTransport:
         """Serve until end of input (or ``stop`` is set), then close the server. ``on_input_end`` is called
         once, from any thread, as soon as the client closed the input, even while the event loop is blocked
         (:class:`~.lines.LineReader`'s ``on_end``). ``process_ends``: the process ends with the serve
-        (:func:`serve_stdio`): the ``threads`` jobs handed over at the stop are told to cancel as it begins.
+        (:func:`..serving.stdio_process.serve_stdio`): the ``threads`` jobs handed over at the stop are told to cancel
+        as it begins.
         ``drain_until``: read once the stop began, the ``time.monotonic()`` by which the drain's steps end (a
         blocking serve's exit deadline less its margin, :func:`..processes.process_exit.exit_deadline`: the first
         step, the running calls' moment to answer, lasts until shortly before it,
@@ -153,83 +144,23 @@ class StdioTransport:
     # -- the end -----------------------------------------------------------------------------
     async def _shutdown(self) -> None:
         """Refuse new requests, cancel what runs and settle the jobs (as the HTTP runner's stop does: a job's
-        waiter hears its end within the drain), give it a moment to answer (and, the input still open, its client
-        a moment to follow the answer up: :meth:`Shutdown.quiet <nanohubmcp.server.shutdown.Shutdown.quiet>`),
-        answer what still runs then with
-        the stopping server's error (:class:`~nanohubmcp.errors.ServerStopping`), then close the server."""
-        core, shutdown = self.core, self.core.shutdown
+        waiter hears its end within the drain), then the stop's drain, the HTTP runner's too
+        (:func:`..processes.drain.drain`: the running calls' moment to answer and, the input still open, its client's
+        to follow the answer up; the stopping server's error, :class:`~nanohubmcp.errors.ServerStopping`, for what
+        still runs then; the streams ended, the shared store closed), then close the server."""
+        core = self.core
         until = self._drain_until() if self._drain_until is not None else None
 
-        core.close(streams_later=True)  # (the session's stream stays open for the answers: close_streams below)
+        core.detach(keep_store=True)  # (connected until the streams ended: the drain closes it)
+        core.close(streams_later=True)  # (the session's stream stays open for the answers: the drain ends it)
         if self._process_ends:
             core.core_jobs.process_ending()
         self.connection.close("the server is stopping")
-        if self._notice is not None and until is not None:
-            await self._notice.draining(core, until)
         ended = self._ended
-        # The running calls' moment to answer; a stop by a signal (the input still open) then keeps the session a
-        # moment after the last answer, for its client's follow-up (the official client's tools/list), as HTTP's.
-        await shutdown.quiet(lambda: bool(self.tasks), drain_step(until, first=True),
-                             settle=ended is not None and not ended.done())
-        answering = shutdown.cut_off()
-        if answering:  # each writes its error line as it ends
-            await asyncio.wait(answering, timeout=drain_step(until))
-        for task in list(self.tasks):
+        # A stop by a signal (the input still open) keeps the session a moment after the last answer, for its
+        # client's follow-up (the official client's tools/list), as HTTP's; at the end of input nobody follows up.
+        await drain(core, None, until, self._notice, busy=lambda: bool(self.tasks),
+                    settle=ended is not None and not ended.done())
+        for task in list(self.tasks):  # (what was no call: each error line of those cut off is written)
             task.cancel()
-        closing = core.detach()  # (a shared store's close writes what is queued for its event logs first)
-        core.close_streams()
-        await wait_closed(closing, max(drain_step(until), STORE_CLOSE_LEAST_SECONDS))  # (review r29 #6)
-        shutdown.reset()  # stopped: the server may serve again
         core.bus.emit("server_stopped", url=None)
-
-
-def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
-                grace: float = EXIT_GRACE_SECONDS) -> None:
-    """Serve ``server`` on stdin/stdout until end of input or SIGINT/SIGTERM (blocking).
-
-    Args:
-        server: the ``MCPServer``.
-        verifier: its token verifier when ``auth=`` is configured, else None: the token in
-            ``$MCP_TOKEN`` is checked with it once, before the first line is read, and requests
-            read after its expiry (a JWT's ``exp``, with the verifier's leeway) are refused.
-        grace: the exit grace, seconds from the stop (a signal, the end of input) to the process's exit at
-            most (:mod:`..processes.exit_grace`: checked by the caller).
-
-    Raises:
-        ConfigurationError: a verifier is given and ``$MCP_TOKEN`` is unset, empty, refused or
-            expired (nothing is served; the message names the variable and why).
-    """
-    out_fd = protect_stdout()  # before the verifier runs: what it prints must not reach the client
-    found = FoundHandlers()  # put back once serving ended (found_handlers)
-
-    async def main() -> int | None:
-        principal = expiry = None
-        if verifier is not None:
-            from .stdio_auth import environment_principal, token_expiry
-
-            principal = await environment_principal(verifier)
-            expiry = token_expiry(principal, verifier)
-        transport = StdioTransport(server, out_fd=out_fd, principal=principal, expiry=expiry)
-        stop = asyncio.Event()
-        taken = stop_on_signals(stop)
-        watch.install((signal.SIGINT, signal.SIGTERM))  # (after the loop's handlers: exit_watch)
-        notice.append(StopNotice(grace, lambda: taken[0] if taken else None))
-        await transport.serve(stop, on_input_end=functools.partial(watch.arm, "the end of input"), process_ends=True,
-                              drain_until=lambda: exit_deadline(server.core, watch.deadline, grace)
-                              - EXIT_MARGIN_SECONDS, notice=notice[0])
-        return taken[0] if taken else None  # the signal that stopped it, None at the end of input
-
-    # The exit's bound, even while an async tool blocks the loop: from a stop signal or the client closing stdin. The
-    # loop took the stop once a stop began after this point (``began_at`` stays once the stop is over: the process may
-    # then wait for a threads job, and the loop, done, does not answer by design).
-    earlier = server.core.shutdown.began_at
-    watch = ExitWatch(grace, lambda: server.core.shutdown.began_at != earlier)
-    notice: list[StopNotice] = []  # what the stop said of the calls it waits for, as its drain began
-    try:
-        stopped_by = asyncio.run(main())
-        # (the lines before the watchdog)
-        explain_exit_wait(server.core, stopped_by, watched=watch.deadline, grace=grace,
-                          said=bool(notice) and notice[0].said)
-    finally:
-        watch.disarm()  # what the script does after serving is its own
-        found.put_back()
