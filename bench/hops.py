@@ -261,6 +261,7 @@ def summary(figures: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "modules": int(statistics.median(f["modules"] for f in figures)),
         "hops": int(statistics.median(f["hops"] for f in figures)),
+        "hops_min": min(f["hops"] for f in figures),
         "functions": int(statistics.median(f["functions"] for f in figures)),
         "after_answer": int(statistics.median(after)) if after else None,
         "gc_calls": sum(1 for f in figures if f["gc_functions"]),
@@ -302,8 +303,8 @@ def main() -> None:
     if args.json:
         print(
             json.dumps(
-                {k: {x: v[x] for x in ("modules", "hops", "functions", "after_answer", "gc_calls", "gc_hops",
-                                       "calls", "module_list")}
+                {k: {x: v[x] for x in ("modules", "hops", "hops_min", "functions", "after_answer", "gc_calls",
+                                       "gc_hops", "calls", "module_list")}
                  for k, v in results.items()},
                 indent=2,
             )

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc
-from ..server.connection import Connection, Incoming
+from ..server.connection import Connection
 from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
 from ..server.wire.streams import OutboundStream
 from .lines import HEAD_BYTES, MAX_LINE_BYTES, TooLong, too_long_response
@@ -77,10 +77,21 @@ class OnePeer:
             self.session = None
         return self.session
 
+    async def reply(self, body: bytes, write: Callable[[Answer], None]) -> None:
+        """:meth:`answer` ``body`` and hand the answer, if one is owed, to ``write`` (stdio: its line writer).
+        Entered straight from the transport's read, so a steady ``tools/call`` over stdio passes through no more
+        modules than when stdio read its lines itself (the hop bound: ``bench/hops.py``)."""
+        answer = await self.answer(body)
+        if answer is not None:
+            write(answer)
+
     async def answer(self, body: bytes) -> Answer | None:
         """Serve one message (or batch) the client sent: the answer to write, None when none is owed (a blank
         message, a notification, a response to the server's request, a request withdrawn by cancellation, a
-        batch of notifications). Never raises for the client's mistakes, nor for the server's own."""
+        batch of notifications). Never raises for the client's mistakes, nor for the server's own.
+
+        One function from the bytes to the connection's ``serve``, not two: each function of another module
+        entered between the intake and the connection is a module hop of every call (``bench/hops.py``)."""
         if isinstance(body, TooLong) or len(body) > self.max_bytes:
             return too_long_response(TooLong(body[:HEAD_BYTES]), self.max_bytes)
         if not body.strip():
@@ -96,7 +107,36 @@ class OnePeer:
                                                                 principal=self.principal, version=self.version)
             except ProtocolError as exc:  # not JSON-RPC; a batch the version lacks; a 2026-07-28 envelope
                 return error_response(exc, exc.request_id)
-            return await self._serve(incoming)
+            expiry = self.expiry  # the caller's token expired: one clock reading, one comparison (None: never)
+            expired = expiry if expiry is not None and time.time() >= expiry.at else None
+            connection, request = self.connection, incoming.request
+            if incoming.batch is not None:
+                assert incoming.version is not None
+                batch, replies = incoming.batch, list[dict[str, Any]]()
+                if expired is not None:  # its requests refused; its notifications and answers still taken
+                    replies, batch = expired.refuse_requests(batch)
+                if batch:
+                    replies += await connection.serve_batch(batch, version=incoming.version, session=incoming.session,
+                                                            stream=self.out, principal=self.principal,
+                                                            large=incoming.large)
+                return replies or None
+            if request is None:
+                assert incoming.message is not None
+                connection.withdraw(incoming.message)  # a cancellation; a 2026-07-28 client sends nothing else
+                return None
+            if expired is not None and request.message.kind == jsonrpc.REQUEST:
+                return expired.refusal(request.message.id)
+            if request.open_session is not None and self.live_session() is not None:
+                # A second handshake on the same connection starts over (the old session ends).
+                connection.end_session(self.session.id)  # type: ignore[union-attr]
+                self.session = None
+            if self.streams_text:
+                request.slots[STREAMS_TEXT] = True  # a kept file's text is written to the line a piece at a time
+            reply = await connection.serve(request)
+            if reply.session is not None:
+                self.session = reply.session
+                reply.session.get_standalone().attach(self._sink)  # change notifications reach the client too
+            return reply.message
         except Exception:  # one message never ends the transport: logged, and a request answered
             transport = self.connection.transport  # (logged as stdio's always was: nanohubmcp.stdio; nanohubmcp.memory)
             logging.getLogger(f"nanohubmcp.{transport}").exception("internal error while serving a message on %s",
@@ -105,38 +145,6 @@ class OnePeer:
             if message is None or message.kind == jsonrpc.REQUEST:
                 return error_response(RuntimeError(), message.id if message is not None else None)
             return None
-
-    async def _serve(self, incoming: Incoming) -> Answer | None:
-        expiry = self.expiry  # the caller's token expired: one clock reading, one comparison (None: never)
-        expired = expiry if expiry is not None and time.time() >= expiry.at else None
-        connection, request = self.connection, incoming.request
-        if incoming.batch is not None:
-            assert incoming.version is not None
-            batch, replies = incoming.batch, list[dict[str, Any]]()
-            if expired is not None:  # its requests refused; its notifications and answers still taken
-                replies, batch = expired.refuse_requests(batch)
-            if batch:
-                replies += await connection.serve_batch(batch, version=incoming.version, session=incoming.session,
-                                                        stream=self.out, principal=self.principal,
-                                                        large=incoming.large)
-            return replies or None
-        if request is None:
-            assert incoming.message is not None
-            connection.withdraw(incoming.message)  # a cancellation; a 2026-07-28 client sends nothing else
-            return None
-        if expired is not None and request.message.kind == jsonrpc.REQUEST:
-            return expired.refusal(request.message.id)
-        if request.open_session is not None and self.live_session() is not None:
-            # A second handshake on the same connection starts over (the old session ends).
-            connection.end_session(self.session.id)  # type: ignore[union-attr]
-            self.session = None
-        if self.streams_text:
-            request.slots[STREAMS_TEXT] = True  # a kept file's text is written to the line a piece at a time
-        reply = await connection.serve(request)
-        if reply.session is not None:
-            self.session = reply.session
-            reply.session.get_standalone().attach(self._sink)  # change notifications reach the client too
-        return reply.message
 
     def close(self, reason: str) -> None:
         """The client went away: what it still runs is cancelled, its session ends."""

@@ -132,14 +132,10 @@ class StdioTransport:
             return
         if ended.done() and not self.core.shutdown.begun:
             return
-        task = asyncio.ensure_future(self._serve(line))
+        # Answered on the path the in-memory transport takes too (one_peer), written to stdout as a line.
+        task = asyncio.ensure_future(self.peer.reply(line, self.writer.write))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-
-    async def _serve(self, line: bytes) -> None:
-        answer = await self.peer.answer(line)  # the path the in-memory transport takes too (one_peer)
-        if answer is not None:
-            self.writer.write(answer)
 
     # -- the end -----------------------------------------------------------------------------
     async def _shutdown(self) -> None:
