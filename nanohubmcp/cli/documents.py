@@ -2,7 +2,8 @@
 
 ``export`` (a notebook as ``start_mcp.py``), ``server-json`` (the MCP Registry's ``server.json``),
 ``desktop-config`` (a desktop client's configuration entry), ``provenance list`` (a state
-directory's newest provenance records) and ``provenance export`` (a call's record as an RO-Crate),
+directory's newest provenance records), ``provenance show`` (one record as JSON) and ``provenance export`` (a
+call's record as an RO-Crate),
 and the one way they write a file: to a temporary name beside it, renamed
 over it once complete. Each takes the parsed arguments (:mod:`.parser` defines them) and returns
 the exit status; the translation, the documents and the records are their own modules', imported
@@ -18,7 +19,7 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, NanohubMCPError, UsageError
 
@@ -32,6 +33,7 @@ __all__ = [
     "list_provenance",
     "print_desktop_config",
     "records_directory",
+    "show_provenance",
     "write_server_json",
 ]
 
@@ -108,26 +110,48 @@ def _hub_tools_hint(name: str) -> str:
     return said + f": provenance list --name {HUB_TOOLS_DIR} shows them"
 
 
-def list_provenance(args: argparse.Namespace) -> int:
+def _read_records(directory: str, limit: int, *, tool: str | None = None, caller: str | None = None,
+                  record_id: str | None = None) -> list[dict[str, Any]]:
+    """:func:`.record_db.read_recent` of ``directory``, its failures said in one line."""
     import sqlite3
 
-    from ..server.provenance.listing import format_records
     from ..server.provenance.record_db import DB_FILE, read_recent
 
-    directory = records_directory(args.state_dir, args.name)
     try:
-        rows = read_recent(directory, args.limit, tool=args.tool, caller=args.caller)
+        return read_recent(directory, limit, tool=tool, caller=caller, record_id=record_id)
     except FileNotFoundError:  # (gone since it was found)
         raise NanohubMCPError(f"no provenance records in {directory}: {WHOSE}") from None
     except sqlite3.Error as exc:
         path = os.path.join(directory, DB_FILE)
         raise NanohubMCPError(f"cannot read the provenance records in {path}: {exc}") from None
+
+
+def list_provenance(args: argparse.Namespace) -> int:
+    from ..server.provenance.listing import format_records
+
+    directory = records_directory(args.state_dir, args.name)
+    rows = _read_records(directory, args.limit, tool=args.tool, caller=args.caller)
     if not rows:
         of = f" of the tool {args.tool!r}" if args.tool is not None else ""
         of += f" of the caller {args.caller!r}" if args.caller is not None else ""
         print(f"No provenance records{of} in {directory} (none made, or all expired with the job store's TTL).")
         return 0
     print(format_records(rows, clock="utc", caller=True))  # (whoever reads the file may read every record)
+    return 0
+
+
+def show_provenance(args: argparse.Namespace) -> int:
+    """``provenance show CALL_ID``: the record as indented JSON, with every field ``provenance list`` reads (the
+    whole error, the arguments, the kept result, the code and where it ran), whoever made it (as ``list``)."""
+    import json
+
+    from ..server.provenance.records import no_record, record_id_of
+
+    directory = records_directory(args.state_dir, args.name)
+    rows = _read_records(directory, 1, record_id=record_id_of(args.call_id) or args.call_id)
+    if not rows:
+        raise NanohubMCPError(no_record(args.call_id, f"in {directory}"))
+    print(json.dumps(rows[0], indent=2, default=str))
     return 0
 
 

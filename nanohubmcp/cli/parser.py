@@ -185,10 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
     card.set_defaults(run=documents.write_server_json)
     provenance = commands.add_parser(
         "provenance",
-        help="list a server's provenance records, or export one as an RO-Crate",
+        help="list a server's provenance records, show one, or export one as an RO-Crate",
         description="provenance list: the newest provenance records of a server's state directory (id, tool, "
-        "caller, status, when, seconds, cache, code, error). provenance export CALL_ID: write the record CALL_ID as an "
-        "RO-Crate.",
+        "caller, status, when, seconds, cache, code, error). provenance show CALL_ID: print the record CALL_ID as "
+        "JSON. provenance export CALL_ID: write the record CALL_ID as an RO-Crate.",
     )
     actions = provenance.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser(
@@ -207,6 +207,17 @@ def build_parser() -> argparse.ArgumentParser:
                          "caller column names it (session:3f2a9c01b7de, or the start of it), or - (no caller)")
     records_directory_arguments(listing)
     listing.set_defaults(run=documents.list_provenance)
+    show = actions.add_parser(
+        "show",
+        help="print a record as JSON",
+        description="provenance show CALL_ID: print the provenance record CALL_ID (its id, as provenance list "
+        "shows it, or its URI) of a server's state directory as JSON: every field the listing reads, in full "
+        "(the error, the arguments, the result kept, the code, where it ran). Reads the records file without "
+        "writing to it.",
+    )
+    show.add_argument("call_id", metavar="CALL_ID", help="the record's id or URI")
+    records_directory_arguments(show)
+    show.set_defaults(run=documents.show_provenance)
     export = actions.add_parser(
         "export",
         help="write a record as an RO-Crate",

@@ -46,7 +46,7 @@ from .crate_code import add_code
 from .crate_code import given as _given
 from .crate_code import safe_name as _safe
 from .licenses import SPDX_PAGE, license_uri
-from .records import ProvenanceStore, record_id_of
+from .records import ProvenanceStore, no_record, record_id_of
 
 PROFILE = "https://w3id.org/ro/wfrun/process/0.5"
 PROFILE_NAME = "Process Run Crate"
@@ -83,11 +83,7 @@ def export(
     record_id = record_id_of(call_id) or call_id
     record = store.find(record_id)
     if record is None:
-        raise NanohubMCPError(
-            f"no provenance record {call_id!r} {where} (unknown, or expired with the job store's TTL); "
-            "the id is the end of the URI in a result's _meta['io.nanohub/provenance']; "
-            "nanohubmcp provenance list (in a notebook, %mcp history) lists the records"
-        )
+        raise NanohubMCPError(no_record(call_id, where))
     code = record.get("code") or {}
     return write_crate(record, store.source(str(code.get("hash"))), directory, force=force, license=license)
 

@@ -343,10 +343,12 @@ class SQLiteRecords:
 
 
 def read_recent(
-    directory: str, limit: int, *, tool: str | None = None, caller: str | None = None, now: float | None = None
+    directory: str, limit: int, *, tool: str | None = None, caller: str | None = None, record_id: str | None = None,
+    now: float | None = None,
 ) -> list[dict[str, Any]]:
     """The newest ``limit`` unexpired records in ``directory``'s :data:`DB_FILE` (of the tool named
-    ``tool`` only, and of ``caller`` only, when given: see :func:`caller_owner`), newest first, read without
+    ``tool`` only, of ``caller`` only, when given: see :func:`caller_owner`, and the record ``record_id`` only:
+    ``provenance show``), newest first, read without
     writing anything: the file is opened read-only (no schema made, no migration), so a running server's
     writes go on.
 
@@ -369,6 +371,9 @@ def read_recent(
             condition, values = caller_owner(caller)
             where += f" AND {condition}"
             params.extend(values)
+        if record_id is not None:  # (the ids' index)
+            where += " AND id = ?"
+            params.append(record_id)
         found = db.execute(f"{_SELECT} WHERE {where} ORDER BY seq DESC LIMIT ?", (*params, limit)).fetchall()
         rows = [CallRow(*values) for values in found]
         facts: dict[str, dict[str, Any] | None] = {}

@@ -47,7 +47,7 @@ from .rows import URI_PREFIX, CallRow, storable
 from .writer import DELAY_SECONDS, BatchWriter
 
 __all__ = ["DB_FILE", "META_KEY", "ProvenanceStore", "SQLiteRecords",
-           "record_id_of", "record_uri"]
+           "no_record", "record_id_of", "record_uri"]
 
 log = logging.getLogger("nanohubmcp.provenance")
 
@@ -375,6 +375,14 @@ class ProvenanceStore:
 def record_uri(record_id: str) -> str:
     """The URI of record ``record_id``."""
     return URI_PREFIX + record_id
+
+
+def no_record(call_id: str, where: str) -> str:
+    """The message for a record ``call_id`` not found ``where`` (``"in /path/to/state"``, ``"here"``): the
+    same from ``provenance export`` and ``provenance show``."""
+    return (f"no provenance record {call_id!r} {where} (unknown, or expired with the job store's TTL); "
+            "the id is the end of the URI in a result's _meta['io.nanohub/provenance']; "
+            "nanohubmcp provenance list (in a notebook, %mcp history) lists the records")
 
 
 def record_id_of(uri: str) -> str | None:

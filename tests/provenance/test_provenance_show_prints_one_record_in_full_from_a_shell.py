@@ -1,0 +1,78 @@
+"""``nanohubmcp provenance show CALL_ID`` prints one record as JSON from a shell, its error in full (trial 73, F3:
+only ``%mcp history ID`` in a notebook or an exported crate showed more than the listing's cut first line). It
+reads the directory ``list`` and ``export`` read (``--state-dir``, ``--name``), any caller's record, and says in one
+line where it looked for an id it does not find."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanohubmcp import MCPServer
+from nanohubmcp.server.provenance.records import record_id_of
+
+pytestmark = pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="the XDG data directory is Linux's")
+
+
+def test_show_prints_the_record_list_names_with_its_whole_error(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    state = data / "nanohubmcp" / "shown"  # MCPServer("shown")'s default directory under XDG_DATA_HOME
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("NANOHUBMCP_STATE_DIR", "SESSIONDIR", "SESSION_DIR")}
+    env["XDG_DATA_HOME"] = str(data)
+
+    def nanohubmcp(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "nanohubmcp", *args], capture_output=True, text=True,
+                              timeout=60, env=env)
+
+    server = MCPServer("shown", state_dir=str(state))
+
+    @server.tool()
+    def fail(x: int) -> int:
+        """Always fails."""
+        raise ValueError(f"no value for x={x}: " + "the reason goes on " * 10 + "\nthe second line")
+
+    server.start(port=0)
+    try:
+        uri = server.call("fail", {"x": 7})["_meta"]["io.nanohub/provenance"]
+    finally:
+        server.stop()  # (writes what is pending)
+    record_id = record_id_of(uri)
+    assert record_id is not None
+
+    listed = nanohubmcp("provenance", "list", "--state-dir", str(state))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[1].split()[:4] == [record_id, "fail", "-", "failed"]
+
+    shown = nanohubmcp("provenance", "show", record_id, "--state-dir", str(state))
+    assert shown.returncode == 0, shown.stderr
+    record = json.loads(shown.stdout)
+    assert record["id"] == record_id
+    assert record["tool"] == "fail"
+    assert record["status"] == "failed"
+    assert record["arguments"] == {"x": 7}
+    assert "the reason goes on " * 10 in record["error"]  # whole, not the listing's 60 characters
+    assert "the second line" in record["error"]
+    assert str(record["code"]["hash"]).startswith("sha256:")
+
+    by_uri = nanohubmcp("provenance", "show", uri, "--name", "shown")  # the URI, the server's default directory
+    assert by_uri.returncode == 0, by_uri.stderr
+    assert json.loads(by_uri.stdout) == record
+
+    unknown = nanohubmcp("provenance", "show", "nosuchid", "--state-dir", str(state))
+    assert unknown.returncode == 1
+    assert unknown.stdout == ""
+    assert unknown.stderr.startswith(
+        f"nanohubmcp provenance: error: no provenance record 'nosuchid' in {state} (unknown")
+    assert len(unknown.stderr.splitlines()) == 1
+    missing = nanohubmcp("provenance", "show", record_id, "--state-dir", str(tmp_path / "elsewhere"))
+    assert missing.returncode == 1
+    assert f"no provenance records in {tmp_path / 'elsewhere'}" in missing.stderr
+    needs_id = nanohubmcp("provenance", "show", "--state-dir", str(state))
+    assert needs_id.returncode == 2
+    assert "nanohubmcp provenance show: error:" in needs_id.stderr
