@@ -26,11 +26,11 @@ from . import cellspec
 from .automagic import automagic_call
 from .export_bindings import Bindings
 from .export_magic_lines import MagicLines
-from .export_outcomes import Cursor, ReadsServer, Untranslatable
+from .export_outcomes import Cursor, ReadsServer, TopLevelAwait, Untranslatable
 from .export_registrations import Registrations, check_tool
 from .export_settings import ExportSettings
 from .export_statements import Statements
-from .notebook_cells import RUNS_ITS_BODY, bound_names, cell_magic, leading_blank_lines, magic_bound_names
+from .notebook_cells import RUNS_ITS_BODY, SKIP_TAG, bound_names, cell_magic, leading_blank_lines, magic_bound_names
 from .script_magics import CELL_KEEPS_BODY
 from .script_text import call_arguments, code_lines, literal, shorten
 
@@ -104,6 +104,9 @@ class Cells:
     def _plain(self, text: str, code: str) -> str:
         try:
             return self._statements.script_code(code)
+        except TopLevelAwait as exc:  # (notebook.md: a check of an async tool awaits; its cell is to be tagged)
+            raise Untranslatable(f"{exc}; or, a check of the notebook's tools, tag the cell {SKIP_TAG} "
+                                 "(the export leaves it out)") from None
         except ReadsServer:
             first = shorten(next(line for line in text.splitlines() if line.strip()).strip())
             self.cursor.drop(f"{first} (the cell reads the notebook's running server: a check, left out)")

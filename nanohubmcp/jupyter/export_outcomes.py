@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-__all__ = ["Code", "Cursor", "ReadsServer", "Untranslatable"]
+__all__ = ["Code", "Cursor", "ReadsServer", "TopLevelAwait", "Untranslatable"]
 
 
 class Code(str):
@@ -27,6 +27,11 @@ class Code(str):
 class Untranslatable(Exception):
     """Why a cell cannot become script code, naming the line where one is known (:func:`.translate` adds
     which cell)."""
+
+
+class TopLevelAwait(Untranslatable):
+    """The code awaits outside a function (a check of an async tool: ``await current().server.call_async(...)``);
+    a plain cell's refusal adds that tagging it ``mcp-skip`` leaves it out (:mod:`.export_cells`)."""
 
 
 class ReadsServer(Exception):

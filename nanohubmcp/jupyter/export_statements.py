@@ -21,7 +21,7 @@ from ..protocol import ast_guard
 from .export_bindings import Bindings
 from .export_current import CurrentServer
 from .export_magic_lines import MagicLines
-from .export_outcomes import Code, Cursor, ReadsServer, Untranslatable
+from .export_outcomes import Code, Cursor, ReadsServer, TopLevelAwait, Untranslatable
 from .notebook_cells import bound_names, displays_only, ipython_call, is_name, reads_server
 from .script_text import code_lines, shorten
 
@@ -62,7 +62,7 @@ class Statements:
         except SyntaxError as exc:
             where, msg = (exc.lineno or 1) + self._cursor.offset, exc.msg or "invalid syntax"
             if "outside" in msg and ("await" in msg or "async" in msg):
-                raise Untranslatable(f"top-level await on line {where} cannot run in a script; move it into "
+                raise TopLevelAwait(f"top-level await on line {where} cannot run in a script; move it into "
                                      "an async def (a tool may be async) or call asyncio.run(...)") from None
             raise Untranslatable(f"syntax error on line {where}: {msg}") from None
         code = self._current.rewrite(code, ast_guard.parse(code), self._cursor)

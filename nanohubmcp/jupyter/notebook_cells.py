@@ -18,6 +18,9 @@ from typing import Any
 from ..protocol import ast_guard
 from .source_lines import KINDS as SOURCE_KINDS
 
+SKIP_TAG = "mcp-skip"
+"""Cell tag: leave this code cell out of the script (ad-hoc test calls, plots)."""
+
 
 def cell_text(source: str | list[str]) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
@@ -25,6 +28,18 @@ def cell_text(source: str | list[str]) -> str:
 
 def cell_tags(cell: Mapping[str, Any]) -> list[str]:
     return list((cell.get("metadata") or {}).get("tags") or [])
+
+
+def failed_when_run(cell: Mapping[str, Any]) -> str | None:
+    """The error a code cell's saved outputs show it raised when the notebook last ran it (``UsageError: Cell magic
+    `%%mcp_tool` not found.``: a cell run before ``%load_ext nanohubmcp``), its first line cut to 100
+    characters; None when it shows none (never run, or run without an error)."""
+    for output in cell.get("outputs") or ():
+        if isinstance(output, Mapping) and output.get("output_type") == "error":
+            lines = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}".strip().splitlines()
+            first = lines[0] if lines else "an error"
+            return first if len(first) <= 100 else first[:97] + "..."
+    return None
 
 
 def leading_blank_lines(text: str) -> int:

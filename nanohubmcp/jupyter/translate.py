@@ -38,6 +38,9 @@ out, except that a leading markdown cell becomes the script's docstring):
   a name only such a cell bound, or only a dropped cell magic bound (``%%yaml OUTPUTS``, ``%%capture
   out``, ``%%bash --out listing``), is refused: the script would stop
   at that name with a NameError.
+- A kept cell whose saved outputs hold an error (it failed when the notebook ran it: a ``%%mcp_tool`` cell run
+  before ``%load_ext nanohubmcp``, "Cell magic not found") is exported all the same, with a note naming it and
+  the error (:attr:`Script.notes`): the script would serve what the notebook never served.
 - A notebook that serves nothing (no ``%%mcp_*`` cell, no ``%mcp rappture``/``sim2l`` line) is refused
   (``refuse_empty=True``, as both export commands ask). Refusing a Sim2L notebook (``%%yaml INPUTS``
   cells, ``simtool`` imports), for that or any other reason, points at ``nanohubmcp sim2l NOTEBOOK``.
@@ -84,15 +87,11 @@ from .export_cells import Cells
 from .export_outcomes import Untranslatable
 from .export_settings import SettingRefused
 from .ipython_builtins import builtin_imports
-from .notebook_cells import cell_tags, cell_text, doc_from, looks_like_sim2l, name_from
+from .notebook_cells import SKIP_TAG, cell_tags, cell_text, doc_from, failed_when_run, looks_like_sim2l, name_from
 from .script_frame import EXPORT_MARKER, frame
 from .script_text import format_script
 
 __all__ = ["EXPORT_MARKER", "SKIP_TAG", "Script", "looks_exported", "translate"]
-
-SKIP_TAG = "mcp-skip"
-"""Cell tag: leave this code cell out of the script (ad-hoc test calls, plots)."""
-
 
 @dataclass(frozen=True)
 class Script:
@@ -105,7 +104,9 @@ class Script:
         dropped: one line per dropped item, e.g. ``"cell 3: %matplotlib inline"``.
         formatter: ``"ruff"`` or ``"black"`` when one formatted ``text``, else None.
         notes: what the script does differently from the notebook, one line each, for the terminal
-            (a notebook host other machines reach: the script binds 127.0.0.1).
+            (a notebook host other machines reach: the script binds 127.0.0.1; a kept cell whose saved
+            outputs show it failed when the notebook ran it, such as a ``%%mcp_tool`` cell run before
+            ``%load_ext nanohubmcp``: the script runs it and serves what it defines).
         sources: the tools of other formats it serves, one ``"<kind> <path>"`` each
             (``"rappture tools/fermi/tool.xml"``, ``"sim2l cooling.ipynb"``; kinds: ``%mcp rappture`` and
             ``%mcp sim2l`` lines), whose tool names are read from those files when the script runs.
@@ -145,6 +146,7 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
     if str(language).lower() != "python":
         raise NanohubMCPError(f"{source}: the notebook's language is {language}; only Python exports")
     cells = Cells()
+    failures: list[str] = []
     sim2l = (f"; the notebook looks like a Sim2L (%%yaml INPUTS/OUTPUTS cells, simtool): serve it as one tool "
              f"with `nanohubmcp sim2l {source}` instead") if looks_like_sim2l(notebook) else ""
     for number, cell in enumerate(notebook.get("cells", []), 1):
@@ -154,10 +156,14 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
         try:
             cells.add(number, text)
         except (Untranslatable, SettingRefused, RegistrationError) as exc:
-            first = next(line for line in text.splitlines() if line.strip()).strip()
-            first = first if len(first) <= 60 else first[:57] + "..."
+            first = first_line(text)
             reason = re.sub(r"^%%mcp_\w+: ", "", str(exc))
             raise NanohubMCPError(f"{source}, cell {number} ({first}): {reason}{sim2l}") from None
+        failed = failed_when_run(cell)
+        if failed is not None:  # the script would run (and serve) what never ran in the notebook: say so
+            failures.append(f"cell {number} ({first_line(text)}) failed when the notebook ran it ({failed}), but "
+                            f"the script runs it and serves what it defines: fix it and run it again, or tag it "
+                            f"{SKIP_TAG} to leave it out")
     served = cells.registrations
     if refuse_empty and not (served.sources or any(served.found.values())):
         raise NanohubMCPError(
@@ -179,8 +185,14 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
         f"{os.path.basename(output)} is not beside the notebook: its cells run in the notebook's folder ({folder} "
         "from the script's), as in the notebook; move the two together, or export beside the notebook",)
     return Script(text, name, tuple(found["tool"]), tuple(found["resource"]), tuple(found["prompt"]),
-                  tuple(cells.cursor.dropped), formatter, cells.settings.notes() + elsewhere, tuple(served.sources),
-                  cells.settings.token_required)
+                  tuple(cells.cursor.dropped), formatter, (*cells.settings.notes(), *elsewhere, *failures),
+                  tuple(served.sources), cells.settings.token_required)
+
+
+def first_line(text: str) -> str:
+    """A cell's first non-blank line, cut to 60 characters, to name it in a message."""
+    first = next(line for line in text.splitlines() if line.strip()).strip()
+    return first if len(first) <= 60 else first[:57] + "..."
 
 
 def notebook_folder(source: str, output: str) -> str:
