@@ -5,7 +5,8 @@
 top-level package (IPython's ``ExtensionManager.reload_extension``): unload stops the server (the port
 is free when it returns), stops observing settings and server events, removes the magics and
 the configurable; load then starts afresh, keeping ``%config`` values (they live in the shell's
-config). Nothing starts at load time: the server starts on the first ``%%mcp_*`` cell or
+config), and says so: the magics are back, the tools, resources and prompts the cells registered are not (their
+cells run again register them). Nothing starts at load time: the server starts on the first ``%%mcp_*`` cell or
 ``%mcp start``, so autoloading the extension from ``c.InteractiveShellApp.extensions`` (before
 the kernel loop runs) is safe.
 """
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["Attachment", "current", "load", "unload"]
 
 _ATTACHED: dict[int, Attachment] = {}
+_UNLOADED: dict[int, str] = {}
+"""Shell id -> what its last unloaded session served (``"1 tool(s), 0 resource(s), 0 prompt(s)"``; ``""``:
+nothing), said by the next load of that shell (``%reload_ext`` unloads, then loads: its second line)."""
 
 
 QUIET = logging.NullHandler()
@@ -90,6 +94,8 @@ def load(shell: InteractiveShell) -> None:
     unload(shell)
     _ATTACHED[id(shell)] = Attachment(shell)
     comm.link(shell, _ATTACHED[id(shell)].session)  # the JupyterLab panel's comm target (kernels only)
+    if id(shell) in _UNLOADED:
+        print(loaded_again_line(_UNLOADED.pop(id(shell))), flush=True)
 
 
 def unload(shell: InteractiveShell) -> None:
@@ -97,16 +103,35 @@ def unload(shell: InteractiveShell) -> None:
     attachment = _ATTACHED.pop(id(shell), None)
     if attachment is not None:
         stopped = stopped_line(attachment.session)
+        runtime = attachment.session.server.runtime
+        served = runtime.tools or runtime.resources or runtime.prompts
+        _UNLOADED[id(shell)] = served_counts(attachment.session) if served else ""
         attachment.detach()
         comm.unlink(shell, attachment.session)  # the panel falls back to a server.run() server, or "not loaded"
         print(stopped, flush=True)
 
 
-def stopped_line(session: KernelSession) -> str:
-    """One line saying what unloading ``session`` stops (said before it stops)."""
+def served_counts(session: KernelSession) -> str:
+    """What ``session``'s server has registered: ``"1 tool(s), 0 resource(s), 0 prompt(s)"``."""
     runtime = session.server.runtime
     tables = (("tool(s)", runtime.tools), ("resource(s)", runtime.resources), ("prompt(s)", runtime.prompts))
-    counts = ", ".join(f"{len(items)} {kind}" for kind, items in tables)
+    return ", ".join(f"{len(items)} {kind}" for kind, items in tables)
+
+
+def loaded_again_line(served: str) -> str:
+    """One line saying what a load after an unload (``%reload_ext``'s second half) brings back, and what not: the
+    new session's server has none of what the cells registered before (``served``, ``""`` when nothing)."""
+    line = "nanohubmcp loaded again: the %mcp magics are back; the MCP server starts at the next %%mcp_* cell or "
+    line += "%mcp start"
+    if not served:
+        return line + "."
+    return (f"{line}, serving none of the {served} served before: run the cells that defined them "
+            "(%%mcp_tool, %%mcp_resource, %%mcp_prompt, %mcp rappture ...) again.")
+
+
+def stopped_line(session: KernelSession) -> str:
+    """One line saying what unloading ``session`` stops (said before it stops)."""
+    counts = served_counts(session)
     if session.running:
         where = f"stopped the MCP server '{session.server.name}' on port {session.server.port} (the port is free)"
     else:

@@ -168,6 +168,9 @@ class ServerCommands:
         if not isinstance(arguments, dict):
             raise UsageError(f'%mcp call {name}: the arguments must be a JSON object such as {{"a": 1}}')
         server = self.session.server
+        if not server.running and name not in server.runtime.tools:  # (%mcp start would serve no such tool)
+            raise UsageError(f"%mcp call {name}: no tool {name!r}: define it in a %%mcp_tool cell (after %reload_ext "
+                             "nanohubmcp, run its cell again); %mcp tools lists the tools")
         if not server.running:
             raise UsageError("the MCP server is not running; start it with %mcp start")
         on_kernel = self.session.runs_on_kernel(name) or self.session.mode == "kernel"
