@@ -3,8 +3,10 @@ run in a process of its own (the tests of a stopped server's records: the stop m
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -15,3 +17,17 @@ def provenance_rows(state: Path, said: str = "") -> list[str]:
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr + said
     return [line for line in done.stdout.splitlines()[1:] if line.strip()]
+
+
+def nanohubmcp_with_data_home(data: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``nanohubmcp ARGS...`` run in a process of its own whose default root is under ``data`` (``XDG_DATA_HOME``:
+    ``data/nanohubmcp/NAME`` is ``MCPServer("NAME")``'s default state folder), with no state variable set."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("NANOHUBMCP_STATE_DIR", "SESSIONDIR", "SESSION_DIR")}
+    env["XDG_DATA_HOME"] = str(data)
+
+    def nanohubmcp(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "nanohubmcp", *args], capture_output=True, text=True,
+                              timeout=60, env=env)
+
+    return nanohubmcp

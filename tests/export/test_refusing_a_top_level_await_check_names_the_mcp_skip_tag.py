@@ -24,14 +24,17 @@ def export(tmp_path: Path, *cells: nbformat.NotebookNode) -> int:
     return main(["export", str(tmp_path / "proc.ipynb"), "-o", str(tmp_path / "proc_server.py"), "--force"])
 
 
-def test_the_refusal_of_a_check_cell_says_to_tag_it_mcp_skip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_refusal_of_a_check_cell_says_to_tag_it_mcp_skip(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     check = nbformat.v4.new_code_cell(CHECK)
     assert export(tmp_path, nbformat.v4.new_code_cell(TOOL), check) == 1
     err = capsys.readouterr().err
     assert err.startswith("nanohubmcp export: error: ")
-    assert f"{tmp_path / 'proc.ipynb'}, cell 3 (from nanohubmcp.jupyter.extension import current): top-level await " \
-        "on line 3 cannot run in a script; move it into an async def (a tool may be async) or call " \
-        "asyncio.run(...); or, a check of the notebook's tools, tag the cell mcp-skip (the export leaves it out)\n" in err
+    assert (f"{tmp_path / 'proc.ipynb'}, cell 3 (from nanohubmcp.jupyter.extension import current): top-level "
+            "await on line 3 cannot run in a script; move it into an async def (a tool may be async) or call "
+            "asyncio.run(...); or, a check of the notebook's tools, tag the cell mcp-skip (the export leaves it "
+            "out)\n") in err
 
     check.metadata["tags"] = ["mcp-skip"]  # what the message says: the export goes through
     assert export(tmp_path, nbformat.v4.new_code_cell(TOOL), check) == 0

@@ -5,12 +5,11 @@ When none or several hold records, the error names the root (and the servers) an
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from provenance_rows import nanohubmcp_with_data_home
 
 from nanohubmcp import MCPServer
 from nanohubmcp.server.provenance.records import record_id_of
@@ -39,13 +38,7 @@ def make_records(state: Path, name: str) -> str:
 def test_the_lone_server_directory_is_the_default_and_errors_name_where_they_looked(tmp_path: Path) -> None:
     data = tmp_path / "data"
     root = data / "nanohubmcp"
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("NANOHUBMCP_STATE_DIR", "SESSIONDIR", "SESSION_DIR")}
-    env["XDG_DATA_HOME"] = str(data)
-
-    def nanohubmcp(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "nanohubmcp", *args], capture_output=True, text=True,
-                              timeout=60, env=env)
+    nanohubmcp = nanohubmcp_with_data_home(data)
 
     nothing = nanohubmcp("provenance", "list")
     assert nothing.returncode == 1

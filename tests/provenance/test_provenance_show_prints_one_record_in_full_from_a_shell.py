@@ -6,12 +6,11 @@ line where it looked for an id it does not find."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from provenance_rows import nanohubmcp_with_data_home
 
 from nanohubmcp import MCPServer
 from nanohubmcp.server.provenance.records import record_id_of
@@ -22,13 +21,7 @@ pytestmark = pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="the
 def test_show_prints_the_record_list_names_with_its_whole_error(tmp_path: Path) -> None:
     data = tmp_path / "data"
     state = data / "nanohubmcp" / "shown"  # MCPServer("shown")'s default directory under XDG_DATA_HOME
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("NANOHUBMCP_STATE_DIR", "SESSIONDIR", "SESSION_DIR")}
-    env["XDG_DATA_HOME"] = str(data)
-
-    def nanohubmcp(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "nanohubmcp", *args], capture_output=True, text=True,
-                              timeout=60, env=env)
+    nanohubmcp = nanohubmcp_with_data_home(data)
 
     server = MCPServer("shown", state_dir=str(state))
 
