@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..registration import edited_definition, warn_registration
+from ..server.registry.components import refuse_generator
 from ..server.registry.mcp_apps import html_of
 from ..server.registry.resources import Resource
 from . import calls
@@ -110,6 +111,7 @@ class CellRegistry:
         spec, fn = entry.spec, entry.fn
         if isinstance(spec, ToolSpec):
             name = spec.name or fn.__name__
+            refuse_generator(fn, name)  # the wrapper below is a plain function, whatever ``fn`` is
             runs_on = spec.executor or (self.server.runtime.job_executor if spec.background else None)
             if runs_on in ("processes", "dask", "slurm"):
                 # The function itself is pickled to the other process: nothing of the kernel goes along.

@@ -12,13 +12,14 @@ exporter. Imports neither IPython nor Tornado.
 from __future__ import annotations
 
 import ast
+import types
 from dataclasses import dataclass
 
 from ..errors import RegistrationError
 from ..protocol import ast_guard
 from .script_text import code_lines
 
-__all__ = ["FunctionInfo", "find_functions", "pick_function", "split_last_expression"]
+__all__ = ["FunctionInfo", "find_functions", "pick_function", "split_last_expression", "uncalled_function"]
 
 
 def split_last_expression(source: str) -> tuple[str, str | None]:
@@ -107,3 +108,18 @@ def pick_function(source: str, name: str | None = None, *, kind: str = "tool") -
         raise RegistrationError(f"%%mcp_{kind}: the cell defines several functions ({listed}); {fix}")
     chosen = next(info for info in reversed(public) if info.name == distinct[0])
     return chosen, name is not None and name != chosen.name
+
+
+def uncalled_function(source: str, info: FunctionInfo) -> types.FunctionType | None:
+    """The function ``info``'s ``def`` in ``source`` makes, compiled but not run (its code alone: no globals,
+    defaults or decorators), for what its code says of it (a generator function); None when that ``def`` alone
+    does not compile (the script reports it where it runs)."""
+    tree = ast_guard.parse(source)
+    node = next(node for node in tree.body
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == info.def_lineno)
+    try:
+        module = compile(ast.Module(body=[node], type_ignores=[]), "<cell>", "exec", dont_inherit=True)
+    except SyntaxError:  # a nonlocal with no binding at the top level, ...
+        return None
+    code = next(const for const in module.co_consts if isinstance(const, types.CodeType))
+    return types.FunctionType(code, {})

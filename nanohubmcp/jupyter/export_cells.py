@@ -24,6 +24,7 @@ from typing import Any
 from ..protocol import ast_guard
 from . import cellspec
 from .automagic import automagic_call
+from .cellsource import uncalled_function
 from .export_bindings import Bindings
 from .export_magic_lines import MagicLines
 from .export_outcomes import Cursor, ReadsServer, TopLevelAwait, Untranslatable
@@ -161,7 +162,7 @@ class Cells:
             decorator += "  # --main (the kernel's thread) applies in notebooks only"
         key = spec.uri if kind == "resource" else spec.name or info.name
         if kind == "tool":  # the script would stop at import, where registration refuses these
-            check_tool(key, spec, self.settings.values.get("job_executor"))
+            check_tool(key, spec, self.settings.values.get("job_executor"), uncalled_function(code, info))
         self.registrations.register(kind, key, decorator)
         lines = code_lines(code)
         lines.insert(info.lineno - 1, decorator)

@@ -13,13 +13,15 @@ How a cell becomes a decorated function is :mod:`.export_cells`'; this module ke
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RegistrationError
 from .export_outcomes import Code, Cursor
 from .script_text import literal
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .cell_specs import ToolSpec
 
 __all__ = ["Registrations", "check_tool"]
@@ -86,9 +88,10 @@ class Registrations:
         return True
 
 
-def check_tool(key: str, spec: ToolSpec, job_executor: str | None) -> None:
+def check_tool(key: str, spec: ToolSpec, job_executor: str | None, fn: Callable[..., Any] | None) -> None:
     """Refuse what registering the tool ``key`` would refuse, as the notebook refused it: a reserved or
-    uncallable name, a view that is not ``ui://``, a cache the tool cannot have, executor options its executor
+    uncallable name, a generator function (``fn``: the cell's function compiled but not run; None: not known),
+    a view that is not ``ui://``, a cache the tool cannot have, executor options its executor
     (``spec.executor``, else ``job_executor``: ``%config NanohubMCP.job_executor``) does not take.
 
     Raises:
@@ -98,12 +101,14 @@ def check_tool(key: str, spec: ToolSpec, job_executor: str | None) -> None:
     from ..server.executors import check_options
     from ..server.provenance.tool_options import check_cache
     from ..server.registry.checks import RESERVED_TOOL_NAMES, reserved_name
-    from ..server.registry.components import check_tool_name
+    from ..server.registry.components import check_tool_name, refuse_generator
     from ..server.registry.mcp_apps import check_view_uri
 
     if key in RESERVED_TOOL_NAMES:
         raise reserved_name(key)
     check_tool_name(key, given=bool(spec.name))
+    if fn is not None:
+        refuse_generator(fn, key)
     if spec.view is not None:
         check_view_uri(spec.view, f"tool {key!r}")
     check_cache(key, {"private": True, "shared": "shared"}.get(spec.cache or ""), spec.cache_ttl,
