@@ -88,7 +88,7 @@ from .eras import handshake_version, is_modern, spoken_version
 from .intake import Incoming, Intake, Received
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
 from .stateless.envelope import check_modern_version, modern_envelope, modern_version
-from .wire.request import RequestContext
+from .wire.request import PEER_GONE, RequestContext
 
 if TYPE_CHECKING:
     from .dispatcher import Dispatcher
@@ -385,7 +385,9 @@ class Connection:
     # -- the peer went away ----------------------------------------------------------------
     @staticmethod
     def peer_gone(request: RequestContext, reason: str = "the client went away") -> None:
-        """The client can no longer receive this request's answer: cancel it."""
+        """The client can no longer receive this request's answer: cancel it (the client's cancel: an
+        ``async def`` tool's coroutine is cancelled, as at a ``notifications/cancelled``)."""
+        request.slots[PEER_GONE] = True
         request.cancel(reason)
 
     def close(self, reason: str = "the client went away") -> None:

@@ -19,8 +19,8 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any, Final
 
-from ...errors import ToolBusy, ToolError, ToolTimeout
-from ..wire.request import RequestContext
+from ...errors import RequestCancelled, ToolBusy, ToolError, ToolTimeout
+from ..wire.request import CLIENT_CANCELLED, PEER_GONE, RequestContext
 from .hand_off import HandOff, watching
 from .loop_hold import TimedSteps, going_on, held_note
 from .progress import ran_here
@@ -144,6 +144,35 @@ async def call_function(
         return value
     except (SystemExit, KeyboardInterrupt) as exc:
         raise _stopped(what, exc) from None
+
+
+async def cancelled_with_its_client(request: RequestContext, run: Awaitable[Any]) -> Any:
+    """Await ``run``, an ``async def`` tool's call, cancelling it when its client cancels ``request``
+    (``notifications/cancelled``, or the 2026-07-28 era's response stream closed): its ``await`` raises
+    ``CancelledError``, as at ``tool_timeout``. A cancel of the server's (its stop) or of the time limit is not
+    the client's and is left to them.
+
+    Raises:
+        RequestCancelled: the client's cancel ended the run (:data:`~..wire.request.CLIENT_CANCELLED` set).
+    """
+    task = asyncio.current_task()
+    running: list[asyncio.Task[Any]] = [task] if task is not None else []
+
+    def by_client() -> None:
+        if running and (request.withdrawn or request.slots.get(PEER_GONE)):
+            request.slots[CLIENT_CANCELLED] = True
+            running[0].cancel()
+
+    request.on_cancel(by_client)
+    try:
+        return await run
+    except asyncio.CancelledError:
+        uncancel = getattr(task, "uncancel", None)  # (Python 3.11+ counts a task's cancels)
+        if not request.slots.get(CLIENT_CANCELLED) or (uncancel is not None and uncancel() > 0):
+            raise  # (the server's stop cancelled it too)
+        raise RequestCancelled(f"Request cancelled: {request.cancel_reason or 'cancelled by the client'}") from None
+    finally:
+        running.clear()  # a cancel after its end is not its coroutine's
 
 
 def timeout_message(what: str, timeout: float, *, stops_when_cancelled: bool, abandoned: bool,

@@ -25,6 +25,7 @@ from ...errors import (
     InvalidArguments,
     InvalidParams,
     ProtocolError,
+    RequestCancelled,
     ResultTooLarge,
     ServerStopping,
     ToolBusy,
@@ -52,11 +53,11 @@ from ..results.sink import ResultSink, call_sink
 from ..results.written import keep_written
 from ..shutdown import STOPPED
 from ..wire import trace_context
-from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, TIMED_OUT, RequestContext
+from ..wire.request import ANSWERED_BY_LAYER, CLIENT_CANCELLED, RETURNED_ERROR, TIMED_OUT, RequestContext
 from ..wire.trace_context import SPAN
 from . import progress
 from .context import Context
-from .invoke import NOT_INLINE, CallRecord, call_function, call_inline, is_awaitable
+from .invoke import NOT_INLINE, CallRecord, call_function, call_inline, cancelled_with_its_client, is_awaitable
 from .tool_checks import refusal_told
 
 if TYPE_CHECKING:
@@ -139,6 +140,11 @@ async def run_tool(core: CallHost, request: RequestContext, tool: Tool, argument
             record.finish(False, "cancelled")
         raise
     except BaseException as exc:
+        if isinstance(exc, RequestCancelled) and request.slots.get(CLIENT_CANCELLED):
+            # Its client cancelled it and its coroutine ended: no answer is sent (or read), its record says so.
+            if record:
+                record.finish(False, "cancelled")
+            return tool_error_result(exc.message)
         if not isinstance(exc, Exception):  # InputRequired (2026 multi round-trip) and the like
             if record:
                 record.finish(True, "input required")
@@ -208,11 +214,14 @@ def _running(core: CallHost, request: RequestContext, tool: Tool, kwargs: dict[s
         job.trace_context = trace_context.capture(request)  # the run span, for the executor
         return runner.call(job, tool.fn, kwargs, context=context or Context(core.call_seams, request, job_id=job.id),
                            context_param=tool.signature.context_param, is_coroutine=tool.is_coroutine)
-    return call_function(
+    run = call_function(
         tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
         timeout=core.tool_timeout, what=tool.call_key, may_run_inline=context is None,
         on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"),
         stops_when_cancelled=bool(tool.extra.get(STOPS_WHEN_CANCELLED)))
+    # A coroutine stops at its client's cancel (its await raises CancelledError); a sync function reads it as
+    # ctx.is_cancelled(), nothing can stop its thread.
+    return cancelled_with_its_client(request, run) if tool.is_coroutine else run
 
 
 def _shaping(core: CallHost, request: RequestContext, tool: Tool, value: Any,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..results.owners import owner_for
 from .code_facts import CODE, TableWait, code_of
 from .code_files import WATCHED
-from .handover import CACHE_META, NOT_ANSWERED, JobEnd
+from .handover import CACHE_META, CANCELLED, NOT_ANSWERED, JobEnd
 from .job_record import completed
 from .record_arguments import record_arguments_text
 from .result_fast import orjson_kept
@@ -88,6 +88,8 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     extra = None if status == "completed" else column_json({"error": error_of(result)})
     if meta is not None and isinstance(meta, dict) and meta.get(NOT_ANSWERED):  # no client got this result
         digest, kept, links = None, None, []
+        if meta[NOT_ANSWERED] == CANCELLED:
+            status = "cancelled"
     if job_id is not None and not hit:  # the job's record, open until the job ends
         extra = column_json({"job_id": job_id, "handle_digest": digest or digest_text(kept or "")})
         status, finished, digest, kept, links = "working", None, None, None, []

@@ -52,7 +52,11 @@ CACHE_META = "io.nanohub/cache"
 """The ``_meta`` key of a result the result cache answered or stored: ``{"hit": bool, ...}``."""
 NOT_ANSWERED = "io.nanohub/not-answered"
 """The ``_meta`` key of a result handed over for a call no client got a result of (one the server's stop cut
-short): the record keeps its error and its status, ``failed``, but no result nor digest."""
+short): the record keeps its error and its status, ``failed`` (``cancelled`` when its value is :data:`CANCELLED`),
+but no result nor digest."""
+CANCELLED = "cancelled"
+"""The :data:`NOT_ANSWERED` value of a call whose client cancelled it and whose coroutine was cancelled for it
+(``wire.request.CLIENT_CANCELLED``): its record's status."""
 CACHED_FROM: Slot[str] = Slot("cached from")
 """The URI of the provenance record of the run whose stored result the cache answered this call
 with (set by the cache layer on a hit; the hit's record names it as ``cached_from``)."""

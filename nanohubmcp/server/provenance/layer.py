@@ -32,11 +32,11 @@ from ...protocol.uris import comparison_form
 from ..jobs.record import TERMINAL, Job
 from ..results.owners import owner_of
 from ..shutdown import CUT_OFF, STOPPED
-from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
+from ..wire.request import ANSWERED_BY_LAYER, CLIENT_CANCELLED, RAN_ON
 from ..wire.trace_context import SPAN
 from . import code_facts
 from .code_files import WATCHED
-from .handover import CACHE_META, CACHED_FROM, NOT_ANSWERED, JobEnd
+from .handover import CACHE_META, CACHED_FROM, CANCELLED, NOT_ANSWERED, JobEnd
 from .record_ids import RecordIds
 from .records import META_KEY, ProvenanceStore, record_id_of
 from .rows import URI_PREFIX
@@ -191,7 +191,7 @@ class Recorder:
                 context.version,
                 context.job_id,
                 request.params.get("arguments"),
-                dict(result),
+                dict(result) if not slots.get(CLIENT_CANCELLED) else {**result, "_meta": {NOT_ANSWERED: CANCELLED}},
                 started,
                 now(),
                 ran_on,

@@ -89,6 +89,17 @@ TIMED_OUT: Slot[bool] = Slot("a call answered at a time limit")
 (:class:`~nanohubmcp.errors.ToolTimeout`, set by the tool-call service: ``tool_timeout``, a Rappture tool's
 ``timeout``, a Sim2L's ``cell_timeout``): REST answers it 504, not 500."""
 
+CLIENT_CANCELLED: Slot[bool] = Slot("a coroutine call its client cancelled")
+"""Whether a ``tools/call`` of an ``async def`` tool was cancelled by its client (``notifications/cancelled``,
+or in the 2026-07-28 era its response stream closed: :data:`PEER_GONE`) and its coroutine cancelled for it (set by
+the tool-call service): its provenance record says ``cancelled``.
+
+.. versionadded:: 1.0"""
+
+PEER_GONE: Slot[bool] = Slot("the client closed the request's response stream")
+"""Whether the request's client can no longer receive its answer (the 2026-07-28 era's response stream closed,
+``Connection.peer_gone``): its cancellation is the client's, as a ``notifications/cancelled`` is."""
+
 ASKED_WITHOUT_CLIENT: Slot[bool] = Slot("a REST call's tool asked the client")
 """Whether a REST ``tools/call``'s tool asked the client something (``ctx.elicit``, ``ctx.sample``, roots), which
 a REST caller, with no session, cannot answer (set by :mod:`~nanohubmcp.server.wire.pending`): REST answers the
