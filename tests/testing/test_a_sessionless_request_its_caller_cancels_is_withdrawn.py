@@ -50,8 +50,12 @@ def build() -> tuple[MCPServer, Probe]:
         woken = asyncio.Event()
         ctx.on_cancel(woken.set)
         probe.started.set()
-        await woken.wait()
-        probe.end(f"cancelled (ctx.is_cancelled() = {ctx.is_cancelled()})")
+        try:
+            await woken.wait()
+        except asyncio.CancelledError:  # the client's cancel cancels the coroutine too (trial73 F7)
+            probe.end(f"cancelled (CancelledError, ctx.is_cancelled() = {ctx.is_cancelled()})")
+            raise
+        probe.end(f"woken (ctx.is_cancelled() = {ctx.is_cancelled()})")
         return "woken"
 
     @server.tool()
@@ -84,7 +88,7 @@ async def test_a_cancelled_sessionless_call_cancels_the_tool(version: str) -> No
             group.cancel_scope.cancel()  # the caller gives up on the call
         ended = await anyio.to_thread.run_sync(probe.ended.wait, 10)
         assert ended, "the tool was not cancelled: it is still waiting"
-        assert probe.outcome == ["cancelled (ctx.is_cancelled() = True)"]
+        assert probe.outcome == ["cancelled (CancelledError, ctx.is_cancelled() = True)"]
         # the client and the server go on serving
         assert (await client.call_tool("add", {"a": 1, "b": 2}))["content"][0]["text"] == "3"
 
