@@ -157,22 +157,27 @@ async def cancelled_with_its_client(request: RequestContext, run: Awaitable[Any]
     """
     task = asyncio.current_task()
     running: list[asyncio.Task[Any]] = [task] if task is not None else []
+    fired: list[bool] = []
 
     def by_client() -> None:
         if running and (request.withdrawn or request.slots.get(PEER_GONE)):
             request.slots[CLIENT_CANCELLED] = True
+            fired.append(True)
             running[0].cancel()
 
     request.on_cancel(by_client)
+    uncancel = getattr(task, "uncancel", None)  # (Python 3.11+ counts a task's cancels)
     try:
-        return await run
+        value = await run
     except asyncio.CancelledError:
-        uncancel = getattr(task, "uncancel", None)  # (Python 3.11+ counts a task's cancels)
-        if not request.slots.get(CLIENT_CANCELLED) or (uncancel is not None and uncancel() > 0):
-            raise  # (the server's stop cancelled it too)
+        if not fired or (uncancel is not None and uncancel() > 0):
+            raise  # (not the client's, or the server's stop cancelled it too)
         raise RequestCancelled(f"Request cancelled: {request.cancel_reason or 'cancelled by the client'}") from None
     finally:
         running.clear()  # a cancel after its end is not its coroutine's
+    if fired and uncancel is not None:  # the cancel came as it ended (wait_for gave its value): taken back
+        uncancel()
+    return value
 
 
 def timeout_message(what: str, timeout: float, *, stops_when_cancelled: bool, abandoned: bool,
