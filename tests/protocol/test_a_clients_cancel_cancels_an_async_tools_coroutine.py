@@ -1,7 +1,8 @@
 """A client's cancel of a running ``async def`` tool's call cancels its coroutine: its ``await`` raises
 ``CancelledError``, as at ``tool_timeout`` and a stop, and its provenance record says ``cancelled``. The official
 ``mcp`` client sends ``notifications/cancelled`` when its request times out (``read_timeout_seconds``), over
-Streamable HTTP and over stdio, and closes the request's POST in the 2026-07-28 era; the session serves on. A sync tool still reads the cancel as ``ctx.is_cancelled()``.
+Streamable HTTP and over stdio, and closes the request's POST in the 2026-07-28 era; the session serves on. A sync
+tool still reads the cancel as ``ctx.is_cancelled()``.
 
 Found by a fresh-user trial (trial73 F7): the coroutine was never cancelled, ran to its end and was recorded
 ``completed`` (MCP 2025-11-25, Basic § Utilities § Cancellation: the receiver SHOULD stop processing the request).
