@@ -147,12 +147,16 @@ class StdioTransport:
         core = self.core
         until = self._drain_until() if self._drain_until is not None else None
 
+        ended = self._ended
+        if ended is not None and ended.done():  # the client closed its input: no answer can reach it, so what
+            for request in list(self.connection.in_flight):  # runs is its cancel (an async def tool's coroutine
+                Connection.peer_gone(request, "the client closed its input")  # is cancelled, as a closed POST's)
         core.detach(keep_store=True)  # (connected until the streams ended: the drain closes it)
         core.close(streams_later=True)  # (the session's stream stays open for the answers: the drain ends it)
         if self._process_ends:
             core.core_jobs.process_ending()
-        self.connection.close("the server is stopping")
-        ended = self._ended
+        if ended is None or not ended.done():
+            self.connection.close("the server is stopping")
         # A stop by a signal (the input still open) keeps the session a moment after the last answer, for its
         # client's follow-up (the official client's tools/list), as HTTP's; at the end of input nobody follows up.
         await drain(core, None, until, self._notice, busy=lambda: bool(self.tasks),

@@ -1,0 +1,65 @@
+"""A stdio client that closes its input (it quit) has its running ``async def`` call cancelled at once, as a
+client's ``notifications/cancelled`` or a closed 2026-07-28 POST cancels it: no answer can reach it any more, so
+the server does not wait out the call, or its exit grace, for nobody (fresh-user trial 73, F4: a desktop client
+that quit waited 8 s for a call parked in an ``await``).
+
+A real ``python app.py`` over stdio; the tool notes the ``CancelledError`` its ``await`` raised in a file.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+APP = '''
+import asyncio, sys
+from nanohubmcp import MCPServer
+
+server = MCPServer("quits")
+
+
+@server.tool()
+async def slow() -> str:
+    """Waits 45 s."""
+    try:
+        await asyncio.sleep(45)
+    except asyncio.CancelledError:
+        open(sys.argv[1], "w").write("cancelled")
+        raise
+    return "done"
+
+
+server.run(transport="stdio", exit_grace=120)
+'''
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "quits", "version": "1"}}
+
+
+def test_closing_the_input_cancels_the_running_coroutine_and_the_process_ends(tmp_path: Path) -> None:
+    app, mark = tmp_path / "app.py", tmp_path / "cancelled.txt"
+    app.write_text(APP)
+    proc = subprocess.Popen([sys.executable, str(app), str(mark)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+
+        def send(message: dict[str, object]) -> None:
+            proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+            proc.stdin.flush()  # type: ignore[union-attr]
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+        assert b'"id":1' in proc.stdout.readline()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "slow", "arguments": {}}})
+        send({"jsonrpc": "2.0", "id": 3, "method": "ping"})  # answered once the call is running (a task of its own)
+        assert b'"id":3' in proc.stdout.readline()
+        proc.stdin.close()
+        # Before: the server waited for the call (45 s), within its 120 s grace.
+        assert proc.wait(30) == 0, proc.stderr.read().decode() if proc.stderr else ""
+        assert mark.read_text() == "cancelled"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
