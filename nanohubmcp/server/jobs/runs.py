@@ -19,14 +19,37 @@ import contextlib
 import os
 import secrets
 import weakref
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
 from ..wire.state_dir import private_folder, private_opener
 
-if TYPE_CHECKING:
-    from ...state.redis_runners import RedisRunners
+__all__ = ["RunnerLock", "RunnerLocks", "Runs", "process_of", "runner_token"]
 
-__all__ = ["RunnerLocks", "Runs", "process_of", "runner_token"]
+
+class RunnerLock(Protocol):
+    """How a server's live processes know each other's runs: the seam a job store's back end supplies
+    (:class:`RunnerLocks`, lock files in the state directory; ``state.redis_runners.RedisRunners``, heartbeats in
+    Redis). ``token`` is a process's random token, ``run`` its ``<process>.<start>``."""
+
+    def claim(self, token: str, run: str) -> None:
+        """Hold this process's lock as ``token``, serving ``run``."""
+        ...
+
+    def started(self, run: str) -> None:
+        """This process serves ``run`` from now on (a new start after a stop)."""
+        ...
+
+    def alive(self, token: str | None) -> bool:
+        """Whether process ``token`` holds its lock now."""
+        ...
+
+    def serving(self, process: str, run: str) -> bool:
+        """Whether process ``process`` still serves ``run``."""
+        ...
+
+    def release(self) -> None:
+        """Let this process's lock go."""
+        ...
 
 
 def runner_token(process: str, run: int) -> str:
@@ -54,14 +77,14 @@ class Runs:
         self.process = secrets.token_hex(12)
         self._starts = 1
         self.runner = runner_token(self.process, self._starts)
-        self._locks: RunnerLocks | RedisRunners | None = None
+        self._locks: RunnerLock | None = None
 
     @property
-    def locks(self) -> RunnerLocks | RedisRunners | None:
+    def locks(self) -> RunnerLock | None:
         """The runner locks this process holds its lock among (None before :meth:`claim`)."""
         return self._locks
 
-    def claim(self, locks: RunnerLocks | RedisRunners) -> None:
+    def claim(self, locks: RunnerLock) -> None:
         """Hold this process's lock among ``locks`` (lock files or Redis heartbeats) from now on.
 
         Raises:
