@@ -35,10 +35,18 @@ def failed_when_run(cell: Mapping[str, Any]) -> str | None:
     `%%mcp_tool` not found.``: a cell run before ``%load_ext nanohubmcp``), its first line cut to 100
     characters; None when it shows none (never run, or run without an error)."""
     for output in cell.get("outputs") or ():
-        if isinstance(output, Mapping) and output.get("output_type") == "error":
-            lines = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}".strip().splitlines()
-            first = lines[0] if lines else "an error"
-            return first if len(first) <= 100 else first[:97] + "..."
+        if not isinstance(output, Mapping):
+            continue
+        if output.get("output_type") == "error":
+            text = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"
+        elif (output.get("output_type") == "stream" and output.get("name") == "stderr"
+              and cell_text(output.get("text") or "").startswith("UsageError: ")):
+            text = cell_text(output.get("text") or "")  # IPython fails a cell with a UsageError on stderr, not as an error
+        else:
+            continue
+        lines = text.strip().splitlines()
+        first = lines[0] if lines else "an error"
+        return first if len(first) <= 100 else first[:97] + "..."
     return None
 
 
