@@ -41,7 +41,8 @@ def failed_when_run(cell: Mapping[str, Any]) -> str | None:
             text = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"
         elif (output.get("output_type") == "stream" and output.get("name") == "stderr"
               and cell_text(output.get("text") or "").startswith("UsageError: ")):
-            text = cell_text(output.get("text") or "")  # IPython fails a cell with a UsageError on stderr, not as an error
+            # IPython fails a cell with a UsageError written to stderr, not as an error output
+            text = cell_text(output.get("text") or "")
         else:
             continue
         lines = text.strip().splitlines()
