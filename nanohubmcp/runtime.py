@@ -177,11 +177,21 @@ class Runtime:
         """
         self._core.set_tool_timeout(seconds)
 
-    def set_result_option(self, setting: str, value: float | None) -> None:
-        """Change ``max_inline_bytes``, ``figure_dpi``, ``max_result_bytes`` or ``max_event_bytes`` (a value
-        checked already); the next call's result is shaped with it.
+    def set_result_option(self, setting: str, value: object) -> None:
+        """Change ``max_inline_bytes``, ``figure_dpi``, ``max_result_bytes`` or ``max_event_bytes``, checked by the
+        rule ``MCPServer(...)`` applies to it (a byte limit a whole number of bytes at or above its least, or None /
+        ``inf`` for no limit; a dpi from 1 to 2400, or None); the next call's result is shaped with it.
 
         Raises:
+            ConfigurationError: a value the rule refuses (the message says what to write).
             ValueError: another setting name.
         """
-        self._core.result_options.update(setting, value)
+        from .server.options import checked_byte_limit, checked_dpi
+
+        if setting == "figure_dpi":
+            checked: float | None = checked_dpi(value)
+        elif setting in ("max_inline_bytes", "max_result_bytes", "max_event_bytes"):
+            checked = checked_byte_limit(setting, value)
+        else:
+            checked = None  # (update names the settings it takes)
+        self._core.result_options.update(setting, checked)
