@@ -19,11 +19,15 @@ def add_count(server: MCPServer, ends: list[str], *, starts: list[str] | None = 
         """Count until cancelled, reporting progress."""
         if starts is not None:
             starts.append("started")
-        for step in range(STEPS):
-            ctx.report_progress(step + 1, STEPS)
-            if ctx.is_cancelled():
-                ends.append("cancelled")
-                return "cancelled"
-            await asyncio.sleep(0.05)
+        try:
+            for step in range(STEPS):
+                ctx.report_progress(step + 1, STEPS)
+                if ctx.is_cancelled():
+                    ends.append("cancelled")
+                    return "cancelled"
+                await asyncio.sleep(0.05)
+        except asyncio.CancelledError:  # a client's cancel cancels an async def tool's coroutine (its await raises)
+            ends.append("cancelled")
+            raise
         ends.append("ran to its end")
         return "counted"
