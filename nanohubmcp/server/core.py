@@ -9,11 +9,8 @@ is opened when serving starts, so its jobs are settled then (:class:`~.core_jobs
 of the server). Where the state lives — the state directory; with a shared store, the link that reads its key before
 the port is bound and connects when serving starts (:meth:`ServerCore.attach`) — is
 :class:`~.wire.state_dir.StateLink`'s. Nothing is assigned to it from outside afterwards. It is the top of
-``server/``: each part is typed against a protocol of what it reads (:mod:`.services` says where each lives), never
-against this class.
-The ``MCPServer`` facade builds one; transports reach it through the connection seam (:mod:`.connection`), and
-only what starts and stops it (the runner, stdio, the in-memory transport) holds it. Nothing here imports
-Tornado or IPython.
+``server/``: each part is typed against a protocol of what it reads, never against this class. The facade builds
+one; transports reach it through :mod:`.connection`; only the runner, stdio and the in-memory transport hold it.
 """
 
 from __future__ import annotations
