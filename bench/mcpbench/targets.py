@@ -329,7 +329,7 @@ def _figures(d: dict[str, Any]) -> list[Row]:
         ),
         (
             "redesigned core: modules / hops / functions per tools/call in the steady state (HTTP; stdio); "
-            "issue 22: hops at most 39; 28",
+            "issue 22: hops at most 39; 29 (bench/hops.md)",
             _hops_text(d.get("hops-steady") or {}),
             "figure",
             "",
