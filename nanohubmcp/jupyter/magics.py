@@ -5,7 +5,8 @@ exporter shares) and calls :class:`~nanohubmcp.jupyter.session.KernelSession`, t
 subcommands through :class:`~nanohubmcp.jupyter.server_commands.ServerCommands`. User mistakes
 become one-line :class:`~IPython.core.error.UsageError` messages; an error raised by the cell's
 own code shows its traceback, then a UsageError that marks the cell as failed. Either way nothing
-is registered and the component of the previous run keeps working.
+is registered and the component of the previous run keeps working, and the names the cell's code bound
+are put back as they were (:func:`_names_put_back_if_refused`): the notebook calls what clients call.
 
 A component cell:
 
@@ -36,7 +37,7 @@ import itertools
 import re
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -143,11 +144,12 @@ class MCPMagics(Magics):
         a tool shows its result there with %%mcp_tool --view URI.
         """
         spec = self._parse(cellspec.parse_view_line, line)
-        value = self._evaluate(cell, spec.uri)
-        try:
-            entry = self.session.components.add_view(value, spec, CellOutput.capture(self.shell))
-        except (RegistrationError, TypeError) as exc:
-            raise UsageError(f"%%mcp_view: {exc}") from None
+        with _names_put_back_if_refused(self.shell):
+            value = self._evaluate(cell, spec.uri)
+            try:
+                entry = self.session.components.add_view(value, spec, CellOutput.capture(self.shell))
+            except (RegistrationError, TypeError) as exc:
+                raise UsageError(f"%%mcp_view: {exc}") from None
         display(HTML(value) if isinstance(value, str) else value)  # the view as the notebook shows it
         self.commands.serve(f"view '{entry.key}'")
 
@@ -193,17 +195,18 @@ class MCPMagics(Magics):
         name: str | None,
         add: Callable[[Any, Any, CellOutput], Entry],
     ) -> None:
-        fn = self._define(kind, cell, name, getattr(spec, "uri", None))
-        self.session.components.use_kernel_loop(running_loop())
         shell = self.shell
         assert shell is not None
-        # The cell's code is on no frame of the registering call: its warnings name the cell (IPython's
-        # "Cell In[N]", the line of the function in the cell's code), not IPython's line calling this magic.
-        try:
-            with self._warnings_in_cell(getattr(getattr(fn, "__code__", None), "co_firstlineno", 1)):
-                entry = add(fn, spec, CellOutput.capture(shell))
-        except RegistrationError as exc:
-            raise UsageError(_in_magic_terms(exc, kind)) from None
+        with _names_put_back_if_refused(shell):
+            fn = self._define(kind, cell, name, getattr(spec, "uri", None))
+            self.session.components.use_kernel_loop(running_loop())
+            # The cell's code is on no frame of the registering call: its warnings name the cell (IPython's
+            # "Cell In[N]", the line of the function in the cell's code), not IPython's line calling this magic.
+            try:
+                with self._warnings_in_cell(getattr(getattr(fn, "__code__", None), "co_firstlineno", 1)):
+                    entry = add(fn, spec, CellOutput.capture(shell))
+            except RegistrationError as exc:
+                raise UsageError(_in_magic_terms(exc, kind)) from None
         self.commands.serve(f"{kind} '{entry.key}'")
 
     def _warnings_in_cell(self, line: int | None = None) -> contextlib.AbstractContextManager[None]:
@@ -328,6 +331,31 @@ def actions_text() -> str:
     width = max(map(len, ACTIONS))
     lines = [f"  %mcp {name:<{width}}  {summary}" for name, summary in ACTION_HELP.items()]
     return "\n".join(["%mcp ACTION: manage the notebook's MCP server (%mcp? for the details)", *lines])
+
+
+@contextlib.contextmanager
+def _names_put_back_if_refused(shell: InteractiveShell | None) -> Iterator[None]:
+    """Around running a component cell and registering what it defines: when that is refused (any exception out
+    of the block), every name of the notebook's namespace the cell's code bound, rebound or deleted is put back
+    as it was (a name it added is unbound again), so ``add(1, 2)`` in the notebook is the function clients call
+    (trial74 F13: a refused generator cell left ``add`` the refused function while the server served the old
+    one). What the code did besides binding names (its output, a changed list, a written file) stays done."""
+    assert shell is not None
+    spaces = {id(space): space for space in (shell.user_ns, shell.user_global_ns)}.values()
+    before = [(space, dict(space)) for space in spaces]
+    try:
+        yield
+    except BaseException:
+        for space, earlier in before:
+            for name in space.keys() - earlier.keys():
+                space.pop(name, None)
+            for name, value in earlier.items():
+                if space.get(name, _UNSET) is not value:
+                    space[name] = value
+        raise
+
+
+_UNSET = object()
 
 
 def _dropped_lines(cell: str, source: str) -> int:
