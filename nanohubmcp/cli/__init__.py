@@ -62,7 +62,7 @@ print a document (``export``, ``server-json``, ``desktop-config``, ``provenance`
 ``--port`` and token options a script of your own adds as the subcommands check them, ``--transport`` (and
 :func:`~.script_options.required_token`, for a script that serves only with a token), :mod:`.script_folder`
 the working directory of an exported notebook's script (the notebook's folder), :mod:`.script_exit` its end once it
-served (as the command's). This module owns
+served, or refused at its start (as the command's). This module owns
 only :func:`main`: parse, run, turn a :class:`~nanohubmcp.errors.UsageError` into the subcommand's
 usage and exit status 2 (one of an environment variable: one line, exit status 2), any other
 :class:`~nanohubmcp.errors.NanohubMCPError` into one line on stderr and exit status 1 (2 for an environment
@@ -79,7 +79,7 @@ from collections.abc import Sequence
 from ..auth.token_option import token_from_options
 from ..errors import ConfigurationError, NanohubMCPError, RegistrationError, UsageError
 from .parser import PROG, build_parser, parse_arguments
-from .script_exit import ends_as_served
+from .script_exit import ends_as_served, refusals_in_one_line
 from .script_folder import work_in_notebook_folder
 from .script_options import (
     add_port_option,
@@ -91,7 +91,7 @@ from .script_options import (
 from .warning_lines import terse_warnings
 
 __all__ = ["add_port_option", "add_script_token_options", "add_transport_option", "build_parser", "ends_as_served",
-           "keep_stdout_for_stdio", "main", "required_token", "work_in_notebook_folder"]
+           "keep_stdout_for_stdio", "main", "refusals_in_one_line", "required_token", "work_in_notebook_folder"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,15 +6,25 @@ Sim2L and a Rappture tool (papermill, nbclient, pint, matplotlib), while ``nanoh
 at once (trial64 F10). The exported script serves inside :func:`ends_as_served`, so its process ends as the
 command's does (:func:`~nanohubmcp.processes.process_end.end_served_process`: the ``atexit`` handlers run, open
 files flushed, the heap not freed). A hand-written script may use it the same way.
+
+A script that cannot start, because its cells register a tool the server refuses (trial74 F1: a decorator made the
+function a generator, which the export cannot tell from the code it does not run), ends as ``nanohubmcp run`` of it
+ends: one line on stderr naming the tool and what to fix, exit status 1, not a traceback
+(:func:`refusals_in_one_line`, which the exported script calls before its cells run).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 from collections.abc import Iterator
+from types import TracebackType
 from typing import Protocol
 
-__all__ = ["ends_as_served"]
+from ..errors import NanohubMCPError
+
+__all__ = ["ends_as_served", "refusals_in_one_line"]
 
 
 class _Serving(Protocol):
@@ -44,3 +54,29 @@ def ends_as_served(server: _Serving) -> Iterator[None]:
     yield
     if not server.running:
         end_served_process(0)
+
+
+def refusals_in_one_line() -> None:
+    """From now on, a refusal of nanohubmcp's that ends the script (a :class:`~nanohubmcp.errors.NanohubMCPError`
+    nothing caught: a tool whose registration is refused, a port in use) is said in one line on stderr, ``start_mcp.py:
+    error: <its message>``, as ``nanohubmcp run start_mcp.py`` says it, and the exit status is 1; any other exception
+    keeps its traceback. Call it at the top of the script, under ``if __name__ == "__main__":`` (the commands that
+    import the script say its refusals themselves).
+
+    Example:
+        ```python
+        if __name__ == "__main__":
+            from nanohubmcp.cli import refusals_in_one_line
+
+            refusals_in_one_line()
+        ```
+    """
+    program, earlier = os.path.basename(sys.argv[0]) or "python", sys.excepthook
+
+    def said(kind: type[BaseException], exc: BaseException, trace: TracebackType | None) -> None:
+        if not isinstance(exc, NanohubMCPError):
+            earlier(kind, exc, trace)
+            return
+        print(f"{program}: error: {exc}", file=sys.stderr, flush=True)
+
+    sys.excepthook = said

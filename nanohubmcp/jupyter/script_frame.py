@@ -67,10 +67,13 @@ _CALLER_DIRECTORY = work_in_notebook_folder(__file__{folder})"""
 """Before ``server`` and the cells' code: the working directory the notebook's kernel had
 (:func:`nanohubmcp.cli.work_in_notebook_folder`)."""
 _STDIO_FIRST = '''if __name__ == "__main__":  # over stdio what the cells below print goes to stderr (stdout: MCP)
-    from nanohubmcp.cli import keep_stdout_for_stdio
+    from nanohubmcp.cli import keep_stdout_for_stdio, refusals_in_one_line
 
-    keep_stdout_for_stdio()'''
-"""Before the cells' code: a ``print()`` at import must not reach a stdio client ahead of the MCP messages."""
+    keep_stdout_for_stdio()
+    refusals_in_one_line()  # a tool the cells register that cannot be served: one line naming it, exit status 1'''
+"""Before the cells' code: a ``print()`` at import must not reach a stdio client ahead of the MCP messages, and
+a tool the server refuses (one a decorator made a generator, which the export cannot tell) is said in one line
+(:func:`nanohubmcp.cli.refusals_in_one_line`), as ``nanohubmcp run`` of the script says it."""
 _TOKEN_RUN = """
 Its clients send a bearer token, as the notebook's server required; the notebook's token is not
 exported: set MCP_TOKEN to a token of your choice (or pass --token-file PATH), else neither

@@ -15,8 +15,9 @@ The app file is imported under its own stem as module name (never ``__main__``, 
 ``sys.path``; it must define a module-level ``server`` with a ``run`` method. Then
 ``server.run(host=, port=, path_prefix=, public_url=)`` serves until the process is
 signalled. An exception while importing the app prints its traceback and the exit status is
-1; a :class:`~nanohubmcp.errors.ConfigurationError` (missing file, not a Python file, no
-``server``, a port taken meanwhile) prints one line and exits 2.
+1; a :class:`~nanohubmcp.errors.NanohubMCPError` (a ``ConfigurationError``: missing file, not a Python file, no
+``server``, a port taken meanwhile; a ``RegistrationError`` of a tool the file registers, such as a function a
+decorator made a generator) prints one line and exits 2 (``start_mcp`` adds nothing to it).
 
 For ``--python-env`` the interpreter belongs to another environment, which may lack
 nanohubmcp; :func:`command` then starts this module through :data:`BOOTSTRAP`, which
@@ -245,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AppImportError as exc:  # the app's own traceback, for the log: status 1, as the app's exception
         traceback.print_exception(exc.__cause__ or exc)
         return 1
-    except ConfigurationError as exc:  # no `server`, a busy port, a bad option: one line, status 2
+    except NanohubMCPError as exc:  # no `server`, a busy port, a bad option, a tool refused: one line, status 2
         print(f"start_mcp: error: {exc}", file=sys.stderr, flush=True)
         return 2
     return 0

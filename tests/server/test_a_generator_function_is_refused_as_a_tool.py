@@ -1,12 +1,16 @@
 """A generator function (``yield`` in an ``async def`` or a ``def``) is refused when it is registered as a tool,
 naming what to write instead (review r37 N5). It was accepted, and every call failed with "a tool returned a
 value of type async_generator, which has no MCP form" and a traceback in the log; an ``async def`` one that
-blocked held the loop at each value besides."""
+blocked held the loop at each value besides. A function a decorator made a generator (its wrapper yields, not
+the ``def`` written for the tool) is refused saying so (trial74 F2: the message said "def with yield" of a ``def``
+with no ``yield``)."""
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -52,3 +56,25 @@ def test_a_generator_function_is_refused_and_a_function_returning_a_list_is_not(
         assert server.call("listed", {"n": 3}).structured == {"result": [0, 1, 2]}
     finally:
         server.stop()
+
+
+def _each_value(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        yield from fn(*args, **kwargs)
+
+    return wrapper
+
+
+def test_a_function_a_decorator_made_a_generator_is_refused_naming_the_decorator() -> None:
+    @_each_value
+    def listed(n: int) -> list[int]:
+        """Returns n values."""
+        return list(range(n))
+
+    with pytest.raises(RegistrationError) as refused:
+        MCPServer("wrapped").tool()(listed)
+    assert str(refused.value).startswith(
+        "tool 'listed' is a generator function (a decorator made it one: its wrapper 'wrapper' yields, the function "
+        "'listed' it wraps does not): a call is answered with one value, and a generator has no MCP form; serve it "
+        "without that decorator, or with one whose wrapper returns the values (a list, or a dict), ")

@@ -96,17 +96,38 @@ def is_coroutine_callable(fn: Callable[..., Any]) -> bool:
 
 def refuse_generator(fn: Callable[..., Any], tool_name: str) -> None:
     """``RegistrationError`` for a generator function (``yield`` in a ``def`` or an ``async def``): a call's
-    answer is one value, and what a generator returns has no MCP form (each call would fail)."""
+    answer is one value, and what a generator returns has no MCP form (each call would fail). A function whose
+    ``yield`` is a decorator's (its wrapper's code, not the ``def`` it wraps) is said to be one a decorator made."""
     if inspect.isasyncgenfunction(fn):
-        kind = "an async generator function (async def with yield)"
+        kind, written = "an async generator function", "async def with yield"
     elif inspect.isgeneratorfunction(fn):
-        kind = "a generator function (def with yield)"
+        kind, written = "a generator function", "def with yield"
     else:
         return
+    made = _made_by_decorator(fn)
+    fix = ("serve it without that decorator, or with one whose wrapper returns the values" if made
+           else "collect the values and return them")
     raise RegistrationError(
-        f"tool '{tool_name}' is {kind}: a call is answered with one value, and a generator has no MCP form; "
-        "collect the values and return them (a list, or a dict), and report how far it is with "
-        "ctx.report_progress(done, total) (a Context parameter) while it works")
+        f"tool '{tool_name}' is {kind} ({made or written}): a call is answered with one value, and a generator has "
+        f"no MCP form; {fix} (a list, or a dict), and report how far it is with ctx.report_progress(done, total) "
+        "(a Context parameter) while it works")
+
+
+def _made_by_decorator(fn: Callable[..., Any]) -> str | None:
+    """How a decorator made ``fn`` a generator function, when its code is another function's than the one it is
+    named for (``functools.wraps`` copies the name, not the code): the wrapper's ``yield`` is not in the ``def``
+    written for the tool. None: its own ``def`` yields (or nothing says otherwise)."""
+    code_name = getattr(getattr(fn, "__code__", None), "co_name", None)
+    try:
+        inner = inspect.unwrap(fn)
+    except ValueError:  # (a cycle of __wrapped__)
+        inner = fn
+    if inner is not fn and not (inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner)):
+        return (f"a decorator made it one: its wrapper {code_name!r} yields, the function "
+                f"{getattr(inner, '__name__', '?')!r} it wraps does not")
+    if inner is fn and code_name is not None and code_name != getattr(fn, "__name__", code_name):
+        return f"its code is {code_name!r}, which yields: a decorator may have made it one"
+    return None
 
 
 def check_annotations(kind: str, name: str, annotations: dict[str, Any] | None) -> dict[str, Any] | None:
