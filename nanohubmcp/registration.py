@@ -171,11 +171,9 @@ class Registrar:
         registry = self._core.registry
         for message in registration_checks.tool_warnings(tool, registry.tools.get(tool.name), edited=_EDITED.get()):
             warn_registration(message)
-        if cache == "shared" and tool.signature.context_param:
-            warn_registration(
-                f"tool '{tool.name}' has cache='shared' and takes a Context: one caller's result is every "
-                "caller's, so it must not depend on who calls (ctx.principal)"
-            )
+        shared = registration_checks.shared_cache_warning(tool, fn, cache)
+        if shared is not None:
+            warn_registration(shared)
         if background and "get_job_result" not in registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).
             from .server.executors.job_tools import job_result_tool  # the job machinery: for job tools only

@@ -26,6 +26,21 @@ RESERVED_TOOL_NAMES: Final = frozenset({"get_job_result"})
 
 _DESCRIBING_KEYS: Final = frozenset({"description", "title", "default", "examples"})
 
+SAME_FOR_EVERY_CALLER: Final = "same_for_every_caller"
+"""The attribute a function the library made for a tool of another format sets True (a Rappture tool's
+``RapptureCall``): the ``Context`` it takes is the library's, to run the tool's program, and its result depends
+on its arguments alone, so ``cache='shared'`` of it is not warned about (:func:`shared_cache_warning`)."""
+
+
+def shared_cache_warning(tool: Tool, fn: Callable[..., Any], cache: object) -> str | None:
+    """The warning for a ``cache='shared'`` tool whose function takes a Context (it could read ``ctx.principal``,
+    and one caller's result is every caller's), unless ``fn`` says its result is the same for every caller
+    (:data:`SAME_FOR_EVERY_CALLER`: a wrapper the library made, whose Context the user cannot act on); else None."""
+    if cache != "shared" or not tool.signature.context_param or getattr(fn, SAME_FOR_EVERY_CALLER, False) is True:
+        return None
+    return (f"tool '{tool.name}' has cache='shared' and takes a Context: one caller's result is every caller's, "
+            "so it must not depend on who calls (ctx.principal)")
+
 
 def refuse_reserved(name: str, fn: Callable[..., Any]) -> None:
     """Raise ``RegistrationError`` when ``name`` is reserved and ``fn`` is not the server's own

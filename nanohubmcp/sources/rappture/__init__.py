@@ -67,6 +67,10 @@ class RapptureCall:
     ``ctx`` that has none).
     """
 
+    same_for_every_caller = True
+    """Its ``ctx`` is for the run (progress, cancel, where a large output goes), never read for who calls: a
+    ``cache="shared"`` of it is warned about at no one (``server.registry.checks.SAME_FOR_EVERY_CALLER``)."""
+
     def __init__(
         self,
         tool: RapptureTool,
