@@ -58,9 +58,10 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    requests in no session (any 2026-07-28 request; a handshake-era one sent without
    ``initialize``) withdraws it too. ``serve_batch`` does the same for a JSON-RPC batch
    where the version has them.
-5. **Peer gone.** When the client goes away mid-request (a closed 2026-07-28 response stream,
-   stdin at EOF), the transport calls ``peer_gone(request)`` (one request) or ``close()``
-   (everything this connection is serving): the function sees ``ctx.is_cancelled()``.
+5. **Peer gone.** When the client goes away mid-request (a closed 2026-07-28 response stream, a
+   closed legacy SSE stream: each request of its session, stdin at EOF), the transport calls
+   ``peer_gone(request)`` (one request) or ``close()`` (everything this connection is serving): the
+   function sees ``ctx.is_cancelled()``.
 6. **Errors.** A transport never builds an error object by hand: protocol errors are
    exceptions from :mod:`nanohubmcp.errors`, turned into the wire by
    :func:`~nanohubmcp.errors.error_response` (JSON-RPC) or the transport's own error body

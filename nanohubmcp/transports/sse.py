@@ -8,9 +8,11 @@ or not the server was told the public URL. POSTs there (JSON only: 415 otherwise
 stream only, an error of a request whose id is known included (invalid params found as the message is
 read); a message that cannot be answered on the stream (no JSON, no usable id) gets its error as the POST's
 answer (400). ``POST /?session_id=<id>`` is accepted too, for clients of the earlier package.
-The session ends when its stream closes. A ``resources/read`` of a large kept result goes on the
-stream as an event written from its file a piece at a time (:mod:`.sse_writer`), unless the session's
-streams cross processes (a shared state store): its answer then travels through the store's log whole.
+The session ends when its stream closes; a client closing it cancels what its session still runs, as its
+``notifications/cancelled`` would (``Connection.peer_gone``: an ``async def`` tool's coroutine is cancelled). A
+``resources/read`` of a large kept result goes on the stream as an event written from its file a piece at a time
+(:mod:`.sse_writer`), unless the session's streams cross processes (a shared state store): its answer then travels
+through the store's log whole.
 
 Source: MCP 2024-11-05, Basic § Transports § HTTP with SSE (the endpoint event's URI).
 """
@@ -33,6 +35,9 @@ from .headers import json_body_type, session_query
 from .sse_writer import SSEWriter
 
 log = logging.getLogger("nanohubmcp.http")
+
+CLOSED_STREAM = "the client closed its SSE stream"
+"""Why the calls of a session whose client closed its ``GET /sse`` stream were cancelled (their records' error)."""
 
 
 class LegacySSEHandler(BaseHandler):
@@ -67,6 +72,7 @@ class LegacySSEHandler(BaseHandler):
         endpoint = f"{up}messages/?session_id={session.id}"
         writer.send_raw(f"event: endpoint\ndata: {endpoint}\n\n".encode())
         closed = asyncio.get_running_loop().create_future()
+        running = session.in_flight  # (its requests being served, by id)
 
         def sink(event_id: str | None, message: dict[str, Any]) -> None:
             writer.send(None, message)
@@ -75,7 +81,15 @@ class LegacySSEHandler(BaseHandler):
             if not closed.done():
                 closed.set_result(None)
 
-        writer.set_disconnect_callback(lost)
+        def left() -> None:
+            # The client closed its stream: no answer can reach it, so what its session still runs is its cancel,
+            # as a closed 2026-07-28 POST's is (an async def tool's coroutine is cancelled). The session's end
+            # below cancels the same requests, but as the server's own cancel, which leaves coroutines running.
+            for request in list(running.values()):
+                self.connection.peer_gone(request, CLOSED_STREAM)
+            lost()
+
+        writer.set_disconnect_callback(left)
         stream.set_close_callback(lost)
         stream.attach(sink)
         await closed
