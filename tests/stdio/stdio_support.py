@@ -21,7 +21,7 @@ from support import ROOT, fastmcp_client, official_client, run_command
 if TYPE_CHECKING:
     from nanohubmcp import MCPServer
 
-__all__ = ["EXAMPLES", "FEATURES_APP", "ROOT", "bridge_command", "example_command", "fastmcp_client", "lab",
+__all__ = ["EXAMPLES", "FEATURES_APP", "ROOT", "Piped", "bridge_command", "example_command", "fastmcp_client", "lab",
            "official_client", "run_command", "second_answer", "served", "until", "until_streaming", "upstream_at"]
 
 EXAMPLES = ROOT / "examples"
@@ -31,6 +31,27 @@ FEATURES_APP = Path(__file__).resolve().parent / "features_app.py"
 def example_command(name: str) -> list[str]:
     """``python examples/<name>/start_mcp.py --transport stdio``."""
     return [sys.executable, str(EXAMPLES / name / "start_mcp.py"), "--transport", "stdio"]
+
+
+class Piped:
+    """A stdio process (a server, a bridge) a test drives: JSON lines to its stdin, its stdout read a line at a time,
+    its stderr written to ``log``."""
+
+    def __init__(self, process: subprocess.Popen[bytes], log: Path) -> None:
+        self.process, self.log = process, log
+
+    @property
+    def stderr(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def send(self, message: Any) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def line(self) -> Any:
+        assert self.process.stdout is not None
+        return json.loads(self.process.stdout.readline())
 
 
 def bridge_command(url: str, *options: str) -> list[str]:

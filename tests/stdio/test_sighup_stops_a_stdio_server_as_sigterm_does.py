@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stdio_support import Piped
 from support import wait_until
 
 from nanohubmcp.processes.workers import HANGUP_LINE
@@ -36,26 +37,8 @@ async def stubborn() -> str:
 STOPPING = -32000
 
 
-class Stdio:
-    def __init__(self, process: subprocess.Popen[bytes], log: Path) -> None:
-        self.process, self.log = process, log
-
-    @property
-    def stderr(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def send(self, message: Any) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
-        self.process.stdin.flush()
-
-    def line(self) -> Any:
-        assert self.process.stdout is not None
-        return json.loads(self.process.stdout.readline())
-
-
 @pytest.fixture
-def stdio(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Stdio]:
+def stdio(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Piped]:
     """``nanohubmcp run app.py --transport stdio --exit-grace 3``; SIGHUP ignored when the test is parametrized
     ``ignored`` (as ``nohup`` starts it)."""
     app = tmp_path / "app.py"
@@ -72,7 +55,7 @@ def stdio(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Stdio]:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sink, cwd=tmp_path,
             preexec_fn=ignore_hangup if ignored else None)
     try:
-        yield Stdio(process, log)
+        yield Piped(process, log)
     finally:
         if process.poll() is None:
             process.kill()
@@ -87,7 +70,7 @@ HANGUP = getattr(signal, "SIGHUP", signal.SIGTERM)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, HANGUP], ids=["SIGTERM", "SIGHUP"])
-def test_a_stop_signal_answers_the_running_call_and_exits_zero(stdio: Stdio, signum: int) -> None:
+def test_a_stop_signal_answers_the_running_call_and_exits_zero(stdio: Piped, signum: int) -> None:
     stdio.send(call(9))
     wait_until(lambda: "stubborn: running" in stdio.stderr, "the tool to run")
     stdio.process.send_signal(signum)
@@ -102,7 +85,7 @@ def test_a_stop_signal_answers_the_running_call_and_exits_zero(stdio: Stdio, sig
 
 
 @pytest.mark.parametrize("stdio", [True], indirect=True, ids=["nohup"])
-def test_sighup_ignored_as_under_nohup_keeps_it_serving(stdio: Stdio) -> None:
+def test_sighup_ignored_as_under_nohup_keeps_it_serving(stdio: Piped) -> None:
     stdio.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert stdio.line()["id"] == 1  # serving, its signal handlers taken
     stdio.process.send_signal(signal.SIGHUP)  # (an ignored signal is discarded as it is sent)

@@ -34,7 +34,8 @@ relayed between the two sides), :mod:`.response_stream` (one request's SSE respo
 resumption), :mod:`.headers` (the 2026-07-28 request headers), :mod:`.renewal` (a new session when
 the server forgot the old one), :mod:`.refusal` (what a refused request's answer said, e.g. the
 Jupyter server extension's word that a notebook's server stopped), :mod:`.stdio` (the client's stdin
-and stdout, and the process's life).
+and stdout, and the process's life: its stop signals, a stdio server's), :mod:`.pending` (the client's requests not
+answered yet), :mod:`.ending` (how it ends: the end of input, a stop signal, and the calls it cancels then).
 
 What the bridge prints on stderr and answers its client shows no credential: the URL's ``?token=``
 (a Jupyter token), a password in it, and the ``--token``/``--header``/``--cookie`` values appear as

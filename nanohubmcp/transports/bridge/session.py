@@ -26,6 +26,7 @@ from ..lines import LineWriter, TooLong, too_long_response
 from .exchange import Exchange, HTTPFailure
 from .headers import Mark, modern_headers
 from .options import BridgeOptions, legacy_url
+from .pending import Unanswered
 from .refusal import jupyter_message, jupyter_refusal, proxy_hint, refused_by_jupyter, server_said
 from .renewal import forgot, renew
 from .response_stream import MAX_RECONNECTS, RECONNECT_SECONDS, ResponseStream, retry_seconds
@@ -67,11 +68,13 @@ class Bridge:
         self.handshake: bytes | None = None  # the client's initialize, replayed if the server forgets the session
         self.renewing = asyncio.Lock()
         self.listener: asyncio.Task[Any] | None = None
+        self.pending = Unanswered()  # the client's requests not answered yet
 
     # -- output to the client -------------------------------------------------------------
     def emit(self, message: Any) -> None:
         self.writer.write(message)
         self._learn(message)
+        self.pending.answered(message)
 
     def fail(self, request_id: Any, text: str) -> None:
         """Answer the client's request with an error (the server could not), and say it on stderr;
@@ -111,12 +114,24 @@ class Bridge:
             return
         task = asyncio.ensure_future(self.forward(line.strip(), message))
         self.forwards.add(task)
-        task.add_done_callback(self.forwards.discard)
+        task.add_done_callback(self._forwarded)
+
+    def _forwarded(self, task: asyncio.Task[Any]) -> None:
+        self.forwards.discard(task)
+        self.pending.progressed.set()
+
+    def settled(self) -> bool:
+        """Whether nothing the client sent waits for the server: no message is being forwarded, and every request
+        not cancelled on the server was answered (a legacy server's answers come on its SSE stream)."""
+        return not self.forwards and not self.pending.awaited()
 
     async def forward(self, body: bytes, message: Any) -> None:
         if not isinstance(message, dict):
             message = {}  # a batch (2025-03-26): relayed as it is, answered as one array
         request_id = message.get("id") if "method" in message else None
+        self.pending.sent(message)
+        if message.get("method") == "notifications/cancelled" and isinstance(message.get("params"), dict):
+            self.pending.withdraw(message["params"].get("requestId"))  # the server answers it no more
         try:
             if message.get("method") == "initialize" and self.ready is None:
                 self.ready = asyncio.get_running_loop().create_future()
@@ -130,12 +145,16 @@ class Bridge:
                 await self.ready
             await self.post(body, message, request_id)
         except HTTPFailure as exc:
-            self.fail(request_id, str(exc))
+            if not self.pending.is_withdrawn(request_id):  # (cancelled on the server: no answer is awaited)
+                self.fail(request_id, str(exc))
         except Exception:  # never let one message end the bridge
             log.exception("internal error forwarding a message")
             self.fail(request_id, "the bridge failed to forward this message; see its log (stderr)")
+        finally:
+            self.pending.forwarded(request_id, answered_later=self.legacy)
 
     async def post(self, body: bytes, message: Any, request_id: Any, renewed: bool = False) -> None:
+        self.pending.posted(request_id)
         if self.legacy:
             await self.post_legacy(body, request_id)
             return
@@ -158,6 +177,8 @@ class Bridge:
             await exchange.run("POST", self.options.url, headers, body)
         finally:
             self.open.pop(request_id, None)
+        if self.pending.is_withdrawn(request_id):
+            return  # cancelled on the server: the stream it ended without an answer is not resumed
         sent_session = headers.get(MCP_SESSION_ID_HEADER)
         if exchange.status == 404 and sent_session and not renewed and await renew(self, sent_session):
             await self.post(body, message, request_id, renewed=True)
