@@ -46,7 +46,9 @@ BOUNDS = {
             "and the HTTP rows' run-to-run movement (±10-30k with records on) (§13.7, bench/otel.md)",
     "prov": "the record made (~26k instructions: the result's and arguments' JSON, the row), stored (~27k) and "
             "handed over (~19k) with SQLite: one Python-made row per call (~72k) against ~55k that 1.05x leaves; "
-            "the HTTP instruction row moves ±10 % between runs (bench/provenance.md)",
+            "the HTTP instruction row moves ±10 % between runs; in CPU seconds also the writer thread on the loop's "
+            "core: its system time (~1 WAL page written a call) and the loop preempted ~0.2 times a call (0.02-0.06 "
+            "without), +8-33 us a call with the host's load (bench/provenance.md, twentieth pass)",
     "cache": "a front hit still runs the layers before the cache and leaves a provenance record; each held entry is "
              "checked against cache.sqlite3 once a second, every few calls under valgrind (§13.8)",
     "rappture": "drawing the curve's PNG (matplotlib 3.11's per-glyph text path, then the PNG): ~165 M "
