@@ -179,7 +179,7 @@ class Registrar:
             from .server.executors.job_tools import job_result_tool  # the job machinery: for job tools only
 
             self.add_tool(
-                job_result_tool(self._core),
+                job_result_tool(self._core.job_service),
                 name="get_job_result",
                 annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False},
                 provenance=False,  # a poll is no computation; the job's own record names the result
@@ -190,7 +190,7 @@ class Registrar:
             from .server.executors.job_tools import job_cancel_tool
 
             self.add_tool(
-                job_cancel_tool(self._core),
+                job_cancel_tool(self._core.job_service),
                 name="cancel_job",
                 annotations={"readOnlyHint": False, "idempotentHint": True, "destructiveHint": True},
                 provenance=False,

@@ -150,7 +150,7 @@ class Runtime:
     def end_jobs_now(self) -> int:
         """The process ends now (a notebook kernel's shutdown, after ``server.stop``): store every job of this
         server still running in it as cut short, and write their provenance records at once; returns how many."""
-        ended = self._core.core_jobs.process_ended()
+        ended = self._core.job_service.process_ended()
         if ended:
             records = self._core.first_use.provenance_made
             if records is not None:

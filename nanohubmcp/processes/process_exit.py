@@ -162,7 +162,7 @@ def explain_exit_wait(core: Stopping | None = None, stopped_by: int | None = Non
     running = [call for call in list(RUNNING) if not call.done()]
     if threading.current_thread() is not threading.main_thread():
         return
-    settling = core.core_jobs.settling() if core is not None else []  # (a job's end being stored: not cut off)
+    settling = core.job_service.settling() if core is not None else []  # (a job's end being stored: not cut off)
     if not running:
         if worker_task() is not None:
             WORKER_DEATHS.calls_left(0, 0)  # (its parent waits for every worker's count before it says the sum)
@@ -172,8 +172,8 @@ def explain_exit_wait(core: Stopping | None = None, stopped_by: int | None = Non
     deadline = wait_until()
     jobs: set[Any] = set()
     if core is not None:
-        core.core_jobs.process_ending()  # the jobs handed over at the stop: the process will not outlive them
-        jobs = core.core_jobs.work()
+        core.job_service.process_ending()  # the jobs handed over at the stop: the process will not outlive them
+        jobs = core.job_service.work()
 
     def quit_now(signum: int, frame: Any) -> None:
         quick_exit(128 + signum)
@@ -199,9 +199,9 @@ def explain_exit_wait(core: Stopping | None = None, stopped_by: int | None = Non
 def count_running(work: Iterable[Future[Any]], jobs: Collection[Future[Any]]) -> tuple[int, int]:
     """Of the pool work ``work`` (:data:`~nanohubmcp.server.calls.invoke.RUNNING`'s futures), how many not done are
     tool calls and how many jobs, as ``(calls, jobs)``: a job is one of ``jobs``, the functions of jobs running in
-    this process (:meth:`CoreJobs.work <nanohubmcp.server.core_jobs.CoreJobs.work>`: handed over at the stop, or
-    cancelled by their client and running on), anything else a call. The one rule of a stop's lines, the first
-    one and the closing one (trial53 F1: a cancelled job was counted a call).
+    this process (:meth:`JobService.work <nanohubmcp.server.executors.job_service.JobService.work>`: handed over at
+    the stop, or cancelled by their client and running on), anything else a call. The one rule of a stop's lines, the
+    first one and the closing one (trial53 F1: a cancelled job was counted a call).
 
     Example:
         >>> done, running = Future(), Future()
@@ -262,7 +262,7 @@ class StopNotice:
         from ..server.calls.invoke import RUNNING
 
         if worker_task() is not None:
-            _, jobs = count_running(list(RUNNING), core.core_jobs.work())
+            _, jobs = count_running(list(RUNNING), core.job_service.work())
             WORKER_DEATHS.calls_left(calls_running(), jobs)
             return
         moment = time.monotonic() + min(NOTICE_AFTER_SECONDS, max(0.0, until - time.monotonic()) / 2)
@@ -271,7 +271,7 @@ class StopNotice:
         calls = calls_running()
         if not calls:
             return
-        _, jobs = count_running(list(RUNNING), core.core_jobs.work())  # (the calls: those in flight, above)
+        _, jobs = count_running(list(RUNNING), core.job_service.work())  # (the calls: those in flight, above)
         wait = max(0.0, until - time.monotonic())
         if round(wait, 1) > 0:  # (none left, the loop having taken the stop late: said after, if at all)
             say(_waiting_line(what_runs(calls, jobs), wait, self.grace, self._stopped_by()))

@@ -21,7 +21,7 @@ __all__ = ["EndingJobs", "Stopping"]
 
 
 class EndingJobs(Protocol):
-    """The jobs of a stopping process, as its stop sees them (the core's ``core_jobs``)."""
+    """The jobs of a stopping process, as its stop sees them (the core's ``job_service``)."""
 
     def process_ending(self) -> int:
         """Tell the jobs whose function still runs in this process to cancel: it ends; how many were told."""
@@ -50,7 +50,7 @@ class Stopping(Protocol):
         ...
 
     @property
-    def core_jobs(self) -> EndingJobs:
+    def job_service(self) -> EndingJobs:
         """Its jobs, as the stop sees them."""
         ...
 

@@ -1,16 +1,16 @@
 """``ServerCore``: one MCP server, independent of any transport, composed by one constructor.
 
 The constructor makes what every request passes — the event bus, the registry, the sessions, the pending client
-requests, the job executors (:class:`~.executors.runners.JobRunners`), the dispatcher over the method tables with its
-pipeline — and checks every option (:mod:`.options`). What a first answer does not use (the job, result and
-provenance stores, the result cache, the stateless era's state) is made at its first use by
+requests, the job service (:class:`~.executors.job_service.JobService`, over the job executors), the dispatcher over
+the method tables with its pipeline — and checks every option (:mod:`.options`). What a first answer does not use (the
+job, result and provenance stores, the result cache, the stateless era's state) is made at its first use by
 :class:`~.first_use.FirstUse`, whose typed properties the core's pass on; a job store an earlier process left on disk
-is opened when serving starts, so its jobs are settled then (:class:`~.core_jobs.CoreJobs`: what the job store asks
-of the server). Where the state lives — the state directory; with a shared store, the link that reads its key before
-the port is bound and connects when serving starts (:meth:`ServerCore.attach`) — is
-:class:`~.wire.state_dir.StateLink`'s. Nothing is assigned to it from outside afterwards. It is the top of
-``server/``: each part is typed against a protocol of what it reads, never against this class. The facade builds
-one; transports reach it through :mod:`.connection`; only the runner, stdio and the in-memory transport hold it.
+is opened when serving starts, so its jobs are settled then (through the job service's hooks). Where the state
+lives — the state directory; with a shared store, the link that reads its key before the port is bound and connects
+when serving starts (:meth:`ServerCore.attach`) — is :class:`~.wire.state_dir.StateLink`'s. Nothing is assigned to
+it from outside afterwards. It is the top of ``server/``: each part is typed against a protocol of what it reads,
+never against this class. The facade builds one; transports reach it through :mod:`.connection`; only the runner,
+stdio and the in-memory transport hold it.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, cast
 from ..state import StateURL
 from ..state import parse as parse_state_url
 from .calls.workers import MAX_ABANDONED, WorkerPool
-from .core_jobs import CoreJobs
 from .dispatcher import Dispatcher
 from .executors import JobExecutor
+from .executors.job_service import JobService
 from .executors.runners import JobRunners
 from .first_use import FirstUse
 from .jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES, MOST_JOBS
@@ -59,7 +59,6 @@ from .wire.state_dir import ENV_STATE_DIR, StateLink
 if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
     from .asks.task_inputs import TaskInputs
-    from .executors.polled_data import PolledData
     from .jobs.service import JobStore
     from .middleware import Route
     from .provenance.cache_store import ResultCache
@@ -164,16 +163,17 @@ class ServerCore:
                                       state=(self.state_url, name, state_secret), returned_bytes=max_kept_bytes)
         """The job executors: the server's, and those its tools name (made at their first use)."""
         self.job_runner = self.job_runners.default
-        self.core_jobs = CoreJobs(self, lambda: self.first_use.jobs_made)
-        """The job store's hooks into the server, and what the server's sweeps and stops tell its jobs."""
+        self.job_service = JobService(self.registry, self.job_runners, self, lambda: self.first_use)
+        """The job service: what the job and task handlers and the job tools are handed (its job store made at
+        first use, by ``first_use``), the job store's hooks into the server, what its sweeps and stops tell jobs."""
         # The services a first answer does not use are made at their first use (see first_use.py).
         self.first_use: FirstUse = FirstUse(
             name, self.registry.tools, state_url=self.state_url, link=self.state_link, job_store=job_store,
             job_ttl=plain_seconds(job_ttl_seconds), job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
             inline=(limits["max_inline_bytes"], figure_dpi, limits["max_result_bytes"], limits["max_event_bytes"]),
             cache_max_bytes=cache_max_bytes, kept=(max_kept_bytes, max_kept_bytes_per_owner), provenance=provenance,
-            state_secret=state_secret, reattach=self.core_jobs.reattach, hand_over=self.core_jobs.hand_over,
-            leftovers=self.core_jobs.folders)
+            state_secret=state_secret, reattach=self.job_service.reattach, hand_over=self.job_service.hand_over,
+            leftovers=self.job_service.folders)
         """The services made at their first use (the properties below pass them on)."""
         self.client_requests = ClientRequests(lambda: self.replication)
         self.call_seams = self.first_use.call_seams(self.bus, self.client_requests)
@@ -221,11 +221,6 @@ class ServerCore:
         return self.first_use.result_store
 
     @property
-    def polled_data(self) -> PolledData:
-        """The done jobs' data over ``max_inline_bytes`` kept once per job for their MCP answers."""
-        return self.first_use.polled_data
-
-    @property
     def provenance(self) -> ProvenanceStore:
         """The provenance records: as long as finished jobs, beside them."""
         return self.first_use.provenance
@@ -253,7 +248,7 @@ class ServerCore:
     def sweep(self) -> None:
         """Forget expired sessions and jobs (the runner's periodic sweep); a job store not opened yet holds none."""
         self.sessions.sweep()
-        self.core_jobs.sweep()
+        self.job_service.sweep()
 
     def _caches(self, route: Route) -> bool:
         """Whether the cache layer acts on ``route``: a ``tools/call`` while some tool caches."""
@@ -266,7 +261,7 @@ class ServerCore:
         stores read the session's record there instead."""
         if self.state_url.shared:
             return
-        self.core_jobs.session_ended(session.id)
+        self.job_service.session_ended(session.id)
         records = self.first_use.provenance_made
         if records is not None:
             records.session_ended(session.id)
@@ -392,7 +387,7 @@ class ServerCore:
         for request in list(self.in_flight):
             stop_request(request, "the server is shutting down")
         self.sessions.cancel_all() if streams_later else self.sessions.close_all()
-        self.core_jobs.end_run()
+        self.job_service.end_run()
         records = self.first_use.provenance_made
         if records is not None:  # the records of answered calls are on disk when stop() returns (at once)
             records.stopping()

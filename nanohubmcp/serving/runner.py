@@ -292,7 +292,7 @@ class Runner:
         self._shutdown()
         # The process ends: the threads jobs handed over at the stop are told to cancel now, not once the drain
         # is over, so that one that looks ends, and its waiters (tasks/result) hear its end, within the drain.
-        self._core.core_jobs.process_ending()
+        self._core.job_service.process_ending()
 
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:

@@ -118,7 +118,7 @@ async def _detached(core: ServerCore) -> None:
 
 
 async def _loop_ending(core: ServerCore) -> None:
-    cancelled = core.core_jobs.loop_ending(asyncio.get_running_loop())
+    cancelled = core.job_service.loop_ending(asyncio.get_running_loop())
     if cancelled:
         await asyncio.wait(cancelled, timeout=DEFAULT_TIMEOUT)
 

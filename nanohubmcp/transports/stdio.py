@@ -154,7 +154,7 @@ class StdioTransport:
         core.detach(keep_store=True)  # (connected until the streams ended: the drain closes it)
         core.close(streams_later=True)  # (the session's stream stays open for the answers: the drain ends it)
         if self._process_ends:
-            core.core_jobs.process_ending()
+            core.job_service.process_ending()
         if ended is None or not ended.done():
             self.connection.close("the server is stopping")
         # A stop by a signal (the input still open) keeps the session a moment after the last answer, for its

@@ -163,7 +163,7 @@ def test_two_first_polls_of_a_job_at_once_keep_one_copy() -> None:
         session = routes.session()
         task_id = _task(routes, session, "big_dict")
         _completed(routes, session, task_id)
-        store, polled = server.core.result_store, server.core.polled_data
+        store, polled = server.core.result_store, server.core.job_service.polled_data
         keep, keeps, go = store.keep, [], threading.Event()
 
         def held_keep(*args: Any, **kwargs: Any) -> str:  # the real keep, once both polls are in

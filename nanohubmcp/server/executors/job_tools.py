@@ -27,7 +27,7 @@ from ..results.named_blocks import in_place, placeholders, renumbered
 from . import keep_threads
 
 if TYPE_CHECKING:
-    from .service import JobHost
+    from .job_service import JobService
 
 
 SLURM_META = "org.nanohub/slurm"
@@ -143,9 +143,9 @@ def answer_places(content: list[Any]) -> dict[int, int]:
     return {i: place for place, i in enumerate(carried, 1)}
 
 
-def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
-    """The built-in ``get_job_result`` tool of ``core``: an ``@async_tool`` caller polls it. Over MCP a done
-    job's data over ``max_inline_bytes`` is kept once per job and linked (``core.polled_data``, which
+def job_result_tool(service: JobService) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
+    """The built-in ``get_job_result`` tool of a server's job ``service``: an ``@async_tool`` caller polls it. Over
+    MCP a done job's data over ``max_inline_bytes`` is kept once per job and linked (``service.polled_data``, which
     ``tasks/result`` shares: the same link); over REST (``Context.inline_limit`` None) the answer carries the value."""
 
     async def get_job_result(ctx: Context, job_id: str) -> dict[str, Any] | ToolResult:
@@ -160,22 +160,23 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
                 return job_answer(job)
             # (off the loop, on the keep pool: it may write the data to the results folder, or wait for another
             # answer's keep; not on the default executor, whose threads a wait would hold)
-            return await keep_threads.off_loop(job_answer, job, core.polled_data.kept)
+            return await keep_threads.off_loop(job_answer, job, service.polled_data.kept)
 
-        return await for_callers_job(core, ctx, job_id, answer)
+        return await for_callers_job(service, ctx, job_id, answer)
 
     return get_job_result
 
 
 async def for_callers_job(
-    core: JobHost, ctx: Context, job_id: str, answer: Callable[[jobmod.Job], Awaitable[dict[str, Any] | ToolResult]]
+    service: JobService, ctx: Context, job_id: str,
+    answer: Callable[[jobmod.Job], Awaitable[dict[str, Any] | ToolResult]],
 ) -> dict[str, Any] | ToolResult:
     """What a job tool answers: ``answer(job)`` for the job ``job_id`` when the caller of ``ctx`` (its
     session and principal) may see it, else :func:`not_found`; a fault of the server's own on the way is an
     :class:`~nanohubmcp.errors.InternalError` (:func:`own_faults`)."""
     with own_faults():
         try:
-            job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
+            job = service.jobs.get(job_id, ctx.session_id, ctx.principal)
         except UnknownComponent:
             return not_found(job_id)
         return await answer(job)
@@ -208,8 +209,8 @@ def not_found(job_id: str) -> ToolResult:
     )
 
 
-def job_cancel_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
-    """The built-in ``cancel_job`` tool of ``core``: a client without MCP Tasks cancels a job with
+def job_cancel_tool(service: JobService) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
+    """The built-in ``cancel_job`` tool of a server's job ``service``: a client without MCP Tasks cancels a job with
     it, under the same owner checks as ``get_job_result`` (:meth:`JobStore.cancel`: on any
     process of the server)."""
 
@@ -226,9 +227,9 @@ def job_cancel_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
                 status = job_status(job)
                 status.pop("result", None)
                 return {**status, "message": "the job had already ended; get_job_result gives its outcome"}
-            return job_status(core.jobs.cancel(job, "cancelled by the client"))
+            return job_status(service.jobs.cancel(job, "cancelled by the client"))
 
-        return await for_callers_job(core, ctx, job_id, cancel)
+        return await for_callers_job(service, ctx, job_id, cancel)
 
     return cancel_job
 

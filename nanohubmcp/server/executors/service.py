@@ -1,13 +1,13 @@
-"""The job service: start ``@async_tool`` jobs and MCP tasks, poll them, hand them over when the
+"""The job service's machinery: start ``@async_tool`` jobs and MCP tasks, poll them, hand them over when the
 server stops, re-attach them after a restart.
 
-A job is a tool call that answers at once and is polled later. This service starts one on the
-job executor the tool names (or the server's), records it in the job store
-(:mod:`..jobs`), and finishes its record with the call's result, shaped by the tool-call
-service (:mod:`..calls.tool_calls`) like any call's. The job store calls back here, through the
-hooks the core gives it at construction, to hand over a job whose function runs on after the
-server stopped and to re-attach one that a dead server process left with an executor that
-still holds it (Dask).
+A job is a tool call that answers at once and is polled later. These functions take the job service
+(:class:`~.job_service.JobService`, built by the core's constructor; what they read of it: :class:`JobParts`) and
+start a job on the job executor the tool names (or the server's), record it in the job store (:mod:`..jobs`), and
+finish its record with the call's result, shaped by the tool-call service (:mod:`..calls.tool_calls`) like any
+call's. The job store calls back here, through the
+service's hooks, to hand over a job whose function runs on after the server stopped and to re-attach one that a
+dead server process left with an executor that still holds it (Dask).
 
 Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 """
@@ -30,7 +30,6 @@ from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments
 from ...schema.secret_text import UNTOLD, Telling
 from ..calls import progress
-from ..calls.hosts import CallHost
 from ..calls.tool_calls import note_value, run_tool, shape, shaped_job_value
 from ..jobs import service as jobmod
 from ..jobs.job_sessions import keyed
@@ -46,25 +45,21 @@ from .job_files import FolderJobExecutor
 from .job_folders import run_files_bytes
 
 if TYPE_CHECKING:
+    from ..calls.hosts import RunHost
     from ..registry.registry import Registry
-    from .polled_data import PolledData
     from .runners import JobRunners
 
 log = logging.getLogger("nanohubmcp.jobs")
 
 
-def runner_of(core: JobHost, tool: Tool) -> Any:
-    """The job executor of ``tool`` (its own executor and options, else the server's)."""
-    return core.job_runners.runner_for(tool.extra.get(JOB_EXECUTOR), tool.extra.get(JOB_OPTIONS))
-
-
-class JobHost(CallHost, Protocol):
-    """What the job service reads of its server: what running a tool reads (:class:`~..calls.hosts.CallHost`),
-    the registry (a re-attached job's tool), the serving loop, the job store, the job executors, and the done
-    jobs' data kept for their MCP answers."""
+class JobParts(Protocol):
+    """What these functions read of the job service (:class:`~.job_service.JobService` is the one object that has
+    them, built by the core; this names them here so that the service may import this module at its first job
+    without a cycle): the registry, the job executors, the job store, the tool-call machinery and the serving loop."""
 
     registry: Registry
-    loop: asyncio.AbstractEventLoop | None
+    runners: JobRunners
+    calls: RunHost
 
     @property
     def jobs(self) -> jobmod.JobStore:
@@ -72,20 +67,18 @@ class JobHost(CallHost, Protocol):
         ...
 
     @property
-    def polled_data(self) -> PolledData:
-        """The done jobs' data over ``max_inline_bytes`` kept once per job for their MCP answers
-        (``get_job_result`` and ``tasks/result`` alike: one link per job)."""
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop the server serves on (None before it serves)."""
         ...
 
-    @property
-    def job_runners(self) -> JobRunners:
-        """The job executors: the server's, and those its tools name (``runner_for``, ``holds_after_restart``,
-        ``outliving``)."""
-        ...
+
+def runner_of(service: JobParts, tool: Tool) -> Any:
+    """The job executor of ``tool`` (its own executor and options, else the server's)."""
+    return service.runners.runner_for(tool.extra.get(JOB_EXECUTOR), tool.extra.get(JOB_OPTIONS))
 
 
 async def start_job(
-    core: JobHost,
+    service: JobParts,
     request: RequestContext,
     tool: Tool,
     arguments: dict[str, Any],
@@ -111,11 +104,11 @@ async def start_job(
     .. versionchanged:: 1.0
        A coroutine (the arguments of a large request are bounded off the loop).
     """
-    folder = isinstance(runner_of(core, tool), FolderJobExecutor)
+    folder = isinstance(runner_of(service, tool), FolderJobExecutor)
     kept, size = await asyncio.to_thread(_kept_and_size, tool, arguments, folder) if request.large else (
         _kept(tool, arguments, bound=False), input_bytes(arguments) if folder else 0)
     with trace_context.child(request, f"queue_job {tool.name}", {"gen_ai.tool.name": tool.name}):
-        return _start_job(core, request, tool, arguments, kept, as_task=as_task, ttl=ttl, size=size)
+        return _start_job(service, request, tool, arguments, kept, as_task=as_task, ttl=ttl, size=size)
 
 
 def _kept_and_size(tool: Tool, arguments: dict[str, Any], folder: bool) -> tuple[dict[str, Any], int]:
@@ -130,18 +123,18 @@ def _kept(tool: Tool, arguments: dict[str, Any], *, bound: bool = True) -> dict[
     return kept_arguments(stored) if bound and stored else stored
 
 
-def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any],
+def _start_job(service: JobParts, request: RequestContext, tool: Tool, arguments: dict[str, Any],
                kept: dict[str, Any], *, as_task: bool, ttl: float | None, size: int) -> jobmod.Job:
     # Inside the queueing span: the job's task copies the context, so its run is the span's child.
     owner = request.session.id if request.session is not None else None
-    runner = runner_of(core, tool)
-    budget = core.job_runners.folder_budget if isinstance(runner, FolderJobExecutor) else None
+    runner = runner_of(service, tool)
+    budget = service.runners.folder_budget if isinstance(runner, FolderJobExecutor) else None
     pending = f"pending:{secrets.token_hex(8)}"  # (charged before the job is made: a refused call makes none)
     charged = owner_key(keyed(owner), subject_of(request.principal))
     if budget is not None:
         budget.take(charged, pending, size)
     try:
-        job = core.jobs.create(
+        job = service.jobs.create(
             tool.name, owner, principal=request.principal,
             arguments=kept,  # (bounded again by the store: at once when they are kept_arguments' already)
             as_task=as_task, ttl=ttl, executor=runner.name, detached=runner.survives_restart,
@@ -157,11 +150,11 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
     request.job_id = job.id
 
     job.task = asyncio.ensure_future(
-        finish_call(core, job, request, run_tool(core, request, tool, arguments, job=job, runner=runner)))
+        finish_call(service, job, request, run_tool(service.calls, request, tool, arguments, job=job, runner=runner)))
     return job
 
 
-async def finish_call(core: JobHost, job: jobmod.Job, request: RequestContext,
+async def finish_call(service: JobParts, job: jobmod.Job, request: RequestContext,
                       call: Awaitable[dict[str, Any]]) -> None:
     """Await ``call`` (the ``tools/call`` run of ``request``, a ``CallToolResult``) and end ``job`` with it.
 
@@ -177,7 +170,7 @@ async def finish_call(core: JobHost, job: jobmod.Job, request: RequestContext,
         result = await call
     except asyncio.CancelledError:
         if not job.followed_elsewhere:
-            _cancelled(core, job)
+            _cancelled(service, job)
         return
     except Exception as exc:  # a protocol error from the tool path
         if not job.followed_elsewhere:
@@ -191,12 +184,12 @@ async def finish_call(core: JobHost, job: jobmod.Job, request: RequestContext,
         finish_with(job, result)
 
 
-def _cancelled(core: JobHost, job: jobmod.Job) -> None:
+def _cancelled(service: JobParts, job: jobmod.Job) -> None:
     """End ``job``, whose task was cancelled. Not by ``Job.cancel`` (its call is not marked cancelled), on a
     loop the server does not serve on: that loop ends (``asyncio.run`` returns after an ``async with
     MemoryClient`` block), the job fails with :data:`~..jobs.settle.CLIENT_CLOSED`, and its waiters on the
     server's loop (``tasks/result`` over HTTP) are woken."""
-    server_loop = core.loop
+    server_loop = service.loop
     request = job.request
     if server_loop is None or server_loop is asyncio.get_running_loop() or server_loop.is_closed() or \
             (request is not None and request.cancelled.is_set()):
@@ -233,20 +226,21 @@ def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
             job.done.set()  # (also when the store failed after the end was set: waiters see it)
 
 
-def hand_over(core: JobHost, job: jobmod.Job) -> bool:
+def hand_over(service: JobParts, job: jobmod.Job) -> bool:
     """The job store's hook at server stop: keep following ``job`` when its function runs on in
     this process (a worker thread), storing its end when it comes — the process, and so the
     job, outlives the server (a notebook's ``%mcp stop``). False when it does not run on."""
-    tool = core.registry.tools.get(job.tool)
-    work = core.job_runners.outliving(job)
+    tool = service.registry.tools.get(job.tool)
+    work = service.runners.outliving(job)
     if tool is None or work is None:
         return False
     request = job.request
     version = request.version if request is not None else versions.LATEST_HANDSHAKE
     data_only = request is not None and request.data_only  # a REST call's job: shaped as its own call shapes it
-    sink = call_sink(core.result_options, core.result_store, request, job=job.id) if request is not None else None
+    calls = service.calls
+    sink = call_sink(calls.result_options, calls.result_store, request, job=job.id) if request is not None else None
 
-    loop = core.loop
+    loop = service.loop
     settled = job.settled = Future()  # done once its end is stored: a process's exit waits for it
 
     def ended(done: Any) -> None:  # on the worker thread
@@ -281,54 +275,54 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
     return True
 
 
-def reattach(core: JobHost, job: jobmod.Job) -> bool | None:
+def reattach(service: JobParts, job: jobmod.Job) -> bool | None:
     """The job store's hook for a job of a dead server process that its executor may still hold
     (Dask): True once followed here, False when it cannot be, None when not serving yet (the
     store asks again when a request wants the job)."""
-    if not core.job_runners.holds_after_restart(job):
+    if not service.runners.holds_after_restart(job):
         return False
-    if core.loop is None or core.loop.is_closed():
+    if service.loop is None or service.loop.is_closed():
         return None
-    return follow_reattached(core, job)
+    return follow_reattached(service, job)
 
 
-def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
+def follow_reattached(service: JobParts, job: jobmod.Job) -> bool:
     """Follow a job of a dead server process that the executor still holds, to its end.
 
     Returns False when the executor no longer holds it (or its tool is gone).
     """
-    tool = core.registry.tools.get(job.tool)
+    tool = service.registry.tools.get(job.tool)
     if tool is None:
         return False
-    runner = core.job_runners.runner_for(job.executor)
+    runner = service.runners.runner_for(job.executor)
     waiting = runner.reattach(job)
     if waiting is None:
         return False
     if isinstance(runner, FolderJobExecutor):  # its inputs count against its caller's budget again
-        core.job_runners.folder_budget.recount(job.owner_key(), job.id, run_files_bytes(job, runner))
-    _follow_on_server_loop(core, job, tool, waiting, versions.LATEST_HANDSHAKE)
+        service.runners.folder_budget.recount(job.owner_key(), job.id, run_files_bytes(job, runner))
+    _follow_on_server_loop(service, job, tool, waiting, versions.LATEST_HANDSHAKE)
     return True
 
 
-def carry_over(core: JobHost, job: jobmod.Job) -> bool:
+def carry_over(service: JobParts, job: jobmod.Job) -> bool:
     """The job store's hook when a testing client's event loop ends while the server serves on its own:
     follow ``job``, started on that loop, on the server's loop from now on when its executor can
     (:meth:`~.base.JobExecutor.carry_on`: a Dask job), storing its end there; False when it cannot."""
-    tool = core.registry.tools.get(job.tool)
-    loop = core.loop
+    tool = service.registry.tools.get(job.tool)
+    loop = service.loop
     if tool is None or loop is None or loop.is_closed():
         return False
-    waiting = core.job_runners.carry_on(job)
+    waiting = service.runners.carry_on(job)
     if waiting is None:
         return False
     job.carried = True  # (before its first task is cancelled: that task stores no end)
     request = job.request
-    _follow_on_server_loop(core, job, tool, waiting, request.version if request is not None
+    _follow_on_server_loop(service, job, tool, waiting, request.version if request is not None
                            else versions.LATEST_HANDSHAKE)
     return True
 
 
-def _follow_on_server_loop(core: JobHost, job: jobmod.Job, tool: Tool, waiting: Awaitable[Any],
+def _follow_on_server_loop(service: JobParts, job: jobmod.Job, tool: Tool, waiting: Awaitable[Any],
                            version: str) -> None:
     """Await ``waiting`` (the job's value) on the server's loop and store the job's end, shaped there."""
 
@@ -342,12 +336,12 @@ def _follow_on_server_loop(core: JobHost, job: jobmod.Job, tool: Tool, waiting: 
             finish_with(job, tool_error_result((job.telling or UNTOLD).last(exc).message))
             return
         try:
-            result = await shaped_job_value(core, job, tool, value, version)
+            result = await shaped_job_value(service.calls, job, tool, value, version)
         except Exception as exc:  # a value that cannot be shaped
             result = tool_error_result((job.telling or UNTOLD).last(exc).message)
         finish_with(job, result)
 
-    job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]
+    job.task = asyncio.run_coroutine_threadsafe(follow(), service.loop)  # type: ignore[arg-type,assignment]
 
 
 def _text_of(result: dict[str, Any]) -> str:
@@ -366,13 +360,13 @@ def refused_job(request: RequestContext, exc: jobmod.JobLimitReached) -> dict[st
 
 
 async def start_job_result(
-    core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any]
+    service: JobParts, request: RequestContext, tool: Tool, arguments: dict[str, Any]
 ) -> dict[str, Any]:
     """The immediate answer to an ``@async_tool`` call: the job handle, as documented (an
     ``isError`` result saying why when the job store is full). The call's progress token ends with
     it: the job's progress is polled (``get_job_result``'s ``progress``), not notified."""
     try:
-        job = await start_job(core, request, tool, arguments)
+        job = await start_job(service, request, tool, arguments)
     except jobmod.JobLimitReached as exc:
         return refused_job(request, exc)
     # The handle ends the request (set before the job's task first runs): the job's progress is polled from

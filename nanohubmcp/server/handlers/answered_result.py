@@ -2,7 +2,7 @@
 
 ``tasks/result`` (2025-11-25) and ``tasks/get`` of the tasks extension (2026-07-28) answer a task's result
 through it, so both link a completed job's data over ``max_inline_bytes`` as ``get_job_result`` links it: the
-same kept copy, the same URI (:attr:`~..executors.service.JobHost.polled_data`). What this module does not do:
+same kept copy, the same URI (:attr:`~..executors.job_service.JobService.polled_data`). What this module does not do:
 wait for the job, add the answer's ``_meta`` (related task, provenance), or decide the task's status.
 """
 
@@ -18,12 +18,12 @@ from ..executors.job_tools import carried_blocks, polled_value
 from ..jobs import service as jobmod
 
 if TYPE_CHECKING:
-    from .host import AnsweredHost
+    from ..executors.job_service import JobService
 
 __all__ = ["answered_result"]
 
 
-async def answered_result(core: AnsweredHost, job: jobmod.Job) -> dict[str, Any]:
+async def answered_result(service: JobService, job: jobmod.Job) -> dict[str, Any]:
     """The ``CallToolResult`` a task's answer gives for the ended ``job``: its stored result (``{content: []}``
     when none), but for a completed job whose data is over ``max_inline_bytes`` and whose tool declares no
     output schema (its structured content is promised): ``[note, <the result's pictures and files>,
@@ -34,30 +34,30 @@ async def answered_result(core: AnsweredHost, job: jobmod.Job) -> dict[str, Any]
     answer's keep of it).
     """
     result = job.result or {"content": []}
-    if job.status != jobmod.COMPLETED or not _links_data(core, job):
+    if job.status != jobmod.COMPLETED or not _links_data(service, job):
         return result
     try:
-        linked = await keep_threads.off_loop(_linked, core, job)  # (its waits hold no default-executor thread)
+        linked = await keep_threads.off_loop(_linked, service, job)  # (its waits hold no default-executor thread)
     except ResultTooLarge as exc:
         return tool_error_result(str(exc))
     return result if linked is None else linked
 
 
-def _links_data(core: AnsweredHost, job: jobmod.Job) -> bool:
+def _links_data(service: JobService, job: jobmod.Job) -> bool:
     """Whether ``job``'s data may be linked: its tool declares no output schema (a removed tool's none is kept)."""
-    tool = core.registry.tools.get(job.tool)
+    tool = service.registry.tools.get(job.tool)
     return tool is None or tool.output_schema is None
 
 
-def _linked(core: AnsweredHost, job: jobmod.Job) -> dict[str, Any] | None:
+def _linked(service: JobService, job: jobmod.Job) -> dict[str, Any] | None:
     """``job``'s result with its data over ``max_inline_bytes`` kept and linked, else None (it fits).
 
     The data kept is the value ``get_job_result`` polls, kept once per job for every answer of it
-    (:attr:`~..executors.service.JobHost.polled_data`): one URI. The answer is ``[note, <the result's pictures
+    (:attr:`~..executors.job_service.JobService.polled_data`): one URI. The answer is ``[note, <the result's pictures
     and files>, resource_link]`` without ``structuredContent``: the note comes first so that a block the kept
     data names (``"<image: content[1]>"``, as a poll names it) is that block here too.
     """
-    aside = core.polled_data.kept(job, functools.partial(polled_value, job))
+    aside = service.polled_data.kept(job, functools.partial(polled_value, job))
     if aside is None:
         return None
     note, link = aside

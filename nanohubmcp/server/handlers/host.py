@@ -3,30 +3,29 @@ handlers read (and what the functions they call read, which they pass the server
 
 :class:`~nanohubmcp.server.core.ServerCore` satisfies every one; the dispatcher hands it to the handlers, typed as
 the union of these (:class:`~nanohubmcp.server.dispatcher.Routed`), and each handler sees it as its own protocol.
+The jobs are one member, the job service (:class:`~..executors.job_service.JobService`: its job store, executors,
+kept data), handed on whole to the job machinery, never its parts one by one.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..calls.hosts import CheckHost
-from ..executors.service import JobHost
+from ..calls.hosts import CallHost, CheckHost
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from ..asks.request_state import RequestStateCodec
     from ..calls.call_seams import CallSeams
-    from ..executors.polled_data import PolledData
-    from ..jobs.service import JobStore
+    from ..executors.job_service import JobService
     from ..registry.registry import Registry
     from ..results.options import ResultOptions
     from ..results.store import ResultStore
     from ..wire.events import EventBus
     from ..wire.replication import Replication
 
-__all__ = ["AnsweredHost", "FunctionHost", "KeptHost", "ListHost", "PromptsHost", "ResourcesHost", "TasksHost",
-           "ToolsHost"]
+__all__ = ["FunctionHost", "KeptHost", "ListHost", "PromptsHost", "ResourcesHost", "TasksHost", "ToolsHost"]
 
 
 class ListHost(Protocol):
@@ -46,27 +45,14 @@ class ListHost(Protocol):
 
 
 class KeptHost(Protocol):
-    """What reading a kept result reads (:mod:`.kept_reader`): the job store and the large-result store."""
+    """What reading a kept result reads (:mod:`.kept_reader`): the job service (its job store) and the large-result
+    store."""
 
-    @property
-    def jobs(self) -> JobStore:
-        """The job store."""
-        ...
+    job_service: JobService
 
     @property
     def result_store(self) -> ResultStore:
         """Large results kept as resources."""
-        ...
-
-
-class AnsweredHost(Protocol):
-    """What a done job's answer reads (:mod:`.answered_result`): the registry (its tool), the done jobs' kept data."""
-
-    registry: Registry
-
-    @property
-    def polled_data(self) -> PolledData:
-        """The done jobs' data kept once per job for their MCP answers."""
         ...
 
 
@@ -97,9 +83,13 @@ class ResourcesHost(FunctionHost, ListHost, KeptHost, Protocol):
     replication: Replication | None
 
 
-class TasksHost(JobHost, AnsweredHost, ListHost, Protocol):
-    """What :mod:`.tasks` reads (``tasks/*`` of 2025-11-25): the job service's, the pages', a done job's answer."""
+class TasksHost(ListHost, Protocol):
+    """What :mod:`.tasks` reads (``tasks/*`` of 2025-11-25): the job service (its job store, and a done job's answer:
+    :mod:`.answered_result`), the registry (a task's tool), the pages'."""
+
+    registry: Registry
+    job_service: JobService
 
 
-class ToolsHost(CheckHost, TasksHost, Protocol):
-    """What :mod:`.tools` reads (``tools/*``): a task's, and the checks before a call."""
+class ToolsHost(CheckHost, CallHost, TasksHost, Protocol):
+    """What :mod:`.tools` reads (``tools/*``): a task's, the checks before a call, and the call's run."""

@@ -35,7 +35,7 @@ def kept_reader(core: KeptHost, request: RequestContext, uri: str) -> str | None
         return reader
     session = request.session.id if request.session is not None else None
     try:
-        core.jobs.get(kept.job, session, request.principal)
+        core.job_service.jobs.get(kept.job, session, request.principal)
     except UnknownComponent:  # not a job this caller may read (another principal's, a live session's)
         return reader
     return kept.owner

@@ -45,7 +45,7 @@ async def create_task(core: TasksHost, request: RequestContext, tool: Tool, argu
         raise InvalidParams("tools/call params.task must be an object, e.g. {\"ttl\": 60000}")
     seconds = _ttl_seconds(task_params.get("ttl"))
     try:
-        job = await start_job(core, request, tool, arguments, as_task=True, ttl=seconds)
+        job = await start_job(core.job_service, request, tool, arguments, as_task=True, ttl=seconds)
     except jobmod.JobLimitReached as exc:
         return refused_job(request, exc)
     return {"task": task_object(job)}
@@ -77,7 +77,7 @@ def _job(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> jo
     if not isinstance(task_id, str):
         raise InvalidParams("params.taskId must be the taskId string from CreateTaskResult")
     owner = request.session.id if request.session is not None else None
-    return core.jobs.get(task_id, owner, request.principal)
+    return core.job_service.jobs.get(task_id, owner, request.principal)
 
 
 async def tasks_get(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -110,7 +110,7 @@ async def tasks_result(core: TasksHost, request: RequestContext, params: dict[st
        Such data was answered whole, into the model's context; a result over 1 MiB answered over legacy SSE was
        an event the official client dropped (the request never answered).
     """
-    job = await core.jobs.ended(_job(core, request, params), request)
+    job = await core.job_service.jobs.ended(_job(core, request, params), request)
     if job.status not in jobmod.TERMINAL:  # the request was cancelled: its answer goes nowhere
         raise InternalError(f"tasks/result was cancelled before task {job.id} ended; send it again to wait "
                             "for the task's result")
@@ -125,7 +125,7 @@ async def tasks_result(core: TasksHost, request: RequestContext, params: dict[st
         return tool_error_result("The task was cancelled", meta=meta)
     if job.result is None and job.status == jobmod.FAILED:
         return tool_error_result(job.status_message or "the task failed", meta=meta)
-    result = await answered_result(core, job)
+    result = await answered_result(core.job_service, job)
     answer = {**result, "_meta": {**(result.get("_meta") or {}), **meta}}
     if goes_as_event(request):  # over the client's 1 MiB: a tool error it reads, not an event it drops
         try:
@@ -165,8 +165,8 @@ async def tasks_list(core: TasksHost, request: RequestContext, params: dict[str,
     scope = f"tasks/list\0{owner or ''}"  # a cursor is good in the session it was issued to only
     cursor = params.get("cursor")
     after = _position(seal_of(core.request_codec).open(scope, cursor)) if cursor is not None else None
-    jobs, more = core.jobs.owned_by(owner, principal=request.principal, tasks_only=True, after=after,
-                                    count=page_count(core, tasks=True))
+    jobs, more = core.job_service.jobs.owned_by(owner, principal=request.principal, tasks_only=True, after=after,
+                                                count=page_count(core, tasks=True))
     return fitted_page("tasks", [task_object(j) for j in jobs], more,
                        lambda i: seal_of(core.request_codec).seal(scope, f"{jobs[i].created!r}/{jobs[i].id}"),
                        method="tasks/list", bound=page_bound(core, request))
@@ -188,7 +188,7 @@ async def tasks_cancel(core: TasksHost, request: RequestContext, params: dict[st
     process before the answer, whichever process runs it (:meth:`JobStore.cancel`)."""
     job = _job(core, request, params)
     if job.status not in jobmod.TERMINAL:
-        job = core.jobs.cancel(job, "cancelled by the client")
+        job = core.job_service.jobs.cancel(job, "cancelled by the client")
         if job.status == jobmod.CANCELLED:
             job.updated = time.time()
             return task_object(job)

@@ -61,7 +61,7 @@ def _tools_call(core: ToolsHost, request: RequestContext, params: dict[str, Any]
                                  "call it without params.task")
         return create_task(core, request, tool, arguments, task)
     if tool.background:
-        return start_job_result(core, request, tool, arguments)
+        return start_job_result(core.job_service, request, tool, arguments)
     return run_tool(core, request, tool, arguments)
 
 

@@ -26,7 +26,7 @@ from ...schema import CheckPending
 from ..asks.input_requests import Exchange, InputRequired, begin, begin_large
 from ..calls import tool_calls as toolcalls
 from ..calls import tool_checks
-from ..executors import service as job_service
+from ..executors import service as job_machinery
 from ..handlers import prompts as prompt_handlers
 from ..handlers import resources as resource_handlers
 from ..jobs.record import TASK_JOB
@@ -72,14 +72,14 @@ async def tools_call(core: ModernHost, request: RequestContext, params: dict[str
     if tool.background:
         if tasks_ok:
             try:
-                job = await job_service.start_job(core, request, tool, arguments, as_task=True)
+                job = await job_machinery.start_job(core.job_service, request, tool, arguments, as_task=True)
             except JobLimitReached as exc:
-                return job_service.refused_job(request, exc)
+                return job_machinery.refused_job(request, exc)
             request.put(TASK_JOB, job)  # the job's asks wait for tasks/update
             request.allow_escalation(lambda _message: True)  # it runs as a task already (ctx.start_task())
             track(core, job)
             return create_task_result(job)
-        return await job_service.start_job_result(core, request, tool, arguments)
+        return await job_machinery.start_job_result(core.job_service, request, tool, arguments)
     escalated = enable_escalation(core, request, tool) if tasks_ok else None
     if escalated is None:  # nothing to race: run the tool in this task (a Task per call showed in the profile)
         try:

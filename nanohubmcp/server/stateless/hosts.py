@@ -7,19 +7,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from ..calls.hosts import CheckHost
-from ..executors.service import JobHost
-from ..handlers.host import AnsweredHost, PromptsHost, ResourcesHost
+from ..calls.hosts import CallHost, CheckHost
+from ..handlers.host import PromptsHost, ResourcesHost
 
 if TYPE_CHECKING:
     from ..asks.task_inputs import TaskInputs
+    from ..executors.job_service import JobService
+    from ..registry.registry import Registry
+    from ..results.options import ResultOptions
     from ..wire.notifier import Notifier
 
 __all__ = ["ListenHost", "ModernHost", "TaskHost"]
 
 
-class TaskHost(JobHost, AnsweredHost, Protocol):
-    """What :mod:`.tasks` reads: the job service's, a done job's answer, and the input requests of running tasks."""
+class TaskHost(Protocol):
+    """What :mod:`.tasks` reads: the job service (its job store, and a done job's answer), and the input requests of
+    running tasks."""
+
+    job_service: JobService
 
     @property
     def task_inputs(self) -> TaskInputs:
@@ -28,11 +33,19 @@ class TaskHost(JobHost, AnsweredHost, Protocol):
 
 
 class ListenHost(TaskHost, Protocol):
-    """What :mod:`.listen` reads: a task's, whether list changes are sent, and the notifier while serving."""
+    """What :mod:`.listen` reads: a task's, whether list changes are sent, the notifier while serving, and what
+    bounds a task's status as one event (the registry: its tool's output schema; the result options)."""
 
     list_changed: bool
     notifier: Notifier | None
+    registry: Registry
+
+    @property
+    def result_options(self) -> ResultOptions:
+        """How results are shaped (``max_event_bytes`` bounds a task's status as one event)."""
+        ...
 
 
-class ModernHost(CheckHost, TaskHost, PromptsHost, ResourcesHost, Protocol):
-    """What :mod:`.handlers` reads: a task's, the checks before a call, and the prompt and resource handlers'."""
+class ModernHost(CheckHost, CallHost, TaskHost, PromptsHost, ResourcesHost, Protocol):
+    """What :mod:`.handlers` reads: a task's, the checks before a call and its run, and the prompt and resource
+    handlers'."""

@@ -92,7 +92,7 @@ def honoured_filter(core: ListenHost, request: RequestContext, wanted: object) -
         visible = []
         for task_id in ids:
             try:
-                core.jobs.get(task_id, None, request.principal)
+                core.job_service.jobs.get(task_id, None, request.principal)
             except UnknownComponent:
                 continue
             visible.append(task_id)
@@ -156,7 +156,7 @@ async def subscriptions_listen(core: ListenHost, request: RequestContext,
 
         cleanups.append(stop_listening)
     for task_id in honoured.get("taskIds", []):
-        job = core.jobs.get(task_id, None, request.principal)
+        job = core.job_service.jobs.get(task_id, None, request.principal)
         if job.status not in jobmod.TERMINAL:  # (one that ended already is read with tasks/get)
             told = _TaskStatus(core, job, send)
             follower = asyncio.ensure_future(told.follow(request))  # (on any process of the server)
@@ -197,12 +197,12 @@ class _TaskStatus:
 
     async def follow(self, request: RequestContext) -> None:
         with contextlib.suppress(UnknownComponent):  # its record went away: nothing more to tell
-            await self.core.jobs.follow(self.job, self.report, request)
+            await self.core.job_service.jobs.follow(self.job, self.report, request)
         if self.completed is not None:  # (the last report: the following ended with it)
             job = self.completed
             result: dict[str, Any] | None
             try:
-                result = await answered_result(self.core, job)
+                result = await answered_result(self.core.job_service, job)
             except Exception as exc:  # (an OSError, a store refusing a record it read: whatever the keep met)
                 log.warning("task %s: its data could not be linked (%s: %s); its result is told whole",
                             job.id, type(exc).__name__, exc)

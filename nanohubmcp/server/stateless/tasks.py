@@ -111,8 +111,8 @@ def enable_escalation(core: TaskHost, request: RequestContext, tool: Tool) -> as
         if future.done():
             return False
         try:
-            job = core.jobs.create(tool.name, None, principal=request.principal, as_task=True, message=message or None,
-                                   provenance_id=request.provenance_id)
+            job = core.job_service.jobs.create(tool.name, None, principal=request.principal, as_task=True,
+                                               message=message or None, provenance_id=request.provenance_id)
         except jobmod.JobLimitReached:
             return False  # the call goes on as a plain call
         job.request = request
@@ -131,7 +131,7 @@ def adopt(core: TaskHost, request: RequestContext, job: jobmod.Job,
           run: asyncio.Future[dict[str, Any]]) -> None:
     """Make ``job`` follow ``request``'s already running call ``run`` to its end, stored as an ``@async_tool``'s
     job's end is (:func:`~..executors.service.finish_call`: one end for both)."""
-    job.task = asyncio.ensure_future(finish_call(core, job, request, run))
+    job.task = asyncio.ensure_future(finish_call(core.job_service, job, request, run))
     track(core, job)
 
 
@@ -142,7 +142,7 @@ def _job(core: TaskHost, request: RequestContext, params: dict[str, Any], method
     if not isinstance(task_id, str) or not task_id:
         raise InvalidParams(f"{method} needs params.taskId, the taskId string of the task")
     try:
-        return core.jobs.get(task_id, None, request.principal)
+        return core.job_service.jobs.get(task_id, None, request.principal)
     except InvalidParams:
         raise InvalidParams(
             f"Failed to retrieve task: no task {show(task_id)} (wrong id, or it expired)") from None
@@ -157,7 +157,7 @@ async def tasks_get(core: TaskHost, request: RequestContext, params: dict[str, A
        Such data was answered whole, into the model's context.
     """
     job = _job(core, request, params, "tasks/get")
-    result = await answered_result(core, job) if job.status == jobmod.COMPLETED else None
+    result = await answered_result(core.job_service, job) if job.status == jobmod.COMPLETED else None
     return detailed_task(core, job, result)
 
 
@@ -173,11 +173,11 @@ async def tasks_update(core: TaskHost, request: RequestContext, params: dict[str
             "tasks/update needs params.inputResponses, an object of inputRequests keys to results")
     from ..asks.task_inputs import checked_answers
 
-    if core.jobs.runs_here(job):
+    if core.job_service.jobs.runs_here(job):
         await checked_answers(core.task_inputs.outstanding(job.id), responses)  # a wrong one: -32602
         core.task_inputs.deliver(job, responses)
     else:  # another process runs it: checked here against the requests stored with it, delivered there
-        core.jobs.answer(job, await checked_answers(job.input_requests or {}, responses))
+        core.job_service.jobs.answer(job, await checked_answers(job.input_requests or {}, responses))
     return {}
 
 
@@ -185,5 +185,6 @@ async def tasks_cancel(core: TaskHost, request: RequestContext, params: dict[str
     """``tasks/cancel`` → ``{}`` (also for a task that already ended)."""
     job = _job(core, request, params, "tasks/cancel")
     if job.status not in jobmod.TERMINAL:
-        core.jobs.cancel(job, "cancelled by the client")  # (its followers are told of its end by the job store)
+        # (its followers are told of its end by the job store)
+        core.job_service.jobs.cancel(job, "cancelled by the client")
     return {}

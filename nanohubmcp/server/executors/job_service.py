@@ -1,0 +1,189 @@
+"""``JobService``: the job service as one object, built by the core's constructor from its collaborators.
+
+What it holds: the registry (a job's tool by name), the job executors (:class:`~.runners.JobRunners`), the job
+store and the done jobs' kept data (made at their first use, :class:`~..first_use.FirstUse`'s: a server that
+never runs a job opens no SQLite file and starts no job thread), and the tool-call machinery a job's run goes
+through (:class:`~..calls.hosts.RunHost`: the core seen as what running a tool reads, and the loop it serves
+on). The method handlers of jobs and tasks (``handlers/tools``, ``handlers/tasks``, ``stateless/*``) and the job
+tools are handed this object, not the core; the job machinery (:mod:`.service`: start, finish, hand-over,
+re-attach) is a set of functions over it, imported with the first job.
+
+It is also where the core and its job store meet, in two directions. The job store asks the server, through
+hooks it is given when made: to follow a job whose function runs on after a stop (:meth:`JobService.hand_over`),
+to take back a job of a dead process its executor may still hold (:meth:`JobService.reattach`), and which folders
+its executors keep jobs in (:meth:`JobService.folders`). The core, its stop and the testing clients tell the jobs
+of sweeps, a session's end, stops and a loop's end (:meth:`JobService.sweep`, :meth:`JobService.session_ended`,
+:meth:`JobService.end_run`, :meth:`JobService.process_ending`, :meth:`JobService.loop_ending`), each a no-op while
+no job store was made: a store not made holds nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import asyncio
+    from concurrent.futures import Future
+
+    from ..calls.hosts import RunHost
+    from ..jobs.leftovers import Leftovers
+    from ..jobs.record import Job
+    from ..jobs.service import JobStore
+    from ..registry.registry import Registry
+    from .polled_data import PolledData
+    from .runners import JobRunners
+
+__all__ = ["JobService", "JobStores"]
+
+
+class JobStores(Protocol):
+    """The job service's parts made at their first use (:class:`~..first_use.FirstUse`)."""
+
+    @property
+    def jobs(self) -> JobStore:
+        """The job store, made now if it was not."""
+        ...
+
+    @property
+    def jobs_made(self) -> JobStore | None:
+        """The job store if made yet, else None."""
+        ...
+
+    @property
+    def polled_data(self) -> PolledData:
+        """The done jobs' data kept once per job for their MCP answers, made now if it was not."""
+        ...
+
+
+class JobService:
+    """The job service of one server (module docstring).
+
+    Args:
+        registry: the server's registry (a job's tool, looked up by name).
+        runners: the job executors: the server's, and those its tools name.
+        calls: the core as a job's run reads it (:class:`~..calls.hosts.RunHost`: tool calls are no object of their
+            own yet).
+        stores: the parts made at their first use (the core's ``FirstUse``, asked at each use: it is built after
+            this service, whose hooks it is given).
+    """
+
+    __slots__ = ("_stores", "calls", "registry", "runners")
+
+    def __init__(self, registry: Registry, runners: JobRunners, calls: RunHost,
+                 stores: Callable[[], JobStores]) -> None:
+        self.registry = registry
+        self.runners = runners
+        """The job executors (``runner_for``, ``holds_after_restart``, ``outliving``, ``folder_budget``)."""
+        self.calls = calls
+        """How a job's tool runs and its result is shaped, and the serving loop (:class:`~..calls.hosts.RunHost`)."""
+        self._stores = stores
+
+    @property
+    def jobs(self) -> JobStore:
+        """The job store (made at its first use: the first job, task or poll)."""
+        return self._stores().jobs
+
+    @property
+    def jobs_made(self) -> JobStore | None:
+        """The job store if made yet (a store not made holds nothing to sweep or cancel)."""
+        return self._stores().jobs_made
+
+    @property
+    def polled_data(self) -> PolledData:
+        """The done jobs' data over ``max_inline_bytes`` kept once per job for their MCP answers
+        (``get_job_result`` and ``tasks/result`` alike: one link per job)."""
+        return self._stores().polled_data
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop the server serves on (None before it serves)."""
+        return self.calls.loop
+
+    # -- the job store's hooks ----------------------------------------------------------------
+    def reattach(self, job: Job) -> bool | None:
+        """Follow ``job``, a job of a dead process its executor may still hold (Dask): True once followed,
+        False when it cannot be, None when not serving yet (:func:`.service.reattach`)."""
+        from . import service as job_service  # the job machinery: imported with the first job
+
+        return job_service.reattach(self, job)
+
+    def hand_over(self, job: Job) -> bool:
+        """Keep following ``job`` at a stop when its function runs on in this process
+        (:func:`.service.hand_over`); False when it does not run on."""
+        from . import service as job_service
+
+        return job_service.hand_over(self, job)
+
+    def folders(self) -> Leftovers:
+        """The folders the executors keep jobs in, by the registry's tools (asked with the first job)."""
+        from .job_folders import JobFolders
+
+        return JobFolders(self.runners, self.registry.tools.values)
+
+    # -- what the core tells the jobs --------------------------------------------------------
+    def sweep(self) -> None:
+        """Forget expired jobs, and renew this process's charges of the shared folder budget (the runner's periodic
+        sweep, every minute)."""
+        self.runners.folder_budget.renew()
+        jobs = self.jobs_made
+        if jobs is not None:
+            jobs.sweep()
+
+    def session_ended(self, session_id: str) -> None:
+        """The session ``session_id``, held here, ended: its jobs are read by their id from now on."""
+        jobs = self.jobs_made
+        if jobs is not None:
+            jobs.session_ended(session_id)
+
+    def end_run(self) -> None:
+        """The server stops: settle every running job (:meth:`JobStore.end_run <..jobs.service.JobStore.end_run>`)."""
+        jobs = self.jobs_made
+        if jobs is not None:
+            jobs.end_run()
+
+    def process_ending(self) -> int:
+        """The process ends after the server stopped: tell the jobs whose function still runs in it to cancel
+        (:meth:`JobStore.process_ending <..jobs.service.JobStore.process_ending>`); returns how many were told."""
+        jobs = self.jobs_made
+        return jobs.process_ending() if jobs is not None else 0
+
+    def process_ended(self) -> int:
+        """The process ends now without waiting for the jobs whose function still runs in it (a notebook kernel's
+        shutdown): store each one's end as cut short, now (:meth:`JobStore.process_ended
+        <..jobs.service.JobStore.process_ended>`); returns how many."""
+        jobs = self.jobs_made
+        return jobs.process_ended() if jobs is not None else 0
+
+    def settling(self) -> list[Future[None]]:
+        """The jobs handed over at the stop whose end is not stored yet (:meth:`JobStore.settling
+        <..jobs.service.JobStore.settling>`), and the job processes the stop ended not yet gone with their
+        clean-ups (:meth:`JobRunners.ending <.runners.JobRunners.ending>`: a Rappture program they
+        left running is killed then): a process that exits waits for them."""
+        jobs = self.jobs_made
+        return [*(jobs.settling() if jobs is not None else []), *self.runners.ending()]
+
+    def work(self) -> set[Future[Any]]:
+        """The running functions of jobs in this process: those handed over at the stop and those whose client
+        cancelled them but which run on (a function that does not look), what of a stopped server's pool work is a
+        job's, not a tool call's (trial53 F1: a cancelled job was named a "tool call")."""
+        if self.jobs_made is None:
+            return set()
+        return self.runners.running_here()
+
+    def carry_over(self, job: Job) -> bool:
+        """Follow ``job`` on the server's loop from now on when its executor can
+        (:func:`.service.carry_over`)."""
+        from . import service as job_service
+
+        return job_service.carry_over(self, job)
+
+    def loop_ending(self, loop: asyncio.AbstractEventLoop,
+                    started: Callable[[Job], bool] | None = None, *, ends: bool = True) -> list[asyncio.Task[Any]]:
+        """``loop``, a testing client's (``in_memory``, ``MemoryClient``), ends while the server serves on
+        another: the jobs started there (those ``started`` accepts; None: all) are settled (:meth:`JobStore.loop_ending
+        <..jobs.service.JobStore.loop_ending>`: handed over, followed on the server's loop, or failed when ``ends``,
+        else left on ``loop``); returns their tasks, cancelled. Called on ``loop``."""
+        jobs = self.jobs_made
+        return jobs.loop_ending(loop, carry_over=self.carry_over, started=started, ends=ends) \
+            if jobs is not None else []
