@@ -60,7 +60,7 @@ def test_the_server_started_next_keeps_its_clients_state_in_its_own_directory(de
         assert scratch is not None
         tested = client.call_tool("add", {"a": 1, "b": 2})["_meta"][PROVENANCE]
         job = client.call_tool("wait_for_release")["structuredContent"]["job_id"]
-        while client.call_tool("get_job_result", {"job_id": job})["structuredContent"]["status"] == "working":
+        while client.call_tool("get_job_result", {"job_id": job})["structuredContent"]["status"] == "running":
             time.sleep(0.01)
     assert os.path.isfile(os.path.join(scratch, "jobs.sqlite3"))  # kept there by the test
 
@@ -103,7 +103,7 @@ def test_a_testing_clients_job_still_running_keeps_the_temporary_directory_and_s
             with in_memory(server) as client:
                 assert client.client.state_dir == scratch
                 while (done := client.call_tool("get_job_result", {"job_id": job})["structuredContent"])[
-                        "status"] == "working":
+                        "status"] == "running":
                     time.sleep(0.01)
                 assert done["result"] == "released", done
         with serve(server):  # started again: it stays where its real clients' jobs are
