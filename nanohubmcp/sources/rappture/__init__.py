@@ -220,7 +220,7 @@ def add_rappture_tool(
         rappture: the ``rappture`` program (default ``rappture`` on ``PATH``; ``""``: never).
         plot: draw curves, histograms and tables as PNG plots (matplotlib; the figures are made
             while the program runs and drawn as it exits, see :mod:`.plots`); False returns the
-            data alone, without the drawing (some 108 million instructions a plot).
+            data alone, without the drawing (some 45 million instructions a plot once the run ends).
         options: more options of ``MCPServer.tool`` (``title``, ``annotations``, ``scopes``,
             ``executor`` for a job tool, …).
     Raises:

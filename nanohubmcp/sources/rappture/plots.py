@@ -8,9 +8,9 @@ logarithmic. matplotlib is imported only here, when the first run of a tool that
 without it there are no plots (the data is in the result anyway). The figures are made without
 pyplot, so drawing is safe on any thread.
 
-What is left to do once the run file is read costs some two fifths of what a new ``Figure``
-and ``savefig`` would (108 M against 297 M instructions for a 200-point curve, bench/rappture.md),
-and starts as the program names its run file, while its process ends (:mod:`.tool`):
+What is left to do once the run file is read costs about a sixth of what a new ``Figure`` and
+``savefig`` would (45 M against 297 M instructions for a 200-point curve, bench/rappture.md), and
+starts as the program names its run file, while its process ends (:mod:`.tool`):
 
 - :func:`prepare`, called once a run's program has started (the first time :data:`PREPARE_AFTER` s after:
   :func:`prepare_soon`; not before the start: the thread holds the GIL for some ms, which delayed the start
@@ -22,6 +22,8 @@ and starts as the program names its run file, while its process ends (:mod:`.too
   plots.
 - Texts are laid out and rasterised once and drawn again from there (:mod:`.glyphs`: a canvas
   whose renderer keeps text layouts, glyph images and line metrics across plots, the same pixels).
+- The plot area is not filled when its colour is the figure's (a second fill of most of the
+  picture, for the same pixels); a style's other ``axes.facecolor`` is filled as usual.
 - The title and the x axis's label sit at fixed places, so matplotlib measures no text to place
   them (under slanted category labels of a bar chart, the label is placed below them as usual; the
   y axis's label goes beside its tick labels, whose width varies).
@@ -97,6 +99,8 @@ def _blank(dpi: float, used: Any = None) -> tuple[Any, Any]:
         figure = used
         figure.clear()
     axes = figure.add_subplot()
+    if axes.patch.get_facecolor() == figure.patch.get_facecolor() and figure.patch.get_facecolor()[3] == 1:
+        axes.patch.set_visible(False)  # its fill, over the figure's of the same colour: the same pixels
     axes.xaxis.get_major_ticks(_TICKS)
     axes.yaxis.get_major_ticks(_TICKS)
     return figure, axes
@@ -229,13 +233,19 @@ def _indexed(rgba: Any, size: tuple[int, int]) -> Any:
     width, height = size
     pixels = np.frombuffer(rgba, dtype="<u4") & 0xFFFFFF  # R | G << 8 | B << 16
     background = pixels[0]
-    drawn = pixels != background
-    found = pixels[drawn]
-    if 4 * len(found) > len(pixels):
+    drawn = np.flatnonzero(pixels != background)
+    if 4 * len(drawn) > len(pixels):
         return None
-    colours, which, counts = np.unique(found, return_inverse=True, return_counts=True)
+    found = pixels[drawn]
+    # the colours by sorting and a binary search: np.unique's inverse and counts (an argsort) cost twice as much
+    ordered = np.sort(found)
+    first = np.ones(len(ordered), bool)  # where each colour's run begins
+    first[1:] = ordered[1:] != ordered[:-1]
+    colours = ordered[first]
     if len(colours) > 4096:
         return None
+    which = np.searchsorted(colours, found)
+    counts = np.bincount(which, minlength=len(colours))
     order = np.argsort(-counts, kind="stable")  # commonest first
     palette = np.concatenate(([background], colours[order[:255]]))
     index = np.empty(len(colours), np.uint8)
