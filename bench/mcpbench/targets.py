@@ -51,9 +51,9 @@ BOUNDS = {
             "without), +8-33 us a call with the host's load (bench/provenance.md, twentieth pass)",
     "cache": "a front hit still runs the layers before the cache and leaves a provenance record; each held entry is "
              "checked against cache.sqlite3 once a second, every few calls under valgrind (§13.8)",
-    "rappture": "drawing the curve's PNG (matplotlib 3.11's per-glyph text path, then the PNG): ~165 M "
-                "instructions per plot, overlapped with the program's exit since 190fde3 (§13.9); without the "
-                "plot ~1.02x",
+    "rappture": "drawing the curve's PNG once the run file is read (matplotlib's artists, Agg, the palette "
+                "and its deflate): ~45 M instructions per plot, overlapped with the program's exit since 190fde3 "
+                "(§13.9); without the plot ~1.02x",
 }
 
 
