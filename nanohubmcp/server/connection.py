@@ -89,7 +89,7 @@ from .eras import handshake_version, is_modern, spoken_version
 from .intake import Incoming, Intake, Received
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
 from .stateless.envelope import check_modern_version, modern_envelope, modern_version
-from .wire.request import PEER_GONE, RequestContext
+from .wire.request import CLIENT_CANCELLED, PEER_GONE, RequestContext
 
 if TYPE_CHECKING:
     from .dispatcher import Dispatcher
@@ -294,8 +294,8 @@ class Connection:
         if cut or (response is None and not request.withdrawn):
             # Still running when the stop's grace ran out: a final answer the client can act on.
             return Reply((error_response(ServerStopping(), message.id), None))
-        if request.withdrawn:
-            return NO_REPLY
+        if request.withdrawn or request.slots.get(CLIENT_CANCELLED):
+            return NO_REPLY  # (withdrawn; or a coroutine its client's cancel ended: its own answer never came)
         assert response is not None
         if shutdown.begun and "result" in response:  # its client may follow the result up (Shutdown.settling)
             shutdown.answered(request)
@@ -385,11 +385,14 @@ class Connection:
 
     # -- the peer went away ----------------------------------------------------------------
     @staticmethod
-    def peer_gone(request: RequestContext, reason: str = "the client went away") -> None:
-        """The client can no longer receive this request's answer: cancel it (the client's cancel: an
-        ``async def`` tool's coroutine is cancelled, as at a ``notifications/cancelled``)."""
+    def peer_gone(request: RequestContext, reason: str = "the client went away", *, read_on: bool = False) -> None:
+        """The client went away: cancel this request as the client's cancel, as a ``notifications/cancelled`` does
+        (an ``async def`` tool's coroutine is cancelled, and :meth:`serve` answers nothing for it). Withdrawn (no
+        answer, the call recorded ``cancelled`` whatever its function does next) unless ``read_on``: its answer may
+        still be read (stdio's input closed, its output perhaps not: ``printf ... | nanohubmcp run ...``), so a
+        function that returns is answered."""
         request.slots[PEER_GONE] = True
-        request.cancel(reason)
+        request.cancel(reason, withdrawn=not read_on)
 
     def close(self, reason: str = "the client went away") -> None:
         """Cancel everything this connection is serving (the transport itself ended)."""

@@ -148,9 +148,10 @@ class StdioTransport:
         until = self._drain_until() if self._drain_until is not None else None
 
         ended = self._ended
-        if ended is not None and ended.done():  # the client closed its input: no answer can reach it, so what
-            for request in list(self.connection.in_flight):  # runs is its cancel (an async def tool's coroutine
-                Connection.peer_gone(request, "the client closed its input")  # is cancelled, as a closed POST's)
+        if ended is not None and ended.done():  # the client closed its input: what runs is its cancel (an async def
+            for request in list(self.connection.in_flight):  # tool's coroutine is cancelled, as a closed POST's);
+                # its output may still be read (printf ... |): a function that returns is answered
+                Connection.peer_gone(request, "the client closed its input", read_on=True)
         core.detach(keep_store=True)  # (connected until the streams ended: the drain closes it)
         core.close(streams_later=True)  # (the session's stream stays open for the answers: the drain ends it)
         if self._process_ends:

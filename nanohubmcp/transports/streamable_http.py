@@ -172,7 +172,9 @@ class StreamableHTTPHandler(BodyReadingHandler):
         finally:
             self.closing = None
         response = reply.message
-        assert response is not None
+        if response is None:  # withdrawn: its client closed the response stream (its cancel), and reads nothing
+            channel.withdraw(request.cancel_reason)
+            return
         sending = channel.finish(response, MODERN_ROUTE)
         if sending is not None:
             await sending

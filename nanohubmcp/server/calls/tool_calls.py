@@ -25,7 +25,6 @@ from ...errors import (
     InvalidArguments,
     InvalidParams,
     ProtocolError,
-    RequestCancelled,
     ResultTooLarge,
     ServerStopping,
     ToolBusy,
@@ -140,11 +139,10 @@ async def run_tool(core: CallHost, request: RequestContext, tool: Tool, argument
             record.finish(False, "cancelled")
         raise
     except BaseException as exc:
-        if isinstance(exc, RequestCancelled) and request.slots.get(CLIENT_CANCELLED):
-            # Its client cancelled it and its coroutine ended: no answer is sent (or read), its record says so.
-            if record:
-                record.finish(False, "cancelled")
-            return tool_error_result(exc.message)
+        if job is None and (request.withdrawn or request.slots.get(CLIENT_CANCELLED)) and isinstance(exc, Exception):
+            # Its client cancelled it (its coroutine's RequestCancelled, or what a sync function raised once it
+            # read ctx.is_cancelled()): no answer is sent (or read), its record says cancelled.
+            return _cancelled_by_client(request, record)
         if not isinstance(exc, Exception):  # InputRequired (2026 multi round-trip) and the like
             if record:
                 record.finish(True, "input required")
@@ -195,6 +193,8 @@ async def run_tool(core: CallHost, request: RequestContext, tool: Tool, argument
         tracker = request.slots.setdefault(progress.PROGRESS, progress.ANSWERED)
         if isinstance(tracker, progress.CallProgress):
             tracker.finish()
+    if request.withdrawn and job is None:  # its client cancelled it, and it returned all the same (a sync
+        return _cancelled_by_client(request, record)  # function that read ctx.is_cancelled()): cancelled
     if result.get("isError") and job is None and request.slots.get(STOPPED):
         _stopped(tool.name, request, "an error result", record)
     if result.get("isError") and isinstance(value, ToolResult) and value.is_error:  # its own error result
@@ -298,6 +298,15 @@ def _tool_attributes(tool: Tool, job: Job | None) -> dict[str, Any]:
     if job is not None:  # not the job's id: it is the capability of sessionless callers
         attributes["nanohubmcp.job.executor"] = job.executor
     return attributes
+
+
+def _cancelled_by_client(request: RequestContext, record: CallRecord | None) -> dict[str, Any]:
+    """A call its client cancelled (``notifications/cancelled``, its POST or stdio's input closed), whatever its
+    function did next: no answer is sent, its record says ``cancelled`` (:data:`~..wire.request.CLIENT_CANCELLED`)."""
+    request.slots[CLIENT_CANCELLED] = True
+    if record:
+        record.finish(False, "cancelled")
+    return tool_error_result(f"Request cancelled: {request.cancel_reason or 'cancelled by the client'}")
 
 
 def _stopped(name: str, request: RequestContext, ended: str, record: CallRecord | None) -> NoReturn:

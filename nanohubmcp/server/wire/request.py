@@ -89,16 +89,21 @@ TIMED_OUT: Slot[bool] = Slot("a call answered at a time limit")
 (:class:`~nanohubmcp.errors.ToolTimeout`, set by the tool-call service: ``tool_timeout``, a Rappture tool's
 ``timeout``, a Sim2L's ``cell_timeout``): REST answers it 504, not 500."""
 
-CLIENT_CANCELLED: Slot[bool] = Slot("a coroutine call its client cancelled")
-"""Whether a ``tools/call`` of an ``async def`` tool was cancelled by its client (``notifications/cancelled``,
-or in the 2026-07-28 era its response stream closed: :data:`PEER_GONE`) and its coroutine cancelled for it (set by
-the tool-call service): its provenance record says ``cancelled``.
+CLIENT_CANCELLED: Slot[bool] = Slot("a call its client cancelled")
+"""Whether a ``tools/call`` was cancelled by its client while it ran, set by the tool-call service as the call ends:
+a withdrawn request (``notifications/cancelled``, a 2026-07-28 response stream closed), whatever its function did
+next, or a coroutine cancelled for its client (stdio's input closed too: :data:`PEER_GONE`). No answer is sent,
+and its provenance record says ``cancelled``.
 
-.. versionadded:: 1.0"""
+.. versionadded:: 1.0
+
+.. versionchanged:: 1.0
+   A sync function's call too: it was recorded ``completed`` when it returned after its client's cancel."""
 
 PEER_GONE: Slot[bool] = Slot("the client closed the request's response stream")
-"""Whether the request's client can no longer receive its answer (the 2026-07-28 era's response stream closed,
-``Connection.peer_gone``): its cancellation is the client's, as a ``notifications/cancelled`` is."""
+"""Whether the request's client went away (the 2026-07-28 era's response stream closed, which withdraws the
+request; stdio's input closed, whose output may still be read: ``Connection.peer_gone``): its cancellation is the
+client's, as a ``notifications/cancelled`` is."""
 
 ASKED_WITHOUT_CLIENT: Slot[bool] = Slot("a REST call's tool asked the client")
 """Whether a REST ``tools/call``'s tool asked the client something (``ctx.elicit``, ``ctx.sample``, roots), which
@@ -370,8 +375,9 @@ class RequestContext:
 
         Args:
             reason: why, for logs and the function's ``ctx``.
-            withdrawn: the client cancelled it (``notifications/cancelled``) and expects no
-                response (MCP 2025-11-25, Utilities § Cancellation): the transport sends none.
+            withdrawn: the client cancelled it (``notifications/cancelled``; or its response stream closed:
+                ``Connection.peer_gone``) and expects no response (MCP 2025-11-25, Utilities § Cancellation): the
+                transport sends none.
         """
         if self.cancelled.is_set():
             return
