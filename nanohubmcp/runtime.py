@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -69,11 +70,13 @@ class ProvenanceRecords(Protocol):
     """The server's provenance records as the notebook's owner reads them (a ``ProvenanceStore``)."""
 
     def find(self, record_id: str) -> dict[str, Any] | None:
-        """Record ``record_id`` whoever the call's principal was; None when unknown or expired."""
+        """Record ``record_id`` whoever the call's principal was; None when unknown or expired (``TypeError``: an
+        id that is no ``str``)."""
         ...
 
     def recent(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The newest ``limit`` records, of every principal."""
+        """The newest ``limit`` records, of every principal (``TypeError``: a ``limit`` that is no ``int``;
+        ``ValueError``: one below 0)."""
         ...
 
 
@@ -109,23 +112,24 @@ class Runtime:
     # -- components ----------------------------------------------------------------------------------
     @property
     def tools(self) -> Mapping[str, Tool]:
-        """The registered tools by name (a snapshot: a change replaces it, never alters it)."""
-        return self._core.registry.tools.by_name
+        """The registered tools by name: a read-only view of a snapshot (a change replaces the snapshot, never
+        alters it; the view takes no assignment, ``TypeError``: register with the server's decorators)."""
+        return MappingProxyType(self._core.registry.tools.by_name)
 
     @property
     def resources(self) -> Mapping[str, Resource]:
-        """The registered resources by URI (a snapshot: a change replaces it, never alters it)."""
-        return self._core.registry.resources.by_name
+        """The registered resources by URI (a read-only view, as :attr:`tools`)."""
+        return MappingProxyType(self._core.registry.resources.by_name)
 
     @property
     def templates(self) -> Mapping[str, ResourceTemplate]:
-        """The registered resource templates by URI template (a snapshot: a change replaces it, never alters it)."""
-        return self._core.registry.templates.by_name
+        """The registered resource templates by URI template (a read-only view, as :attr:`tools`)."""
+        return MappingProxyType(self._core.registry.templates.by_name)
 
     @property
     def prompts(self) -> Mapping[str, Prompt]:
-        """The registered prompts by name (a snapshot: a change replaces it, never alters it)."""
-        return self._core.registry.prompts.by_name
+        """The registered prompts by name (a read-only view, as :attr:`tools`)."""
+        return MappingProxyType(self._core.registry.prompts.by_name)
 
     # -- calls and jobs ------------------------------------------------------------------------------
     @property

@@ -57,6 +57,8 @@ def records_directory(state_dir: str | None, name: str | None) -> str:
     from ..server.provenance.record_db import DB_FILE
     from ..server.wire.state_dir import ENV_STATE_DIR, default_root, resolve_state_dir, safe_name
 
+    if name is not None and not name.strip():  # (safe_name would read it as "server")
+        raise NanohubMCPError(f"--name {name!r} names no server: {WHOSE}")
     from_env = os.environ.get(ENV_STATE_DIR, "").strip()
     if state_dir or name is not None or from_env:
         if state_dir:
@@ -90,7 +92,8 @@ def records_directory(state_dir: str | None, name: str | None) -> str:
 def _hub_tools_hint(name: str) -> str:
     """What to add when the server ``name`` has no records but ``hub-tools`` keeps some, under one directory
     whatever tools it served (named after its one tool, so ``--name cooling`` is what a user tries): where they
-    are, and whether the tool ``name`` is among them; else ``""``."""
+    are, and whether the tool ``name`` is among them; else ``""`` (and for a name no tool's folder has: one
+    :func:`.state_dir.safe_name` changes, such as a path)."""
     import sqlite3
 
     from ..server.provenance.record_db import DB_FILE, read_recent
@@ -98,15 +101,15 @@ def _hub_tools_hint(name: str) -> str:
     from .serve import HUB_TOOLS_DIR
 
     hub = os.path.join(default_root(), HUB_TOOLS_DIR)
-    if safe_name(name) == HUB_TOOLS_DIR or not os.path.isfile(os.path.join(hub, DB_FILE)):
-        return ""
+    if safe_name(name) != name or name == HUB_TOOLS_DIR or not os.path.isfile(os.path.join(hub, DB_FILE)):
+        return ""  # (a name no tool's folder has, such as a path, says nothing of hub-tools)
     try:
         recorded = bool(read_recent(hub, 1, tool=name))
     except (OSError, sqlite3.Error):  # (read by the command itself next, which says what is wrong)
         recorded = False
     said = f"; hub-tools keeps its tools' records under --name {HUB_TOOLS_DIR} ({hub})"
     if recorded:
-        return said + f", the tool {name!r}'s among them: provenance list --name {HUB_TOOLS_DIR} --tool {name}"
+        return said + f", those of the tool {name} among them: provenance list --name {HUB_TOOLS_DIR} --tool {name}"
     return said + f": provenance list --name {HUB_TOOLS_DIR} shows them"
 
 

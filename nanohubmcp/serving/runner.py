@@ -282,8 +282,8 @@ class Runner:
     def _obey(self, signum: int) -> None:
         """A stop signal while serving blocking: stop (a forked worker first tells its parent why; a single
         process stopped by SIGHUP says so, its parent says it for the workers)."""
-        if signum == HANGUP:
-            self._found.hung_up = True  # ignored after run() too: a repeat changes nothing
+        if signum == HANGUP and not self._found.hung_up:  # said once: a repeat during the stop changes nothing
+            self._found.hung_up = True  # ignored after run() too
             if worker_task() is None and self._http is not None:
                 say(HANGUP_LINE)
         if self._stopped_by is None:

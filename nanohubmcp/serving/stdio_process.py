@@ -58,8 +58,8 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
     signals = stop_signals()  # (read once, before any is taken: taking SIGHUP changes what it reads)
 
     def obeyed(signum: int) -> None:
-        if signum == HANGUP:
-            found.hung_up = True  # ignored after serving too: a repeat changes nothing
+        if signum == HANGUP and not found.hung_up:  # said once: a repeat during the stop changes nothing
+            found.hung_up = True  # ignored after serving too
             say(HANGUP_LINE)
 
     async def main() -> int | None:

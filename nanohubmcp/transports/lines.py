@@ -264,7 +264,7 @@ class LineReader:
                 os.set_blocking(self.in_fd, True)
 
     async def get(self, *stops: asyncio.Future[Any]) -> bytes | None:
-        """The next line (with its newline), a :class:`TooLong`, or None at end of input or once
+        """The next line (without its newline), a :class:`TooLong`, or None at end of input or once
         one of ``stops`` is done."""
         getter = asyncio.ensure_future(self.queue.get())
         done, _ = await asyncio.wait({getter, *stops}, return_when=asyncio.FIRST_COMPLETED)
@@ -324,9 +324,9 @@ class LineReader:
                         put(TooLong(pending[:HEAD_BYTES]))
                     pending.clear()
                 return
-            line = bytes(pending[: end + 1])
+            line = bytes(pending[:end])  # without its newline: a message's text is what the client wrote
             del pending[: end + 1]
             if self._skipping:
                 self._skipping = False
                 continue
-            put(TooLong(line[:HEAD_BYTES]) if len(line) > limit + 1 else line)
+            put(TooLong(line[:HEAD_BYTES]) if len(line) > limit else line)

@@ -14,8 +14,13 @@ from .bodies import StreamedBody
 from .plain_errors import plain_error_body
 from .url_path import spellings
 
-_SHOWN_PATH = 200
-"""How much of an unknown path a 404 repeats."""
+SHOWN_CHARACTERS = 200
+"""How much of a client's path a 404 repeats: an unknown path, a REST call's unknown tool name."""
+
+
+def shown(text: str) -> str:
+    """``text`` from the request's path as a 404 repeats it: its first :data:`SHOWN_CHARACTERS`, then "…"."""
+    return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…"
 
 
 class NotFoundHandler(BaseHandler):
@@ -46,9 +51,7 @@ class NotFoundHandler(BaseHandler):
             except ServerBusy as exc:  # the verifier cannot judge the token now: as on every route
                 self.fail(exc)
         if not self._finished:
-            path = self.request.path
-            if len(path) > _SHOWN_PATH:  # a 60 KB path is not echoed back whole
-                path = path[:_SHOWN_PATH] + "…"
+            path = shown(self.request.path)  # a 60 KB path is not echoed back whole
             missing = RouteNotFound(f"No route for {self.request.method} {path}; see GET / for the endpoints")
             if isinstance(self, StreamedBody):  # a body is on its way (a request with one is read by the twin)
                 self.refuse_unread(missing)  # read and dropped when small, the connection kept; else closed

@@ -19,7 +19,9 @@ A REST call is a ``tools/call`` served through the same :class:`~nanohubmcp.serv
 as every other route (one call path); this module only maps the body in and the result or
 JSON-RPC error out (:func:`rest_error` is the REST shape of every error). A name that is no tool's is the
 call pipeline's to refuse, as on ``/mcp`` (the application's middleware and call observers see it): its
--32602, marked :data:`~nanohubmcp.server.wire.request.UNKNOWN_TOOL`, is answered 404.
+-32602, marked :data:`~nanohubmcp.server.wire.request.UNKNOWN_TOOL`, is answered 404 (the name cut to its first 200
+characters, as a no-route 404 cuts the path). The body is judged before the name: a body that is not a JSON object
+is 415 or 400 whatever the path names (an empty body is no arguments, ``{}``), and only then an unknown tool 404.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from ..server.wire.request import (
 )
 from .bodies import BodyReadingHandler
 from .headers import json_body_type
+from .not_found import shown
 from .retry_after import retry_after_seconds
 
 log = logging.getLogger("nanohubmcp.server")
@@ -92,12 +95,6 @@ class RestToolHandler(BodyReadingHandler):
     async def post(self, name: str) -> None:
         if self.finished:
             return
-        tools = self.connection.described.registry.tools
-        tool = tools.get(name)  # (an unknown name is the call pipeline's to refuse, as on /mcp)
-        if tool is not None and tool.meta and _app_only(tool.meta):  # for its view, through a host: REST has neither
-            self.fail(UnknownTool(f"Tool {name!r} is for its view only (view_visibility=['app']): not served "
-                                  "over REST; an MCP host calls it for its view"))
-            return
         body = self.received()
         if body is None:  # answered already (or the client is gone)
             return
@@ -116,6 +113,13 @@ class RestToolHandler(BodyReadingHandler):
         if not isinstance(arguments, dict):
             self.fail(InvalidParams("The body must be a JSON object of argument names to values"))
             return
+        # The body first (415, 400: an empty one is no arguments), then the tool named (404), whatever the name.
+        tools = self.connection.described.registry.tools
+        tool = tools.get(name)  # (an unknown name is the call pipeline's to refuse, as on /mcp)
+        if tool is not None and tool.meta and _app_only(tool.meta):  # for its view, through a host: REST has neither
+            self.fail(UnknownTool(f"Tool {shown(name)!r} is for its view only (view_visibility=['app']): not served "
+                                  "over REST; an MCP host calls it for its view"))
+            return
         params = {"name": name, "arguments": arguments}
         message = jsonrpc.classify(jsonrpc.request(f"rest-{id(self)}", "tools/call", params))
         connection = self.connection
@@ -133,6 +137,7 @@ class RestToolHandler(BodyReadingHandler):
             status, answer = rest_error(error)
             if call.slots.get(UNKNOWN_TOOL) and error.get("code") == UnknownTool.code:  # the tool named is none
                 status = http_status_of(UnknownTool(answer["error"]), REST_ROUTE)  # 404, not -32602's 400
+                answer["error"] = f"Unknown tool: {shown(name)}"  # the name as a no-route 404 shows the path
             self.send_error_json(status, answer)
             return
         tool = tool or tools.get(name)  # (registered while the call was on its way)

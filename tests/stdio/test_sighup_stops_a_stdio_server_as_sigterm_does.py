@@ -93,3 +93,18 @@ def test_sighup_ignored_as_under_nohup_keeps_it_serving(stdio: Piped) -> None:
     assert stdio.line() == {"jsonrpc": "2.0", "id": 2, "result": {}}
     assert stdio.process.poll() is None
     assert HANGUP_LINE not in stdio.stderr
+
+
+def test_a_sighup_repeated_during_the_stop_is_not_said_again(stdio: Stdio) -> None:
+    """A shell passes its own SIGHUP on: the stop goes on as it was, and says why it stops once (trial74 F6: the
+    line came again at each SIGHUP, as if the server stopped twice)."""
+    stdio.send(call(9))
+    wait_until(lambda: "stubborn: running" in stdio.stderr, "the tool to run")
+    stdio.process.send_signal(HANGUP)
+    wait_until(lambda: "waiting for 1 running tool call(s)" in stdio.stderr, "the stop to wait for the call")
+    stdio.process.send_signal(HANGUP)  # within the call's moment to answer (the grace less 2 s: 1 s)
+    assert stdio.process.stdout is not None
+    lines = [json.loads(line) for line in stdio.process.stdout]
+    assert stdio.process.wait(30) == 0, stdio.stderr
+    assert lines[-1]["error"]["code"] == STOPPING, lines[-1]
+    assert stdio.stderr.count(HANGUP_LINE) == 1, stdio.stderr

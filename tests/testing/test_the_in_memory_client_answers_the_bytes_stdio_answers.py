@@ -2,7 +2,8 @@
 order on one connection, get the same answers, with the same notifications before them, in the same order.
 The memory transport read each message itself beside stdio's: a blank message was answered -32700 where stdio
 passes a blank line over, and a message over stdio's 4 MiB limit was served where stdio refuses it (-32600,
-naming its id). Both now go through ``transports/one_peer``.
+naming its id). Both now go through ``transports/one_peer``. A stdio line is the message without its newline
+(trial74 F12: the parse error of the line ``{`` pointed at a line 2 the client never sent).
 
 Stdio is the real transport on two pipes, served by a thread of its own; the in-memory client is the public
 one (``in_memory``) on a server built alike. After each message a ``ping`` (a fence, sent over stdio only) marks
@@ -65,6 +66,7 @@ SENT = [
     message(None, "notifications/initialized"),  # a notification before initialize
     message(1, "ping"),
     b'{"jsonrpc": ',  # not JSON
+    b"{",  # before: stdio parsed the line with its newline, "line 2 column 1 (char 2)" of a one-line message
     b"5",  # JSON, no message
     b"[]",
     b"[" + message(2, "ping") + b"," + call(3, "echo", {"s": "in a batch"}) + b"]",  # sessionless: 2025-03-26
@@ -140,7 +142,7 @@ def test_the_same_bytes_get_the_same_answers_and_notifications() -> None:
     with in_memory(build(), version="2025-03-26", session=False) as client, over_stdio(build()) as stdio:
         for body in SENT:
             seen = len(client.client.messages)
-            answer = client.send(body + b"\n")  # the bytes of stdio's line, its end included
+            answer = client.send(body)  # the bytes of stdio's line, without its end
             in_memory_answers = client.client.messages[seen:] + ([answer] if answer is not None else [])
             assert stdio.exchange(body, answer is not None) == in_memory_answers, body[:80]
 

@@ -337,7 +337,13 @@ class ProvenanceStore:
         return self.backend.get_source(digest)
 
     def find(self, record_id: str) -> dict[str, Any] | None:
-        """Record ``record_id`` of any owner, for the server's operator (``%mcp history ID``)."""
+        """Record ``record_id`` of any owner, for the server's operator (``%mcp history ID``).
+
+        Raises:
+            TypeError: ``record_id`` is not a ``str`` (None, a number: no record's id).
+        """
+        if not isinstance(record_id, str):
+            raise TypeError(f"find() takes a record's id as a str, not {type(record_id).__name__}")
         self.pending.drain()
         row = self.backend.get(record_id)
         return row[2] if row is not None and row[1] >= time.time() else None
@@ -348,7 +354,16 @@ class ProvenanceStore:
         return self.backend.of_owner(owner, limit, time.time())
 
     def recent(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The newest ``limit`` records of every owner, for the server's operator (``%mcp history``)."""
+        """The newest ``limit`` records of every owner, for the server's operator (``%mcp history``).
+
+        Raises:
+            TypeError: ``limit`` is not an ``int`` (a bool, a float, None).
+            ValueError: ``limit`` is below 0 (SQLite reads a negative limit as none: every record).
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise TypeError(f"recent() takes how many records as an int, not {type(limit).__name__}")
+        if limit < 0:
+            raise ValueError(f"recent() takes how many records, 0 or more, not {limit}")
         self.pending.drain()
         return self.backend.recent(limit, time.time())
 

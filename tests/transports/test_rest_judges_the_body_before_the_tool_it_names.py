@@ -1,0 +1,79 @@
+"""REST ``POST /tools/<name>`` judges the body first, then the tool it names, whatever the name: a body that is
+not a JSON object is 415 or 400 for every name; an empty body is no arguments, so an unknown tool is then 404, and so
+is a tool for its view only (before: 404 whatever the body, while an unknown name's malformed body was 400). The
+404 repeats at most the first 200 characters of the name, as a no-route 404 repeats the path's.
+
+Found by a fresh-user trial (trial74 F9: the precedence was mixed, and the 404 echoed a 300-character name whole).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support import serve
+
+from nanohubmcp import MCPServer
+
+
+def build() -> MCPServer:
+    server = MCPServer("rest-precedence")
+
+    @server.app_view("ui://tables/squares")
+    def squares_view() -> str:
+        return "<html><body><table></table></body></html>"
+
+    @server.tool(view="ui://tables/squares", view_visibility=["app"])
+    def reset_everything() -> str:
+        """Called by the view's reset button."""
+        return "everything was reset"
+
+    @server.tool()
+    def add(a: int = 1, b: int = 2) -> int:
+        """Add two integers."""
+        return a + b
+
+    return server
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    with serve(build()) as url:
+        yield url
+
+
+def post(url: str, body: bytes, content_type: str | None = "application/json") -> tuple[int, Any]:
+    headers = {"Content-Type": content_type} if content_type else {}
+    request = urllib.request.Request(url, data=body, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.mark.parametrize("name", ["add", "nosuch", "reset_everything"])
+def test_a_body_that_is_no_json_object_is_refused_whatever_the_name(base: str, name: str) -> None:
+    url = f"{base}tools/{name}"
+    assert post(url, b'{"a": 1')[0] == 400
+    assert post(url, b"[1, 2]")[0] == 400
+    assert post(url, b"{}", "text/plain")[0] == 415
+
+
+def test_an_empty_body_is_no_arguments_then_the_tool_is_judged(base: str) -> None:
+    assert post(f"{base}tools/add", b"") == (200, {"result": "3"})
+    assert post(f"{base}tools/nosuch", b"") == (404, {"error": "Unknown tool: nosuch"})
+    status, body = post(f"{base}tools/reset_everything", b"")
+    assert status == 404
+    assert "is for its view only" in body["error"]
+
+
+def test_the_404_repeats_at_most_200_characters_of_the_name(base: str) -> None:
+    name = "n" * 300
+    status, body = post(f"{base}tools/{name}", b"{}")
+    assert status == 404
+    assert body == {"error": "Unknown tool: " + "n" * 200 + "…"}
