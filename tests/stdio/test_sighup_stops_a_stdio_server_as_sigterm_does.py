@@ -95,7 +95,7 @@ def test_sighup_ignored_as_under_nohup_keeps_it_serving(stdio: Piped) -> None:
     assert HANGUP_LINE not in stdio.stderr
 
 
-def test_a_sighup_repeated_during_the_stop_is_not_said_again(stdio: Stdio) -> None:
+def test_a_sighup_repeated_during_the_stop_is_not_said_again(stdio: Piped) -> None:
     """A shell passes its own SIGHUP on: the stop goes on as it was, and says why it stops once (trial74 F6: the
     line came again at each SIGHUP, as if the server stopped twice)."""
     stdio.send(call(9))
