@@ -46,6 +46,12 @@ from .lines import MAX_LINE_BYTES, LineReader, LineWriter, protect_stdout
 from .one_peer import OnePeer
 from .served import ServedServer
 
+END_OF_INPUT_GRACE_SECONDS = 1.0
+"""At the end of input, how long the calls running then have to end and be answered before they are cancelled as the
+client's cancel: a piped client (``printf ... | nanohubmcp run app.py --transport stdio``) closes its input at once
+and reads the answers, so a call of a few hundred milliseconds is answered; a client that quit mid-call has it
+cancelled a second later (the bridge gives its client the same second)."""
+
 if TYPE_CHECKING:
     from ..processes.process_exit import StopNotice
     from .stdio_auth import TokenExpiry
@@ -148,9 +154,13 @@ class StdioTransport:
         until = self._drain_until() if self._drain_until is not None else None
 
         ended = self._ended
-        if ended is not None and ended.done():  # the client closed its input: what runs is its cancel (an async def
-            for request in list(self.connection.in_flight):  # tool's coroutine is cancelled, as a closed POST's);
-                # its output may still be read (printf ... |): a function that returns is answered
+        if ended is not None and ended.done():
+            # The client closed its input: what still runs a moment later is its cancel (an async def tool's
+            # coroutine is cancelled, as a closed POST's). Its output may still be read (printf ... |): a call that
+            # ends within the moment, or a function that returns once cancelled, is answered.
+            if self.tasks:
+                await asyncio.wait(set(self.tasks), timeout=END_OF_INPUT_GRACE_SECONDS)
+            for request in list(self.connection.in_flight):
                 Connection.peer_gone(request, "the client closed its input", read_on=True)
         core.detach(keep_store=True)  # (connected until the streams ended: the drain closes it)
         core.close(streams_later=True)  # (the session's stream stays open for the answers: the drain ends it)
