@@ -98,13 +98,15 @@ async def mcp_call(url: str, arguments: dict[str, Any], name: str = "rappture_to
         return took
 
 
-def start_server(*options: str, prefix: tuple[str, ...] = (), wait: float = 60) -> tuple[subprocess.Popen[bytes], str]:
-    """``nanohubmcp rappture TOOL`` on a free port; returns the process and its MCP URL once it answers."""
+def start_server(*options: str, prefix: tuple[str, ...] = (), wait: float = 60,
+                 tree: Path = ROOT) -> tuple[subprocess.Popen[bytes], str]:
+    """``nanohubmcp rappture TOOL`` on a free port (``tree``'s nanohubmcp: run from there); returns the process and
+    its MCP URL once it answers."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen([*prefix, sys.executable, "-m", "nanohubmcp", "rappture", str(TOOL), "--port", str(port),
-                                *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+                                *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tree)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         try:

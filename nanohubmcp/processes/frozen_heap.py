@@ -28,6 +28,12 @@ there is what the freeze is about to move out of its reach (~8.6 M instructions 
 passes that walked Tornado's, asyncio's and our modules as they were imported, bench/startup.md). A cycle of
 garbage made there is kept, as one made before the freeze is anyway.
 
+While the start-up stays frozen, what a served path imports late (:mod:`..server.wire.late_imports`) is frozen as
+it is imported (:func:`freeze_late_imports`): matplotlib for a Rappture tool's plots (~63k objects) and pint's unit
+registry (~50k) came after the freeze, and each full pass then walked them (~100k objects: 74 ms on the figure
+thread at load 3, 194 ms at load 8, bench/findings.md). That freeze takes what the process tracks then, a call's
+objects in flight too: a cycle of garbage among those is kept (once per such import, a few per process).
+
 Not done for a server on a loop it does not own (a notebook's thread or kernel mode): that process's
 objects are its user's.
 """
@@ -38,12 +44,18 @@ import _io
 import gc
 import weakref
 
+from ..server.wire.fork_safe import ForkSafeLock
+from ..server.wire.late_imports import on_late_imports
+
 _FILES: weakref.WeakSet[_io._IOBase] = weakref.WeakSet()
 """The file objects among what :func:`freeze_start_up` froze for good, while they live."""
 _KEPT: list[bool] = []
 """Whether this process, or the parent it was forked from, froze for good (``kept``)."""
 _PAUSED: list[bool] = []
 """Whether :func:`pause_collection` turned the collector off (it was on), until :func:`resume_collection`."""
+_SERVING: list[bool] = []
+"""Whether :func:`freeze_start_up` froze this process's start-up (or its parent's, forked), until :func:`thaw`."""
+_turn = ForkSafeLock()  # a late import's freeze and thaw one at a time (the freeze on another thread)
 
 
 def pause_collection() -> None:
@@ -75,11 +87,30 @@ def freeze_start_up(*, kept: bool = False) -> bool:
     fork."""
     ours = not _KEPT and gc.get_freeze_count() == 0  # (the count walks the frozen: in a worker, its parent's heap)
     if kept or not ours:
-        _FILES.update(files_among(gc.get_objects()))
         _KEPT[:] = [True]
-    gc.freeze()
+    with _turn:
+        _freeze()
+        _SERVING[:] = [True]
+    on_late_imports(freeze_late_imports)
     resume_collection()  # (what it would have walked since the pause is frozen now)
     return ours
+
+
+def _freeze() -> None:
+    """Everything tracked to the permanent generation; for good (``_KEPT``), its file objects noted first."""
+    if _KEPT:
+        _FILES.update(files_among(gc.get_objects()))
+    gc.freeze()
+
+
+def freeze_late_imports() -> None:
+    """A served path imported a large library (:func:`..server.wire.late_imports.late_imports`, the hook
+    :func:`freeze_start_up` sets): while the start-up is frozen (until :func:`thaw`), what the process tracks now is
+    frozen as it was (the library's modules, and what the block made with them); else nothing. Any thread. Undone
+    by :func:`thaw` with the start-up's; a freeze for good notes its file objects as the start-up's did."""
+    with _turn:
+        if _SERVING:
+            _freeze()
 
 
 def files_among(objects: list[object]) -> list[_io._IOBase]:
@@ -98,5 +129,8 @@ def frozen_files() -> list[_io._IOBase]:
 def thaw(ours: bool) -> None:
     """Serving ended: the objects :func:`freeze_start_up` froze go back to the collector (``ours``: what it
     returned; False leaves the process's own frozen objects, and ours with them, as they are)."""
-    if ours and not _KEPT:
-        gc.unfreeze()
+    on_late_imports(None)
+    with _turn:
+        _SERVING.clear()
+        if ours and not _KEPT:
+            gc.unfreeze()

@@ -47,6 +47,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...server.wire.fork_safe import ForkSafeLock, after_fork_in_child
+from ...server.wire.late_imports import late_imports
 from . import glyphs
 
 __all__ = ["MAX_PLOTS", "PNG_LEVEL", "PREPARE_AFTER", "pictures", "prepare", "prepare_soon"]
@@ -80,8 +81,9 @@ after_fork_in_child(_forked)
 def _library() -> tuple[Any, Any]:
     """matplotlib's ``Figure`` and ``MaxNLocator`` (and its Agg backend imported). Imported under a
     lock: two threads importing matplotlib for the first time at once break each other's import (its
-    modules import each other, and one thread sees the other's half-made module)."""
-    with _importing:
+    modules import each other, and one thread sees the other's half-made module). A late import of a served path
+    (~63k objects, :mod:`...server.wire.late_imports`): a served process freezes them once imported."""
+    with _importing, late_imports():
         import matplotlib.backends.backend_agg  # noqa: F401  (the canvas, glyphs.canvas)
         from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
