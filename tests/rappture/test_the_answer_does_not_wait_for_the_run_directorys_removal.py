@@ -41,7 +41,8 @@ def test_the_answer_comes_while_the_removal_waits_and_the_directory_goes_after(
     try:
         call.start()
         wait_until(lambda: answers, "the answer, while the run directory's removal waits", timeout=20)
-        [run] = scanned
+        # The removal thread may reach its scan only after the answer came (ci73, a loaded host): wait for it.
+        [run] = wait_until(lambda: scanned, "the removal thread's scan of the run directory", timeout=20)
         assert run.is_dir()  # not removed yet
         assert "outputs" in answers[0]["structuredContent"]
     finally:
