@@ -39,9 +39,9 @@ PY_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INF
 
 
 class Logged:
-    """What a log method returns: nothing to wait for, but awaitable, so that ``await ctx.info(...)`` (the habit
-    of FastMCP and the official SDK, whose log methods are coroutines) works as ``ctx.info(...)`` does. The
-    message was sent when the method returned; awaiting this does nothing."""
+    """What a log method (and ``report_progress``) returns: nothing to wait for, but awaitable, so that ``await
+    ctx.info(...)`` (the habit of FastMCP and the official SDK, whose log and progress methods are coroutines)
+    works as ``ctx.info(...)`` does. The message was sent when the method returned; awaiting this does nothing."""
 
     __slots__ = ()
 

@@ -8,7 +8,8 @@ the same session.
 Sync functions run on worker threads: there every method blocks until done. In an
 ``async def`` function on the event loop, the methods that wait for the client (``elicit``,
 ``elicit_url``, ``sample``, ``list_roots``) return an awaitable instead — write
-``await ctx.elicit(...)``. Logging and progress never block. The client requests are handed to
+``await ctx.elicit(...)``. Logging and progress never block (what they return may be awaited, and
+awaiting it does nothing: the official SDK's habit). The client requests are handed to
 the call's :class:`nanohubmcp.server.asks.context_asks.ClientAsks`, its progress to
 :mod:`.progress`, what it logs to a :class:`~.call_log.CallLog` (levels, the messages kept, the
 notifications the client asked for); the Context sends what they give on the request's stream.
@@ -106,7 +107,7 @@ class Context(CallFacts):
     error = call_log.error
 
     # -- progress ---------------------------------------------------------------------------
-    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> Logged:
         """Send ``notifications/progress`` when the client gave a progress token and its request is
         still in progress (and, in a job, record it in the job store, where ``get_job_result``,
         ``%mcp jobs`` and the lab panel read it). An ``@async_tool`` call answered with its job
@@ -123,10 +124,17 @@ class Context(CallFacts):
             progress: amount done so far (a finite number); must not decrease between calls.
             total: the amount at completion (a finite number), if known.
             message: a short status line (sent from 2025-03-26 on).
+        Returns:
+            :data:`~.call_log.LOGGED`, as the log methods do: a plain call, whose result ``await`` takes and does
+            nothing with (``await ctx.report_progress(...)``, the official SDK's habit, works too).
         Raises:
             ValueError: ``progress`` is less than the last value this call reported, or ``progress`` or
                 ``total`` is NaN or infinite (JSON has no such number: it would go out as
                 ``null``, which clients refuse).
+
+        .. versionchanged:: 1.0
+           Returns an awaitable that does nothing (it returned None: ``await ctx.report_progress(...)`` failed the
+           call with "object NoneType can't be used in 'await' expression").
         """
         if not (_finite(progress) and (total is None or _finite(total))):
             raise ValueError(f"progress and total must be finite numbers, not progress={progress!r}, total={total!r}: "
@@ -136,6 +144,7 @@ class Context(CallFacts):
             raise ValueError(f"progress must not decrease (was {last}, got {progress})")
         self._progress = progress
         progress_of(self._seams, self._request).report(progress, total, message)
+        return LOGGED
 
     # -- asking the client (see nanohubmcp.server.asks.context_asks) ----------------------------
     @property

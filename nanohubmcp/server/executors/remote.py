@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors.told import Failure
 from ..calls import call_log
+from ..calls.call_log import LOGGED, Logged
 from ..wire.request import LOG_LEVELS
 from ..wire.trace_context import continued
 from .base import Place
@@ -118,18 +119,22 @@ class RemoteContext:
         )
 
     # -- progress and logging ---------------------------------------------------------------
-    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send progress to the server (and its client); must not decrease."""
+    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> Logged:
+        """Send progress to the server (and its client); must not decrease. Returns what a log method returns
+        (``await ctx.report_progress(...)`` works too)."""
         if self._last is not None and progress < self._last:
             raise ValueError(f"progress must not decrease (was {self._last}, got {progress})")
         self._last = progress
         self._channel.send(self.job_id, "progress", [progress, total, message])
+        return LOGGED
 
-    def log(self, level: str, message: str, **data: Any) -> None:
-        """Send a log message to the server (and its client, at the level it asked for)."""
+    def log(self, level: str, message: str, **data: Any) -> Logged:
+        """Send a log message to the server (and its client, at the level it asked for); awaiting what it returns
+        does nothing."""
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         self._channel.send(self.job_id, "log", [level, message, data])
+        return LOGGED
 
     debug = call_log.debug
     info = call_log.info
