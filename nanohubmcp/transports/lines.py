@@ -35,6 +35,12 @@ MAX_LINE_BYTES = 4 * 1024 * 1024
 """Longest accepted message line; longer ones are reported as :class:`TooLong` and skipped."""
 HEAD_BYTES = 4096
 """How much of an over-long line is kept to find the request's ``id`` in."""
+END_OF_INPUT_GRACE_SECONDS = 1.0
+"""At the end of input, how long a request still running has to end and be answered before it is cancelled as the
+client's cancel: a piped client (``printf ... | nanohubmcp run app.py --transport stdio``) closes its input at once
+and reads the answers, so a call of a few hundred milliseconds is answered; a client that quit mid-call has it
+cancelled a second later. The stdio server's (:mod:`.stdio`, from the end of input) and the bridge's
+(:mod:`.bridge.ending`, from the request's sending) alike."""
 
 
 class TooLong(bytes):

@@ -8,8 +8,9 @@ or not the server was told the public URL. POSTs there (JSON only: 415 otherwise
 stream only, an error of a request whose id is known included (invalid params found as the message is
 read); a message that cannot be answered on the stream (no JSON, no usable id) gets its error as the POST's
 answer (400). ``POST /?session_id=<id>`` is accepted too, for clients of the earlier package.
-The session ends when its stream closes; a client closing it cancels what its session still runs, as its
-``notifications/cancelled`` would (``Connection.peer_gone``: an ``async def`` tool's coroutine is cancelled). A
+The session ends when its stream closes; a client closing it cancels what its session still runs in this process,
+as its ``notifications/cancelled`` would (``Connection.peer_gone``: an ``async def`` tool's coroutine is cancelled);
+with a shared state store, a call of the session another process serves is not cancelled so (it runs to its end). A
 ``resources/read`` of a large kept result goes on the stream as an event written from its file a piece at a time
 (:mod:`.sse_writer`), unless the session's streams cross processes (a shared state store): its answer then travels
 through the store's log whole.

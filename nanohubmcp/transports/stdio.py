@@ -42,15 +42,9 @@ from typing import TYPE_CHECKING, Any
 from ..processes.drain import drain
 from ..server.connection import Connection
 from ..server.wire.principal import Principal
-from .lines import MAX_LINE_BYTES, LineReader, LineWriter, protect_stdout
+from .lines import END_OF_INPUT_GRACE_SECONDS, MAX_LINE_BYTES, LineReader, LineWriter, protect_stdout
 from .one_peer import OnePeer
 from .served import ServedServer
-
-END_OF_INPUT_GRACE_SECONDS = 1.0
-"""At the end of input, how long the calls running then have to end and be answered before they are cancelled as the
-client's cancel: a piped client (``printf ... | nanohubmcp run app.py --transport stdio``) closes its input at once
-and reads the answers, so a call of a few hundred milliseconds is answered; a client that quit mid-call has it
-cancelled a second later (the bridge gives its client the same second)."""
 
 if TYPE_CHECKING:
     from ..processes.process_exit import StopNotice

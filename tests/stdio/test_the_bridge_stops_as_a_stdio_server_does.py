@@ -5,7 +5,11 @@
   (the ``async def`` tool's coroutine gets ``CancelledError``), the bridge says why on stderr and exits 0. Started
   with SIGHUP ignored (under ``nohup``) it keeps relaying.
 - Its client closing stdin (it quit) ends it promptly: the call still running is the client's cancel, sent on to
-  the server, rather than waited for up to the bridge's 10 s drain and left running on the server.
+  the server, rather than waited for up to the bridge's 10 s drain and left running on the server. So is any other
+  request still unanswered (an ``async def`` resource's read, prompt's get), ``initialize`` aside: before, only a
+  ``tools/call`` was cancelled, the others ended by the session's end 10 s later.
+- An answer the server sends after the stop answered its request (it crossed the cancel) is not relayed: the
+  client gets one response per request. Before, a legacy server's answer on its SSE stream followed the -32000.
 
 Before, the bridge took SIGINT and SIGTERM only (its own copy of the stop signals): SIGHUP's default action ended it
 at once, the request unanswered; a stop signal left the request unanswered; at the end of input it waited 10 s for
@@ -28,7 +32,7 @@ import pytest
 from stdio_support import Piped, bridge_command
 from support import serve
 
-from nanohubmcp import MCPServer
+from nanohubmcp import Context, MCPServer
 from nanohubmcp.transports.bridge.ending import HANGUP_LINE
 
 pytestmark = [pytest.mark.timeout(120),
@@ -41,11 +45,37 @@ HANGUP = getattr(signal, "SIGHUP", signal.SIGTERM)
 
 
 class Upstream:
-    """A served server whose ``aspin`` says when it starts and when its coroutine is cancelled."""
+    """A served server whose ``aspin`` says when it starts and when its coroutine is cancelled; ``holds`` holds the
+    server's loop from its start until :attr:`release` is set; the ``data://waits`` resource and the ``waits`` prompt
+    end once told of their cancel, noting whether their session was open then (:attr:`session_open`)."""
 
     def __init__(self) -> None:
-        self.started, self.cancelled = threading.Event(), threading.Event()
+        self.started, self.cancelled, self.release = threading.Event(), threading.Event(), threading.Event()
+        self.session_open: list[bool] = []
         self.server = server = MCPServer("bridged")
+
+        @server.tool()
+        async def holds() -> str:
+            """Holds the loop (the bridge's cancel unread) until released, then answers."""
+            self.started.set()
+            self.release.wait(LONG)
+            return "late"
+
+        async def waits(ctx: Context) -> str:
+            told = asyncio.Event()
+
+            def cancelled() -> None:
+                session = ctx.session_id
+                self.session_open.append(session is not None and server.core.sessions.get(session) is not None)
+                told.set()
+
+            ctx.on_cancel(cancelled)
+            self.started.set()
+            await asyncio.wait_for(told.wait(), LONG)
+            return "cancelled"
+
+        server.resource("data://waits")(waits)
+        server.prompt(name="waits")(waits)
 
         @server.tool()
         async def aspin(seconds: float) -> str:
@@ -83,7 +113,10 @@ class Bridged(Piped):
 def upstream() -> Iterator[Upstream]:
     up = Upstream()
     with serve(up.server):
-        yield up
+        try:
+            yield up
+        finally:
+            up.release.set()
 
 
 @pytest.fixture
@@ -156,3 +189,31 @@ def test_a_quick_call_piped_in_is_still_answered(upstream: Upstream) -> None:
     assert answers[2]["result"]["content"][0]["text"] == "done", done.stderr.decode()
     assert done.returncode == 0
     assert not upstream.cancelled.is_set()
+
+
+@pytest.mark.parametrize(("method", "params"), [("resources/read", {"uri": "data://waits"}),
+                                                ("prompts/get", {"name": "waits"})], ids=["resource", "prompt"])
+def test_closing_its_input_cancels_any_request_still_unanswered(
+        upstream: Upstream, bridged: Bridged, method: str, params: dict[str, Any]) -> None:
+    bridged.initialized()
+    bridged.send({"jsonrpc": "2.0", "id": 2, "method": method, "params": params})
+    assert upstream.started.wait(30), bridged.stderr
+    assert bridged.process.stdin is not None
+    bridged.process.stdin.close()
+    assert bridged.process.wait(30) == 0, bridged.stderr
+    # The client's cancel, its session open; before, the session's end (the bridge's DELETE after its 10 s drain).
+    assert upstream.session_open == [True]
+
+
+@pytest.mark.parametrize("bridged", [("sse", False)], indirect=True, ids=["sse"])
+def test_an_answer_crossing_the_stop_is_not_relayed_after_the_bridges(upstream: Upstream, bridged: Bridged) -> None:
+    bridged.initialized()
+    bridged.call(2, "holds")
+    assert upstream.started.wait(30), bridged.stderr
+    bridged.process.send_signal(signal.SIGTERM)
+    assert bridged.line()["error"]["code"] == STOPPING, bridged.stderr  # the bridge's answer; its cancel is unread
+    upstream.release.set()  # the tool answers on the SSE stream, then the server reads the cancel
+    assert bridged.process.stdout is not None
+    after = [json.loads(line) for line in bridged.process.stdout]
+    assert bridged.process.wait(30) == 0, bridged.stderr
+    assert after == []  # before: the tool's "late" answer, a second response to request 2

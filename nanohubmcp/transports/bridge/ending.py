@@ -1,11 +1,14 @@
 """How the bridge ends, as a stdio server does: its client closing its input (the client quit), or a stop signal.
 
-At the end of input a ``tools/call`` the client sent gets :data:`CANCEL_AFTER_SECONDS` from its sending to be
-answered; still unanswered then, it is the client's cancel, sent on to the server (:func:`cancels`: a
-``notifications/cancelled``, or for a 2026-07-28 request its POST closed), as a stdio server cancels what its
-client, gone, still runs; what is still on its way gets the rest of :data:`DRAIN_SECONDS`. At a stop signal every
-request still unanswered is answered at once with the stopping server's -32000 error (:func:`stopping_error`), its
-call cancelled on the server the same way. Either way the session then ends (:meth:`.session.Bridge.close`).
+At the end of input a request the client sent (any but ``initialize``: a ``tools/call``, a ``resources/read``, a
+``prompts/get``, a ``tasks/result`` ...) gets :data:`~..lines.END_OF_INPUT_GRACE_SECONDS` from its sending to be
+answered, the second a stdio server gives its running calls; still unanswered then, it is the client's cancel, sent
+on to the server (:func:`cancels`: a ``notifications/cancelled``, or for a 2026-07-28 request its POST closed), as a
+stdio server cancels what its client, gone, still runs; what is still on its way gets the rest of
+:data:`DRAIN_SECONDS`. At a stop signal every request still unanswered is answered at once with the stopping
+server's -32000 error (:func:`stopping_error`), its call cancelled on the server the same way; an answer the server
+sends all the same is not relayed (:meth:`.pending.Unanswered.superseded`). Either way the session then ends
+(:meth:`.session.Bridge.close`).
 
 Not this module's: which signals stop the bridge (:func:`...processes.workers.stop_signals`, read by :mod:`.stdio`),
 the requests awaited (:mod:`.pending`), sending a message (:mod:`.session`).
@@ -22,19 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ServerBusy, error_response
 from ...errors.protocol import STOPPING_RETRY_SECONDS
+from ..lines import END_OF_INPUT_GRACE_SECONDS
 
 if TYPE_CHECKING:
     from .session import Bridge
 
-__all__ = ["CANCEL_AFTER_SECONDS", "CANCEL_SECONDS", "DRAIN_SECONDS", "HANGUP_LINE", "INPUT_CLOSED", "cancels",
+__all__ = ["CANCEL_SECONDS", "DRAIN_SECONDS", "HANGUP_LINE", "INPUT_CLOSED", "cancels",
            "end_of_input", "send", "signal_name", "stopped", "stopping_error"]
 
 DRAIN_SECONDS = 10.0
 """At end of input, how long requests already sent may take to be answered before the bridge exits."""
-CANCEL_AFTER_SECONDS = 1.0
-"""At end of input, how long a ``tools/call`` may take to be answered, from its sending to the server, before the
-bridge cancels it there: its client quit, so nobody reads a later answer (a quick call, as when lines are piped in,
-is still answered)."""
 CANCEL_SECONDS = 5.0
 """The longest the bridge takes to send the server its cancels, at its end."""
 INPUT_CLOSED = "the client closed the bridge's input"
@@ -96,9 +96,10 @@ async def send(sends: list[Awaitable[Any]]) -> None:
 
 async def end_of_input(bridge: Bridge) -> None:
     """The client closed the bridge's input: answers already on their way still reach it, for
-    :data:`DRAIN_SECONDS` at most, but a ``tools/call`` unanswered :data:`CANCEL_AFTER_SECONDS` after it was sent is
-    cancelled on the server (:func:`cancels`); the session ends once nothing the client sent waits for the server
-    (:meth:`.session.Bridge.settled`)."""
+    :data:`DRAIN_SECONDS` at most, but a request (any but ``initialize``) unanswered
+    :data:`~..lines.END_OF_INPUT_GRACE_SECONDS` after it was sent is cancelled on the server (:func:`cancels`: its
+    client quit, so nobody reads a later answer; a quick one, as when lines are piped in, is still answered); the
+    session ends once nothing the client sent waits for the server (:meth:`.session.Bridge.settled`)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + DRAIN_SECONDS
     progressed = bridge.pending.progressed
@@ -106,7 +107,7 @@ async def end_of_input(bridge: Bridge) -> None:
         progressed.clear()  # (before looking: what happens from here on wakes the wait below)
         if bridge.settled() or (left := deadline - loop.time()) <= 0:
             break
-        due, next_due = bridge.pending.calls(loop.time(), CANCEL_AFTER_SECONDS)
+        due, next_due = bridge.pending.overdue(loop.time(), END_OF_INPUT_GRACE_SECONDS)
         await send(cancels(bridge, due, INPUT_CLOSED))
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(progressed.wait(), left if next_due is None else min(left, next_due))
@@ -115,10 +116,12 @@ async def end_of_input(bridge: Bridge) -> None:
 
 async def stopped(bridge: Bridge, signum: int) -> None:
     """A stop signal (``signum``): every request still unanswered is answered at once with :func:`stopping_error`
-    and cancelled on the server (:func:`cancels`), then the session ends."""
+    and cancelled on the server (:func:`cancels`), then the session ends. Each is withdrawn, an ``initialize`` too
+    (not cancelled), so an answer of the server's that crosses the cancel is not relayed after the bridge's."""
     awaited = bridge.pending.awaited()
     sends = cancels(bridge, awaited, f"the bridge stopped ({signal_name(signum)})")
     for request_id in awaited:
-        bridge.emit(stopping_error(request_id, signum))
+        bridge.pending.withdraw(request_id)  # (done by cancels but for an initialize)
+        bridge.emit(stopping_error(request_id, signum), withdrawn=True)
     await send(sends)
     await bridge.close()

@@ -38,7 +38,6 @@ MAX_LINE_BYTES = DEFAULT_MAX_REQUEST_BYTES
 (``max_request_bytes``, 16 MiB), so whatever a default server accepts gets through. A server
 with a lower limit answers 413, which reaches the client as its JSON-RPC error."""
 
-
 MAX_RENEW_PAUSE_SECONDS = 10.0
 """The longest pause between the GET stream's attempts to open a new session on a server that forgot the
 old one, while the attempts fail (a proxy answering 404 until the restarted server is up)."""
@@ -61,7 +60,7 @@ class Bridge:
         self.ready: asyncio.Future[None] | None = None  # set while initialize is under way
         self.open: dict[Any, Exchange] = {}  # 2026-07-28 requests in flight, by id
         self.tasks: set[asyncio.Task[Any]] = set()  # the GET stream's
-        self.forwards: set[asyncio.Task[Any]] = set()  # one per message from the client
+        self.forwards: dict[asyncio.Task[Any], Any] = {}  # one per message from the client: its request's id
         self.endpoint: str | None = None  # legacy: where to POST
         self.standalone: Exchange | None = None
         self.done = asyncio.Event()  # the server side ended for good
@@ -71,7 +70,11 @@ class Bridge:
         self.pending = Unanswered()  # the client's requests not answered yet
 
     # -- output to the client -------------------------------------------------------------
-    def emit(self, message: Any) -> None:
+    def emit(self, message: Any, *, withdrawn: bool = False) -> None:
+        """Write ``message`` to the client; an answer to a withdrawn request only if it is the bridge's own
+        (``withdrawn``: at its stop), others are dropped (:meth:`.pending.Unanswered.superseded`)."""
+        if not withdrawn and self.pending.superseded(message):
+            return
         self.writer.write(message)
         self._learn(message)
         self.pending.answered(message)
@@ -113,17 +116,16 @@ class Bridge:
             self.emit(error_response(ParseError("Parse error: the line is not JSON")))
             return
         task = asyncio.ensure_future(self.forward(line.strip(), message))
-        self.forwards.add(task)
+        self.forwards[task] = message.get("id") if isinstance(message, dict) and "method" in message else None
         task.add_done_callback(self._forwarded)
 
     def _forwarded(self, task: asyncio.Task[Any]) -> None:
-        self.forwards.discard(task)
+        self.forwards.pop(task, None)
         self.pending.progressed.set()
 
     def settled(self) -> bool:
-        """Whether nothing the client sent waits for the server: no message is being forwarded, and every request
-        not cancelled on the server was answered (a legacy server's answers come on its SSE stream)."""
-        return not self.forwards and not self.pending.awaited()
+        """Whether nothing the client sent waits for the server (:meth:`.pending.Unanswered.settled`)."""
+        return self.pending.settled(self.forwards.values())
 
     async def forward(self, body: bytes, message: Any) -> None:
         if not isinstance(message, dict):

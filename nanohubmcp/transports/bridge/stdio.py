@@ -33,9 +33,10 @@ def run_bridge(options: BridgeOptions) -> int:
 
     .. versionchanged:: 1.0
        SIGHUP stops it as SIGTERM does (unless ignored at start, as under ``nohup``): its default action ended the
-       bridge at once, its client's requests unanswered. At the end of input a call still unanswered after
-       :data:`~.ending.CANCEL_AFTER_SECONDS` is cancelled on the server; at a stop signal every request still
-       unanswered is answered -32000 and cancelled on the server (:mod:`.ending`).
+       bridge at once, its client's requests unanswered. At the end of input a request (any but ``initialize``)
+       still unanswered after :data:`~..lines.END_OF_INPUT_GRACE_SECONDS` is cancelled on the server; at a stop
+       signal every request still unanswered is answered -32000 (the server's answer, should it come, is not
+       relayed) and cancelled on the server (:mod:`.ending`).
     """
     writer = LineWriter(protect_stdout())
     if not logging.getLogger().handlers:
