@@ -78,3 +78,44 @@ def test_a_function_a_decorator_made_a_generator_is_refused_naming_the_decorator
         "tool 'listed' is a generator function (a decorator made it one: its wrapper 'wrapper' yields, the function "
         "'listed' it wraps does not): a call is answered with one value, and a generator has no MCP form; serve it "
         "without that decorator, or with one whose wrapper returns the values (a list, or a dict), ")
+
+
+class _Counter:
+    """A callable object whose ``__call__`` yields."""
+
+    def __call__(self, n: int) -> Iterator[int]:
+        yield from range(n)
+
+
+class _Adder:
+    """A callable object whose ``__call__`` returns."""
+
+    def __call__(self, a: int, b: int) -> int:
+        return a + b
+
+
+def test_a_callable_object_whose_call_yields_is_refused_and_one_that_returns_is_not() -> None:
+    """trial75 F1: a callable object was looked at as itself (no generator function), so its ``__call__``'s
+    ``yield`` was found only at the first call ("a tool returned a value of type generator ...")."""
+    server = MCPServer("objects")
+    with pytest.raises(RegistrationError) as refused:
+        server.tool(name="counter", description="Counts.")(_Counter())
+    assert str(refused.value).startswith(
+        "tool 'counter' is a generator function (the __call__ of its _Counter object yields): a call is answered "
+        "with one value, and a generator has no MCP form; collect the values and return them"), refused.value
+    server.tool(name="adder", description="Adds.")(_Adder())  # refused for nothing
+    assert "adder" in server.runtime.tools
+
+
+def test_a_generator_function_under_lru_cache_is_refused() -> None:
+    """trial75 F1: ``functools.lru_cache``'s wrapper is no function; the generator is its ``__wrapped__``."""
+
+    @functools.cache  # (lru_cache(maxsize=None): its wrapper)
+    def cached(n: int) -> Iterator[int]:
+        """Yields n values."""
+        yield from range(n)
+
+    with pytest.raises(RegistrationError) as refused:
+        MCPServer("cached").tool()(cached)
+    assert str(refused.value).startswith(
+        "tool 'cached' is a generator function (the function 'cached' its wrapper calls yields): "), refused.value
