@@ -109,8 +109,8 @@ class Context(CallFacts):
     # -- progress ---------------------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> Logged:
         """Send ``notifications/progress`` when the client gave a progress token and its request is
-        still in progress (and, in a job, record it in the job store, where ``get_job_result``,
-        ``%mcp jobs`` and the lab panel read it). An ``@async_tool`` call answered with its job
+        still in progress, not cancelled by its client (and, in a job, record it in the job store, where
+        ``get_job_result``, ``%mcp jobs`` and the lab panel read it). An ``@async_tool`` call answered with its job
         handle sends none from then on; a 2025-11-25 task's token stays valid until the task ends.
 
         Observers of the server (a notebook's defining cell, the JupyterLab panel) are told too,
@@ -134,7 +134,8 @@ class Context(CallFacts):
 
         .. versionchanged:: 1.0
            Returns an awaitable that does nothing (it returned None: ``await ctx.report_progress(...)`` failed the
-           call with "object NoneType can't be used in 'await' expression").
+           call with "object NoneType can't be used in 'await' expression"). A report after the client cancelled
+           the call is not sent to the client (observers and a job's record still get it).
         """
         if not (_finite(progress) and (total is None or _finite(total))):
             raise ValueError(f"progress and total must be finite numbers, not progress={progress!r}, total={total!r}: "

@@ -15,6 +15,9 @@ A call answered while its work goes on (an ``@async_tool`` call's job handle) no
 notifications with its token (:func:`end_notifications`): its progress is kept with the job only.
 A 2025-11-25 task's token stays valid until the task ends (Basic § Utilities § Tasks, "Task
 Progress Notifications"), so a task-augmented call keeps sending until then.
+A call its client cancelled (``notifications/cancelled``, a closed stream: the request is *withdrawn*)
+sends none from the cancel on (Basic § Utilities § Cancellation: the receiver stops); its reports still
+reach observers and a job's record.
 
 Source: MCP 2025-11-25, Basic § Utilities § Progress ("The progress value MUST increase with
 each notification"; notifications "MUST only reference tokens that ... are associated with an
@@ -122,7 +125,8 @@ class CallProgress:
                 return False
             self.last = progress
             token = request.progress_token
-            if token is not None and not request.slots.get(NOTIFIED_NO_MORE):
+            # A request its client withdrew (cancelled) is no operation in progress any more: nothing for its token.
+            if token is not None and not request.withdrawn and not request.slots.get(NOTIFIED_NO_MORE):
                 params: dict[str, Any] = {"progressToken": token, "progress": progress}
                 if total is not None:
                     params["total"] = total
