@@ -1,7 +1,7 @@
 """``server.runtime``'s registry tables are read-only views, and its provenance reads refuse what is no count or id
 (trial 74: F11, ``runtime.tools["x"] = None`` was taken silently into the live registry; F15,
 ``runtime.provenance.recent(-1)`` answered every record, and ``find(None)`` / ``find(5)`` answered None as for an
-unknown id)."""
+unknown id). trial 75 F3: a numpy integer, which ``operator.index`` takes, was refused as no ``int``."""
 
 from __future__ import annotations
 
@@ -58,6 +58,21 @@ def test_recent_refuses_a_negative_count_and_reads_the_rest(tmp_path: Path) -> N
     [record] = records.recent(5)
     assert record["tool"] == "add"
     assert records.find(record["id"])["id"] == record["id"]  # type: ignore[index]
+
+
+def test_recent_takes_a_numpy_integer(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    server = build(tmp_path)
+    with serve(server):
+        server.call("add", {"a": 1, "b": 2})
+    records = server.runtime.provenance
+    [record] = records.recent(np.int64(2))
+    assert record["tool"] == "add"
+    assert records.recent(np.uint8(0)) == []
+    with pytest.raises(ValueError, match="0 or more"):
+        records.recent(np.int32(-1))
+    with pytest.raises(TypeError, match="int"):
+        records.recent(np.float64(2.0))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("record_id", [None, 5, b"abc"])

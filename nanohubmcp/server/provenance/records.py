@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import numbers
+import operator
 import sqlite3
 import threading
 import time
@@ -356,12 +358,18 @@ class ProvenanceStore:
     def recent(self, limit: int = 50) -> list[dict[str, Any]]:
         """The newest ``limit`` records of every owner, for the server's operator (``%mcp history``).
 
+        Args:
+            limit: how many: an ``int``, or any integer (``numbers.Integral``: a numpy integer), as a slice takes.
         Raises:
-            TypeError: ``limit`` is not an ``int`` (a bool, a float, None).
+            TypeError: ``limit`` is no integer (a bool, a float, None).
             ValueError: ``limit`` is below 0 (SQLite reads a negative limit as none: every record).
+
+        .. versionchanged:: 1.0
+           A numpy integer (``np.int64(2)``) is taken; it was a ``TypeError``.
         """
-        if isinstance(limit, bool) or not isinstance(limit, int):
+        if isinstance(limit, bool) or not isinstance(limit, numbers.Integral):
             raise TypeError(f"recent() takes how many records as an int, not {type(limit).__name__}")
+        limit = operator.index(limit)
         if limit < 0:
             raise ValueError(f"recent() takes how many records, 0 or more, not {limit}")
         self.pending.drain()
