@@ -216,7 +216,7 @@ class Bridge:
         if isinstance(reply, (dict, list)):
             if isinstance(reply, dict) and "error" in reply and reply.get("id") is None and request_id is not None:
                 reply["id"] = request_id  # an HTTP-level refusal names no id; the client needs it
-            if isinstance(reply, list) or "result" in reply or ("error" in reply and reply.get("id") is not None):
+            if isinstance(reply, list) or "result" in reply or "error" in reply:  # (id-less: a batch's, as stdio's)
                 self.emit(reply)
                 return
         body = text.decode("utf-8", errors="replace")
