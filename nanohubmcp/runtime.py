@@ -113,7 +113,8 @@ class Runtime:
     @property
     def tools(self) -> Mapping[str, Tool]:
         """The registered tools by name: a read-only view of a snapshot (a change replaces the snapshot, never
-        alters it; the view takes no assignment, ``TypeError``: register with the server's decorators)."""
+        alters it; the view takes no assignment, ``TypeError``: register with the server's decorators). The records
+        are the server's own: read them, change nothing in them (what ``tools/list`` publishes is made from them)."""
         return MappingProxyType(self._core.registry.tools.by_name)
 
     @property
