@@ -143,6 +143,13 @@ def list_provenance(args: argparse.Namespace) -> int:
     return 0
 
 
+def _named_record(call_id: str) -> None:
+    """Refuse a CALL_ID that names no record (empty, or spaces only), as ``--name ''`` is refused."""
+    if not call_id.strip():
+        raise NanohubMCPError(f"CALL_ID {call_id!r} names no record: give a record's id or URI "
+                              "(nanohubmcp provenance list shows them)")
+
+
 def show_provenance(args: argparse.Namespace) -> int:
     """``provenance show CALL_ID``: the record as indented JSON, with every field ``provenance list`` reads (the
     whole error, the arguments, the kept result, the code and where it ran), whoever made it (as ``list``)."""
@@ -150,6 +157,7 @@ def show_provenance(args: argparse.Namespace) -> int:
 
     from ..server.provenance.records import no_record, record_id_of
 
+    _named_record(args.call_id)
     directory = records_directory(args.state_dir, args.name)
     rows = _read_records(directory, 1, record_id=record_id_of(args.call_id) or args.call_id)
     if not rows:
@@ -170,6 +178,7 @@ def export_provenance(args: argparse.Namespace) -> int:
             raise  # the library that checks it is missing: not the command line's fault
         except NanohubMCPError as exc:
             raise UsageError(str(exc)) from None
+    _named_record(args.call_id)
     if args.output is not None and not args.output.strip():
         raise UsageError(f"-o {args.output!r} names no directory: give the crate's directory, or leave -o out for "
                          "./provenance-CALL_ID")

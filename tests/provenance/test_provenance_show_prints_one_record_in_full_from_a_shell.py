@@ -1,7 +1,8 @@
 """``nanohubmcp provenance show CALL_ID`` prints one record as JSON from a shell, its error in full (trial 73, F3:
 only ``%mcp history ID`` in a notebook or an exported crate showed more than the listing's cut first line). It
 reads the directory ``list`` and ``export`` read (``--state-dir``, ``--name``), any caller's record, and says in one
-line where it looked for an id it does not find."""
+line where it looked for an id it does not find: a long one cut at 200 characters, as a REST 404 repeats a name, and
+an empty one refused as naming nothing (trial 75, F9: a 5,000-character id came back whole, ``''`` was looked up)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,15 @@ def test_show_prints_the_record_list_names_with_its_whole_error(tmp_path: Path) 
     missing = nanohubmcp("provenance", "show", record_id, "--state-dir", str(tmp_path / "elsewhere"))
     assert missing.returncode == 1
     assert f"no provenance records in {tmp_path / 'elsewhere'}" in missing.stderr
+    long_id = nanohubmcp("provenance", "show", "A" * 5000, "--state-dir", str(state))
+    assert long_id.returncode == 1
+    assert f"no provenance record '{'A' * 198}… in {state} (unknown" in long_id.stderr
+    assert len(long_id.stderr) < 1000, len(long_id.stderr)
+    for verb in ("show", "export"):
+        empty = nanohubmcp("provenance", verb, "", "--state-dir", str(state))
+        assert empty.returncode == 1, empty.stderr
+        assert empty.stderr == ("nanohubmcp provenance: error: CALL_ID '' names no record: give a record's id or "
+                                "URI (nanohubmcp provenance list shows them)\n"), empty.stderr
     needs_id = nanohubmcp("provenance", "show", "--state-dir", str(state))
     assert needs_id.returncode == 2
     assert "nanohubmcp provenance show: error:" in needs_id.stderr

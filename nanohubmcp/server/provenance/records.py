@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ...protocol.message_values import shown_value
 from ...protocol.uris import comparison_form
 from ..jobs.record import PROVENANCE_META
 from ..results.owners import SESSION_OWNER
@@ -48,7 +49,7 @@ from .record_memory import MemoryRecords
 from .rows import URI_PREFIX, CallRow, storable
 from .writer import DELAY_SECONDS, BatchWriter
 
-__all__ = ["DB_FILE", "META_KEY", "ProvenanceStore", "SQLiteRecords",
+__all__ = ["DB_FILE", "META_KEY", "SHOWN_ID_CHARS", "ProvenanceStore", "SQLiteRecords",
            "no_record", "record_id_of", "record_uri"]
 
 log = logging.getLogger("nanohubmcp.provenance")
@@ -400,10 +401,16 @@ def record_uri(record_id: str) -> str:
     return URI_PREFIX + record_id
 
 
+SHOWN_ID_CHARS = 200
+"""How much of a record id the not-found message repeats, quotes included, as a REST 404 repeats a name."""
+
+
 def no_record(call_id: str, where: str) -> str:
     """The message for a record ``call_id`` not found ``where`` (``"in /path/to/state"``, ``"here"``): the
-    same from ``provenance export`` and ``provenance show``."""
-    return (f"no provenance record {call_id!r} {where} (unknown, or expired with the job store's TTL); "
+    same from ``provenance export`` and ``provenance show``. An id of over :data:`SHOWN_ID_CHARS` characters is
+    named cut (a real one has 24)."""
+    named = shown_value(call_id, SHOWN_ID_CHARS)
+    return (f"no provenance record {named} {where} (unknown, or expired with the job store's TTL); "
             "the id is the end of the URI in a result's _meta['io.nanohub/provenance']; "
             "nanohubmcp provenance list (in a notebook, %mcp history) lists the records")
 
