@@ -74,6 +74,13 @@ def echoed(name: object) -> str:
     return text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
 
 
+def uri_data(uri: str, **more: Any) -> dict[str, Any]:
+    """The ``data`` of an error about a URI the client sent, whose message names it :func:`echoed`:
+    ``{"uri": uri, **more}`` when it is short enough to be named whole there; a longer one (over
+    :data:`_MAX_LINE` characters) is left out, so that the answer says it once, cut, not a second time whole."""
+    return {"uri": uri, **more} if len(uri) <= _MAX_LINE else dict(more)
+
+
 def invalid_arguments(kind: str, name: str, violations: Iterable[str]) -> InvalidArguments:
     """Build the error for a call whose arguments broke the component's contract.
 

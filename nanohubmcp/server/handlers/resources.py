@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InternalError, InvalidParams, ResourceNotFound, text_of
 from ...protocol.message_values import show
 from ...protocol.uris import MAX_URI_LENGTH, bad_escape, comparison_form
+from ...schema.paths import echoed, uri_data
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.resources import Resource, ResourceTemplate
@@ -173,7 +174,7 @@ def _read_failed(uri: str, exc: Exception, *, modern: bool) -> Exception:
     from ...errors import InternalError, ProtocolError
 
     if isinstance(exc, ResourceNotFound):  # the function says nothing is at this URI
-        data = exc.data if exc.data is not None else {"uri": uri}
+        data = exc.data if exc.data is not None else uri_data(uri)
         return InvalidParams(exc.message, data) if modern else ResourceNotFound(exc.message, data)
     if isinstance(exc, ProtocolError):
         return exc
@@ -181,12 +182,13 @@ def _read_failed(uri: str, exc: Exception, *, modern: bool) -> Exception:
         # A missing file is "not found"; no OSError's file name (the server's own path) goes to the client.
         log.warning("resources/read %s: %s", uri, exc)
         if isinstance(exc, FileNotFoundError):  # what open() raises for ENOENT
-            message = f"Resource not found: {uri}"
-            return InvalidParams(message, {"uri": uri}) if modern else ResourceNotFound(message, {"uri": uri})
+            message = f"Resource not found: {echoed(uri)}"
+            return InvalidParams(message, uri_data(uri)) if modern else ResourceNotFound(message, uri_data(uri))
         if exc.strerror:  # "[Errno 13] Permission denied: '/srv/data/x'" → "Permission denied"
-            return InternalError(f"Reading {uri} failed: {exc.strerror}", {"uri": uri})
+            return InternalError(f"Reading {echoed(uri)} failed: {exc.strerror}", uri_data(uri))
     # The function's own message is for the client (like a tool's); never a traceback.
-    return InternalError(f"Reading {uri} failed: {text_of(exc)}", {"uri": uri})  # (a __str__ that raises: its type)
+    # (a __str__ that raises: its type)
+    return InternalError(f"Reading {echoed(uri)} failed: {text_of(exc)}", uri_data(uri))
 
 
 async def subscribe(core: ResourcesHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import InvalidParams, ResourceNotFound
 from ...protocol.content import tool_error_result
 from ...protocol.uris import comparison_form
+from ...schema.paths import echoed, uri_data
 from ..jobs.record import TERMINAL, Job
 from ..results.owners import owner_of
 from ..shutdown import CUT_OFF, STOPPED
@@ -257,9 +258,9 @@ class Recorder:
 
     def _not_found(self, request: Request, uri: str) -> InvalidParams | ResourceNotFound:
         """The refusal of a record ``uri`` not readable (-32002; -32602 in 2026-07-28), with :meth:`kept_note`."""
-        message = f"Resource not found: {uri}{self.kept_note()}"
-        return InvalidParams(message, {"uri": uri}) if request.context.modern else ResourceNotFound(
-            message, {"uri": uri})
+        message = f"Resource not found: {echoed(uri)}{self.kept_note()}"
+        return InvalidParams(message, uri_data(uri)) if request.context.modern else ResourceNotFound(
+            message, uri_data(uri))
 
     async def _read(self, request: Request) -> dict[str, Any] | None:
         uri = request.params.get("uri")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ...errors import InvalidParams, ResourceNotFound
 from ...protocol.uris import comparison_form
+from ...schema.paths import echoed, uri_data
 from ..wire.events import EventBus
 from .components import Tool
 
@@ -314,20 +315,21 @@ class Registry:
         why = ("cannot be . or .." if value in (".", "..")
                else "cannot hold an escaped / or \\ (%2F, %5C) or NUL (%00)")
         return ResourceNotFound(
-            f"Resource not found: {uri} (the template '{compiled.template}' would take it, but its one-segment "
+            f"Resource not found: {echoed(uri)} (the template '{compiled.template}' would take it, but its one-segment "
             f"variable {{{name}}} {why}, so that a function joining it to a directory stays in that directory; "
             f"a variable that may hold / is written {{+{name}}})",
-            {"uri": uri, "uri_template": compiled.template, "variable": name})
+            uri_data(uri, uri_template=compiled.template, variable=name))
 
     def _not_found(self, uri: str, folded: str) -> ResourceNotFound:
         # The nearest template: fewest parameters it does not name, then the most specific.
         near = [(-len(unknown), t.compiled.rank, t.compiled, unknown) for t in self.templates.by_name.values()
                 if (unknown := t.compiled.unknown_query(folded))] if "?" in folded else []
         if not near:
-            return self._split_segment(uri, folded) or ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})
+            return self._split_segment(uri, folded) or ResourceNotFound(f"Resource not found: {echoed(uri)}",
+                                                                        uri_data(uri))
         *_, compiled, unknown = max(near, key=lambda n: n[:2])
         return ResourceNotFound(
-            f"Resource not found: {uri} (the template '{compiled.template}' takes the query parameter(s) "
-            f"{', '.join(compiled.query_names)}, not {', '.join(name or repr(name) for name in unknown)})",
-            {"uri": uri, "uri_template": compiled.template, "unknown": unknown})
+            f"Resource not found: {echoed(uri)} (the template '{compiled.template}' takes the query parameter(s) "
+            f"{', '.join(compiled.query_names)}, not {', '.join(echoed(name) or repr(name) for name in unknown)})",
+            uri_data(uri, uri_template=compiled.template, unknown=[echoed(name) for name in unknown]))
 
