@@ -43,6 +43,7 @@ from typing import Any, NoReturn
 
 from nanohubmcp.errors import ConfigurationError, NanohubMCPError
 from nanohubmcp.nanohub.app_file import AppImportError, checked_app_file, import_failure
+from nanohubmcp.nanohub.run_call import asked_token
 from nanohubmcp.processes.exit_grace import exit_grace_option
 from nanohubmcp.protocol.whole_numbers import text_refusal, text_whole
 from nanohubmcp.server.app_import import importing
@@ -137,7 +138,9 @@ def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, stat
     (:mod:`nanohubmcp.server.app_import`); each of the file's own values replaced is named in one
     line on stderr. A ``server.run()`` or ``start()`` the file calls at import (not under ``if
     __name__ == "__main__":``) is skipped, with one line on stderr saying how to fix the file: the
-    caller serves the server.
+    caller serves the server. A ``token=`` that call passes (:func:`~.run_call.asked_token`) makes the server
+    require a bearer token (``require_token``, unless it has ``auth=``): served over HTTP with none given, it
+    refuses to start rather than serve without authorization.
 
     Raises:
         UsageError: ``path`` is not a Python file: a directory, a notebook, a ``tool.xml``
@@ -184,6 +187,11 @@ def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, stat
         kind = type(server).__name__
         raise ConfigurationError(f"`server` in {file.name} is {'an' if kind[0] in 'aeiouAEIOU' else 'a'} {kind}, "
                                  "not an MCPServer (e.g. server = MCPServer('name'))")
+    asked = asked_token(file)
+    if asked is not None and getattr(server, "auth", None) is None and getattr(server, "token_requirement", "") is None:
+        # the command serves the server without making the file's run(token=...) call: fail closed, not open
+        server.require_token(f"as {file.name}'s server.run(token=...) on line {asked} does, a call this command "
+                             "does not make")
     return server
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from ..protocol import ast_guard
 
-__all__ = ["OWN_COMMAND_LINE", "UNREAD", "server_names", "serving_keywords", "skipped_keywords_note"]
+__all__ = ["OWN_COMMAND_LINE", "UNREAD", "asked_token", "server_names", "serving_keywords", "skipped_keywords_note"]
 
 OWN_COMMAND_LINE = "# nanohubmcp: own command line"
 """Start of the comment line directly above a serving call whose ``**`` arguments are the script's own
@@ -67,26 +67,55 @@ def serving_keywords(file: Path) -> dict[str, int]:
     Arguments it cannot name are keyed :data:`UNREAD` (``**options``, a value by position); a ``**``
     argument that is the script's own command line is left out (see the module's docstring). Empty when
     the file cannot be read or parsed."""
-    try:
-        source = file.read_text(encoding="utf-8", errors="replace")
-        tree = ast_guard.parse(source, filename=str(file))
-    except (OSError, SyntaxError, ValueError):
-        return {}
-    servers, verbs = server_names(tree)
-    lines = source.splitlines()
-    exported_before = _EXPORTED_BEFORE.search(source[:4000]) is not None
     found: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and _serves(node.func, servers, verbs)):
-            continue
-        marked = node.lineno >= 2 and lines[node.lineno - 2].strip().startswith(OWN_COMMAND_LINE)
-        for keyword in node.keywords:
-            if keyword.arg is None and (marked or (exported_before and _exported_options(keyword.value))):
-                continue  # the script's own command line (host, port, transport, token)
+    for node, keywords in _serving_calls(file):
+        for keyword in keywords:
             found.setdefault(keyword.arg if keyword.arg is not None else UNREAD, node.lineno)
         if node.args:
             found.setdefault(UNREAD, node.lineno)
     return found
+
+
+def asked_token(file: Path) -> int | None:
+    """The first line of ``file`` with a serving call (as :func:`serving_keywords` finds them) whose ``token=`` is
+    a token whatever runs: a string written there (not ``""``, which asks for no authorization), an f-string, or
+    ``os.environ[...]``; else None. The commands, which do not make that call, must not drop such a token by
+    serving without one (:func:`~.child.load_app` makes the server require one). A value that may be None or
+    ``""`` (``args.token`` of the script's own ``--token-file``, ``os.environ.get(...)``) asks for nothing
+    certain: it keeps its note."""
+    return min((node.lineno for node, keywords in _serving_calls(file) for keyword in keywords
+                if keyword.arg == "token" and _a_token(keyword.value)), default=None)
+
+
+def _a_token(value: ast.expr) -> bool:
+    """``value`` is a token whatever runs: a string other than ``""``, an f-string, ``os.environ[...]``."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str) and value.value != ""
+    if isinstance(value, ast.Subscript):  # os.environ["NAME"]: a KeyError, not None, when unset
+        environ = value.value
+        return (isinstance(environ, ast.Attribute) and environ.attr == "environ"
+                and isinstance(environ.value, ast.Name) and environ.value.id == "os")
+    return isinstance(value, ast.JoinedStr)
+
+
+def _serving_calls(file: Path) -> Iterator[tuple[ast.Call, list[ast.keyword]]]:
+    """Each serving call of ``file`` (source order not promised) with its keywords, less a ``**`` that is the
+    script's own command line; nothing when the file cannot be read or parsed."""
+    try:
+        source = file.read_text(encoding="utf-8", errors="replace")
+        tree = ast_guard.parse(source, filename=str(file))
+    except (OSError, SyntaxError, ValueError):
+        return
+    servers, verbs = server_names(tree)
+    lines = source.splitlines()
+    exported_before = _EXPORTED_BEFORE.search(source[:4000]) is not None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _serves(node.func, servers, verbs)):
+            continue
+        marked = node.lineno >= 2 and lines[node.lineno - 2].strip().startswith(OWN_COMMAND_LINE)
+        # a ** that is the script's own command line (host, port, transport, token) is left out
+        yield node, [keyword for keyword in node.keywords if not (keyword.arg is None and (
+            marked or (exported_before and _exported_options(keyword.value))))]
 
 
 def server_names(tree: ast.Module) -> tuple[frozenset[str], frozenset[str]]:
@@ -180,9 +209,13 @@ _FROM_VARIABLES = ("public_url", "path_prefix", "allowed_origins", "token")
 def skipped_keywords_note(file: Path, command: str, options: dict[str, str], given: set[str]) -> str | None:
     """The note saying which keywords of ``file``'s ``server.run(...)`` call ``command`` leaves out (it
     serves the server itself), with the options that give them (``options``: keyword -> option), leaving
-    out those the command line gives (``given``) and port/quiet; None when it leaves out none.
+    out those the command line gives (``given``) and port/quiet; None when it leaves out none. A ``token=``
+    :func:`asked_token` sees is not named either: the server then requires a token (:func:`~.child.load_app`),
+    refusing to serve without one in a line of its own.
     """
     left = {k: line for k, line in serving_keywords(file).items() if k not in given and k not in _UNNAMED}
+    if "token" in left and asked_token(file) is not None:
+        del left["token"]
     unread = left.pop(UNREAD, None)
     if not left:
         if unread is None:

@@ -256,11 +256,13 @@ def verifier(server: Servable, token: str | None) -> Any:
         ConfigurationError: ``server`` serves only with authorization (``require_token``) and none is
             configured: no ``token``, no ``$MCP_TOKEN``, no ``auth=`` (the message says how to give one).
     """
-    from ..auth.verifiers import resolve, token_required_message
+    from ..auth.verifiers import MCP_TOKEN_ENV, resolve, token_required_message
 
     found = resolve(server.auth, token)
     if found is None and server.token_requirement is not None:
-        raise ConfigurationError(token_required_message(server.token_requirement))
+        error = ConfigurationError(token_required_message(server.token_requirement))
+        error.variable = MCP_TOKEN_ENV  # what is missing, its message names it: one line and exit 2 from a command
+        raise error
     return found
 
 

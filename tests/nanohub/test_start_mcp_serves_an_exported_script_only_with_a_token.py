@@ -120,7 +120,7 @@ def test_nanohubmcp_run_refuses_to_serve_it_without_a_token_and_serves_it_with_o
     script = exported(hub)
     refused = run_command(script, hub, MCP_TOKEN="")
     out, err = refused.communicate(timeout=60)
-    assert refused.returncode == 1, out + err
+    assert refused.returncode == 2, out + err
     assert err.strip() == f"nanohubmcp run: error: {REFUSAL}"
 
     secret = hub.root / "token"
