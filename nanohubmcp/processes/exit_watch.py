@@ -137,13 +137,15 @@ class ExitWatch:
             return
         if signum == self._ignored_again or self._all_told():
             return
-        self._say(f"{name} again while stopping; exiting now" if self._by_signal
+        self._say(f"{name} again while stopping; exiting now" if name == self._cause
                else f"{name} while stopping (after {self._cause}); exiting now")
         quick_exit(128 + signum)
 
     def _quit_now(self, name: str) -> str:
-        """How to quit at once, after the stop began at ``name`` (a signal's name, or what :meth:`arm` was told)."""
-        again = f"{name} again" if self._by_signal else "SIGTERM or SIGINT"
+        """How to quit at once, after the stop began at ``name`` (a signal's name, or what :meth:`arm` was told): the
+        same signal again, but one ignored once the stop began (SIGHUP) and a stop that was no signal."""
+        ignored = self._ignored_again is not None and name == signal.Signals(self._ignored_again).name
+        again = f"{name} again" if self._by_signal and not ignored else "SIGTERM or SIGINT"
         if self._parent is None:
             return f"send {again}"
         if not self._all_told():  # the signal came to this worker alone: it takes the repeat

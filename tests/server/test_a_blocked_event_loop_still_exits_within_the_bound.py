@@ -86,24 +86,32 @@ def test_a_stop_signal_ends_the_process_within_the_bound_while_a_tool_blocks_the
             proc.wait(10)
 
 
-def test_a_second_ctrl_c_ends_the_process_at_once_while_a_tool_blocks_the_loop(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("first", "second", "hint", "said_at_second"), [
+    (signal.SIGINT, signal.SIGINT, "send SIGINT again to quit now", "SIGINT again while stopping; exiting now"),
+    # trial75 F4: after SIGHUP (ignored from then on: its terminal is gone) the notice said "send SIGHUP again to
+    # quit now", and the SIGTERM that does quit said "SIGTERM again while stopping" at its first coming.
+    (signal.SIGHUP, signal.SIGTERM, "send SIGTERM or SIGINT to quit now",
+     "SIGTERM while stopping (after SIGHUP); exiting now"),
+], ids=["ctrl-c-twice", "sighup-then-sigterm"])
+def test_a_second_stop_signal_ends_the_process_at_once_while_a_tool_blocks_the_loop(
+        tmp_path: Path, first: int, second: int, hint: str, said_at_second: str) -> None:
     proc, port = _serve_a_blocking_call(tmp_path)
     try:
-        proc.send_signal(signal.SIGINT)
-        # The watchdog says, a second on, that the loop has not taken the stop: the first SIGINT was handled (one
+        proc.send_signal(first)
+        # The watchdog says, a second on, that the loop has not taken the stop: the first signal was handled (one
         # sent before its handler ran would merge with it: both seen as one).
         assert proc.stderr is not None
         notice = next((line for line in proc.stderr if "the event loop does not answer" in line), "")
-        assert "stopping at SIGINT, but the event loop does not answer" in notice, notice
-        assert "send SIGINT again to quit now" in notice, notice
+        assert f"stopping at {signal.Signals(first).name}, but the event loop does not answer" in notice, notice
+        assert notice.rstrip().endswith(f"; {hint}"), notice
         sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(second)
         code = proc.wait(20)
         took = time.monotonic() - sent
         said = proc.stderr.read()
         assert took < 3, took
-        assert code == 128 + signal.SIGINT, (code, said)
-        assert "SIGINT again while stopping; exiting now" in said
+        assert code == 128 + second, (code, said)
+        assert f"nanohubmcp: {said_at_second}" in said, said
         assert _port_is_free(port)
     finally:
         if proc.poll() is None:
