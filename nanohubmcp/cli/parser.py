@@ -105,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="seconds a run may take (default: the tool's <limits><cputime>; inf: no limit)")
     rappture.add_argument("--no-plot", dest="plot", action="store_false",
                           help="return curves and histograms as data only, without PNG plots")
+    _cache_arguments(rappture)
     serving_arguments(rappture)
     rappture.set_defaults(run=serve.rappture)
 
@@ -119,12 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "current, else the highest rNN, else dev) or NAME/REVISION")
     hub.add_argument("--root", default=None, metavar="DIR", help="where the tools are installed (default /apps)")
     _tool_arguments(hub)
-    caching = hub.add_mutually_exclusive_group()
-    caching.add_argument("--cache", action="store_true",
-                         help="Rappture tools: answer repeated inputs from the result cache, one entry per caller "
-                         "(not with --async; Sim2Ls answer them from their stored runs already)")
-    caching.add_argument("--cache-shared", action="store_true",
-                         help="like --cache, one entry for every caller (results that do not depend on who asks)")
+    _cache_arguments(hub)
     serving_arguments(hub)
     hold_environment_defaults(hub)  # ($MCP_PORT ...: read once it serves, never by the listing)
     hub.set_defaults(run=serve.hub_tools)
@@ -343,6 +339,17 @@ def registry_name(text: str) -> str:
 
 CELL_TIMEOUT_HELP = ("seconds one notebook cell may run (default, or inf: no limit; a cancelled call's kernel is "
                      "stopped either way)")
+
+
+def _cache_arguments(command: argparse.ArgumentParser) -> None:
+    """``--cache`` / ``--cache-shared`` of the commands serving Rappture tools (``rappture``, ``hub-tools``):
+    :func:`.serve.rappture_cache` reads them."""
+    caching = command.add_mutually_exclusive_group()
+    caching.add_argument("--cache", action="store_true",
+                         help="Rappture tools: answer repeated inputs from the result cache, one entry per caller "
+                         "(not with --async; Sim2Ls answer them from their stored runs already)")
+    caching.add_argument("--cache-shared", action="store_true",
+                         help="like --cache, one entry for every caller (results that do not depend on who asks)")
 
 
 def _tool_arguments(command: argparse.ArgumentParser) -> None:

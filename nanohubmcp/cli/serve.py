@@ -23,8 +23,8 @@ from .serving_options import absolute, prepare_serving, refuse_busy_port, refuse
 if TYPE_CHECKING:
     from ..facade import MCPServer
 
-__all__ = ["HUB_TOOLS_DIR", "bridge", "hub_state_dir", "hub_tools", "hub_tools_server", "rappture", "rappture_server",
-           "run_app", "sim2l", "sim2l_server"]
+__all__ = ["HUB_TOOLS_DIR", "bridge", "hub_state_dir", "hub_tools", "hub_tools_server", "rappture", "rappture_cache",
+           "rappture_server", "run_app", "sim2l", "sim2l_server"]
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -110,8 +110,23 @@ def sim2l_server(args: argparse.Namespace) -> MCPServer:
 def rappture(args: argparse.Namespace) -> int:
     if args.name and len(args.paths) > 1:
         raise UsageError("--name names one tool: give one PATH with it")
+    rappture_cache(args)  # refused with --async before anything is read
     transport = prepare_serving(args)
     return serve(rappture_server(args), args, transport)
+
+
+def rappture_cache(args: argparse.Namespace) -> bool | str:
+    """The ``cache=`` of ``add_rappture_tool`` that ``--cache`` / ``--cache-shared`` give (``rappture``,
+    ``hub-tools``).
+
+    Raises:
+        UsageError: either with ``--async``: a job's result is the job's, not the cache's.
+    """
+    if (args.cache or args.cache_shared) and args.background:
+        option = "--cache-shared" if args.cache_shared else "--cache"
+        raise UsageError(f"{option} is for calls answered at once, and --async makes each call a job: leave out one "
+                         "of them")
+    return "shared" if args.cache_shared else bool(args.cache)
 
 
 def rappture_server(args: argparse.Namespace) -> MCPServer:
@@ -135,17 +150,14 @@ def rappture_server(args: argparse.Namespace) -> MCPServer:
                        version_for([tool_version(tool.root) for tool in tools]), instructions)
     for path in args.paths:
         server.add_rappture_tool(path, name=args.name, background=args.background or None, timeout=args.timeout,
-                                 plot=args.plot)
+                                 plot=args.plot, cache=rappture_cache(args))
     return server
 
 
 def hub_tools(args: argparse.Namespace) -> int:
     if not args.names:
         return _list_hub_tools(_hub_root(args))
-    if (args.cache or args.cache_shared) and args.background:  # (a job's result is the job's, not the cache's)
-        option = "--cache-shared" if args.cache_shared else "--cache"
-        raise UsageError(f"{option} is for calls answered at once, and --async makes each call a job: leave out one "
-                         "of them")
+    rappture_cache(args)  # refused with --async before anything is read
     transport = prepare_serving(args)  # (a listing serves nothing: parse_arguments refused its serving options)
     return serve(hub_tools_server(args), args, transport)
 
@@ -222,7 +234,7 @@ def hub_tools_server(args: argparse.Namespace) -> MCPServer:
                              cell_timeout=args.cell_timeout)  # (repeated inputs: answered from its stored runs)
         else:
             server.add_rappture_tool(tool.path, name=name, background=args.background or None,
-                                     cache="shared" if args.cache_shared else bool(args.cache))
+                                     cache=rappture_cache(args))
     return server
 
 

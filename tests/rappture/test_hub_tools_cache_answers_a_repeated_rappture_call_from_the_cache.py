@@ -2,7 +2,8 @@
 identical call (``"300K"`` then ``300``, one value in the tool's units) is answered from the cache, not run again
 (trial72 T72-7: hub-tools had no such option, so each call ran the program, while ``add_rappture_tool(cache=True)``
 cached). ``--cache`` with ``--async`` is a usage error (a job's result is not the cache's). Served over stdio to the
-official client, through the stand-in ``rappture`` a hub has on its PATH."""
+official client, through the stand-in ``rappture`` a hub has on its PATH. ``nanohubmcp rappture PATH`` takes the
+same two options (trial75 F8: rappture.md pointed to a ``--cache-shared`` only hub-tools had: a usage error)."""
 
 from __future__ import annotations
 
@@ -68,3 +69,16 @@ def test_cache_with_async_is_a_usage_error(tmp_path: Path) -> None:
                           cwd=ROOT, env=_environment(tmp_path), capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert "--cache-shared is for calls answered at once, and --async makes each call a job" in done.stderr
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.anyio
+async def test_the_rappture_command_takes_the_same_cache_options(tmp_path: Path, hub_path: Path) -> None:
+    env = _environment(tmp_path)
+    base = [sys.executable, "-m", "nanohubmcp", "rappture", str(_apps(tmp_path) / "fermi" / "r1" / "rappture"),
+            "--transport", "stdio"]
+    assert await _caches([*base, "--cache-shared"], env) == [{"hit": False}, {"hit": True}]  # was: a usage error
+    done = subprocess.run([*base, "--cache", "--async"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "--cache is for calls answered at once, and --async makes each call a job" in done.stderr
