@@ -337,7 +337,7 @@ def _file_server(command: str, path: str) -> MCPServer:
     from .serve import rappture_server, sim2l_server
 
     args = argparse.Namespace(paths=[path], name=None, instructions=None, background=False, timeout=None, plot=True,
-                              results_dir=None, cell_timeout=None)
+                              results_dir=None, cell_timeout=None, cache=False, cache_shared=False)
     return rappture_server(args) if command == "rappture" else sim2l_server(args)
 
 
