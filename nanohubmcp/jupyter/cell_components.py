@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..registration import edited_definition, warn_registration
-from ..server.registry.components import refuse_generator
+from ..server.registry.generators import refuse_generator
 from ..server.registry.mcp_apps import html_of
 from ..server.registry.resources import Resource
 from . import calls

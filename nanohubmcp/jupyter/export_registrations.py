@@ -101,7 +101,8 @@ def check_tool(key: str, spec: ToolSpec, job_executor: str | None, fn: Callable[
     from ..server.executors import check_options
     from ..server.provenance.tool_options import check_cache
     from ..server.registry.checks import RESERVED_TOOL_NAMES, reserved_name
-    from ..server.registry.components import check_tool_name, refuse_generator
+    from ..server.registry.components import check_tool_name
+    from ..server.registry.generators import refuse_generator
     from ..server.registry.mcp_apps import check_view_uri
 
     if key in RESERVED_TOOL_NAMES:

@@ -34,6 +34,7 @@ from ...schema import (
 )
 from ...schema.json_form import check_json_form
 from ...schema.secret import Plan, secret_plan
+from .generators import refuse_generator
 from .listed_text import check_text, icon_src_problem, mime_type_problem, text_fix
 
 if TYPE_CHECKING:
@@ -92,60 +93,6 @@ def is_coroutine_callable(fn: Callable[..., Any]) -> bool:
     # A callable object whose __call__ is a coroutine function runs on the loop too.
     call = type(fn).__dict__.get("__call__") if not inspect.isroutine(fn) else None
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
-
-
-def refuse_generator(fn: Callable[..., Any], tool_name: str) -> None:
-    """``RegistrationError`` for a generator function (``yield`` in a ``def`` or an ``async def``): a call's
-    answer is one value, and what a generator returns has no MCP form (each call would fail). A function whose
-    ``yield`` is a decorator's (its wrapper's code, not the ``def`` it wraps) is said to be one a decorator made.
-    What a call runs is looked at: a callable object's ``__call__``, and the function a wrapper that is no function
-    names as ``__wrapped__`` (``functools.lru_cache``)."""
-    called, via = _called(fn)
-    if inspect.isasyncgenfunction(called):
-        kind, written = "an async generator function", "async def with yield"
-    elif inspect.isgeneratorfunction(called):
-        kind, written = "a generator function", "def with yield"
-    else:
-        return
-    made = via or _made_by_decorator(fn)
-    fix = ("serve it without that decorator, or with one whose wrapper returns the values"
-           if made and "__call__" not in made else "collect the values and return them")
-    raise RegistrationError(
-        f"tool '{tool_name}' is {kind} ({made or written}): a call is answered with one value, and a generator has "
-        f"no MCP form; {fix} (a list, or a dict), and report how far it is with ctx.report_progress(done, total) "
-        "(a Context parameter) while it works")
-
-
-def _called(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | None]:
-    """What a call of ``fn`` runs, and how it is reached when that is not ``fn`` itself: a function, a method, a
-    ``functools.partial`` or a class is itself; a wrapper that is no function (``functools.lru_cache``) runs its
-    ``__wrapped__``; any other callable object runs its class's ``__call__``."""
-    if inspect.isfunction(fn) or inspect.ismethod(fn) or isinstance(fn, type):
-        return fn, None
-    wrapped = getattr(fn, "__wrapped__", None)
-    if callable(wrapped):
-        return wrapped, f"the function {getattr(wrapped, '__name__', '?')!r} its wrapper calls yields"
-    call = inspect.getattr_static(type(fn), "__call__", None)
-    if inspect.isfunction(call):
-        return call, f"the __call__ of its {type(fn).__name__} object yields"
-    return fn, None
-
-
-def _made_by_decorator(fn: Callable[..., Any]) -> str | None:
-    """How a decorator made ``fn`` a generator function, when its code is another function's than the one it is
-    named for (``functools.wraps`` copies the name, not the code): the wrapper's ``yield`` is not in the ``def``
-    written for the tool. None: its own ``def`` yields (or nothing says otherwise)."""
-    code_name = getattr(getattr(fn, "__code__", None), "co_name", None)
-    try:
-        inner = inspect.unwrap(fn)
-    except ValueError:  # (a cycle of __wrapped__)
-        inner = fn
-    if inner is not fn and not (inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner)):
-        return (f"a decorator made it one: its wrapper {code_name!r} yields, the function "
-                f"{getattr(inner, '__name__', '?')!r} it wraps does not")
-    if inner is fn and code_name is not None and code_name != getattr(fn, "__name__", code_name):
-        return f"its code is {code_name!r}, which yields: a decorator may have made it one"
-    return None
 
 
 def check_annotations(kind: str, name: str, annotations: dict[str, Any] | None) -> dict[str, Any] | None:
