@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime
 import json
 import os
 import shlex
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -61,6 +63,11 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--start-timeout", type=float, default=60.0)
+    p.add_argument(
+        "--state-dir",
+        type=Path,
+        help="NANOHUBMCP_STATE_DIR for the servers (default: a fresh temporary directory, removed at the end)",
+    )
     p.add_argument("--server-log", type=Path, help="append server output here (default: discarded)")
     p.add_argument("--render", type=Path, help="only re-render the markdown from this raw JSON (no measuring)")
     p.add_argument("--md", type=Path, help="markdown output (default bench/results.md; quick: results/quick.md)")
@@ -220,6 +227,18 @@ def main(argv: list[str] | None = None) -> int:
     processes, entries = select(a.only)
     if any(p.key == "ours-pre" for p in processes):
         env.pre_tree(python["ours"], log)
+    with contextlib.ExitStack() as stack:
+        if a.state_dir is None and "NANOHUBMCP_STATE_DIR" not in os.environ:
+            # every run starts from empty records: a per-user directory kept across runs grew to ~40 MB of
+            # records and read 0.49 pread64 a call against 0.09 (bench/provenance.md, twentieth pass)
+            a.state_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mcpbench-state-")))
+        if a.state_dir is not None:
+            os.environ["NANOHUBMCP_STATE_DIR"] = str(a.state_dir)
+        return _run(a, argv, python, processes, entries)
+
+
+def _run(a: argparse.Namespace, argv: list[str] | None, python: dict[str, str],
+         processes: tuple[Process, ...], entries: tuple[Entry, ...]) -> int:
     started = datetime.datetime.now(datetime.timezone.utc)
     data: dict[str, object] = {
         "date": started.isoformat(timespec="seconds"),
@@ -246,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         },
     }
+    data["state_dir"] = os.environ.get("NANOHUBMCP_STATE_DIR")
     data.update(asyncio.run(measure(a, processes, entries, python)))
     data["elapsed_s"] = round(time.perf_counter() - T0, 1)
     data["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]

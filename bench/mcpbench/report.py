@@ -51,7 +51,8 @@ def _header(d: dict[str, Any], raw: Path) -> list[str]:
         f"Linux {m.get('kernel')}, CPython {m.get('python')}, "
         f"load average (1, 5, 15 min) at start {' '.join(m.get('loadavg', []))}, at the end "
         f"{' '.join(d.get('loadavg_end', ['?']))}. Servers pinned to CPU {s['server_cpu']}, "
-        f"wrk and the harness to CPU {s['client_cpu']} (taskset).",
+        f"wrk and the harness to CPU {s['client_cpu']} (taskset). Our servers' state directory: "
+        f"{_state_dir(d.get('state_dir'))}.",
         f"**Versions:** nanohubmcp {m['ours'].get('nanohub-mcp')} (commit {m.get('commit')}"
         f"{', with uncommitted changes in nanohubmcp/' if m.get('nanohubmcp_dirty') else ''}) on tornado "
         f"{m['ours'].get('tornado')} · nanohub-mcp {peers.get('nanohub-mcp')} · mcp {peers.get('mcp')} · "
@@ -405,3 +406,12 @@ def render(d: dict[str, Any], raw: Path) -> str:
     if notes:
         lines += ["## Entries", "", *notes, ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _state_dir(path: str | None) -> str:
+    """How the run's state directory reads in the header (records and cache start empty, or not)."""
+    if path is None:
+        return "the per-user default, kept across runs (runs before 2026-12-07)"
+    if "mcpbench-state-" in path:
+        return "a fresh temporary one (empty records and cache)"
+    return f"`{path}` (given)"
