@@ -31,8 +31,8 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    ``read``. A body (or line) of at least ``LARGE_MESSAGE_BYTES`` is parsed on a worker thread
    (``receive`` does it; otherwise ``parse_large``, ``read_large``) and its request (a batch's
    members: ``serve_batch(..., large=True)``) marked ``large``: a call's arguments are then
-   checked and converted there too. These reading verbs are the connection's
-   :class:`~.intake.Intake`'s (:mod:`.intake`), offered as the connection's own.
+   checked and converted there too. These reading verbs are :class:`~.intake.Intake`'s (:mod:`.intake`),
+   which a :class:`Connection` extends with serving: they are the connection's own.
 3. **Messages out.** Everything the core sends while serving a request — progress, log
    messages, server→client requests (elicitation, sampling, roots) — goes to the request's
    ``stream`` (an :class:`~nanohubmcp.server.wire.streams.OutboundStream`) in order, before the
@@ -56,7 +56,7 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    (:meth:`.wire.replication.Replication.cancelled_before`). On a connection with one client
    (``one_peer``: stdio, an in-memory client) a ``notifications/cancelled`` naming one of its
    requests in no session (any 2026-07-28 request; a handshake-era one sent without
-   ``initialize``) withdraws it too. ``serve_batch`` does the same for a JSON-RPC batch
+   ``initialize``) withdraws it too (:mod:`.sessionless`). ``serve_batch`` does the same for a JSON-RPC batch
    where the version has them.
 5. **Peer gone.** When the client goes away mid-request (a closed 2026-07-28 response stream, a
    closed legacy SSE stream: each request of its session, stdin at EOF), the transport calls
@@ -77,9 +77,8 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from ..errors import InvalidRequest, ServerBusy, ServerStopping, error_response
+from ..errors import ServerStopping, error_response
 from ..protocol import jsonrpc, sendable
-from ..protocol.message_values import show
 from ..protocol.sendable import Parts
 from ..protocol.tuple_records import TupleMadeRecord, field
 from ..state.errors import StateUnavailable
@@ -87,7 +86,7 @@ from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal
 from .described import Described
 from .eras import handshake_version, is_modern, spoken_version
 from .intake import Incoming, Intake, Received
-from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
+from .sessionless import Sessionless, id_in_use
 from .stateless.envelope import check_modern_version, modern_envelope, modern_version
 from .wire.request import CLIENT_CANCELLED, PEER_GONE, RequestContext
 
@@ -154,8 +153,9 @@ class Served(Received, Described, Protocol):
     dispatcher: Dispatcher
 
 
-class Connection:
-    """One transport's seam to the core (see the module docstring for the contract).
+class Connection(Intake):
+    """One transport's seam to the core (see the module docstring for the contract): the
+    :class:`~.intake.Intake` that reads its messages (rule 2), extended with the rest of the contract.
 
     Args:
         core: the server core.
@@ -168,24 +168,13 @@ class Connection:
             where over HTTP the client closing the request's connection or stream cancels one.
     """
 
+    core: Served
+
     def __init__(self, core: Served, transport: str, server: object = None, *, one_peer: bool = False) -> None:
-        self.core = core
-        self.transport = transport
-        self.server = server
-        self.one_peer = one_peer
+        super().__init__(core, transport, server)
         self.in_flight: set[RequestContext] = set()
-        self._sessionless: dict[str | int, RequestContext] = {}  # one_peer: its requests in no session, by id
-        self.intake = intake = Intake(core, transport, server)
-        """Messages in (rule 2): its verbs are this connection's, the same bound methods (no call in between)."""
-        self.parse = intake.parse
-        self.parse_large = intake.parse_large
-        self.receive = intake.receive
-        self.read = intake.read
-        self.read_large = intake.read_large
-        self.admit = intake.admit
-        self.request = intake.request
-        self.open_session = intake.open_session
-        self.missing_session = intake.missing_session
+        self.sessionless = Sessionless() if one_peer else None
+        """With ``one_peer``, its requests in no session by id (:mod:`.sessionless`); else None."""
 
     # -- sessions --------------------------------------------------------------------------
     def find_session(self, session_id: str | None, principal: Principal | None = None) -> Session | None:
@@ -242,7 +231,7 @@ class Connection:
         """Serve one message (rule 4); never raises for the client's mistakes."""
         message = request.message
         if message.kind != jsonrpc.REQUEST:
-            if self.withdraw(message):
+            if self.sessionless is not None and self.sessionless.withdraw(message):
                 return NO_REPLY
             await self.core.dispatcher.handle(request)
             if request.session is not None:
@@ -258,20 +247,16 @@ class Connection:
         session = request.session
         if session is not None:
             if message.id in session.in_flight:  # its answer and a cancel naming it would be ambiguous
-                return Reply((error_response(_id_in_use(message.id), message.id), None))
+                return Reply((error_response(id_in_use(message.id), message.id), None))
             session.in_flight[message.id] = request  # type: ignore[index]
             replication = self.core.replication
             early = replication.cancelled_before(session, message.id) if replication else None  # type: ignore[arg-type]
             if early is not None:  # cancelled (on any process) while its POST was on its way here: it never runs
                 request.cancel(early, withdrawn=True)
-        elif self.one_peer:  # either era: its one client may name it in notifications/cancelled
-            if message.id in self._sessionless:
-                return Reply((error_response(_id_in_use(message.id), message.id), None))
-            if len(self._sessionless) >= MAX_IN_FLIGHT_PER_SESSION:  # the same bound a session has
-                return Reply((error_response(ServerBusy(
-                    f"Too many requests in flight (at most {MAX_IN_FLIGHT_PER_SESSION}); wait for answers "
-                    "before sending more", retry_after=BUSY_RETRY_SECONDS), message.id), None))
-            self._sessionless[message.id] = request  # type: ignore[index]
+        elif self.sessionless is not None:  # either era: its one client may name it in notifications/cancelled
+            refused = self.sessionless.start(message.id, request)  # type: ignore[arg-type]
+            if refused is not None:
+                return Reply((error_response(refused, message.id), None))
         self.in_flight.add(request)
         shutdown.running[request] = asyncio.current_task()
         try:
@@ -289,8 +274,8 @@ class Connection:
             if session is not None:
                 session.in_flight.pop(message.id, None)  # type: ignore[arg-type]
                 session.touch()  # idle time counts from the end of the call
-            elif self.one_peer:
-                self._sessionless.pop(message.id, None)  # type: ignore[arg-type]
+            elif self.sessionless is not None:
+                self.sessionless.done(message.id)  # type: ignore[arg-type]
         if cut or (response is None and not request.withdrawn):
             # Still running when the stop's grace ran out: a final answer the client can act on.
             return Reply((error_response(ServerStopping(), message.id), None))
@@ -324,21 +309,9 @@ class Connection:
 
     def withdraw(self, message: jsonrpc.Message) -> bool:
         """Serve a ``notifications/cancelled`` naming a request in no session of this connection's
-        one peer (a 2026-07-28 request; a handshake-era one sent without ``initialize``): the
-        request is cancelled, as a session's would be, and gets no response (MCP 2025-11-25,
-        Utilities § Cancellation; there is no session to find it in). True when it named one;
-        False for any other message (serve it as usual). A ``requestId`` that is no JSON-RPC id
-        names nothing (``true`` never means id 1)."""
-        if not (self.one_peer and message.kind == jsonrpc.NOTIFICATION and message.method == "notifications/cancelled"):
-            return False
-        params = message.params or {}
-        request_id = params.get("requestId")
-        target = self._sessionless.get(request_id) if jsonrpc.valid_id(request_id) else None
-        if target is None:
-            return False
-        reason = params.get("reason")
-        target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
-        return True
+        one peer (:meth:`.sessionless.Sessionless.withdraw`): True when it named one (it gets no response);
+        False for any other message, and on a connection without ``one_peer`` (serve it as usual)."""
+        return self.sessionless is not None and self.sessionless.withdraw(message)
 
     # -- messages out ------------------------------------------------------------------------
     def unsendable_parts(self, message: object, exc: Exception, *, echoes: bool = True) -> Parts:
@@ -399,10 +372,3 @@ class Connection:
         for request in list(self.in_flight):
             request.cancel(reason)
 
-
-def _id_in_use(request_id: object) -> InvalidRequest:
-    """The refusal of a request whose id a request of the same session (or of a stdio peer) still in progress
-    has: its answer would carry the same id, and a ``notifications/cancelled`` naming it could not say which
-    (MCP Basic: a request's id MUST NOT have been used before by its sender in the same session)."""
-    return InvalidRequest(f"Request id {show(request_id)} is already in use by a request in progress; "
-                          "give each request an id of its own")

@@ -10,9 +10,9 @@ stray ``Mcp-Session-Id`` reads no shared store's copy, which would keep it alive
 :class:`RequestContext`.
 An HTTP transport hands it a whole body and its headers' values (:meth:`Intake.receive`); a
 transport with one peer and its own session hands it each line (:meth:`Intake.read`,
-:meth:`Intake.admit`). The :class:`~.connection.Connection` a transport holds offers these verbs as
-its own (the same bound methods: no call in between); serving what was read, ending sessions and a
-peer going away are the connection's.
+:meth:`Intake.admit`). The :class:`~.connection.Connection` a transport holds is an :class:`Intake`
+extended with the rest of the seam, so these verbs are its own (one definition, no call in between);
+serving what was read, ending sessions and a peer going away are the connection's.
 """
 
 from __future__ import annotations

@@ -80,9 +80,9 @@ async def test_one_peer_withdraws_a_stateless_request_by_id_and_it_gets_no_answe
 
 
 async def test_one_peers_stateless_requests_in_flight_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nanohubmcp.server import connection
+    from nanohubmcp.server import sessionless
 
-    monkeypatch.setattr(connection, "MAX_IN_FLIGHT_PER_SESSION", 2)
+    monkeypatch.setattr(sessionless, "MAX_IN_FLIGHT_PER_SESSION", 2)
     server = MCPServer("bounded-peer")
     release = asyncio.Event()
     running: list[int] = []
