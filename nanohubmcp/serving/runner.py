@@ -7,7 +7,7 @@ Three ways to run the same application:
   (:func:`..processes.workers.stop_signals`); it returns with their handlers as it found them
   (:mod:`..processes.found_handlers`).
 - :meth:`Runner.start_thread` — on an event loop of its own in a daemon thread (notebooks'
-  default "thread" mode); returns once the port is bound.
+  default "thread" mode, :mod:`.server_thread`); returns once the port is bound.
 - :meth:`Runner.start_on_loop` — on an event loop that is already running (a Jupyter
   kernel's own loop, "kernel" mode); call it from that loop's thread.
 
@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING
 
 import tornado.httpserver
 
-from ..errors import ConfigurationError
 from ..processes.drain import drain, drain_running, drain_stopped
 from ..processes.early_stop import replay, taken
 from ..processes.exit_grace import DEFAULT_EXIT_GRACE_SECONDS
@@ -50,6 +49,7 @@ from ..transports.config import TransportConfig
 from ..transports.http_limits import HEADER_TIMEOUT, READ_HEADER_BYTES
 from ..transports.http_server import LimitedServer
 from ..transports.routes import make_app
+from .server_thread import JOIN_MARGIN_SECONDS, ServerThread
 
 if TYPE_CHECKING:
     from ..processes.exit_watch import ExitWatch
@@ -70,29 +70,6 @@ def _warm_up(registry: Registry) -> None:
     warm_up(tool.validator for tool in registry.tools.values())  # (the tools registered by now, listed here)
 
 SWEEP_SECONDS = 60.0
-LEFT_TASKS_SECONDS = 1.0
-"""How long a server thread's loop, its stop drained, waits for the tasks still running (cancelled) before it
-closes."""
-JOIN_MARGIN_SECONDS = LEFT_TASKS_SECONDS + 1.0
-"""How much longer than ``stop(within=)`` the stop waits for a server thread: the drain ends within ``within``, the
-loop's end (:func:`finish_loop`) within :data:`LEFT_TASKS_SECONDS` after it, and a second for the thread's own
-turns."""
-
-
-def finish_loop(loop: asyncio.AbstractEventLoop) -> None:
-    """End what still runs on ``loop`` (a server thread's, its stop drained) before it is closed, as
-    ``asyncio.run`` does for a blocking serve: every task left is cancelled and waited for, at most
-    :data:`LEFT_TASKS_SECONDS` (one that swallows its cancellation is left), then the async generators are closed.
-
-    Before, the loop closed one turn after the drain: a GET stream's reader cancelled at the stop (its read of
-    the session's log in Redis takes a few turns to end) was destroyed later by the collector, "Task was
-    destroyed but it is pending!" and "RuntimeError: Event loop is closed" on the script's stderr."""
-    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in pending:
-        task.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.wait(pending, timeout=LEFT_TASKS_SECONDS))
-    loop.run_until_complete(loop.shutdown_asyncgens())
 
 
 class Runner:
@@ -113,7 +90,7 @@ class Runner:
         self.port: int | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._http: tornado.httpserver.HTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._thread: ServerThread | None = None
         self._stopped: asyncio.Event | None = None
         self._sweeper: asyncio.TimerHandle | None = None
         self._own_loop = False
@@ -197,7 +174,7 @@ class Runner:
             workers: processes serving the one port (:func:`..processes.supervisor.fork_workers`: the port is
                 bound first, then the process forks; a worker that dies is started again). The
                 port is checked without ``SO_REUSEPORT``: one another server holds (even a
-                ``--workers`` one) raises :class:`ConfigurationError` ("already in use"). On
+                ``--workers`` one) raises :class:`~nanohubmcp.errors.ConfigurationError` ("already in use"). On
                 Linux each worker listens on a socket of its own (:data:`..processes.ports.SPREAD_BY_KERNEL`).
                 Above 1 the server needs a shared state store (``state_url``): each worker
                 serves every session. The parent only watches its workers; SIGINT/SIGTERM to
@@ -296,42 +273,20 @@ class Runner:
 
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:
-        """Serve on a loop of its own in a daemon thread; returns once listening."""
+        """Serve on a loop of its own in a daemon thread (:class:`.server_thread.ServerThread`); returns once
+        listening."""
         self._drain_until = None  # (a stop(within=) of an earlier serve bounds not this one)
         self._core.prepare_state()
         sockets = bind(self.host, self.requested_port)
-        ready = threading.Event()
-        failure: list[BaseException] = []
 
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-
-            async def main() -> None:
-                try:
-                    self._serve(sockets)
-                except BaseException as exc:  # report to the starting thread
-                    failure.append(exc)
-                    ready.set()
-                    return
-                ready.set()
-                assert self._stopped is not None
-                await self._stopped.wait()
-                await self._drain(self._drain_until)
-
-            try:
-                loop.run_until_complete(main())
-                finish_loop(loop)
-            finally:
-                loop.close()
+        async def until_drained() -> None:
+            assert self._stopped is not None
+            await self._stopped.wait()
+            await self._drain(self._drain_until)
 
         self._own_loop = True
-        self._thread = threading.Thread(target=run, name=f"nanohubmcp-{self.requested_port}", daemon=True)
-        self._thread.start()
-        if not ready.wait(timeout):
-            raise ConfigurationError("the server thread did not start in time")
-        if failure:
-            raise failure[0]
+        self._thread = ServerThread(f"nanohubmcp-{self.requested_port}", lambda: self._serve(sockets), until_drained)
+        self._thread.start(timeout)
 
     # -- an existing loop ----------------------------------------------------------------
     def start_on_loop(self) -> None:
@@ -348,9 +303,9 @@ class Runner:
         thread drains to the earlier of ``within`` and its exit grace.
 
         ``timeout``: seconds to wait for a server thread (:meth:`start_thread`) to end, at least ``within`` plus
-        :data:`JOIN_MARGIN_SECONDS`: the stop returns once the drain is over (before, a ``within`` above 10 s
-        returned at 10 s while the calls still had their time, and a script ending then lost their answers). A
-        thread still running after it is kept, for a later stop to wait for."""
+        :data:`~.server_thread.JOIN_MARGIN_SECONDS`: the stop returns once the drain is over (before, a ``within``
+        above 10 s returned at 10 s while the calls still had their time, and a script ending then lost their
+        answers). A thread still running after it is kept, for a later stop to wait for."""
         loop = self.loop
         if loop is None or loop.is_closed():
             self._join(timeout, within)
@@ -392,12 +347,8 @@ class Runner:
         await self._drain(self._drain_until)
 
     def _join(self, timeout: float, within: float | None) -> None:
-        """Wait for the server thread (if any, and not this one) to end: ``timeout`` seconds, or ``within`` plus
-        :data:`JOIN_MARGIN_SECONDS` when longer; forgotten once ended."""
-        thread = self._thread
-        if thread is None or thread is threading.current_thread():
-            return
-        thread.join(max(timeout, within + JOIN_MARGIN_SECONDS) if within is not None else timeout)
-        if not thread.is_alive():
+        """Wait for the server thread (if any, and not this one) to end (:meth:`.server_thread.ServerThread.join`);
+        forgotten once ended."""
+        if self._thread is not None and self._thread.join(timeout, within):
             self._thread = None
 
