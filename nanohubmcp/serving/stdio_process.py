@@ -70,6 +70,7 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
             principal = await environment_principal(verifier)
             expiry = token_expiry(principal, verifier)
         transport = StdioTransport(server, out_fd=out_fd, principal=principal, expiry=expiry)
+        served.append(transport)
         stop = asyncio.Event()
         taken = stop_on_signals(stop, signals, obeyed)
         watch.install(signals)  # (after the loop's handlers: exit_watch)
@@ -81,9 +82,13 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None,
 
     # The exit's bound, even while an async tool blocks the loop: from a stop signal or the client closing stdin. The
     # loop took the stop once a stop began after this point (``began_at`` stays once the stop is over: the process may
-    # then wait for a threads job, and the loop, done, does not answer by design).
+    # then wait for a threads job, and the loop, done, does not answer by design), or once it saw the end of input:
+    # it gives the running calls a moment (END_OF_INPUT_GRACE_SECONDS, as long as the watchdog's notice waits)
+    # before the server's stop begins (trial76 F2: that moment was taken for a blocked loop).
     earlier = server.core.shutdown.began_at
-    watch = ExitWatch(grace, lambda: server.core.shutdown.began_at != earlier, HANGUP)
+    served: list[StdioTransport] = []
+    watch = ExitWatch(grace, lambda: server.core.shutdown.began_at != earlier or any(t.stop_taken for t in served),
+                      HANGUP)
     notice: list[StopNotice] = []  # what the stop said of the calls it waits for, as its drain began
     try:
         stopped_by = asyncio.run(main())

@@ -83,6 +83,10 @@ class StdioTransport:
         self._process_ends = False
         self._drain_until: Callable[[], float] | None = None
         self._notice: StopNotice | None = None
+        self.stop_taken = False
+        """True once the event loop took the stop (the end of input, ``stop``): read by the exit watchdog of
+        :func:`~nanohubmcp.serving.stdio_process.serve_stdio` from its thread, so that the loop's moment for the
+        running calls at the end of input, before the server's own stop begins, is not taken for a blocked loop."""
 
     def _write(self, event_id: str | None, message: Any) -> None:
         """The sink of every stream of this transport: one message, one line on stdout."""
@@ -114,6 +118,7 @@ class StdioTransport:
         try:
             await asyncio.wait({ended, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            self.stop_taken = True
             stopper.cancel()
             try:  # lines still read while it stops (after a signal) are refused, not left unanswered
                 await self._shutdown()
