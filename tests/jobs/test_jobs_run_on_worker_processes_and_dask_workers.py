@@ -47,6 +47,17 @@ def until_cancelled(marker: str, ctx: Context) -> str:
     return "done"
 
 
+def tqdm_loop(steps: int, marker: str) -> str:
+    """A tqdm bar over ``steps``, holding at the third until ``marker`` exists (no ``ctx``)."""
+    from tqdm import tqdm
+
+    for step in tqdm(range(steps), mininterval=0):
+        deadline = time.monotonic() + 60
+        while step == 3 and not Path(marker).exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+    return "done"
+
+
 def when_told(marker: str, fail: bool) -> str:
     """Wait until ``marker`` exists, then answer (or raise, with ``fail``)."""
     deadline = time.monotonic() + 60
@@ -73,6 +84,7 @@ def build(state: Path, **options: Any) -> MCPServer:
     server.async_tool()(simulate)
     server.async_tool()(until_cancelled)
     server.async_tool()(when_told)
+    server.async_tool()(tqdm_loop)
     return server
 
 
@@ -180,6 +192,32 @@ async def test_a_process_job_runs_in_a_pool_process_and_reports_progress(tmp_pat
     assert answer["result"]["pid"] != os.getpid()
     assert progress == []
     assert stored_status(tmp_path, job_id) == ("completed", "processes", 4.0, STEPS)
+
+
+def a_tqdm_bar_is_the_jobs_progress(state: Path, executor: str, **options: Any) -> None:
+    """A job's tqdm bar reads back from polls (the third step while it holds there), and its last step is stored."""
+    marker = state / "go"
+    with serve(build(state, job_executor=executor, **options)) as url:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        status, body = routes.rest_start("tqdm_loop", {"steps": 10, "marker": str(marker)})
+        assert status == 202, body
+        job_id = body["job_id"]
+        polled = wait_until(lambda: (a := routes.rest_poll(job_id)[1]).get("progress", {}).get("progress") == 3 and a,
+                            "the bar's third step")
+        assert polled["progress"] == {"progress": 3, "total": 10, "message": "3/10"}, polled
+        marker.write_text("go")
+        done = wait_until(lambda: (a := routes.rest_poll(job_id)[1])["status"] != "running" and a, "the job's end")
+        assert done["status"] == "done", done
+    assert stored_status(state, job_id)[:3] == ("completed", executor, 10.0)
+
+
+def test_a_tqdm_bar_in_a_process_job_is_its_progress(tmp_path: Path) -> None:
+    # trial76 F1: a processes job's bar was drawn on the server's stderr, and every poll carried no progress.
+    a_tqdm_bar_is_the_jobs_progress(tmp_path, "processes", job_workers=1)
+
+
+def test_a_tqdm_bar_in_a_dask_job_is_its_progress(cluster: Any, tmp_path: Path) -> None:
+    a_tqdm_bar_is_the_jobs_progress(tmp_path, "dask", dask_address=cluster.scheduler_address)
 
 
 @pytest.mark.anyio

@@ -19,8 +19,9 @@ The task a job's first event loop runs only waits: when that loop ends while the
 testing client's, :meth:`DaskJobExecutor.carry_on`), a task on the server's loop waits in its place, and
 the job goes on.
 
-On the worker, ``ctx.report_progress`` and the log methods publish on the Dask event topic of
-the job (``Worker.log_event``) the server subscribes to (``Client.subscribe_topic``), and
+On the worker, ``ctx.report_progress``, the log methods and the function's tqdm bars (:mod:`.job_progress`)
+publish on the Dask event topic of the job (``Worker.log_event``) the server subscribes to
+(``Client.subscribe_topic``, for every job: one without a ``ctx`` may draw a bar), and
 ``ctx.is_cancelled()`` reads a ``distributed.Event`` the server sets when the client cancels;
 the server also cancels the Dask future.
 
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ...errors import ConfigurationError, ToolError
 from .base import JobExecutor, Place, ran_away
 from .dask_farewells import Farewells
+from .job_progress import relaying
 from .remote import JobTrace, deliver, hidden_failure, job_trace, place, remote_context, run_remote
 
 if TYPE_CHECKING:
@@ -165,11 +167,10 @@ class DaskJobExecutor(JobExecutor):
         try:
             client = self._client if self._client is not None else await self._client_async()
             key = key_for(job.id)
-            events = None
-            if context_param:  # only a ctx sends events: listen before the task exists, so none comes first
+            if context_param:
                 kwargs = {**kwargs, context_param: remote_context(job, context, DaskChannel(key), self.name)}
-                events = self._listen(client, key, job, context)
-            future = client.submit(run_on_worker, fn, kwargs, starting.is_coroutine, job_trace(job), key=key,
+            events = self._listen(client, key, job, context)  # before the task exists, so no event comes first
+            future = client.submit(run_on_worker, fn, kwargs, starting.is_coroutine, job_trace(job), key, key=key,
                                    pure=False)
         except BaseException:
             if self._following.get(job.id) is starting:
@@ -318,16 +319,22 @@ class WorkerResult:
 
 
 def run_on_worker(
-    fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, trace: JobTrace | None
+    fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, trace: JobTrace | None,
+    key: str | None = None,
 ) -> WorkerResult:
     """The job's task, on a Dask worker: :func:`~.remote.run_remote`, the worker's address and
     where the function ran there. What the function raised is raised as it is, or, for a job with ``Secret``
-    values, told with them hidden (:func:`~.remote.hidden_failure`: Dask logs and keeps what its task raised)."""
+    values, told with them hidden (:func:`~.remote.hidden_failure`: Dask logs and keeps what its task raised).
+    ``key``: the task's, whose event topic its tqdm bars report on (None: they do not)."""
     from distributed import get_worker
 
     here = place()  # on the task's thread, which runs the function
     try:
-        value = run_remote(fn, kwargs, is_coroutine, trace)
+        if key is None:
+            value = run_remote(fn, kwargs, is_coroutine, trace)
+        else:
+            with relaying(DaskChannel(key), key):
+                value = run_remote(fn, kwargs, is_coroutine, trace)
     except Exception as exc:
         failed = hidden_failure(exc, trace)
         if failed is exc:

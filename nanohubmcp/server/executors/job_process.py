@@ -4,7 +4,9 @@ The ``processes`` executor (:mod:`.processes`) runs every job in a :class:`JobPr
 made with the platform's start method (``fork`` on Linux: a copy of the server taken when the
 job starts, so a notebook's functions are the ones defined now). The child runs
 :func:`.forked.forked_worker_setup`, then the function (:func:`.remote.run_remote`), and sends
-``("value", v)`` or ``("error", exc)`` back through a one-way pipe. A thread of the server forks
+``("value", v)`` or ``("error", exc)`` back through a one-way pipe; ahead of it, on the same pipe, the
+``("progress", [progress, total, message])`` of its tqdm bars (:mod:`.job_progress`), which the waiting
+thread hands to ``on_message`` as they come. A thread of the server forks
 the child (the event loop does not stall for the fork: 12 to 20 ms on a loaded host) and waits for
 its answer and its end.
 
@@ -35,6 +37,7 @@ from typing import Any
 
 from ...errors import ToolError
 from .forked import forked_worker_setup
+from .job_progress import relaying
 from .remote import JobTrace, run_remote
 
 log = logging.getLogger(__name__)
@@ -58,16 +61,20 @@ class JobProcess:
             with its slot: its answer arrived, or its process is gone without one.
         after_exit: called once (on the waiting thread) when the process has ended and was reaped, before
             :attr:`gone` is set: what it left behind is cleared then (an exception it raises is logged).
+        on_message: called (on the waiting thread) with each ``(kind, payload)`` the function's process sent
+            before its answer: ``("progress", [progress, total, message])`` of its tqdm bars.
     """
 
     def __init__(self, context: Any, name: str, on_done: Callable[[JobProcess], None],
                  after_exit: Callable[[], object] | None = None,
-                 on_forked: Callable[[int], None] | None = None) -> None:
+                 on_forked: Callable[[int], None] | None = None,
+                 on_message: Callable[[str, list[Any]], None] | None = None) -> None:
         self._context = context
         self._name = name
         self._on_done = on_done
         self._after_exit = after_exit
         self._on_forked = on_forked
+        self._on_message = on_message
         self._told = False
         self.future: Future[Any] = Future()
         self.ended = threading.Event()
@@ -168,10 +175,7 @@ class JobProcess:
     def _wait(self, process: Any, reader: Any) -> None:
         try:
             try:
-                # The process's end (its sentinel) too, not only the pipe's EOF: a process forked
-                # elsewhere meanwhile may hold a copy of the sending end.
-                wait([reader, process.sentinel])
-                answer = reader.recv() if reader.poll(0) else None
+                answer = self._answer(process, reader)
             except EOFError:  # the process ended without answering (killed, or died)
                 answer = None
             except Exception as exc:  # an answer that cannot be unpickled here
@@ -197,6 +201,20 @@ class JobProcess:
             self._done()
             self._cleared()
 
+    def _answer(self, process: Any, reader: Any) -> tuple[Any, ...] | None:
+        """The function's answer, the messages before it handed on; None: the process ended without one."""
+        while True:
+            # The process's end (its sentinel) too, not only the pipe's EOF: a process forked
+            # elsewhere meanwhile may hold a copy of the sending end.
+            wait([reader, process.sentinel])
+            if not reader.poll(0):
+                return None
+            message = reader.recv()
+            if message[0] in ANSWERS:
+                return message
+            if self._on_message is not None:
+                self._on_message(*message)
+
     def _cleared(self) -> None:
         try:
             if self._after_exit is not None:
@@ -210,6 +228,23 @@ class JobProcess:
         if not self._told:
             self._told = True
             self._on_done(self)
+
+
+ANSWERS = ("value", "error")
+"""The first member of the function's answer on the job's pipe (any other is a message before it)."""
+
+
+class _PipeChannel:
+    """The job's own pipe as its way back to the server (:class:`.job_progress.Sender`): a message ahead of its
+    answer; one at a time (a bar may report from a thread of the function's)."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+        self.lock = threading.Lock()
+
+    def send(self, job_id: str, kind: str, payload: list[Any]) -> None:
+        with self.lock, contextlib.suppress(OSError, ValueError):  # (answered and closed: nobody reads it)
+            self.writer.send((kind, payload))
 
 
 def _resolve(future: Future[Any], answer: tuple[Any, ...]) -> None:
@@ -239,15 +274,18 @@ def _job_main(writer: Any, fn: Callable[..., Any], kwargs: dict[str, Any], is_co
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     where = {"pid": os.getpid(), "thread": threading.current_thread().name}  # for the job's provenance record
+    channel = _PipeChannel(writer)
     answer: tuple[str, Any, dict[str, Any]]
     try:
-        answer = ("value", run_remote(fn, kwargs, is_coroutine, trace), where)
+        with relaying(channel, ""):  # its tqdm bars: the job's progress (the pipe is the job's own: no id)
+            answer = ("value", run_remote(fn, kwargs, is_coroutine, trace), where)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the job failed with them
         answer = ("error", exc, where)
-    try:
-        writer.send(answer)
-    except Exception as exc:  # the value (or the exception) cannot be pickled: nothing was written
-        what = "result" if answer[0] == "value" else f"exception ({answer[1]!r})"
-        writer.send(("error", ToolError(f"the job's {what} cannot be pickled back to the server ({exc})"), where))
-    finally:
-        writer.close()
+    with channel.lock:
+        try:
+            writer.send(answer)
+        except Exception as exc:  # the value (or the exception) cannot be pickled: nothing was written
+            what = "result" if answer[0] == "value" else f"exception ({answer[1]!r})"
+            writer.send(("error", ToolError(f"the job's {what} cannot be pickled back to the server ({exc})"), where))
+        finally:
+            writer.close()

@@ -20,34 +20,13 @@ from typing import Any
 
 from ...errors import message_of
 from ...errors.told import Failure
-from ..calls.progress import CURRENT
-from ..calls.tqdm_progress import watch
 from .base import Place
 from .job_files import FileChannel
+from .job_progress import relaying
 from .remote import JobTrace, hiding_of, place, run_remote
 
 RETURNED = "returned"
 RAISED = "raised"
-
-
-class RelayProgress:
-    """Stands in for the call's progress tracker inside the job: tqdm bars report here, and
-    each increase goes to the server through the job's channel."""
-
-    def __init__(self, channel: FileChannel, job_id: str) -> None:
-        self.channel = channel
-        self.job_id = job_id
-        self.last: float | None = None
-        self.finished = False
-
-    def report(
-        self, progress: float, total: float | None = None, message: str | None = None, *, source: str = "context"
-    ) -> bool:
-        if self.last is not None and progress <= self.last:
-            return False
-        self.last = progress
-        self.channel.send(self.job_id, "progress", [progress, total, message])
-        return True
 
 
 def run_in_job(
@@ -82,13 +61,10 @@ def run_in_job(
 
     with contextlib.suppress(ValueError, OSError):  # not the main thread, or no such signal here
         signal.signal(signal.SIGUSR2, near_the_limit)
-    token = CURRENT.set(RelayProgress(channel, job_id))  # type: ignore[arg-type]  # the tracker's shape
-    watch()
     here = place()
-    try:
-        return RETURNED, run_remote(fn, kwargs, is_coroutine, trace), here
-    except Exception as exc:  # its message, a Secret value hidden (the result file keeps it until tidied)
-        hide = hiding_of(trace)
-        return RAISED, Failure(exc, hide).message if hide else message_of(exc), here
-    finally:
-        CURRENT.reset(token)
+    with relaying(channel, job_id):  # its tqdm bars: the job's progress
+        try:
+            return RETURNED, run_remote(fn, kwargs, is_coroutine, trace), here
+        except Exception as exc:  # its message, a Secret value hidden (the result file keeps it until tidied)
+            hide = hiding_of(trace)
+            return RAISED, Failure(exc, hide).message if hide else message_of(exc), here

@@ -158,12 +158,16 @@ class ProcessJobExecutor(JobExecutor):
             if kind == "flushed":  # everything the job sent before its result is delivered
                 self._flushes.pop(job_id, threading.Event()).set()
                 continue
-            target = self._targets.get(job_id)
-            if target is not None:
-                try:
-                    deliver(target[0], target[1], job_id, kind, payload)
-                except Exception:  # one job's bad message must not stop the channel every job shares
-                    log.exception("could not deliver a %s message of job %s", kind, job_id)
+            self._deliver(job_id, kind, payload)
+
+    def _deliver(self, job_id: str, kind: str, payload: list[Any]) -> None:
+        """A message of a job's function (over the manager's queue, or its tqdm bars' over its pipe) to its call."""
+        target = self._targets.get(job_id)
+        if target is not None:
+            try:
+                deliver(target[0], target[1], job_id, kind, payload)
+            except Exception:  # one job's bad message must not stop the channel every job shares, nor its answer
+                log.exception("could not deliver a %s message of job %s", kind, job_id)
 
     async def call(
         self,
@@ -196,7 +200,8 @@ class ProcessJobExecutor(JobExecutor):
         turns = self._turns
         await turns.take(job)
         run = JobProcess(self._context, f"nanohubmcp-job-{job.id}", functools.partial(self._ended, job, loop, turns),
-                         after_exit=run_cleanups, on_forked=functools.partial(_forked, job))
+                         after_exit=run_cleanups, on_forked=functools.partial(_forked, job),
+                         on_message=functools.partial(self._deliver, job.id))
         self._alive.add(run)
         run.gone.add_done_callback(lambda _: self._alive.discard(run))
         self._targets[job.id] = (context, job.store)
