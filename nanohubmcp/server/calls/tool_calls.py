@@ -18,7 +18,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import (
     ClientRequestError,
@@ -26,7 +26,6 @@ from ...errors import (
     InvalidParams,
     ProtocolError,
     ResultTooLarge,
-    ServerStopping,
     ToolBusy,
     ToolError,
     ToolTimeout,
@@ -52,9 +51,10 @@ from ..results.sink import ResultSink, call_sink
 from ..results.written import keep_written
 from ..shutdown import STOPPED
 from ..wire import trace_context
-from ..wire.request import ANSWERED_BY_LAYER, CLIENT_CANCELLED, RETURNED_ERROR, TIMED_OUT, RequestContext
+from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, TIMED_OUT, RequestContext
 from ..wire.trace_context import SPAN
 from . import progress
+from .call_endings import cancelled_by_client, client_cancelled, stopped
 from .context import Context
 from .invoke import NOT_INLINE, CallRecord, call_function, call_inline, cancelled_with_its_client, is_awaitable
 from .tool_checks import refusal_told
@@ -139,10 +139,10 @@ async def run_tool(core: CallHost, request: RequestContext, tool: Tool, argument
             record.finish(False, "cancelled")
         raise
     except BaseException as exc:
-        if job is None and (request.withdrawn or request.slots.get(CLIENT_CANCELLED)) and isinstance(exc, Exception):
+        if job is None and client_cancelled(request) and isinstance(exc, Exception):
             # Its client cancelled it (its coroutine's RequestCancelled, or what a sync function raised once it
             # read ctx.is_cancelled()): no answer is sent (or read), its record says cancelled.
-            return _cancelled_by_client(request, record)
+            return tool_error_result(cancelled_by_client(request, record).message)
         if not isinstance(exc, Exception):  # InputRequired (2026 multi round-trip) and the like
             if record:
                 record.finish(True, "input required")
@@ -174,7 +174,7 @@ async def run_tool(core: CallHost, request: RequestContext, tool: Tool, argument
                 record.finish(False, failure.text)
             raise
         if job is None and request.slots.get(STOPPED):
-            _stopped(tool.name, request, failure.message, record)
+            stopped(tool.name, request, failure.message, record)
         _log_failure(tool.name, request, job, failure)
         text = failure.message
         if record:
@@ -194,9 +194,10 @@ async def run_tool(core: CallHost, request: RequestContext, tool: Tool, argument
         if isinstance(tracker, progress.CallProgress):
             tracker.finish()
     if request.withdrawn and job is None:  # its client cancelled it, and it returned all the same (a sync
-        return _cancelled_by_client(request, record)  # function that read ctx.is_cancelled()): cancelled
+        # function that read ctx.is_cancelled()): cancelled
+        return tool_error_result(cancelled_by_client(request, record).message)
     if result.get("isError") and job is None and request.slots.get(STOPPED):
-        _stopped(tool.name, request, "an error result", record)
+        stopped(tool.name, request, "an error result", record)
     if result.get("isError") and isinstance(value, ToolResult) and value.is_error:  # its own error result
         request.slots[RETURNED_ERROR] = True
     if record:
@@ -298,31 +299,6 @@ def _tool_attributes(tool: Tool, job: Job | None) -> dict[str, Any]:
     if job is not None:  # not the job's id: it is the capability of sessionless callers
         attributes["nanohubmcp.job.executor"] = job.executor
     return attributes
-
-
-def _cancelled_by_client(request: RequestContext, record: CallRecord | None) -> dict[str, Any]:
-    """A call its client cancelled (``notifications/cancelled``, its POST or stdio's input closed), whatever its
-    function did next: no answer is sent, its record says ``cancelled`` (:data:`~..wire.request.CLIENT_CANCELLED`)."""
-    request.slots[CLIENT_CANCELLED] = True
-    if record:
-        record.finish(False, "cancelled")
-    return tool_error_result(f"Request cancelled: {request.cancel_reason or 'cancelled by the client'}")
-
-
-def _stopped(name: str, request: RequestContext, ended: str, record: CallRecord | None) -> NoReturn:
-    """A call the stopping server cancelled ended in an error (``ended``: how): it did not complete,
-    whichever way it ended (a program killed at the cancel, a tool raising once told, an error result).
-    Its answer is the stopping server's, as for a call still running when the grace ran out
-    (:data:`~nanohubmcp.server.shutdown.STOPPED`).
-
-    Raises:
-        ServerStopping: always (-32000, retryable; REST 503 with ``Retry-After``).
-    """
-    log.info("tool %r (request id %s) was stopped with the server (%s); answered that the server is stopping",
-             name, request.message.id, ended)
-    if record:
-        record.finish(False, "the server stopped")
-    raise ServerStopping() from None
 
 
 def _log_failure(name: str, request: RequestContext, job: Job | None, failure: Failure) -> None:

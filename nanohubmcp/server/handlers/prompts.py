@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, UnknownComponent, text_of
 from ...schema.paths import echoed
+from ..calls.call_endings import cancelled_by_client, client_cancelled
 from ..calls.context import Context
-from ..calls.invoke import CallRecord, call_function
+from ..calls.invoke import CallRecord, call_function, cancelled_with_its_client
 from ..results import shape as results
 from ..results.event_bound import goes_as_event, hold_prompt_to_event
 from ..results.version_blocks import blocks_for
@@ -73,9 +74,9 @@ async def prompts_get(core: PromptsHost, request: RequestContext, params: dict[s
                                              name=name)
         else:
             kwargs = prompt.signature.call_arguments(arguments, context, kind="prompt", name=name)
-        value = await call_function(prompt.fn, kwargs, is_coroutine=prompt.is_coroutine, executor=core.executor,
-                                    timeout=core.tool_timeout, what=f"prompt '{name}'",
-                                    may_run_inline=context is None)
+        run = call_function(prompt.fn, kwargs, is_coroutine=prompt.is_coroutine, executor=core.executor,
+                            timeout=core.tool_timeout, what=f"prompt '{name}'", may_run_inline=context is None)
+        value = await (cancelled_with_its_client(request, run) if prompt.is_coroutine else run)
         result = results.prompt_result(value, description=prompt.description)
         if not request.version.every_block:  # (a resource_link, audio an older version lacks)
             result = blocks_for(request.version, result)
@@ -84,6 +85,8 @@ async def prompts_get(core: PromptsHost, request: RequestContext, params: dict[s
             if text is not None:
                 keep_written(request, result, text)
     except Exception as exc:
+        if client_cancelled(request):  # no answer is sent, whatever the function did at its client's cancel
+            raise cancelled_by_client(request, call) from None
         if call:
             call.finish(False, text_of(exc))
         from ...errors import InternalError, InvalidArguments, ProtocolError
@@ -93,6 +96,8 @@ async def prompts_get(core: PromptsHost, request: RequestContext, params: dict[s
         if kwargs is None and isinstance(exc, InvalidArguments):  # a value its parameter's type refused
             raise InvalidParams(str(exc), {"prompt": name, "errors": exc.errors}) from None
         raise InternalError(f"Prompt '{name}' failed: {text_of(exc)}") from exc  # (a __str__ that raises: its type)
+    if client_cancelled(request):  # a sync function that returned after its client's cancel: not answered
+        raise cancelled_by_client(request, call)
     if call:
         call.finish(True)
     return result

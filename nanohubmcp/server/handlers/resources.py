@@ -29,8 +29,9 @@ from ...errors import InternalError, InvalidParams, ResourceNotFound, text_of
 from ...protocol.message_values import show
 from ...protocol.uris import MAX_URI_LENGTH, bad_escape, comparison_form
 from ...schema.paths import echoed, uri_data
+from ..calls.call_endings import cancelled_by_client, client_cancelled
 from ..calls.context import Context
-from ..calls.invoke import CallRecord, call_function
+from ..calls.invoke import CallRecord, call_function, cancelled_with_its_client
 from ..registry.resources import Resource, ResourceTemplate
 from ..results import RESULT_URI_PREFIX
 from ..results import shape as results
@@ -148,11 +149,13 @@ async def resources_read(core: ResourcesHost, request: RequestContext, params: d
     try:
         context = Context(core.call_seams, request) if record.signature.context_param else None
         kwargs = record.signature.call_arguments(dict(values), context, kind="resource", name=record.uri)
-        value = await call_function(record.fn, kwargs, is_coroutine=record.is_coroutine, executor=core.executor,
-                                    timeout=core.tool_timeout, what=f"resource '{uri}'",
-                                    may_run_inline=context is None)
+        run = call_function(record.fn, kwargs, is_coroutine=record.is_coroutine, executor=core.executor,
+                            timeout=core.tool_timeout, what=f"resource '{uri}'", may_run_inline=context is None)
+        value = await (cancelled_with_its_client(request, run) if record.is_coroutine else run)
         result = results.resource_result(value, uri=uri, mime_type=record.mime_type, meta=record.meta)
     except Exception as exc:
+        if client_cancelled(request):  # no answer is sent, whatever the function did at its client's cancel
+            raise cancelled_by_client(request, call) from None
         if call:
             call.finish(False, text_of(exc))
         raise _read_failed(uri, exc, modern=request.modern) from exc
@@ -165,6 +168,8 @@ async def resources_read(core: ResourcesHost, request: RequestContext, params: d
         if call:
             call.finish(False, exc.message)
         raise
+    if client_cancelled(request):  # a sync function that returned after its client's cancel: not answered
+        raise cancelled_by_client(request, call)
     if call:
         call.finish(True)
     return result

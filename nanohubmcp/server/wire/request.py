@@ -90,10 +90,10 @@ TIMED_OUT: Slot[bool] = Slot("a call answered at a time limit")
 ``timeout``, a Sim2L's ``cell_timeout``): REST answers it 504, not 500."""
 
 CLIENT_CANCELLED: Slot[bool] = Slot("a call its client cancelled")
-"""Whether a ``tools/call`` was cancelled by its client while it ran, set by the tool-call service as the call ends:
-a withdrawn request (``notifications/cancelled``, a 2026-07-28 response stream closed), whatever its function did
-next, or a coroutine cancelled for its client (stdio's input closed too: :data:`PEER_GONE`). No answer is sent,
-and its provenance record says ``cancelled``.
+"""Whether a ``tools/call`` (or a ``resources/read``, a ``prompts/get``) was cancelled by its client while it ran, set
+as the call ends (:mod:`~nanohubmcp.server.calls.call_endings`): a withdrawn request (``notifications/cancelled``, a
+2026-07-28 response stream closed), whatever its function did next, or a coroutine cancelled for its client (stdio's
+input closed too: :data:`PEER_GONE`). No answer is sent, and its record says ``cancelled``.
 
 .. versionadded:: 1.0
 
