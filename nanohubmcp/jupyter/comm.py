@@ -137,7 +137,7 @@ def unlink(shell: InteractiveShell | None, session: LoadedSession) -> None:
 
 
 def follow(shell: InteractiveShell | None, served: Shown) -> PanelLink | None:
-    """Show ``served`` (a ``kernel_server.Served``: ``.server``, ``.status()``) when no session leads.
+    """Show ``served`` (a ``kernel_server.KernelRun``: ``.server``, ``.status()``) when no session leads.
 
     Called by ``server.run()`` in a kernel: registers the comm target on first use and, unless
     a ``%load_ext`` session is followed, re-binds open panels to ``served``. Subscribes to
@@ -159,7 +159,7 @@ class PanelLink:
 
     Attributes:
         session: the ``%load_ext`` ``KernelSession``, or None.
-        served: the latest ``server.run()`` server (``kernel_server.Served``), or None.
+        served: the latest ``server.run()`` server (``kernel_server.KernelRun``), or None.
     """
 
     def __init__(self, shell: InteractiveShell) -> None:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ..serving.servable import Servable  # (what serving from a kernel uses of the server: an MCPServer)
 
 
-__all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
+__all__ = ["KERNEL_HOST", "KernelRun", "run_in_kernel"]
 
 
 KERNEL_HOST = "127.0.0.1"
@@ -90,7 +90,7 @@ def _status(server: Servable, host: str, hub: HubView | None = None) -> dict[str
     }
 
 
-class Served:
+class KernelRun:
     """A server :func:`run_in_kernel` started, as the notebook's status and the panel show it.
 
     Args:
@@ -162,7 +162,7 @@ def run_in_kernel(
         _SERVED.append(server)
         kernel_exit.stop_at_exit(server, lambda within: kernel_exit.stop_server(server, within))
     routes.follow(server)
-    served = Served(server, host, hub)
+    served = KernelRun(server, host, hub)
     _tell_the_panel(served)
     if not quiet:
         _show(served)
@@ -183,7 +183,7 @@ def _replaced_by(server: Servable, port: int) -> list[Servable]:
     return gone
 
 
-def _tell_the_panel(served: Served) -> None:
+def _tell_the_panel(served: KernelRun) -> None:
     """Let the JupyterLab panel follow ``served`` (inside a kernel; elsewhere nothing happens)."""
     if "ipykernel" not in sys.modules:  # called outside a kernel: no IPython import, no panel
         return
@@ -194,7 +194,7 @@ def _tell_the_panel(served: Served) -> None:
     comm.follow(get_ipython(), served)
 
 
-def _show(served: Served) -> None:
+def _show(served: KernelRun) -> None:
     from IPython.display import display
 
     display(StatusView(served.status(), style="script"))

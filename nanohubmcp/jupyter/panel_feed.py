@@ -37,7 +37,7 @@ class PanelFeed:
     """The call log and the batched messages of one kernel's panel link.
 
     Args:
-        subject: what the panel shows now (a ``KernelSession`` or ``kernel_server.Served``), or None.
+        subject: what the panel shows now (a ``KernelSession`` or ``kernel_server.KernelRun``), or None.
         listening: True while at least one panel has a comm open.
         send: sends messages to the given comms, or to every open panel.
         capacity: calls kept in the log (a ring buffer).

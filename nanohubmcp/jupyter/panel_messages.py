@@ -62,7 +62,7 @@ class ShownServer(Protocol):
 
 
 class Shown(Protocol):
-    """What the panel shows: a ``KernelSession``, or a ``server.run()`` server's ``kernel_server.Served``."""
+    """What the panel shows: a ``KernelSession``, or a ``server.run()`` server's ``kernel_server.KernelRun``."""
 
     @property
     def server(self) -> ShownServer: ...

@@ -99,9 +99,9 @@ __all__ = [
     "MAX_BATCH_MESSAGES",
     "MAX_BATCH_RESPONSE_BYTES",
     "Connection",
+    "ConnectionHost",
     "Incoming",
     "Reply",
-    "Served",
     "batch_refusal",
     "check_modern_version",
     "handshake_version",
@@ -144,7 +144,7 @@ NO_REPLY = Reply((None, None))
 """The :class:`Reply` owing no response (a notification, a client's response, a request the client withdrew)."""
 
 
-class Served(Received, Described, Protocol):
+class ConnectionHost(Received, Described, Protocol):
     """What the connection seam reads of its server: the dispatcher, what its intake reads
     (:class:`~.intake.Received`: the sessions, the replication, the stop, :meth:`attach` to serve on the loop of
     the first request when no runner attached one), and what it offers its transport's documents to read
@@ -168,9 +168,9 @@ class Connection(Intake):
             where over HTTP the client closing the request's connection or stream cancels one.
     """
 
-    core: Served
+    core: ConnectionHost
 
-    def __init__(self, core: Served, transport: str, server: object = None, *, one_peer: bool = False) -> None:
+    def __init__(self, core: ConnectionHost, transport: str, server: object = None, *, one_peer: bool = False) -> None:
         super().__init__(core, transport, server)
         self.in_flight: set[RequestContext] = set()
         self.sessionless = Sessionless() if one_peer else None

@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import ConfigurationError, ProtocolError
 from ..protocol import jsonrpc, versions
 from .calls.workers import waits_on_loop
-from .connection import Connection, Served
+from .connection import Connection, ConnectionHost
 
 __all__ = ["CallResult", "call_from_thread", "call_tool"]
 
@@ -95,7 +95,7 @@ class CallResult(Mapping[str, Any]):
         return bundle
 
 
-async def call_tool(core: Served, name: str, arguments: dict[str, Any] | None = None, *,
+async def call_tool(core: ConnectionHost, name: str, arguments: dict[str, Any] | None = None, *,
                     server: object = None) -> CallResult:
     """Call tool ``name`` through the server (on the loop that serves it).
 
@@ -122,7 +122,7 @@ async def call_tool(core: Served, name: str, arguments: dict[str, Any] | None = 
 
 
 def call_from_thread(
-    core: Served, loop: asyncio.AbstractEventLoop | None, name: str, arguments: dict[str, Any] | None, *,
+    core: ConnectionHost, loop: asyncio.AbstractEventLoop | None, name: str, arguments: dict[str, Any] | None, *,
     server: object = None,
 ) -> CallResult:
     """:func:`call_tool` from a thread other than the serving loop's; waits for the answer.

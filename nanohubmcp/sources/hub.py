@@ -25,7 +25,7 @@ from typing import NamedTuple
 from ..server.registry.components import is_tool_name, name_like
 
 __all__ = [
-    "DEFAULT_ROOT", "HubTool", "Served", "find_hub_tools", "name_keepers", "pick", "same_as", "served_name",
+    "DEFAULT_ROOT", "HubTool", "ServedNames", "find_hub_tools", "name_keepers", "pick", "same_as", "served_name",
     "served_names", "was_cut",
 ]
 
@@ -170,7 +170,7 @@ def pick(root: str | os.PathLike[str], wanted: list[str]) -> list[HubTool]:
     return chosen
 
 
-class Served(NamedTuple):
+class ServedNames(NamedTuple):
     """What :func:`served_names` found: the tools with their MCP tool names, and the ones that
     cannot be served, each with why."""
 
@@ -207,7 +207,7 @@ def _keeps_first(name: str) -> tuple[bool, str]:
     return (served_name(name) != name, name)
 
 
-def served_names(tools: list[HubTool]) -> Served:
+def served_names(tools: list[HubTool]) -> ServedNames:
     """Each of ``tools`` (as :func:`pick` chose them) with the MCP tool name it is served under:
     :func:`served_name` of its directory, then ``_<kind>`` when both kinds of it are served, then
     ``_<revision>`` when several of its revisions (of that kind) are, so that two revisions asked for
@@ -242,5 +242,5 @@ def served_names(tools: list[HubTool]) -> Served:
         else:
             taken[name] = tool
             names[index] = name
-    return Served([(t, names[i]) for i, t in enumerate(unique) if i in names],
+    return ServedNames([(t, names[i]) for i, t in enumerate(unique) if i in names],
                   [(t, why[i]) for i, t in enumerate(unique) if i in why])
