@@ -8,7 +8,7 @@ One real call of a trivial ``async def add(a, b)`` through the connection seam g
 layer hands over (the pending call); the item is then copied with a fresh record id and a fresh
 result copy, ``N`` times, and given to the record path's own code: ``build`` (``capture.build``),
 ``store`` (that and ``SQLiteRecords.put_many``, 256 rows a batch) or ``write`` (the writer's batch,
-``ProvenanceStore._write``, 256 items a batch: build, the session's note, the facts, put_many). With
+``RecordWrites.write``, 256 items a batch: build, the session's note, the facts, put_many). With
 a session (the default) the item names a ``Session`` as a call over Streamable HTTP does.
 
 Counted with ``valgrind --tool=exp-bbv`` (every thread), two runs of ``N`` and ``11 N`` items, as
@@ -87,7 +87,7 @@ def run(count: int, what: str, session: bool) -> None:
         if what == "write":
             batch.append(tuple(copy))
             if len(batch) == BATCH:
-                store._write(batch)
+                store.writes.write(batch)
                 batch = []
             continue
         made = capture.build(tuple(copy), lambda _: None, now, now + 3600)

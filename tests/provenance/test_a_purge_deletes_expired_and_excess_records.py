@@ -74,6 +74,6 @@ def test_the_store_sweeps_at_its_first_purge(tmp_path: Path) -> None:
     backend.put_many([row(0, now + 600)] + [row(index, now - 1) for index in range(1, 4)], {}, 1000)
     backend.put_many([row(4, now + 600)], {}, 1000)
     assert records.get(row(1, now).id, None) is None  # an expired record reads as missing before any purge
-    records._write([])  # a batch: the purge is due (none yet) and is a sweep
+    records.writes.write([])  # a batch: the purge is due (none yet) and is a sweep
     assert stored(backend) == [0, 4]
     records.close()

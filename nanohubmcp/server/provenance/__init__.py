@@ -1,6 +1,7 @@
 """Provenance records of tool calls and jobs, their RO-Crate export, and the result cache.
 
-- :mod:`.records`: the record store (memory, or ``provenance.sqlite3`` beside the job store);
+- :mod:`.records`: the record store (memory, or ``provenance.sqlite3`` beside the job store) and its reads;
+  :mod:`.record_writes`: how its records are made and written, in batches (:mod:`.writer`);
 - :mod:`.capture`: a call's record made from what it handed over (:mod:`.handover`: the seam between the
   call path and the record writer), with :mod:`.result_text` (the result's wire text, digest and links),
   :mod:`.session_names` (whose it is), :mod:`.tool_facts` (what its tool and process share) and

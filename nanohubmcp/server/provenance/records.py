@@ -37,17 +37,16 @@ from ...protocol.uris import comparison_form
 from ..jobs.record import PROVENANCE_META
 from ..results.owners import SESSION_OWNER
 from ..wire.sessions import session_digest, session_key
-from . import code_facts
 from .awaited import AwaitedRecords
-from .capture import build
 from .handover import JobEnd, PendingCall
 from .owner_share import OwnerShares
 from .record_backend import RecordBackend
 from .record_db import DB_FILE, SQLiteRecords
 from .record_ids import may_be_record_id
 from .record_memory import MemoryRecords
-from .rows import URI_PREFIX, CallRow, storable
-from .writer import DELAY_SECONDS, BatchWriter
+from .record_writes import RecordWrites
+from .rows import URI_PREFIX
+from .writer import DELAY_SECONDS
 
 __all__ = ["DB_FILE", "META_KEY", "SHOWN_ID_CHARS", "ProvenanceStore", "SQLiteRecords",
            "no_record", "record_id_of", "record_uri"]
@@ -57,14 +56,6 @@ log = logging.getLogger("nanohubmcp.provenance")
 META_KEY = PROVENANCE_META
 """The ``_meta`` key of a tool result (and of a finished job's) naming its record's URI."""
 DEFAULT_MAX_RECORDS = 100_000
-PURGE_EVERY_SECONDS = 10.0
-FACTS_PURGE_EVERY = 60
-"""Purges between two purges of the facts no record refers to any more (and between two sweeps of
-expired records wherever they are: :meth:`.record_db.SQLiteRecords.purge`)."""
-MAKE_AT_ONCE = 16
-"""Records made between two yields of the interpreter (a batch's rows are then written in one
-transaction): making one holds the interpreter some microseconds, so a call served meanwhile on
-the event loop is not held up by a whole batch."""
 
 
 ELSEWHERE_SECONDS = DELAY_SECONDS + 4.0
@@ -79,7 +70,7 @@ class ProvenanceStore:
 
     A call's record is handed over as a pending item (:meth:`submit`: references only, on the
     call's path) and made and written by the store's writer thread in batches
-    (:mod:`.writer`); every read first writes what is pending, so a call's record is readable as
+    (:mod:`.record_writes`, :mod:`.writer`); every read first writes what is pending, so a call's record is readable as
     soon as its answer is out.
 
     Args:
@@ -112,18 +103,15 @@ class ProvenanceStore:
         """Whether other processes may write these records (see the class's Args)."""
         self._directory = directory
         self._session_gone = session_gone
-        self._recorded_sessions: set[str] = set()
-        """Sessions of this process with records made (bounded by its live sessions; see :meth:`session_ended`)."""
         self._backend: RecordBackend | None = None
-        self._purged = 0.0
         self._lock = threading.Lock()
-        self._sources_kept: set[str] = set()
-        self._facts_kept: set[str] = set()
-        self._purges = 0
         self._awaited: AwaitedRecords | None = None
-        self.table_wait = code_facts.TableWait()
+        self.writes = RecordWrites(lambda: self.backend, ttl, max_records, self.shares,
+                                   notes_sessions=session_gone is None)
+        """How the records are made and written (:mod:`.record_writes`)."""
+        self.table_wait = self.writes.table_wait
         """Whether this store's records wait for the installed distributions' table (:meth:`stopping`)."""
-        self.pending: BatchWriter[PendingCall | JobEnd] = BatchWriter(self._write, name="nanohubmcp-provenance")
+        self.pending = self.writes.pending
         """Records waiting to be made and written (:meth:`submit`)."""
 
     @property
@@ -144,95 +132,6 @@ class ProvenanceStore:
     def submit(self, item: PendingCall | JobEnd) -> bool:
         """Queue ``item`` for the writer (never blocks); False when the queue was full and it was dropped."""
         return self.pending.add(item)
-
-    def _write(self, items: list[PendingCall | JobEnd]) -> None:
-        """The writer's batch: make each pending item's row (:func:`.capture.build`) and store
-        them in one transaction; a failing disk is logged, never raised."""
-        now = time.time()
-        try:
-            backend = self.backend
-            if now - self._purged > PURGE_EVERY_SECONDS:  # first: a purge of facts forgets which are stored
-                self._purge(backend, now)
-        except sqlite3.Error as exc:
-            log.warning("could not purge provenance records: %s", exc)
-        made: dict[str, CallRow] = {}
-        facts: dict[str, str] = {}
-        sources: dict[str, str] = {}
-        kept = self._facts_kept
-
-        def earlier(record_id: str) -> CallRow | None:
-            return made.get(record_id) or self.backend.get_row(record_id)
-
-        expires = now + self.ttl
-        notes = self._session_gone is None  # (else the shared store says when a session ended)
-        noted: str | None = None
-        for index, item in enumerate(items):
-            if index and not index % MAKE_AT_ONCE:
-                time.sleep(0)  # let the serving loop run
-            try:
-                record = build(item, earlier, now, expires, self.table_wait)
-            except Exception:  # one record that cannot be made must not cost the others
-                log.exception("could not make a provenance record")
-                continue
-            if record is not None:
-                row, fact, source = record
-                made[row.id] = row
-                owner = row.owner
-                # (a session's records share one owner text, session_names.session_names: noted once a run of them)
-                if owner is not noted and owner is not None and owner.startswith(SESSION_OWNER) and notes:
-                    self._recorded_sessions.add(owner[len(SESSION_OWNER):])  # (the session's key)
-                    noted = owner
-                if fact is not None and fact[0] not in kept:
-                    facts[fact[0]] = fact[1]
-                if source is not None and source[0] not in self._sources_kept:
-                    sources[source[0]] = source[1]
-        if not made:
-            return
-        try:
-            for digest, text in sources.items():
-                self._keep_source(backend, digest, text)
-            rows = list(made.values())
-            try:
-                self._put(backend, rows, facts)
-            except sqlite3.OperationalError:  # the file (locked, full, unreadable): every row alike
-                raise
-            except Exception as exc:  # a row that cannot be stored must not cost the others: each on its own
-                self._put_each(backend, rows, facts, exc)
-            kept.update(facts)
-            self.shares.wrote(backend, [row.owner for row in rows])
-        except sqlite3.Error as exc:
-            log.warning("could not store %d provenance record(s): %s", len(made), exc)
-
-    def _put(self, backend: RecordBackend, rows: list[CallRow], facts: dict[str, str]) -> None:
-        try:
-            backend.put_many(rows, facts, self.max_records)
-        except UnicodeEncodeError:  # a text holding a lone surrogate a client sent (nothing written): as
-            # UTF-8 holds it, and again (made only then: ~35k instructions a record for every batch before,
-            # bench/provenance.md ninth pass)
-            backend.put_many([storable(row) for row in rows], facts, self.max_records)
-
-    def _put_each(self, backend: RecordBackend, rows: list[CallRow], facts: dict[str, str], exc: Exception) -> None:
-        """Write ``rows`` one at a time after their batch failed with ``exc``, logging one line
-        (no traceback) for each row that cannot be stored."""
-        for row in rows:
-            if len(rows) > 1:
-                try:
-                    self._put(backend, [row], facts)
-                    continue
-                except sqlite3.OperationalError:
-                    raise
-                except Exception as error:
-                    exc = error
-            log.warning("could not store provenance record %s of tool %r: %s", row.id, row.tool, exc)
-
-    def _purge(self, backend: RecordBackend, now: float) -> None:
-        self._purged = now
-        # a sweep at the first purge and then every FACTS_PURGE_EVERY: the purges between read only what they delete
-        backend.purge(now, self.max_records, sweep=self._purges % FACTS_PURGE_EVERY == 0)
-        self._purges += 1
-        if self._purges % FACTS_PURGE_EVERY == 0:
-            backend.purge_facts()
-            self._facts_kept.clear()  # written again with the next row that refers to them
 
     def get(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
         """The record ``record_id`` when ``owner`` owns it and it has not expired, else None.
@@ -316,10 +215,11 @@ class ProvenanceStore:
             return
         self.pending.drain()  # its records not written yet are counted
         key = session_key(session_id)  # (what its records and the ended sessions name: never the id)
+        recorded = self.writes.recorded_sessions
         with self._lock:
-            if key not in self._recorded_sessions:
+            if key not in recorded:
                 return
-            self._recorded_sessions.discard(key)
+            recorded.discard(key)
             backend = self._backend  # (None: the store was closed, at the process's end)
         try:
             if backend is not None:
@@ -327,12 +227,6 @@ class ProvenanceStore:
         except sqlite3.Error as exc:
             log.warning("could not note that session %s ended (its records stay its own): %s",
                         session_digest(session_id), exc)
-
-    def _keep_source(self, backend: RecordBackend, digest: str, source: str | None) -> None:
-        if source is None or digest in self._sources_kept:
-            return
-        backend.put_source(digest, source)
-        self._sources_kept.add(digest)
 
     def source(self, digest: str) -> str | None:
         """The source text of code ``digest``, if kept."""

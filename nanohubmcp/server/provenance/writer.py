@@ -44,7 +44,7 @@ T = TypeVar("T")
 BATCH = 256
 """Items written in one batch (one transaction) at most. Between batches the writer lets other
 threads run; ``write`` itself yields between the items it makes (the record store every
-:data:`.records.MAKE_AT_ONCE` records), so a call served meanwhile on the event loop (the inline
+:data:`.record_writes.MAKE_AT_ONCE` records), so a call served meanwhile on the event loop (the inline
 lane of quick tools) is not held up by a whole batch. A transaction of 256 rows costs a fifth
 per row of one of 16 (bench/provenance.md)."""
 DELAY_SECONDS = 1.0
