@@ -146,7 +146,8 @@ async def main(argv: list[str] | None = None) -> None:
     for pr in chosen:
         if a.state_dir:  # each process a directory of its own (the A/B's two sides must not share a file)
             os.environ["NANOHUBMCP_STATE_DIR"] = f"{a.state_dir}/{pr.key}"
-        argv_ = pr.argv(python) + (["--tree", a.tree] if a.tree and pr.key != "ceiling" else [])
+        # (not B's: its own --tree is in its flags, and the servers' option parser keeps the last one given)
+        argv_ = pr.argv(python) + (["--tree", a.tree] if a.tree and pr.key not in ("ceiling", "ours-b") else [])
         servers[pr.key] = procs.ServerProcess(argv_, env.BENCH, a.server_cpu)
         servers[pr.key].start()
     try:
