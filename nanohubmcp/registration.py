@@ -153,7 +153,8 @@ class Registrar:
             tool.extra[JOB_EXECUTOR] = executor
             if not executor_options:
                 try:
-                    self._core.job_runners.runner_for(executor)  # made now: a missing library is said at registration
+                    # made now: a missing library is said at registration
+                    self._core.job_service.runners.runner_for(executor)
                 except ConfigurationError as exc:
                     raise RegistrationError(f"tool '{tool.name}': {exc}") from None
         if executor_options:
@@ -162,7 +163,8 @@ class Registrar:
             if not isinstance(executor_options, dict):
                 raise RegistrationError(f"tool '{tool.name}': executor_options must be a dict")
             try:
-                self._core.job_runners.runner_for(executor, executor_options)  # refuses options it does not take
+                # refuses options it does not take
+                self._core.job_service.runners.runner_for(executor, executor_options)
             except ConfigurationError as exc:
                 raise RegistrationError(f"tool '{tool.name}': {exc}") from None
             tool.extra[JOB_OPTIONS] = dict(executor_options)

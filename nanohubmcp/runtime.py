@@ -136,12 +136,12 @@ class Runtime:
     @property
     def jobs(self) -> JobRecords:
         """The job store (made at its first use, as by a first job)."""
-        return self._core.jobs
+        return self._core.job_service.jobs
 
     @property
     def job_executor(self) -> str:
         """The name of the executor a job tool runs on unless it names its own (``"threads"``, ``"dask"``, ...)."""
-        return self._core.job_runner.name
+        return self._core.job_service.runners.default.name
 
     def worker_pool(self) -> Executor:
         """The pool a tool's function runs on now (a stopped server gets a fresh one: ask again per call)."""

@@ -59,7 +59,6 @@ from .wire.state_dir import ENV_STATE_DIR, StateLink
 if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
     from .asks.task_inputs import TaskInputs
-    from .jobs.service import JobStore
     from .middleware import Route
     from .provenance.cache_store import ResultCache
     from .provenance.records import ProvenanceStore
@@ -157,15 +156,14 @@ class ServerCore:
         self.sessions.add_close_callback(self._session_closed)
         self.state_link = StateLink(name, self.state_url, state_dir, self.sessions, state_secret)
         """Where the state lives: the state directory, and with a shared store (Redis) this process's link to it."""
-        self.job_runners = JobRunners(job_executor, workers=self.job_workers, dask_address=dask_address,
-                                      executor_options=executor_options, state_dir=self.state_link.directory,
-                                      folder_bytes_per_owner=max_kept_bytes_per_owner,
-                                      state=(self.state_url, name, state_secret), returned_bytes=max_kept_bytes)
-        """The job executors: the server's, and those its tools name (made at their first use)."""
-        self.job_runner = self.job_runners.default
-        self.job_service = JobService(self.registry, self.job_runners, self, lambda: self.first_use)
-        """The job service: what the job and task handlers and the job tools are handed (its job store made at
-        first use, by ``first_use``), the job store's hooks into the server, what its sweeps and stops tell jobs."""
+        runners = JobRunners(job_executor, workers=self.job_workers, dask_address=dask_address,
+                             executor_options=executor_options, state_dir=self.state_link.directory,
+                             folder_bytes_per_owner=max_kept_bytes_per_owner,
+                             state=(self.state_url, name, state_secret), returned_bytes=max_kept_bytes)
+        self.job_service = JobService(self.registry, runners, self, lambda: self.first_use)
+        """The job service, the one door to the job store (``jobs``, made at first use by ``first_use``) and the job
+        executors (``runners``): what the job and task handlers and the job tools are handed, the job store's hooks
+        into the server, what its sweeps and stops tell jobs."""
         # The services a first answer does not use are made at their first use (see first_use.py).
         self.first_use: FirstUse = FirstUse(
             name, self.registry.tools, state_url=self.state_url, link=self.state_link, job_store=job_store,
@@ -204,11 +202,6 @@ class ServerCore:
     def use_state_dir(self, directory: str) -> bool:
         """:meth:`FirstUse.use_state_dir <.first_use.FirstUse.use_state_dir>` (the testing clients' directory)."""
         return self.first_use.use_state_dir(directory)
-
-    @property
-    def jobs(self) -> JobStore:
-        """The job store (records of ``@async_tool`` jobs and tasks), made at its first use."""
-        return self.first_use.jobs
 
     @property
     def result_options(self) -> ResultOptions:
@@ -393,6 +386,6 @@ class ServerCore:
             records.stopping()
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
-        self.job_runners.close()
+        self.job_service.runners.close()
         if not streams_later:  # stopped: a client made later (an in-memory one) serves it again
             self.shutdown.reset()

@@ -6,9 +6,11 @@ There is no protocol of the whole server here: each part names what it reads, in
 it (the client asks' :mod:`.asks.hosts`, the calls' :mod:`.calls.hosts`, progress's ``ProgressHost``, each family
 of method handlers' :mod:`.handlers.host` and :mod:`.stateless.hosts`, the intake's ``Received``, the connection's
 ``ConnectionHost``, the notifier's ``Notified``), and :class:`~nanohubmcp.server.core.ServerCore` satisfies them
-where it is passed (mypy checks it there). The jobs are not read off the core: the job service is one object the
-core builds (:class:`~.executors.job_service.JobService`), named by those protocols as one member and handed on
-whole. No module of the core imports ``ServerCore``: the import graph, type-only imports counted, points one way.
+where it is passed (mypy checks it there). The jobs are reached through one member of the core, the job service it
+builds (:class:`~.executors.job_service.JobService`: the job store, ``jobs``, and the executors, ``runners``; the
+core has no other door to them), named by those protocols as that member and handed on whole; below the job service
+a call's own seams carry the job store (:mod:`.calls.call_seams`). No module of the core imports ``ServerCore``: the
+import graph, type-only imports counted, points one way.
 """
 
 from __future__ import annotations

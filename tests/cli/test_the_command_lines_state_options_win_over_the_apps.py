@@ -39,7 +39,7 @@ def test_the_command_lines_state_dir_replaces_the_apps_and_says_so(
 ) -> None:
     mine, given = tmp_path / "app-state", tmp_path / "command-line-state"
     server = load_app(app_file(tmp_path, f"state_dir={str(mine)!r}"), state_dir=str(given))
-    assert server.core.jobs.directory == str(given)
+    assert server.core.job_service.jobs.directory == str(given)
     note = capsys.readouterr().err
     assert note.startswith(f"note: --state-dir {given} is used, not the state_dir={str(mine)!r} app_"), note
     assert note.endswith(" gives (the command line wins)\n")
@@ -49,15 +49,15 @@ def test_the_command_lines_state_url_replaces_the_apps(tmp_path: Path, capsys: p
     given = tmp_path / "shared"
     server = load_app(app_file(tmp_path, "state_url='memory://'"), state_url=f"sqlite://{given}")
     assert server.core.state_url.url == f"sqlite://{given}"
-    assert server.core.jobs.directory == str(given)
+    assert server.core.job_service.jobs.directory == str(given)
     assert "note: --state-url sqlite:///" in capsys.readouterr().err
 
 
 def test_the_same_setting_or_none_given_is_no_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     same = tmp_path / "same"
-    assert load_app(app_file(tmp_path, f"state_dir={str(same)!r}"), state_dir=str(same)).core.jobs.directory == \
-        str(same)
-    assert load_app(app_file(tmp_path, "version='2'")).core.jobs.directory != str(same)
+    served = load_app(app_file(tmp_path, f"state_dir={str(same)!r}"), state_dir=str(same))
+    assert served.core.job_service.jobs.directory == str(same)
+    assert load_app(app_file(tmp_path, "version='2'")).core.job_service.jobs.directory != str(same)
     assert capsys.readouterr().err == ""
 
 
@@ -67,7 +67,8 @@ def test_outside_the_command_an_argument_still_wins_over_the_environment(
     from nanohubmcp import MCPServer
 
     monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(tmp_path / "environment"))
-    assert MCPServer("plain", state_dir=str(tmp_path / "argument")).core.jobs.directory == str(tmp_path / "argument")
+    server = MCPServer("plain", state_dir=str(tmp_path / "argument"))
+    assert server.core.job_service.jobs.directory == str(tmp_path / "argument")
 
 
 @pytest.mark.anyio

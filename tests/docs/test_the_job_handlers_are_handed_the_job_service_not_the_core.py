@@ -6,6 +6,13 @@ machinery (``executors/service``, the job tools, a task's answer) takes the serv
 Review r43 (R43-2) found the locator narrowed, not replaced: ``core: JobHost`` fourteen times, and ``JobHost``'s
 twelve members (the job store, the executors, the kept data, the loop, what running a tool reads) copied into
 ``ToolsHost``, ``TasksHost`` and the 2026 era's hosts. An ``ast`` scan, type-only protocols (``Routed``) included.
+
+Review r44 found two more doors (R44-1, R44-2): the core kept ``jobs``, ``job_runners`` and ``job_runner`` beside
+``job_service`` (the same objects), and thirteen handler lines reached through to the store as
+``core.job_service.jobs.<op>``; and this scan read no keyword-only annotation, nor what of the core travels inside
+the service (it holds the core as ``calls``, typed ``RunHost``). So the core's own doors are gone, a handler takes the
+service off its host once and hands it on, and every place the job machinery reaches the core through the service
+is listed here: a new one fails until it is named.
 """
 
 from __future__ import annotations
@@ -27,6 +34,18 @@ PARTS = {"jobs", "job_runners", "polled_data", "loop"}
 """The job service's parts (and the serving loop its runs read): no handler family reads them off the core."""
 MACHINERY = ["executors/service.py", "executors/job_tools.py", "handlers/answered_result.py"]
 """The job machinery: its functions take the job service, never the core."""
+HANDLERS = ["handlers", "stateless"]
+"""The method handlers: they take the job service off their host once, never the job store through it."""
+THROUGH_THE_CORE = {
+    "executors/job_service.py JobService.__init__ calls: RunHost",
+    "executors/job_service.py JobService.loop reads .calls",
+    "executors/service.py JobParts.calls: RunHost",
+    "executors/service.py _start_job reads .calls",
+    "executors/service.py hand_over reads .calls",
+    "executors/service.py _follow_on_server_loop.follow reads .calls",
+}
+"""Where the job service carries the core (as ``calls``, typed ``RunHost``: tool calls are no object of their own
+yet), each place counted: how a job's tool runs, where its result goes, how it is shaped, the serving loop."""
 
 
 def _protocols(sources: list[str]) -> dict[str, tuple[list[str], set[str]]]:
@@ -64,17 +83,63 @@ def test_no_handler_family_reads_the_job_services_parts_off_the_core() -> None:
     assert not missing, f"handler families that read jobs but do not name the job service: {missing}"
 
 
+def _through_the_core(path: str) -> set[str]:
+    """Where ``path`` (a module of the job machinery or the service) names the core: a parameter ``core``, or one,
+    keyword-only too, or a class's field, annotated by a view of it (``...Host``), and a read of ``.calls``; each
+    as ``path function-or-class.name what``."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{where}.{child.name}" if where else child.name
+                if not isinstance(child, ast.ClassDef):
+                    args = child.args
+                    for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                        shown = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+                        if arg.arg == "core" or "Host" in shown:
+                            found.add(f"{path} {name} {arg.arg}: {shown}")
+                visit(child, name)
+                continue
+            if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name) \
+                    and "Host" in ast.unparse(child.annotation):
+                found.add(f"{path} {where}.{child.target.id}: {ast.unparse(child.annotation)}")
+            if isinstance(child, ast.Attribute) and child.attr == "calls" and isinstance(child.ctx, ast.Load):
+                found.add(f"{path} {where} reads .calls")
+            visit(child, where)
+
+    visit(ast.parse((SERVER / path).read_text(encoding="utf-8")), "")
+    return found
+
+
 def test_the_job_machinery_takes_the_job_service_not_the_core() -> None:
-    found = []
-    for path in MACHINERY:
-        for node in ast.walk(ast.parse((SERVER / path).read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                names = {arg.arg for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
-                annotations = {ast.unparse(arg.annotation) for arg in [*node.args.posonlyargs, *node.args.args]
-                               if arg.annotation is not None}
-                if "core" in names or any("Host" in annotation for annotation in annotations):
-                    found.append(f"{path}:{node.lineno} {node.name}")
-    assert not found, f"job machinery handed the core (or a view of it) instead of the job service: {found}"
+    found = set().union(*(_through_the_core(path) for path in [*MACHINERY, "executors/job_service.py"]))
+    new = sorted(found - THROUGH_THE_CORE)
+    assert not new, f"job machinery handed the core (or a view of it) instead of the job service: {new}"
+    assert not THROUGH_THE_CORE - found, f"no longer through the core (drop them here): {THROUGH_THE_CORE - found}"
+
+
+def test_a_keyword_only_view_of_the_core_and_a_read_of_calls_are_found(tmp_path: Path) -> None:
+    source = ("def run(service, *, host: RunHost) -> None:\n    return service.calls.loop\n"
+              "class Parts(Protocol):\n    calls: RunHost\n")
+    (tmp_path / "machinery.py").write_text(source, encoding="utf-8")
+    found = _through_the_core(str(tmp_path / "machinery.py"))  # (an absolute path: SERVER / it is itself)
+    named = {line.split(" ", 1)[1] for line in found}
+    assert named == {"run host: RunHost", "run reads .calls", "Parts.calls: RunHost"}
+
+
+def _reached_stores(path: Path) -> list[str]:
+    """Each ``<x>.job_service.jobs`` in ``path``: a handler reaching the job store through its host."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [f"{path.relative_to(SERVER)}:{node.lineno}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr == "jobs" and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "job_service"]
+
+
+def test_no_handler_reaches_the_job_store_through_its_host() -> None:
+    reached = [line for family in HANDLERS for path in sorted((SERVER / family).rglob("*.py"))
+               for line in _reached_stores(path)]
+    assert not reached, f"handlers reading core.job_service.jobs (take the service once and hand it on): {reached}"
 
 
 def test_no_part_of_the_core_names_a_job_host() -> None:

@@ -68,7 +68,8 @@ def test_the_callers_relative_paths_stay_the_callers(folders: tuple[Path, Path])
     (elsewhere / "tok").write_text("caller-token\n")
     (elsewhere / "tok").chmod(0o600)
     code = ("import runpy, sys; ns = runpy.run_path(sys.argv[1], run_name='exported'); "
-            "print(ns['_command_line_options'](['--token-file', 'tok'])['token'], ns['server'].core.jobs.directory)")
+            "print(ns['_command_line_options'](['--token-file', 'tok'])['token'], "
+            "ns['server'].core.job_service.jobs.directory)")
     done = subprocess.run([sys.executable, "-c", code, str(notebook_folder / "start_mcp.py")], cwd=elsewhere,
                           capture_output=True, text=True, timeout=120, check=False,
                           env=clean_environment(NANOHUBMCP_STATE_DIR="state"))

@@ -86,7 +86,7 @@ def test_a_job_slurm_holds_answers_queued_with_its_reason(slurm_cluster: str, tm
         wait_until(lambda: slurm_state(slurm_id) == "CANCELLED", "the held job scancelled", 30)
 
         def followed_to_the_end(job: str) -> bool:  # the job's metadata says what Slurm says after the scancel
-            meta = server.core.jobs.get(job, None).task_meta() or {}
+            meta = server.core.job_service.jobs.get(job, None).task_meta() or {}
             return bool(meta.get("org.nanohub/slurm", {}).get("state") == "CANCELLED")
 
         wait_until(lambda: followed_to_the_end(job_id), "the REST job followed to its end", 30)

@@ -48,6 +48,6 @@ def test_a_run_writing_past_the_bound_fails_naming_it(standin_submit: Path, tmp_
     assert "more than the server keeps for large results (its max_kept_bytes): have the run write less" in text, text
     assert "or raise the server's max_kept_bytes" in text, text
     # a tool's own executor options make another executor: it keeps the server's bound
-    assert server.core.job_runners.runner_for("submit", {"poll_interval": 0.5}).max_returned_bytes == LIMIT
+    assert server.core.job_service.runners.runner_for("submit", {"poll_interval": 0.5}).max_returned_bytes == LIMIT
     assert not kept.get("isError"), kept
     assert kept["structuredContent"]["files"] == ["big.dat"]

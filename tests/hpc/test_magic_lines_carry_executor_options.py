@@ -63,7 +63,7 @@ def test_the_configurable_hands_executor_options_to_the_server() -> None:
     assert "executor_options" in REBUILD_TRAITS  # a change rebuilds the server with the new options
     session = KernelSession(config)
     try:
-        runner = session.server.core.job_runner
+        runner = session.server.core.job_service.runners.default
     finally:
         session.close()
     assert runner.name == "slurm"

@@ -30,7 +30,7 @@ def test_the_flat_form_is_refused_showing_the_nested_one() -> None:
 def test_the_nested_form_names_the_command(tmp_path: Path) -> None:
     server = MCPServer("x", job_executor="submit", job_store="memory",
                        executor_options={"venue": "workspace", "submit": {"submit": HUB_SUBMIT}})
-    runner = server.core.job_runners.runner_for(None)
+    runner = server.core.job_service.runners.runner_for(None)
     assert command_line(SubmitRun(["sim"]), runner.options, tmp_path)[0] == HUB_SUBMIT
     page = (HERE.parents[1] / "docs" / "how-to" / "hpc-jobs.md").read_text()
     assert '"submit": {"submit": ' in page
@@ -38,5 +38,5 @@ def test_the_nested_form_names_the_command(tmp_path: Path) -> None:
 
 def test_a_tools_own_options_take_it_flat(tmp_path: Path) -> None:
     server = MCPServer("x", job_executor="submit", job_store="memory")
-    runner = server.core.job_runners.runner_for("submit", {"submit": HUB_SUBMIT})
+    runner = server.core.job_service.runners.runner_for("submit", {"submit": HUB_SUBMIT})
     assert command_line(SubmitRun(["sim"]), runner.options, tmp_path)[0] == HUB_SUBMIT

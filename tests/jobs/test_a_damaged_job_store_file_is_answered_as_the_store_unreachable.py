@@ -46,7 +46,7 @@ def _server(state_dir: Path) -> MCPServer:
 
 
 def _stored_status(server: MCPServer, job_id: str) -> str | None:
-    rows = server.core.jobs.backend.summaries([job_id], ("id", "status"))
+    rows = server.core.job_service.jobs.backend.summaries([job_id], ("id", "status"))
     return rows[0]["status"] if rows else None
 
 

@@ -63,14 +63,14 @@ def stopped_while_a_job_runs(state_dir: str) -> Iterator[tuple[MCPServer, str, t
 def test_stop_and_start_keeps_the_running_job_and_stores_its_result(tmp_path):
     with stopped_while_a_job_runs(str(tmp_path)) as (server, job_id, release):
         server.start(host="127.0.0.1", port=0)
-        assert [j["status"] for j in server.core.jobs.listing()] == ["working"]
+        assert [j["status"] for j in server.core.job_service.jobs.listing()] == ["working"]
         assert_runs_then_finishes(server, job_id, release)
 
 
 def test_a_job_that_ends_while_the_server_is_stopped_is_read_after_the_start(tmp_path):
     with stopped_while_a_job_runs(str(tmp_path)) as (server, job_id, release):
         release.set()
-        stored = server.core.jobs.backend
+        stored = server.core.job_service.jobs.backend
         wait_until(lambda: stored.load(job_id)["status"] == "completed", "the job stored completed", 20)
         server.start(host="127.0.0.1", port=0)
         assert status_of(server, job_id) == {"status": "done", "job_id": job_id, "result": {"done": 4}}

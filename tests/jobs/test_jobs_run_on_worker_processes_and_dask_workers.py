@@ -310,7 +310,7 @@ def test_without_a_scheduler_a_local_cluster_starts_on_first_use_and_stops_with_
         status, body = routes.rest_start("simulate", {"steps": 1})
         assert status == 202, body
         answer = wait_until(lambda: (routes.rest_poll(body["job_id"])[1] or {}).get("result"), "the job")
-        runner = server.core.job_runners.runner_for("dask")
+        runner = server.core.job_service.runners.runner_for("dask")
         assert runner._cluster is not None  # the executor's own LocalCluster
     pid = answer["pid"]
     assert pid != os.getpid()

@@ -61,7 +61,7 @@ def test_polls_waiting_for_another_hosts_keep_leave_the_default_executor_free(tm
     with serve(server) as url:
         started = post_rpc(url, "tools/call", {"name": "big", "arguments": {}})["result"]
         job_id = json.loads(started["content"][0]["text"])["job_id"]
-        records = server.core.jobs.backend
+        records = server.core.job_service.jobs.backend
         wait_until(lambda: records.summaries([job_id], ("id", "status"))[0]["status"] == "completed", "the job")
         planted = [{"pending": "another-host", "since": time.time(), "host": "another-host", "pid": 1, "start": 1}]
         assert records.keep_data(job_id, planted, None) == planted

@@ -204,7 +204,7 @@ def test_building_a_server_writes_nothing_until_a_job_is_stored(tmp_path: Path) 
     from nanohubmcp import MCPServer
 
     server = MCPServer("lazy", state_dir=str(tmp_path / "lazy"))
-    assert server.core.jobs.directory == str(tmp_path / "lazy")
+    assert server.core.job_service.jobs.directory == str(tmp_path / "lazy")
     assert not (tmp_path / "lazy").exists()
 
 

@@ -34,7 +34,7 @@ def kept_by_the_server(server: MCPServer, setting: str) -> object:
             "max_event_bytes": lambda: core.result_options.max_event_bytes,
             "max_kept_bytes": lambda: core.result_store.max_bytes,
             "max_kept_bytes_per_owner": lambda: core.result_store.max_bytes_per_owner,
-            "max_job_result_bytes": lambda: core.jobs.max_result_bytes,
+            "max_job_result_bytes": lambda: core.job_service.jobs.max_result_bytes,
             "cache_max_bytes": lambda: core.result_cache.max_bytes}[setting]()
 
 

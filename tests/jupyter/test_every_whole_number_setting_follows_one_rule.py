@@ -35,8 +35,8 @@ KEPT: dict[str, Callable[[MCPServer], object]] = {
     "workers": lambda server: server.core.workers,
     "job_workers": lambda server: server.core.job_workers,
     "max_stuck_calls": lambda server: server.core.executor.max_stuck,  # type: ignore[attr-defined]
-    "max_jobs": lambda server: server.core.jobs.max_jobs,
-    "max_jobs_per_owner": lambda server: server.core.jobs.max_jobs_per_owner,
+    "max_jobs": lambda server: server.core.job_service.jobs.max_jobs,
+    "max_jobs_per_owner": lambda server: server.core.job_service.jobs.max_jobs_per_owner,
 }
 """Each count of ``MCPServer`` -> where the built server holds the value it uses."""
 NOTEBOOK = ("max_stuck_calls", "max_jobs", "max_jobs_per_owner")
@@ -155,7 +155,8 @@ def test_the_kernel_takes_and_refuses_what_the_script_does(kernel: LiveKernel) -
     held = kernel.run_ok(
         "from nanohubmcp.jupyter.extension import current\n"
         "core = current().server.core\n"
-        "print([(type(n).__name__, n) for n in (core.jobs.max_jobs, core.jobs.max_jobs_per_owner, "
+        "jobs = core.job_service.jobs\n"
+        "print([(type(n).__name__, n) for n in (jobs.max_jobs, jobs.max_jobs_per_owner, "
         "core.executor.max_stuck)], core.result_options.max_result_bytes)").text
     assert held.strip() == "[('int', 20), ('int', 5), ('int', 10)] None"
     for line, why in {"max_jobs = 5.5": "NanohubMCP.max_jobs must be a number of jobs >= 1, not the float 5.5 "
@@ -238,7 +239,7 @@ def test_a_job_bound_past_the_stores_integers_runs_jobs(tmp_path: Path, setting:
 
         polled = wait_until(ended, "the job ended", timeout=30)
     assert (polled["status"], polled["result"]) == ("done", 42)
-    assert getattr(server.core.jobs, setting) == 10**17
+    assert getattr(server.core.job_service.jobs, setting) == 10**17
 
 
 @pytest.mark.parametrize("value", [4.0, np.int64(4), Fraction(8, 2)], ids=repr)
@@ -253,7 +254,7 @@ def test_an_executors_count_of_any_whole_number_type_is_the_int(tmp_path: Path, 
     assert argv[argv.index("-N") + 1] == "4"
     server = MCPServer("slurm-counts", state_dir=str(tmp_path), job_executor="slurm",
                        executor_options={"cpus_per_task": value, "gpus": value})
-    options = server.core.job_runners.default.options  # type: ignore[attr-defined]
+    options = server.core.job_service.runners.default.options  # type: ignore[attr-defined]
     assert [(options[key], type(options[key])) for key in ("cpus_per_task", "gpus")] == [(4, int), (4, int)]
 
 

@@ -36,8 +36,9 @@ def limits_of(session: KernelSession) -> dict[str, object]:
             "max_event_bytes": core.result_options.max_event_bytes, "max_stuck_calls": core.executor.max_stuck,
             "max_kept_bytes": core.result_store.max_bytes,
             "max_kept_bytes_per_owner": core.result_store.max_bytes_per_owner,
-            "max_job_result_bytes": core.jobs.max_result_bytes, "max_jobs": core.jobs.max_jobs,
-            "max_jobs_per_owner": core.jobs.max_jobs_per_owner, "cache_max_bytes": core.result_cache.max_bytes}
+            "max_job_result_bytes": core.job_service.jobs.max_result_bytes,
+            "max_jobs": core.job_service.jobs.max_jobs, "max_jobs_per_owner": core.job_service.jobs.max_jobs_per_owner,
+            "cache_max_bytes": core.result_cache.max_bytes}
 
 
 def test_every_limit_setting_reaches_the_server(tmp_path: Path) -> None:
@@ -61,7 +62,7 @@ def test_max_result_and_event_bytes_apply_to_the_next_call_and_the_others_rebuil
         assert session.server.core.result_options.max_event_bytes is None
         config.max_jobs = 3
         assert session.server is not first
-        assert session.server.core.jobs.max_jobs == 3
+        assert session.server.core.job_service.jobs.max_jobs == 3
         assert session.server.core.result_options.max_result_bytes is None  # kept by the rebuild
         assert session.server.core.result_options.max_event_bytes is None
     finally:

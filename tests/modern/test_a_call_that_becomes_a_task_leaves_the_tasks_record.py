@@ -52,8 +52,8 @@ def test_the_record_of_a_call_that_became_a_task_is_the_tasks(served: tuple[MCPS
     working = read_record(wire, uri)
     assert (working["status"], working["job_id"]) == ("working", task_id), working
     deadline = time.monotonic() + 10
-    while not (listed := [j for j in server.core.jobs.listing() if j["id"] == task_id and j["progress"]]):
-        assert time.monotonic() < deadline, server.core.jobs.listing()
+    while not (listed := [j for j in server.core.job_service.jobs.listing() if j["id"] == task_id and j["progress"]]):
+        assert time.monotonic() < deadline, server.core.job_service.jobs.listing()
         time.sleep(0.05)
     assert (listed[0]["progress"], listed[0]["progress_total"], listed[0]["progress_message"]) == (1, 2, "half way")
     GO.set()

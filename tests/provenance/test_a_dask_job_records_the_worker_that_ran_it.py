@@ -68,7 +68,8 @@ async def test_a_dask_jobs_record_names_its_worker_and_the_process_there(cluster
             started = await client.call_tool("cube", {"n": 4})
             answer, record = await ended_job(client, started)
             failed_answer, failed = await ended_job(client, await client.call_tool("refuses", {"n": 4}))
-        stored = server.core.jobs.backend.load(started.structured_content["job_id"])  # as every route reads it
+        # as every route reads it
+        stored = server.core.job_service.jobs.backend.load(started.structured_content["job_id"])
         folder = export(server.core.provenance, record["uri"], tmp_path / "crate")
     seen = answer["result"]
     assert seen["pid"] != os.getpid()  # the worker's own process

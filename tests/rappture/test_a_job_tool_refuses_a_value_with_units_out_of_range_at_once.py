@@ -37,7 +37,7 @@ def test_rest_answers_400_and_makes_no_job(value: object, problem: str) -> None:
         reply = httpx.post(f"{url}tools/fermi", json={"temperature": value}, timeout=30)
         assert reply.status_code == 400, reply.text
         assert problem in reply.json()["error"]
-        assert server.core.jobs.listing() == []
+        assert server.core.job_service.jobs.listing() == []
 
 
 @pytest.mark.anyio
@@ -48,8 +48,8 @@ async def test_mcp_answers_invalid_arguments_and_a_value_in_range_still_starts_a
             refused = await client.call_tool("fermi", {"temperature": "2000K"})
             assert refused.is_error
             assert "above the maximum 1000K" in refused.content[0].text  # type: ignore[union-attr]
-            assert server.core.jobs.listing() == []
+            assert server.core.job_service.jobs.listing() == []
             started = await client.call_tool("fermi", {"temperature": "25C", "points": 11})
             assert not started.is_error
             assert started.structured_content["status"] == "running"
-            assert len(server.core.jobs.listing()) == 1
+            assert len(server.core.job_service.jobs.listing()) == 1

@@ -50,7 +50,8 @@ def refused_once_full(tmp_path: Path, name: str, **limit: int) -> Refused:
     with serve(server) as base:
         status, _, started = post_json_with_headers(base + "tools/quick", {})
         assert status == 202, started
-        wait_until(lambda: server.core.jobs.backend.load(str(started["job_id"]))["status"] == jobmod.COMPLETED,
+        service = server.core.job_service
+        wait_until(lambda: service.jobs.backend.load(str(started["job_id"]))["status"] == jobmod.COMPLETED,
                    "the job to finish", 30)
         status, headers, body = post_json_with_headers(base + "tools/quick", {})
         refused = call_tool_http(base, "quick", {})

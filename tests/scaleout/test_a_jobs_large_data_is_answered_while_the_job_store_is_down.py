@@ -47,7 +47,8 @@ def _server(**options: Any) -> MCPServer:
 def _ended_job(server: MCPServer, wire: Wire) -> str:
     """A ``big`` job's id, once it completed (read from the operator's listing: an MCP answer would keep its data)."""
     task_id = wire.call("tools/call", {"name": "big", "arguments": {}}).result["taskId"]
-    wait_until(lambda: [job["status"] for job in server.core.jobs.listing()] == ["completed"], "the job to end", 30)
+    jobs = server.core.job_service.jobs
+    wait_until(lambda: [job["status"] for job in jobs.listing()] == ["completed"], "the job to end", 30)
     return str(task_id)
 
 
@@ -65,7 +66,7 @@ def _reads(wire: Wire, uri: str) -> Any:
 
 
 def _stored_link(server: MCPServer, job_id: str) -> str | None:
-    rows = server.core.jobs.backend.summaries([job_id], ("id", "kept_data"))
+    rows = server.core.job_service.jobs.backend.summaries([job_id], ("id", "kept_data"))
     kept = rows[0].get("kept_data") if rows else None
     return kept[1]["uri"] if kept else None
 

@@ -49,7 +49,7 @@ def test_a_server_no_longer_used_lets_its_job_store_and_threads_go(redis_server:
 
         assert wait_until(result, "the job is done", 20).json()["result"] == 42
     threads = _job_store_threads(before)
-    store = weakref.ref(server.core.jobs)
+    store = weakref.ref(server.core.job_service.jobs)
     del server, work
     _let_go(store, threads, "the job store is still held once its server is gone")
 

@@ -96,7 +96,7 @@ def test_a_page_of_finished_tasks_never_reads_their_results(redis_server: RedisS
             assert [len(p["tasks"]) for p in there] == [3, 3, 2]
             assert [t["taskId"] for p in there for t in p["tasks"]] == mine
             assert json.dumps(there) == json.dumps(here)  # byte for byte what the running process answers
-            records = [first.core.jobs.backend.load(t) for t in mine]
+            records = [first.core.job_service.jobs.backend.load(t) for t in mine]
             whole = [task_object(jobmod.Job.from_record(r)) for r in records if r is not None]
             assert json.dumps([t for p in there for t in p["tasks"]]) == json.dumps(whole)
             assert max(costs) < RESULT // 4, costs  # (before: every page read all eight results, the job's too: 8.4 MB)

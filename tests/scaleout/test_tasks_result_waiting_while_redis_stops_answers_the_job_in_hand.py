@@ -54,7 +54,7 @@ def test_a_waiting_tasks_result_answers_the_job_in_hand_while_redis_is_down(redi
                  for big in (True, False)}
         waiting = {big: pool.submit(call, url, session, "tasks/result", {"taskId": task}, None, 90)
                    for big, task in tasks.items()}
-        jobs = [server.core.jobs.get(task, session) for task in tasks.values()]
+        jobs = [server.core.job_service.jobs.get(task, session) for task in tasks.values()]
         # (each tasks/result waits on its job's end: asyncio.Event keeps its waiters in _waiters)
         wait_until(lambda: all(len(job.done._waiters) == 1 for job in jobs), "both tasks/result to wait", 30)
         redis_on_disk.stop()

@@ -52,4 +52,4 @@ def test_a_check_off_the_loop_lets_the_server_answer_others_meanwhile(tmp_path: 
         assert status == 400, body
         assert body["error"] == "Invalid arguments for tool 'slow': n: give a number of 0 or more"
         assert "job_id" not in body, body
-        assert server.core.jobs.listing() == []
+        assert server.core.job_service.jobs.listing() == []

@@ -25,8 +25,9 @@ def test_each_service_is_made_once_when_first_asked_for(tmp_path: Path) -> None:
 
     def ask() -> None:
         barrier.wait(timeout=10)
-        seen.append((core.jobs, core.first_use.recorder, core.provenance, core.result_store, core.result_options,
-                     core.result_cache, core.first_use.cache_layer, core.request_codec, core.task_inputs, core.skills))
+        seen.append((core.job_service.jobs, core.first_use.recorder, core.provenance, core.result_store,
+                     core.result_options, core.result_cache, core.first_use.cache_layer, core.request_codec,
+                     core.task_inputs, core.skills))
 
     askers = [threading.Thread(target=ask) for _ in range(ASKERS)]
     for thread in askers:
@@ -36,6 +37,6 @@ def test_each_service_is_made_once_when_first_asked_for(tmp_path: Path) -> None:
     assert len(seen) == ASKERS
     for services in seen[1:]:
         assert all(a is b for a, b in zip(services, seen[0], strict=True))
-    assert core.first_use.jobs_made is core.jobs
+    assert core.first_use.jobs_made is core.job_service.jobs
     assert core.first_use.recorder.store is core.provenance
 

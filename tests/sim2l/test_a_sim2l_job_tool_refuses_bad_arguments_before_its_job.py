@@ -68,12 +68,12 @@ async def test_a_sim2l_job_tool_refuses_bad_arguments_before_making_the_job(tmp_
             assert (answer["error"]["code"], answer["error"]["message"]) == (-32602, said), answer
 
         # No refused call left a job behind; a good value still starts one, which runs
-        assert server.core.jobs.listing() == []
+        assert server.core.job_service.jobs.listing() == []
         status, body = routes.rest_start("cool_job", {"initial_temperature": "1000 K", "points": 5})
         assert status == 202, body
         polled = wait_until(lambda: (lambda got: got if got[1].get("status") in ("done", "failed") else None)(
             routes.rest_poll(body["job_id"])), "the job's end", 150)
         assert polled[1]["status"] == "done", polled
-        assert len(server.core.jobs.listing()) == 1
+        assert len(server.core.job_service.jobs.listing()) == 1
 
     assert [runner.store.runs for runner in runners] == [0, 1, 0]  # the refused calls ran no notebook

@@ -133,7 +133,7 @@ def test_tasks_list_over_legacy_sse_is_paged_within_the_bound_and_lists_every_ta
                                                                        "task": {"ttl": 600000}}, f"c{i}"))
                 _, made = events.until(lambda m, i=i: m.get("id") == f"c{i}", timeout=30)
                 started.append(made["result"]["task"]["taskId"])
-            wait_until(lambda: [j["status"] for j in server.core.jobs.listing(100)] == ["failed"] * n,
+            wait_until(lambda: [j["status"] for j in server.core.job_service.jobs.listing(100)] == ["failed"] * n,
                        "every task failed")
             listed: list[dict[str, Any]] = []
             cursor, sizes = None, []

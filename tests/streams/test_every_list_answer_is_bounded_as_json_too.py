@@ -93,7 +93,7 @@ def test_a_thousand_failed_tasks_come_in_bounded_json_pages_and_each_is_reached(
         with anyio.fail_after(240):
             async with measured_client(url + "mcp", sizes) as session:
                 started = await start_tasks(session, "fails", TASKS)
-                wait_until(lambda: all(j["status"] == "failed" for j in server.core.jobs.listing(TASKS)),
+                wait_until(lambda: all(j["status"] == "failed" for j in server.core.job_service.jobs.listing(TASKS)),
                            "every task failed", 120)
                 listed, counts = await every_task(session)
                 return started, listed, counts

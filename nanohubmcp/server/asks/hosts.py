@@ -3,7 +3,8 @@ call's :class:`~.context_asks.ClientAsks`, which bound each ask too).
 
 Narrow on purpose: an ask reaches the pending server→client requests, the job store and the input requests
 of running tasks, never the registry, the sessions or anything else the server holds. A call's
-:class:`~nanohubmcp.server.calls.call_seams.CallSeams` satisfies both, as the core does.
+:class:`~nanohubmcp.server.calls.call_seams.CallSeams` satisfies both (the core does not: its job store is the job
+service's, a layer above).
 """
 
 from __future__ import annotations

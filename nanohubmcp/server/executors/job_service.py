@@ -4,9 +4,11 @@ What it holds: the registry (a job's tool by name), the job executors (:class:`~
 store and the done jobs' kept data (made at their first use, :class:`~..first_use.FirstUse`'s: a server that
 never runs a job opens no SQLite file and starts no job thread), and the tool-call machinery a job's run goes
 through (:class:`~..calls.hosts.RunHost`: the core seen as what running a tool reads, and the loop it serves
-on). The method handlers of jobs and tasks (``handlers/tools``, ``handlers/tasks``, ``stateless/*``) and the job
-tools are handed this object, not the core; the job machinery (:mod:`.service`: start, finish, hand-over,
-re-attach) is a set of functions over it, imported with the first job.
+on). It is the core's one door to the job store and the executors (``core.job_service.jobs``, ``.runners``: the
+core keeps no other). The method handlers of jobs and tasks (``handlers/tools``, ``handlers/tasks``,
+``stateless/*``) read it off the core once and hand it on (their helpers take it, not the core), the job tools are
+handed it at registration, and the job machinery (:mod:`.service`: start, finish, hand-over, re-attach) is a set of
+functions over it, imported with the first job.
 
 It is also where the core and its job store meet, in two directions. The job store asks the server, through
 hooks it is given when made: to follow a job whose function runs on after a stop (:meth:`JobService.hand_over`),

@@ -4,7 +4,8 @@ handlers read (and what the functions they call read, which they pass the server
 :class:`~nanohubmcp.server.core.ServerCore` satisfies every one; the dispatcher hands it to the handlers, typed as
 the union of these (:class:`~nanohubmcp.server.dispatcher.Routed`), and each handler sees it as its own protocol.
 The jobs are one member, the job service (:class:`~..executors.job_service.JobService`: its job store, executors,
-kept data), handed on whole to the job machinery, never its parts one by one.
+kept data), read once by a handler and handed on whole to its helpers and the job machinery, never its parts one by
+one.
 """
 
 from __future__ import annotations

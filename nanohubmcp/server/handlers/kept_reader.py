@@ -34,8 +34,9 @@ def kept_reader(core: KeptHost, request: RequestContext, uri: str) -> str | None
     if kept is None or kept.job is None or kept.owner in (None, reader):
         return reader
     session = request.session.id if request.session is not None else None
+    service = core.job_service
     try:
-        core.job_service.jobs.get(kept.job, session, request.principal)
+        service.jobs.get(kept.job, session, request.principal)
     except UnknownComponent:  # not a job this caller may read (another principal's, a live session's)
         return reader
     return kept.owner

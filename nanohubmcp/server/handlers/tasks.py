@@ -27,6 +27,7 @@ from .cursors import seal_of
 from .list_pages import fitted_page, page_bound, page_count
 
 if TYPE_CHECKING:
+    from ..executors.job_service import JobService
     from .host import TasksHost
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
@@ -72,17 +73,17 @@ def _ttl_seconds(ttl: object) -> float | None:
         return math.inf
 
 
-def _job(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> jobmod.Job:
+def _job(service: JobService, request: RequestContext, params: dict[str, Any]) -> jobmod.Job:
     task_id = params.get("taskId")
     if not isinstance(task_id, str):
         raise InvalidParams("params.taskId must be the taskId string from CreateTaskResult")
     owner = request.session.id if request.session is not None else None
-    return core.job_service.jobs.get(task_id, owner, request.principal)
+    return service.jobs.get(task_id, owner, request.principal)
 
 
 async def tasks_get(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/get`` → Task."""
-    return task_object(_job(core, request, params))
+    return task_object(_job(core.job_service, request, params))
 
 
 async def tasks_result(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -110,7 +111,8 @@ async def tasks_result(core: TasksHost, request: RequestContext, params: dict[st
        Such data was answered whole, into the model's context; a result over 1 MiB answered over legacy SSE was
        an event the official client dropped (the request never answered).
     """
-    job = await core.job_service.jobs.ended(_job(core, request, params), request)
+    service = core.job_service
+    job = await service.jobs.ended(_job(service, request, params), request)
     if job.status not in jobmod.TERMINAL:  # the request was cancelled: its answer goes nowhere
         raise InternalError(f"tasks/result was cancelled before task {job.id} ended; send it again to wait "
                             "for the task's result")
@@ -125,7 +127,7 @@ async def tasks_result(core: TasksHost, request: RequestContext, params: dict[st
         return tool_error_result("The task was cancelled", meta=meta)
     if job.result is None and job.status == jobmod.FAILED:
         return tool_error_result(job.status_message or "the task failed", meta=meta)
-    result = await answered_result(core.job_service, job)
+    result = await answered_result(service, job)
     answer = {**result, "_meta": {**(result.get("_meta") or {}), **meta}}
     if goes_as_event(request):  # over the client's 1 MiB: a tool error it reads, not an event it drops
         try:
@@ -165,8 +167,9 @@ async def tasks_list(core: TasksHost, request: RequestContext, params: dict[str,
     scope = f"tasks/list\0{owner or ''}"  # a cursor is good in the session it was issued to only
     cursor = params.get("cursor")
     after = _position(seal_of(core.request_codec).open(scope, cursor)) if cursor is not None else None
-    jobs, more = core.job_service.jobs.owned_by(owner, principal=request.principal, tasks_only=True, after=after,
-                                                count=page_count(core, tasks=True))
+    service = core.job_service
+    jobs, more = service.jobs.owned_by(owner, principal=request.principal, tasks_only=True, after=after,
+                                       count=page_count(core, tasks=True))
     return fitted_page("tasks", [task_object(j) for j in jobs], more,
                        lambda i: seal_of(core.request_codec).seal(scope, f"{jobs[i].created!r}/{jobs[i].id}"),
                        method="tasks/list", bound=page_bound(core, request))
@@ -186,9 +189,10 @@ def _position(opened: str) -> tuple[float, str]:
 async def tasks_cancel(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/cancel``: -32602 for a task that already ended; the task is ``cancelled`` on every
     process before the answer, whichever process runs it (:meth:`JobStore.cancel`)."""
-    job = _job(core, request, params)
+    service = core.job_service
+    job = _job(service, request, params)
     if job.status not in jobmod.TERMINAL:
-        job = core.job_service.jobs.cancel(job, "cancelled by the client")
+        job = service.jobs.cancel(job, "cancelled by the client")
         if job.status == jobmod.CANCELLED:
             job.updated = time.time()
             return task_object(job)

@@ -80,7 +80,7 @@ async def tools_call(core: ModernHost, request: RequestContext, params: dict[str
             track(core, job)
             return create_task_result(job)
         return await job_machinery.start_job_result(core.job_service, request, tool, arguments)
-    escalated = enable_escalation(core, request, tool) if tasks_ok else None
+    escalated = enable_escalation(core.job_service, request, tool) if tasks_ok else None
     if escalated is None:  # nothing to race: run the tool in this task (a Task per call showed in the profile)
         try:
             return await toolcalls.run_tool(core, request, tool, arguments)

@@ -89,10 +89,11 @@ def honoured_filter(core: ListenHost, request: RequestContext, wanted: object) -
                 "Missing required client capability: task status notifications need the "
                 f"{TASKS_EXTENSION} extension in clientCapabilities.extensions",
                 {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
+        service = core.job_service
         visible = []
         for task_id in ids:
             try:
-                core.job_service.jobs.get(task_id, None, request.principal)
+                service.jobs.get(task_id, None, request.principal)
             except UnknownComponent:
                 continue
             visible.append(task_id)
@@ -155,8 +156,9 @@ async def subscriptions_listen(core: ListenHost, request: RequestContext,
                 notifier.listeners.remove(on_change)
 
         cleanups.append(stop_listening)
+    service = core.job_service
     for task_id in honoured.get("taskIds", []):
-        job = core.job_service.jobs.get(task_id, None, request.principal)
+        job = service.jobs.get(task_id, None, request.principal)
         if job.status not in jobmod.TERMINAL:  # (one that ended already is read with tasks/get)
             told = _TaskStatus(core, job, send)
             follower = asyncio.ensure_future(told.follow(request))  # (on any process of the server)
@@ -190,6 +192,7 @@ class _TaskStatus:
     def __init__(self, core: ListenHost, job: jobmod.Job,
                  send: Callable[[str, dict[str, Any], Written | None], None]) -> None:
         self.core = core
+        self.service = core.job_service
         self.job = job
         self.send = send
         self.last = detailed_task(core, job)  # (as the listen began: only changes are told)
@@ -197,12 +200,12 @@ class _TaskStatus:
 
     async def follow(self, request: RequestContext) -> None:
         with contextlib.suppress(UnknownComponent):  # its record went away: nothing more to tell
-            await self.core.job_service.jobs.follow(self.job, self.report, request)
+            await self.service.jobs.follow(self.job, self.report, request)
         if self.completed is not None:  # (the last report: the following ended with it)
             job = self.completed
             result: dict[str, Any] | None
             try:
-                result = await answered_result(self.core.job_service, job)
+                result = await answered_result(self.service, job)
             except Exception as exc:  # (an OSError, a store refusing a record it read: whatever the keep met)
                 log.warning("task %s: its data could not be linked (%s: %s); its result is told whole",
                             job.id, type(exc).__name__, exc)

@@ -36,6 +36,7 @@ from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
 
 if TYPE_CHECKING:
+    from ..executors.job_service import JobService
     from .hosts import TaskHost
 
 
@@ -101,8 +102,9 @@ def track(core: TaskHost, job: jobmod.Job) -> None:
 
 
 # -- becoming a task mid-call ------------------------------------------------------------
-def enable_escalation(core: TaskHost, request: RequestContext, tool: Tool) -> asyncio.Future[jobmod.Job]:
-    """Let the running call turn into a task (``ctx.start_task()``); returns the future of its job."""
+def enable_escalation(service: JobService, request: RequestContext, tool: Tool) -> asyncio.Future[jobmod.Job]:
+    """Let the running call turn into a task (``ctx.start_task()``), a job of ``service``; returns the future of
+    its job."""
     future: asyncio.Future[jobmod.Job] = request.loop.create_future()
 
     def escalate(message: str | None) -> bool:
@@ -111,8 +113,8 @@ def enable_escalation(core: TaskHost, request: RequestContext, tool: Tool) -> as
         if future.done():
             return False
         try:
-            job = core.job_service.jobs.create(tool.name, None, principal=request.principal, as_task=True,
-                                               message=message or None, provenance_id=request.provenance_id)
+            job = service.jobs.create(tool.name, None, principal=request.principal, as_task=True,
+                                      message=message or None, provenance_id=request.provenance_id)
         except jobmod.JobLimitReached:
             return False  # the call goes on as a plain call
         job.request = request
@@ -136,13 +138,13 @@ def adopt(core: TaskHost, request: RequestContext, job: jobmod.Job,
 
 
 # -- tasks/get, tasks/update, tasks/cancel -----------------------------------------------
-def _job(core: TaskHost, request: RequestContext, params: dict[str, Any], method: str) -> jobmod.Job:
+def _job(service: JobService, request: RequestContext, params: dict[str, Any], method: str) -> jobmod.Job:
     require_tasks_extension(request, method)
     task_id = params.get("taskId")
     if not isinstance(task_id, str) or not task_id:
         raise InvalidParams(f"{method} needs params.taskId, the taskId string of the task")
     try:
-        return core.job_service.jobs.get(task_id, None, request.principal)
+        return service.jobs.get(task_id, None, request.principal)
     except InvalidParams:
         raise InvalidParams(
             f"Failed to retrieve task: no task {show(task_id)} (wrong id, or it expired)") from None
@@ -156,8 +158,9 @@ async def tasks_get(core: TaskHost, request: RequestContext, params: dict[str, A
     .. versionchanged:: 1.0
        Such data was answered whole, into the model's context.
     """
-    job = _job(core, request, params, "tasks/get")
-    result = await answered_result(core.job_service, job) if job.status == jobmod.COMPLETED else None
+    service = core.job_service
+    job = _job(service, request, params, "tasks/get")
+    result = await answered_result(service, job) if job.status == jobmod.COMPLETED else None
     return detailed_task(core, job, result)
 
 
@@ -166,25 +169,27 @@ async def tasks_update(core: TaskHost, request: RequestContext, params: dict[str
     the server: answers to a task another process runs are handed to it, ``JobStore.answer``).
     Answers not of their request's shape, or a form's content off its requested schema, are -32602
     and none is delivered (``checked_answers``): the task keeps waiting."""
-    job = _job(core, request, params, "tasks/update")
+    service = core.job_service
+    job = _job(service, request, params, "tasks/update")
     responses = params.get("inputResponses")
     if not isinstance(responses, dict):
         raise InvalidParams(
             "tasks/update needs params.inputResponses, an object of inputRequests keys to results")
     from ..asks.task_inputs import checked_answers
 
-    if core.job_service.jobs.runs_here(job):
+    if service.jobs.runs_here(job):
         await checked_answers(core.task_inputs.outstanding(job.id), responses)  # a wrong one: -32602
         core.task_inputs.deliver(job, responses)
     else:  # another process runs it: checked here against the requests stored with it, delivered there
-        core.job_service.jobs.answer(job, await checked_answers(job.input_requests or {}, responses))
+        service.jobs.answer(job, await checked_answers(job.input_requests or {}, responses))
     return {}
 
 
 async def tasks_cancel(core: TaskHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/cancel`` → ``{}`` (also for a task that already ended)."""
-    job = _job(core, request, params, "tasks/cancel")
+    service = core.job_service
+    job = _job(service, request, params, "tasks/cancel")
     if job.status not in jobmod.TERMINAL:
         # (its followers are told of its end by the job store)
-        core.job_service.jobs.cancel(job, "cancelled by the client")
+        service.jobs.cancel(job, "cancelled by the client")
     return {}
