@@ -29,8 +29,7 @@ from .._version import __version__
 from ..auth.verifiers import MCP_TOKEN_ENV
 from ..errors import ConfigurationError
 from ..protocol import jsonenc, versions
-from .base import BaseHandler
-from .plain_errors import plain_error_body
+from .plain_errors import PlainErrorsHandler
 from .registry_name import registry_name
 
 if TYPE_CHECKING:
@@ -230,12 +229,10 @@ def ai_catalog(server: Described, base: str) -> dict[str, Any]:
     return {"specVersion": AI_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(server, base)]}
 
 
-class _DocumentHandler(BaseHandler):
+class _DocumentHandler(PlainErrorsHandler):
     """A JSON document with its own media type, cacheable for five minutes (by shared caches only when
     it is the same for every client: :meth:`~.base.BaseHandler.cache_control`); ``HEAD`` answers the
     ``GET``'s status and headers without the body (RFC 9110 § 9.3.2), other methods 405."""
-
-    error_body = plain_error_body
 
     media_type = "application/json"
 

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NanohubMCPError, RouteNotFound
 from ..protocol import versions
 from . import auth
-from .base import BaseHandler
-from .plain_errors import plain_error, plain_error_body
+from .plain_errors import PlainErrorsHandler, plain_error
 from .streamable_http import StreamableHTTPHandler
 
 if TYPE_CHECKING:
@@ -82,10 +81,8 @@ class RootHandler(StreamableHTTPHandler):
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2); it was 405
 
 
-class DiscoveryHandler(BaseHandler):
+class DiscoveryHandler(PlainErrorsHandler):
     """``GET /.well-known/mcp.json`` (and ``HEAD``)."""
-
-    error_body = plain_error_body
 
     def get(self) -> None:
         if not self._finished:
@@ -94,10 +91,8 @@ class DiscoveryHandler(BaseHandler):
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
 
-class OpenAPIHandler(BaseHandler):
+class OpenAPIHandler(PlainErrorsHandler):
     """``GET /openapi.json`` (and ``HEAD``)."""
-
-    error_body = plain_error_body
 
     def get(self) -> None:
         if not self._finished:
@@ -109,14 +104,12 @@ class OpenAPIHandler(BaseHandler):
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
 
-class ProtectedResourceHandler(BaseHandler):
+class ProtectedResourceHandler(PlainErrorsHandler):
     """``GET /.well-known/oauth-protected-resource[/<path>]``: RFC 9728 metadata (no token needed).
 
     404 when the server has no authorization configured (there is no protected resource), and for a path that
     names none of the resources served (:func:`.auth.served_resource`: the root or path prefix, ``/mcp``, ``/sse``).
     """
-
-    error_body = plain_error_body
 
     public = True
 

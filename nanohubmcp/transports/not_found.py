@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 
 from ..errors import RouteNotFound, ServerBusy
-from .base import BaseHandler
 from .bodies import StreamedBody
-from .plain_errors import plain_error_body
+from .plain_errors import PlainErrorsHandler
 from .url_path import spellings
 
 SHOWN_CHARACTERS = 200
@@ -23,7 +22,7 @@ def shown(text: str) -> str:
     return text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…"
 
 
-class NotFoundHandler(BaseHandler):
+class NotFoundHandler(PlainErrorsHandler):
     """Any other path: a JSON 404 that says what exists.
 
     On a server with authorization, a request without a valid token gets the 401 (with
@@ -38,8 +37,6 @@ class NotFoundHandler(BaseHandler):
     client's next request; any other (larger, chunked, awaited with ``Expect: 100-continue``) stays
     unread and the 404 says ``Connection: close`` (:meth:`~.bodies.StreamedBody.refuse_unread`).
     """
-
-    error_body = plain_error_body
 
     async def prepare(self) -> None:
         await super().prepare()  # the Origin and Host checks (no token: no method of its own is allowed)

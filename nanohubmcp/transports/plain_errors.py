@@ -1,12 +1,14 @@
-"""The error bodies ``{"error": message}`` of the routes that are no JSON-RPC endpoint."""
+"""The routes that are no JSON-RPC endpoint (the documents, the RFC 9728 metadata, unknown paths): their handlers'
+base, :class:`PlainErrorsHandler`, and their error body ``{"error": message}`` (:func:`plain_error`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..errors import NanohubMCPError
+from .base import BaseHandler
 
-__all__ = ["plain_error", "plain_error_body"]
+__all__ = ["PlainErrorsHandler", "plain_error"]
 
 
 def plain_error(exc: NanohubMCPError) -> dict[str, str]:
@@ -14,8 +16,11 @@ def plain_error(exc: NanohubMCPError) -> dict[str, str]:
     return {"error": str(exc)}
 
 
-def plain_error_body(handler: object, exc: NanohubMCPError, request_id: Any = None) -> Any:
-    """The ``error_body`` of the routes that are no JSON-RPC endpoint (the documents, the RFC 9728 metadata,
-    unknown paths), taken as their method (``error_body = plain_error_body`` in the class body): each of their
-    refusals — 401, 403, 421, 503 — has the shape of their 404 and 405 (``write_error``), :func:`plain_error`."""
-    return plain_error(exc)
+class PlainErrorsHandler(BaseHandler):
+    """The handler of a route that is no JSON-RPC endpoint (the documents, the RFC 9728 metadata, unknown paths):
+    each of its refusals (401, 403, 421, 503) has the shape of its 404 and 405 (``write_error``),
+    :func:`plain_error`."""
+
+    def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
+        """``{"error": message}`` (:func:`plain_error`), whatever ``request_id``."""
+        return plain_error(exc)

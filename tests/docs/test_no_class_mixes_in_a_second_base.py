@@ -1,9 +1,11 @@
 """No class of the package mixes in a second base: each has at most one base that is neither a protocol nor an
 exception (review r42, R42-3: a mixin divides a class's text, not its responsibilities). ``Context`` took its
 ``debug``/``info``/``warning``/``error`` from a ``LevelMethods`` base and the document routes their error bodies
-from a ``PlainErrors`` base; both are plain functions now (``server/calls/call_log``,
-``transports/plain_errors``), taken as methods in the class body. An ``ast`` scan of ``nanohubmcp/``: the
-``class`` statements, and the classes made by ``type(name, bases, namespace)``.
+from a ``PlainErrors`` base. The level shorthands are plain functions now (``server/calls/call_log``), taken as
+methods in the class body; the document routes' handlers subclass one handler of their own instead
+(``transports/plain_errors.PlainErrorsHandler``, itself a ``BaseHandler``: one base, review r44 R43-10). An
+``ast`` scan of ``nanohubmcp/``: the ``class`` statements, and the classes made by ``type(name, bases,
+namespace)``.
 
 Not counted: ``Protocol`` and ``Generic[...]`` and the protocols of the package (a protocol is a type, not an
 implementation), an exception class (the exception tree roots every error at ``NanohubMCPError`` and lets it be a
