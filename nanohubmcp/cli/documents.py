@@ -273,6 +273,7 @@ def write_server_json(args: argparse.Namespace) -> int:
     from ..nanohub.child import load_app
     from ..nanohub.plan import WEBER_PORT
     from ..nanohub.proxy import detect_proxy
+    from ..serving.runners import token_required
     from ..transports.discovery import server_json
     from ..transports.registry_name import NAME_VARIABLE, registry_name
 
@@ -290,7 +291,8 @@ def write_server_json(args: argparse.Namespace) -> int:
         server = load_app(args.app) if command == "run" else _file_server(command, args.app)
     document = server_json(server.core, app=os.path.basename(args.app), base=base, name=args.name,
                            named_at=session_url,  # named as the running server's card names it
-                           token_required=getattr(server, "auth", None) is not None, command=command)
+                           http_token=token_required(server), stdio_token=token_required(server, "stdio"),
+                           command=command)
     if session_url and base is None:
         print(f"note: the weber URL of tool session {session.session} is this tool session's own: it holds the "
               "session's secret proxy cookie and stops working when the session ends, so it is not listed in "

@@ -34,6 +34,7 @@ from .runners import (
     make_runner,
     refuse_stdio_workers,
     resolve_transport,
+    token_required,
     verifier,
     warn_about_config,
     warn_about_views,
@@ -75,7 +76,7 @@ def serve_stdio(server: Servable, token: str | None = None, grace: float = DEFAU
 
     # Without auth= nothing is checked: $MCP_TOKEN alone (HTTP's default static token) would be
     # both the server's token and the caller's here, proving nothing.
-    serve(server, verifier(server, token) if server.auth is not None else None, grace)
+    serve(server, verifier(server, token) if token_required(server, "stdio") else None, grace)
 
 
 def loop_running() -> bool:

@@ -249,6 +249,18 @@ def check_workers(server: Servable, value: object) -> int:
     return workers
 
 
+def token_required(server: Servable, transport: str = "http") -> bool:
+    """Whether ``server`` served over ``transport`` (``"http"`` or ``"stdio"``) takes requests only with a bearer
+    token, whatever token its start is given: over stdio when it has ``auth=`` (:func:`serve_stdio
+    <nanohubmcp.serving.serve_stdio>` checks ``$MCP_TOKEN`` with it); over HTTP then too, and when it must not
+    serve without one (``require_token``, also made by an app file's own ``server.run(token=...)``,
+    :func:`~nanohubmcp.nanohub.child.load_app`): :func:`verifier` refuses to start it with none, and given one it
+    checks it. What serving reads, and what ``nanohubmcp server-json`` declares (one reading for both)."""
+    if server.auth is not None:
+        return True
+    return transport != "stdio" and server.token_requirement is not None
+
+
 def verifier(server: Servable, token: str | None) -> Any:
     """The verifier serving ``server`` with ``token`` (see ``MCPServer(auth=...)``), or None.
 

@@ -136,7 +136,8 @@ def server_json(
     base: str | None = None,
     name: str | None = None,
     named_at: str | None = None,
-    token_required: bool = False,
+    http_token: bool = False,
+    stdio_token: bool = False,
     command: str = "run",
 ) -> dict[str, Any]:
     """The MCP Registry's ``server.json`` for ``server``, run from the file ``app``.
@@ -148,9 +149,11 @@ def server_json(
     ``base`` (the weber URL on nanoHUB) adds ``remotes`` (Streamable HTTP and legacy SSE). The name is
     :func:`registry_name`'s for ``base``, or for ``named_at`` when no ``base`` is given (a tool session's
     weber URL: the running server's card is named after it, but it is not listed in ``remotes``).
-    ``token_required`` (the app's server has ``auth=``): the package declares the required, secret
-    ``MCP_TOKEN`` environment variable it starts only with, each remote its ``Authorization`` header
-    (schema 2025-12-11: ``Package.environmentVariables``, ``*Transport.headers``, both ``KeyValueInput``).
+    ``stdio_token`` (the app's server has ``auth=``): the package declares the required, secret ``MCP_TOKEN``
+    environment variable it starts only with; ``http_token`` (that, or the server must not serve HTTP without a
+    token: ``require_token``, the file's own ``server.run(token=...)``): each remote its ``Authorization`` header
+    (schema 2025-12-11: ``Package.environmentVariables``, ``*Transport.headers``, both ``KeyValueInput``); both as
+    :func:`~nanohubmcp.serving.runners.token_required` reads them.
     """
     document: dict[str, Any] = {
         "$schema": SERVER_JSON_SCHEMA,
@@ -173,11 +176,11 @@ def server_json(
             }
         ],
     }
-    if token_required:
+    if stdio_token:
         document["packages"][0]["environmentVariables"] = [copy.deepcopy(TOKEN_VARIABLE)]
     if base and is_public(base):
         document["remotes"] = remotes(base)
-        if token_required:
+        if http_token:
             for remote in document["remotes"]:
                 remote["headers"] = [copy.deepcopy(TOKEN_HEADER)]
     return document
