@@ -9,7 +9,7 @@ It does not validate anything itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from nanohubmcp.errors import InvalidArguments
@@ -72,6 +72,13 @@ def echoed(name: object) -> str:
     megabyte name is not answered with a megabyte message."""
     text = str(name)
     return text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
+
+
+def echoed_names(names: Sequence[str], most: int) -> str:
+    """Client-sent ``names`` as an error message lists them: the first ``most``, each :func:`echoed`, joined by
+    commas, then "and N more" for the rest, so a thousand unknown names are not answered with a thousand."""
+    shown = ", ".join(echoed(name) or repr(name) for name in names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def uri_data(uri: str, **more: Any) -> dict[str, Any]:

@@ -54,3 +54,17 @@ def test_a_short_uri_is_named_whole_and_kept_in_data() -> None:
         answer = post_rpc(url, "resources/read", {"uri": "x://nothing"}, path="")
     assert answer["error"] == {"code": -32002, "message": "Resource not found: x://nothing",
                                "data": {"uri": "x://nothing"}}
+
+
+def test_many_unknown_query_parameters_are_named_a_few_and_counted() -> None:
+    """trial 76 F5: ``?p0=1&...&p999=1`` came back as a 6,290-character message naming all 1,000 and a
+    ``data.unknown`` of 1,000 names, though the URI itself was cut at 300."""
+    uri = "table://rows?" + "&".join(f"p{n}=1" for n in range(1000))
+    with serve(build()) as url:
+        answer = post_rpc(url, "resources/read", {"uri": uri}, path="")
+    error: dict[str, Any] = answer["error"]
+    assert error["code"] == -32002, error
+    assert error["message"].endswith("takes the query parameter(s) limit, not p0, p1, p2, p3, p4 and 995 more)"), \
+        error["message"][-200:]
+    assert error["data"] == {"uri_template": "table://rows{?limit}", "unknown": ["p0", "p1", "p2", "p3", "p4"]}
+    assert len(str(answer)) < 1000, len(str(answer))

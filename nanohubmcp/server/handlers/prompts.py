@@ -15,7 +15,7 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, UnknownComponent, text_of
-from ...schema.paths import echoed
+from ...schema.paths import echoed, echoed_names
 from ..calls.call_endings import cancelled_by_client, client_cancelled
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function, cancelled_with_its_client
@@ -134,8 +134,7 @@ _LISTED = 20  # client-sent names an error repeats, at most
 
 
 def _names(keys: list[str]) -> str:
-    shown = ", ".join(echoed(k) for k in keys[:_LISTED])
-    return shown + (f" and {len(keys) - _LISTED} more" if len(keys) > _LISTED else "")
+    return echoed_names(keys, _LISTED)
 
 
 async def complete(core: PromptsHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ...errors import InvalidParams, ResourceNotFound
 from ...protocol.uris import comparison_form
-from ...schema.paths import echoed, uri_data
+from ...schema.paths import echoed, echoed_names, uri_data
 from ..wire.events import EventBus
 from .components import Tool
 
@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from .uri_template import Values
 
 T = TypeVar("T")
+
+LISTED_UNKNOWN = 5
+"""Unknown query parameters a "Resource not found" names at most (and in ``data.unknown``); the rest are counted."""
 
 _MEASURING = threading.Lock()
 """Held while an entry's size is stored and counted (:class:`_Sizes`): once per entry and change."""
@@ -330,6 +333,6 @@ class Registry:
         *_, compiled, unknown = max(near, key=lambda n: n[:2])
         return ResourceNotFound(
             f"Resource not found: {echoed(uri)} (the template '{compiled.template}' takes the query parameter(s) "
-            f"{', '.join(compiled.query_names)}, not {', '.join(echoed(name) or repr(name) for name in unknown)})",
-            uri_data(uri, uri_template=compiled.template, unknown=[echoed(name) for name in unknown]))
+            f"{', '.join(compiled.query_names)}, not {echoed_names(unknown, LISTED_UNKNOWN)})",
+            uri_data(uri, uri_template=compiled.template, unknown=[echoed(name) for name in unknown[:LISTED_UNKNOWN]]))
 
