@@ -22,6 +22,8 @@ from .serving_options import absolute, prepare_serving, refuse_busy_port, refuse
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
+    from ..sources.rappture.tool import RapptureTool
+    from ..sources.sim2l.notebook import Sim2LSpec
 
 __all__ = ["HUB_TOOLS_DIR", "bridge", "hub_state_dir", "hub_tools", "hub_tools_server", "rappture", "rappture_cache",
            "rappture_server", "run_app", "sim2l", "sim2l_server"]
@@ -92,15 +94,14 @@ def sim2l_server(args: argparse.Namespace) -> MCPServer:
     from ..facade import MCPServer
     from ..sources.sim2l.notebook import read_sim2l
     from ..sources.sim2l.tool import tool_name
-    from .served_text import instructions_for, one_name_each, version_for
+    from .served_text import one_name_each
 
     specs = [read_sim2l(path) for path in args.paths]
     # the names the tools are served as: two Sim2L names may differ only where a tool name may not
     one_name_each("sim2l", "add_sim2l", [(args.name or tool_name(spec), spec.path) for spec in specs])
-    instructions = args.instructions or instructions_for(
-        "Sim2L", [(args.name or spec.name, spec.description) for spec in specs], titled=False)
+    version, instructions = _told([], [(args.name or spec.name, spec) for spec in specs], args.instructions)
     server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"),
-                       version_for([spec.revision for spec in specs]), instructions)
+                       version, instructions)
     for path in args.paths:
         server.add_sim2l(path, name=args.name, background=args.background, results_dir=args.results_dir,
                          cell_timeout=args.cell_timeout)
@@ -139,19 +140,31 @@ def rappture_server(args: argparse.Namespace) -> MCPServer:
     """
     from ..facade import MCPServer
     from ..sources.rappture import load_rappture_tool
-    from ..sources.rappture.code import tool_version
-    from .served_text import instructions_for, one_name_each, version_for
+    from .served_text import one_name_each
 
     tools = [load_rappture_tool(path, name=args.name) for path in args.paths]
     one_name_each("rappture", "add_rappture_tool", [(tool.name, str(tool.path)) for tool in tools])
-    instructions = args.instructions or instructions_for(
-        "Rappture tool", [(tool.title or tool.name, tool.about) for tool in tools], titled=True)
-    server = MCPServer(tools[0].name if len(tools) == 1 else "rappture",
-                       version_for([tool_version(tool.root) for tool in tools]), instructions)
+    version, instructions = _told(tools, [], args.instructions)
+    server = MCPServer(tools[0].name if len(tools) == 1 else "rappture", version, instructions)
     for path in args.paths:
         server.add_rappture_tool(path, name=args.name, background=args.background or None, timeout=args.timeout,
                                  plot=args.plot, cache=rappture_cache(args))
     return server
+
+
+def _told(rappture: list[RapptureTool], sim2l: list[tuple[str, Sim2LSpec]], given: str | None) -> tuple[str, str]:
+    """The version and ``instructions=`` of a server of the Rappture tools ``rappture`` and the Sim2Ls ``sim2l``
+    (each with the name it is described by), ``given`` (``--instructions``) winning: the one reading the
+    ``rappture``, ``sim2l`` and ``hub-tools`` servers and their ``server.json`` share (:mod:`.served_text`)."""
+    from ..sources.rappture.code import tool_version
+    from .served_text import instructions_for, version_for
+
+    # (both kinds: several tools, said "<kind>s served with nanohubmcp: <names>")
+    kind = "Rappture tool" if not sim2l else "Sim2L" if not rappture else "Rappture tools and Sim2L"
+    described = [(tool.title or tool.name, tool.about) for tool in rappture]
+    described += [(name, spec.description) for name, spec in sim2l]
+    revisions = [tool_version(tool.root) for tool in rappture] + [spec.revision for _, spec in sim2l]
+    return version_for(revisions), given or instructions_for(kind, described, titled=bool(rappture))
 
 
 def hub_tools(args: argparse.Namespace) -> int:
@@ -216,6 +229,8 @@ def hub_tools_server(args: argparse.Namespace) -> MCPServer:
     """
     from ..facade import MCPServer
     from ..sources.hub import pick, served_names
+    from ..sources.rappture import load_rappture_tool
+    from ..sources.sim2l.notebook import read_sim2l
 
     try:
         chosen = pick(_hub_root(args), args.names)
@@ -226,8 +241,11 @@ def hub_tools_server(args: argparse.Namespace) -> MCPServer:
         print(f"warning: not serving {os.path.dirname(tool.path)}: {why}", file=sys.stderr)
     if not served.named:
         raise NanohubMCPError("none of the tools named can be served (see the warnings above)")
-    server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools",
-                       state_dir=hub_state_dir())
+    version, instructions = _told(  # described as `nanohubmcp rappture` / `sim2l` and their server.json describe them
+        [load_rappture_tool(tool.path, name=name) for tool, name in served.named if tool.kind != "sim2l"],
+        [(name, read_sim2l(tool.path)) for tool, name in served.named if tool.kind == "sim2l"], None)
+    server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools", version,
+                       instructions, state_dir=hub_state_dir())
     for tool, name in served.named:
         if tool.kind == "sim2l":
             server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir,

@@ -9,6 +9,7 @@ nanohubmcp", and neither command could say otherwise.
 from __future__ import annotations
 
 import json
+import shutil
 import urllib.request
 from pathlib import Path
 
@@ -16,7 +17,8 @@ import pytest
 from support import serve
 
 from nanohubmcp.cli.parser import build_parser
-from nanohubmcp.cli.serve import rappture_server, sim2l_server
+from nanohubmcp import MCPServer
+from nanohubmcp.cli.serve import hub_tools_server, rappture_server, sim2l_server
 from nanohubmcp.cli.served_text import version_for
 from nanohubmcp.transports.discovery import description
 
@@ -87,3 +89,34 @@ def test_a_tools_revision_is_its_servers_version(tmp_path: Path) -> None:
     assert [version_for([r]) for r in ("r2", "007", "2.1", "v2.1.3", "local", "1.x", None)] == [
         "2.0.0", "7.0.0", "2.1.0", "2.1.3", "1.0.0", "1.0.0", "1.0.0"]
     assert version_for(["r2", "r3"]) == "1.0.0"  # several tools: no one revision
+
+
+@pytest.mark.timeout(120)
+def test_a_hub_tools_server_is_described_as_the_tools_own_command_describes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """trial76 F6: ``hub-tools fermi`` served a card saying "MCP server fermi (Python functions served with
+    nanohubmcp)" and no instructions, while ``nanohubmcp rappture`` of the same tool.xml, and the ``server.json``
+    written from it, described the tool."""
+    pytest.importorskip("papermill")
+    monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(tmp_path / "state"))
+    notebook = ROOT / "tests" / "sim2l" / "data" / "allkinds" / "allkinds.ipynb"
+    apps = tmp_path / "apps"
+    (apps / "fermi" / "r12").mkdir(parents=True)
+    shutil.copytree(FERMI, apps / "fermi" / "r12" / "rappture")
+    (apps / "allkinds" / "r3" / "simtool").mkdir(parents=True)
+    shutil.copy(notebook, apps / "allkinds" / "r3" / "simtool" / "allkinds.ipynb")
+
+    def hub(*names: str) -> MCPServer:
+        return hub_tools_server(build_parser().parse_args(["hub-tools", *names, "--root", str(apps)]))
+
+    alone = rappture_server(build_parser().parse_args(["rappture", str(apps / "fermi" / "r12" / "rappture")]))
+    served = hub("fermi")
+    assert (served.core.instructions, served.version) == (alone.core.instructions, alone.version)
+    assert description(served.core).startswith("Fermi-Dirac occupancy: ")
+    sim2l = sim2l_server(build_parser().parse_args(["sim2l", str(notebook)]))
+    served = hub("allkinds")
+    assert (served.core.instructions, served.version) == (sim2l.core.instructions, sim2l.version)
+    both = hub("fermi", "allkinds")
+    assert description(both.core) == (
+        "Rappture tools and Sim2Ls served with nanohubmcp: Fermi-Dirac occupancy, allkinds")
