@@ -39,3 +39,32 @@ async def test_nan_and_infinite_progress_are_refused_and_never_sent() -> None:
     assert all("must be finite numbers" in text for text in refusals)
     sent = client.notifications("notifications/progress")
     assert sent == [{"progressToken": 7, "progress": 1, "total": 10}, {"progressToken": 7, "progress": 4, "total": 10}]
+
+
+async def test_a_bool_or_a_text_is_refused_as_no_number() -> None:
+    """trial76 NIT: ``ctx.report_progress(True, 2)`` was taken (JSON's ``true`` is no number the spec's
+    progress may be); a bool total too. A numpy number is still taken."""
+    numpy = pytest.importorskip("numpy")
+    server = MCPServer("progress-kinds", provenance=False)
+
+    @server.tool()
+    def steps(ctx: Context) -> str:
+        """Report values that are no numbers, then numbers."""
+        refusals = []
+        for progress, total in ((True, 2), (1, False), ("1", 2)):
+            try:
+                ctx.report_progress(progress, total)
+            except TypeError as exc:
+                refusals.append(str(exc))
+        ctx.report_progress(numpy.int64(1), numpy.float64(2.0))
+        return "\n".join(refusals)
+
+    async with MemoryClient(server) as client:
+        result = await client.call_tool("steps", _meta={"progressToken": 7})
+    refusals = result["content"][0]["text"].split("\n")
+    assert refusals == [
+        "progress and total must be numbers, not progress=True, total=2",
+        "progress and total must be numbers, not progress=1, total=False",
+        "progress and total must be numbers, not progress='1', total=2",
+    ]
+    assert client.notifications("notifications/progress") == [{"progressToken": 7, "progress": 1, "total": 2.0}]

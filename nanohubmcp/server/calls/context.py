@@ -21,6 +21,7 @@ Cancellation, Client § Elicitation / Sampling / Roots.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -131,12 +132,16 @@ class Context(CallFacts):
             ValueError: ``progress`` is less than the last value this call reported, or ``progress`` or
                 ``total`` is NaN or infinite (JSON has no such number: it would go out as
                 ``null``, which clients refuse).
+            TypeError: ``progress`` or ``total`` is no number (a bool, which would go out as ``true``, a string).
 
         .. versionchanged:: 1.0
            Returns an awaitable that does nothing (it returned None: ``await ctx.report_progress(...)`` failed the
            call with "object NoneType can't be used in 'await' expression"). A report after the client cancelled
-           the call is not sent to the client (observers and a job's record still get it).
+           the call is not sent to the client (observers and a job's record still get it). A bool or another
+           value that is no number is a ``TypeError`` (``True`` was sent as ``true``, a string failed unexplained).
         """
+        if not (_number(progress) and (total is None or _number(total))):  # a bool is no amount (JSON's true)
+            raise TypeError(f"progress and total must be numbers, not progress={progress!r}, total={total!r}")
         if not (_finite(progress) and (total is None or _finite(total))):
             raise ValueError(f"progress and total must be finite numbers, not progress={progress!r}, total={total!r}: "
                              "JSON has no NaN or Infinity (leave total out when it is unknown)")
@@ -345,6 +350,11 @@ class Context(CallFacts):
         stream = self._request.stream  # on the loop: a deferred stream is made there (SSE, primed)
         if stream is not None:
             stream.hangup()
+
+
+def _number(value: object) -> bool:
+    """A real number (an ``int``, a ``float``, a numpy number) and not a bool, which JSON writes as ``true``."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _finite(number: float) -> bool:
