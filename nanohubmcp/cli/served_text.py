@@ -1,5 +1,5 @@
-"""What the ``rappture``, ``sim2l`` and ``hub-tools`` commands tell clients and registries about the server they make, and
-the one refusal of what they are given together: two tools of one name (:func:`one_name_each`).
+"""What the ``rappture``, ``sim2l`` and ``hub-tools`` commands tell clients and registries about the server they
+make, and the one refusal of what they are given together: two tools of one name (:func:`one_name_each`).
 
 The server's ``instructions=`` (sent to clients at ``initialize``; its first line is the description in
 the discovery documents: server card, ``server.json``) is the operator's ``--instructions`` text, else

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from support import serve
 
-from nanohubmcp.cli.parser import build_parser
 from nanohubmcp import MCPServer
+from nanohubmcp.cli.parser import build_parser
 from nanohubmcp.cli.serve import hub_tools_server, rappture_server, sim2l_server
 from nanohubmcp.cli.served_text import version_for
 from nanohubmcp.transports.discovery import description

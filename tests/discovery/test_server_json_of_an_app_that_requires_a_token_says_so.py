@@ -51,7 +51,8 @@ def test_its_remotes_ask_for_the_header_the_served_card_names(
     app.write_text(APPS[name])
     document = server_json(app)
     remotes = document["remotes"]
-    assert isinstance(remotes, list) and remotes
+    assert isinstance(remotes, list)
+    assert remotes
     monkeypatch.setenv("MCP_TOKEN", "given-token")  # nanohubmcp run starts the file's server only with one
     with app_server(app, log=tmp_path / "served.log") as served:
         request = urllib.request.Request(f"{served.url}mcp/server-card",

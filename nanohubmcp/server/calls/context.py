@@ -20,8 +20,6 @@ Cancellation, Client § Elicitation / Sampling / Roots.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +28,7 @@ from ..wire.request import RequestContext
 from . import call_log
 from .call_facts import CallFacts
 from .call_log import LOGGED, CallLog, Logged
+from .progress import checked_progress
 from .progress import for_request as progress_of
 
 if TYPE_CHECKING:
@@ -140,15 +139,7 @@ class Context(CallFacts):
            the call is not sent to the client (observers and a job's record still get it). A bool or another
            value that is no number is a ``TypeError`` (``True`` was sent as ``true``, a string failed unexplained).
         """
-        if not (_number(progress) and (total is None or _number(total))):  # a bool is no amount (JSON's true)
-            raise TypeError(f"progress and total must be numbers, not progress={progress!r}, total={total!r}")
-        if not (_finite(progress) and (total is None or _finite(total))):
-            raise ValueError(f"progress and total must be finite numbers, not progress={progress!r}, total={total!r}: "
-                             "JSON has no NaN or Infinity (leave total out when it is unknown)")
-        last = self._progress
-        if last is not None and progress < last:
-            raise ValueError(f"progress must not decrease (was {last}, got {progress})")
-        self._progress = progress
+        self._progress = checked_progress(progress, total, self._progress)
         progress_of(self._seams, self._request).report(progress, total, message)
         return LOGGED
 
@@ -352,14 +343,3 @@ class Context(CallFacts):
             stream.hangup()
 
 
-def _number(value: object) -> bool:
-    """A real number (an ``int``, a ``float``, a numpy number) and not a bool, which JSON writes as ``true``."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _finite(number: float) -> bool:
-    """Not NaN nor infinite; an int beyond any float (``10**400``) is finite (JSON carries it whole)."""
-    try:
-        return math.isfinite(number)
-    except OverflowError:
-        return True

@@ -29,6 +29,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import math
+import numbers
 import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -47,12 +49,45 @@ __all__ = [
     "PROGRESS",
     "CallProgress",
     "ProgressHost",
+    "checked_progress",
     "current",
     "end_notifications",
     "for_request",
     "ran_here",
 ]
 
+
+
+def checked_progress(progress: float, total: float | None, last: float | None) -> float:
+    """``progress`` (with ``total``) as a report may send it after ``last``, the call's last one: the one check of
+    ``ctx.report_progress``, in the server's process and in a job's own alike.
+
+    Raises:
+        TypeError: either is no number (a bool, which JSON writes as ``true``; a string).
+        ValueError: either is NaN or infinite (JSON has no such number: it would go out as ``null``, which clients
+            refuse), or ``progress`` is below ``last`` (it must not decrease).
+    """
+    if not (_number(progress) and (total is None or _number(total))):
+        raise TypeError(f"progress and total must be numbers, not progress={progress!r}, total={total!r}")
+    if not (_finite(progress) and (total is None or _finite(total))):
+        raise ValueError(f"progress and total must be finite numbers, not progress={progress!r}, total={total!r}: "
+                         "JSON has no NaN or Infinity (leave total out when it is unknown)")
+    if last is not None and progress < last:
+        raise ValueError(f"progress must not decrease (was {last}, got {progress})")
+    return progress
+
+
+def _number(value: object) -> bool:
+    """A real number (an ``int``, a ``float``, a numpy number) and not a bool, which JSON writes as ``true``."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _finite(number: float) -> bool:
+    """Not NaN nor infinite; an int beyond any float (``10**400``) is finite (JSON carries it whole)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return True
 
 
 class ProgressHost(Protocol):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors.told import Failure
 from ..calls import call_log
 from ..calls.call_log import LOGGED, Logged
+from ..calls.progress import checked_progress
 from ..wire.request import LOG_LEVELS
 from ..wire.trace_context import continued
 from .base import Place
@@ -120,11 +121,10 @@ class RemoteContext:
 
     # -- progress and logging ---------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> Logged:
-        """Send progress to the server (and its client); must not decrease. Returns what a log method returns
-        (``await ctx.report_progress(...)`` works too)."""
-        if self._last is not None and progress < self._last:
-            raise ValueError(f"progress must not decrease (was {self._last}, got {progress})")
-        self._last = progress
+        """Send progress to the server (and its client); checked as in the server's process
+        (:func:`~..calls.progress.checked_progress`: numbers, finite, not decreasing). Returns what a log method
+        returns (``await ctx.report_progress(...)`` works too)."""
+        self._last = checked_progress(progress, total, self._last)
         self._channel.send(self.job_id, "progress", [progress, total, message])
         return LOGGED
 
