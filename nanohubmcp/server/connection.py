@@ -30,7 +30,7 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    serving a request is busy, never expired); a transport with one peer hands each line to
    ``read``. A body (or line) of at least ``LARGE_MESSAGE_BYTES`` is parsed on a worker thread
    (``receive`` does it; otherwise ``parse_large``, ``read_large``) and its request (a batch's
-   members: ``serve_batch(..., large=True)``) marked ``large``: a call's arguments are then
+   members: ``serve_batch(connection, ..., large=True)``) marked ``large``: a call's arguments are then
    checked and converted there too. These reading verbs are :class:`~.intake.Intake`'s (:mod:`.intake`),
    which a :class:`Connection` extends with serving: they are the connection's own.
 3. **Messages out.** Everything the core sends while serving a request — progress, log
@@ -56,8 +56,10 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    (:meth:`.wire.replication.Replication.cancelled_before`). On a connection with one client
    (``one_peer``: stdio, an in-memory client) a ``notifications/cancelled`` naming one of its
    requests in no session (any 2026-07-28 request; a handshake-era one sent without
-   ``initialize``) withdraws it too (:mod:`.sessionless`). ``serve_batch`` does the same for a JSON-RPC batch
-   where the version has them.
+   ``initialize``) withdraws it too (:mod:`.sessionless`).
+   ``await serve_batch(connection, items, version=..., session=...)`` (:func:`.batches.serve_batch`) serves a
+   JSON-RPC batch where the version has them (:func:`batch_refusal` says whether it does), member by member
+   through ``serve``: the replies in one list.
 5. **Peer gone.** When the client goes away mid-request (a closed 2026-07-28 response stream, a
    closed legacy SSE stream: each request of its session, stdin at EOF), the transport calls
    ``peer_gone(request)`` (one request) or ``close()`` (everything this connection is serving): the
@@ -108,6 +110,7 @@ __all__ = [
     "is_modern",
     "modern_envelope",
     "modern_version",
+    "serve_batch",
     "spoken_version",
 ]
 
@@ -301,11 +304,6 @@ class Connection(Intake):
         replication = self.core.replication
         if replication is not None and session is not None:
             await replication.save(session)
-
-    serve_batch = serve_batch
-    """``await connection.serve_batch(items, version=..., session=...)``: a JSON-RPC batch served member by
-    member, in order; the replies in one list (:func:`.batches.serve_batch`; :func:`batch_refusal` first
-    says whether the version has batches)."""
 
     def withdraw(self, message: jsonrpc.Message) -> bool:
         """Serve a ``notifications/cancelled`` naming a request in no session of this connection's

@@ -58,7 +58,7 @@ class Incoming(TupleMadeRecord, tuple["jsonrpc.Message | None", bool, "RequestCo
         request: its request context, to serve; None for a batch, and for a 2026-07-28 message
             that is not a request (that era's clients send none the server serves over HTTP).
         batch: a batch's raw members (None for one message); serve them with
-            :meth:`Connection.serve_batch` at ``version`` in ``session``.
+            :func:`~.batches.serve_batch` at ``version`` in ``session``.
         version: the protocol version in force (None for a 2026-07-28 message that is not a request).
         session: the handshake-era session the message names, else None.
         large: a batch read from a body (or line) of at least

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc
-from ..server.connection import Connection
+from ..server.connection import Connection, serve_batch
 from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
 from ..server.wire.streams import OutboundStream
 from .lines import HEAD_BYTES, MAX_LINE_BYTES, TooLong, too_long_response
@@ -116,9 +116,9 @@ class OnePeer:
                 if expired is not None:  # its requests refused; its notifications and answers still taken
                     replies, batch = expired.refuse_requests(batch)
                 if batch:
-                    replies += await connection.serve_batch(batch, version=incoming.version, session=incoming.session,
-                                                            stream=self.out, principal=self.principal,
-                                                            large=incoming.large)
+                    replies += await serve_batch(connection, batch, version=incoming.version,
+                                                 session=incoming.session, stream=self.out, principal=self.principal,
+                                                 large=incoming.large)
                 return replies or None
             if request is None:
                 assert incoming.message is not None

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import ProtocolError, ServerBusy, SessionNotFound, UnsupportedMediaType, error_response
 from ..protocol import versions
-from ..server.connection import batch_refusal
+from ..server.connection import batch_refusal, serve_batch
 from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
 from ..state.errors import StateUnavailable
 from .base import BaseHandler
@@ -155,9 +155,8 @@ async def post_legacy_message(handler: Any, session_id: str | None, body: bytes)
     stream = session.get_standalone()
     if isinstance(parsed, list):
         handler.send_empty(202)
-        replies = await connection.serve_batch(parsed, version=session.version, session=session, stream=stream,
-                                               principal=handler.principal, trace_headers=handler.request.headers,
-                                               large=large)
+        replies = await serve_batch(connection, parsed, version=session.version, session=session, stream=stream,
+                                    principal=handler.principal, trace_headers=handler.request.headers, large=large)
         if replies:
             stream.send(replies)  # a batch reply is one JSON array
         return

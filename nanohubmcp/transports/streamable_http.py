@@ -31,7 +31,7 @@ from ..errors import (
     UnsupportedMediaType,
 )
 from ..protocol import jsonrpc
-from ..server.connection import Incoming
+from ..server.connection import Incoming, serve_batch
 from ..server.wire.request import STREAMS_TEXT
 from ..server.wire.sessions import Session
 from .bodies import BodyReadingHandler
@@ -183,9 +183,9 @@ class StreamableHTTPHandler(BodyReadingHandler):
         batch, version = incoming.batch, incoming.version
         assert batch is not None
         assert version is not None
-        responses = await self.connection.serve_batch(batch, version=version, session=incoming.session,
-                                                      principal=self.principal, trace_headers=self.request.headers,
-                                                      large=incoming.large)
+        responses = await serve_batch(self.connection, batch, version=version, session=incoming.session,
+                                      principal=self.principal, trace_headers=self.request.headers,
+                                      large=incoming.large)
         if responses:
             sending = self.send_json(200, responses)
             if sending is not None:  # a kept file's text, read by a streaming layer: sent a piece at a time
