@@ -236,11 +236,16 @@ class ProvenanceStore:
     def find(self, record_id: str) -> dict[str, Any] | None:
         """Record ``record_id`` of any owner, for the server's operator (``%mcp history ID``).
 
+        ``record_id`` is the id or the whole URI a result's ``_meta`` names
+        (``nanohubmcp://provenance/<id>``, as ``nanohubmcp provenance show`` takes it). None when no record
+        has it (or it expired).
+
         Raises:
             TypeError: ``record_id`` is not a ``str`` (None, a number: no record's id).
         """
         if not isinstance(record_id, str):
             raise TypeError(f"find() takes a record's id as a str, not {type(record_id).__name__}")
+        record_id = record_id_of(record_id) or record_id
         self.pending.drain()
         row = self.backend.get(record_id)
         return row[2] if row is not None and row[1] >= time.time() else None
