@@ -850,9 +850,13 @@ class MCPServer:
 
         The function takes ``value`` (what the user typed so far, a string) and optionally
         ``context`` (the other arguments already given, ``{name: string}``) and returns a list of
-        strings — or any iterable of values, or one string (one suggestion). The first 100 are sent,
-        with the ``total`` given; a request whose ``value`` or ``context`` is not of those shapes is
-        refused with -32602 before the function runs.
+        strings — or any iterable of values, or one string (one suggestion). The first 100 are sent
+        as text, with ``total`` (a list's length; an iterable's count, up to a million values: an
+        endless one has no ``total`` and ``hasMore`` true). A ``def`` function runs, and what it returns
+        is read, on a worker thread within ``tool_timeout``; an ``async def`` one on the event loop (an
+        iterable it returns that is not a list is read on a worker), cancelled by its client's cancel.
+        A request whose ``value`` or ``context`` is not of those shapes is refused with -32602 before
+        the function runs.
 
         Source: MCP 2025-11-25, Server § Utilities § Completion.
         """
