@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx
 import wire
 from redis_server import RedisServer, find_redis, free_port, listening, self_signed
 from support import installed
@@ -194,13 +195,26 @@ class Server:
         self.proc.wait(10)
 
     def wait_listening(self) -> None:
+        """Until this server answers HTTP on its port (``/healthz``, any status): a port that only accepts a TCP
+        connection may be another process's, or this one's before it serves (ci77: a session opened right after a
+        bare connect check was closed unanswered, once, under load)."""
         deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline and not listening(self.port):
+        while time.monotonic() < deadline and not self.answers():
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server on {self.port} exited:\n{self.text()}")
             time.sleep(0.1)
+        if not self.answers():
+            raise RuntimeError(f"server on {self.port} did not answer HTTP:\n{self.report()}")
+
+    def answers(self) -> bool:
+        """Whether ``GET /healthz`` on this server's port gets an HTTP answer."""
         if not listening(self.port):
-            raise RuntimeError(f"server on {self.port} did not listen:\n{self.text()}")
+            return False
+        try:
+            httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=2)
+        except httpx.HTTPError:
+            return False
+        return True
 
     def text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
