@@ -78,13 +78,41 @@ def serving_keywords(file: Path) -> dict[str, int]:
 
 def asked_token(file: Path) -> int | None:
     """The first line of ``file`` with a serving call (as :func:`serving_keywords` finds them) whose ``token=`` is
-    a token whatever runs: a string written there (not ``""``, which asks for no authorization), an f-string, or
-    ``os.environ[...]``; else None. The commands, which do not make that call, must not drop such a token by
+    a token whatever runs: a string written there (not ``""``, which asks for no authorization), an f-string,
+    ``os.environ[...]``, or a name the file binds once, at its top level, to one of those (:func:`_named_tokens`);
+    else None. The commands, which do not make that call, must not drop such a token by
     serving without one (:func:`~.child.load_app` makes the server require one). A value that may be None or
     ``""`` (``args.token`` of the script's own ``--token-file``, ``os.environ.get(...)``) asks for nothing
     certain: it keeps its note."""
+    named = _named_tokens(file)
     return min((node.lineno for node, keywords in _serving_calls(file) for keyword in keywords
-                if keyword.arg == "token" and _a_token(keyword.value)), default=None)
+                if keyword.arg == "token" and (_a_token(keyword.value) or (
+                    isinstance(keyword.value, ast.Name) and keyword.value.id in named))), default=None)
+
+
+def _named_tokens(file: Path) -> set[str]:
+    """Names ``file`` binds once, at its top level, to a token whatever runs (:func:`_a_token`): ``TOKEN = "s3cret"``
+    before ``server.run(token=TOKEN)``. A name bound anywhere else too (a second assignment, a loop, a function's
+    ``global``) may hold anything then: not one."""
+    try:
+        tree = ast_guard.parse(file.read_text(encoding="utf-8", errors="replace"), filename=str(file))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            for name in node.names:
+                bound[name] = bound.get(name, 0) + 2
+    tokens: set[str] = set()
+    for statement in tree.body:
+        value = statement.value if isinstance(statement, ast.Assign | ast.AnnAssign) else None
+        targets = statement.targets if isinstance(statement, ast.Assign) else (
+            [statement.target] if isinstance(statement, ast.AnnAssign) else [])
+        if value is not None and _a_token(value):
+            tokens.update(target.id for target in targets if isinstance(target, ast.Name))
+    return {name for name in tokens if bound.get(name) == 1}
 
 
 def _a_token(value: ast.expr) -> bool:
