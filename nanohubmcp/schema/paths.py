@@ -69,9 +69,13 @@ def pointed(document: object, pointer: str) -> tuple[bool, Any]:
 def echoed(name: object) -> str:
     """A client-sent name (a tool's, a method's) as an error message repeats it: names over
     :data:`_MAX_LINE` characters cut to those and "…", the bound a violation's text has, so a
-    megabyte name is not answered with a megabyte message."""
+    megabyte name is not answered with a megabyte message; a character that prints as nothing or moves
+    what follows (a control character, a line break, a bidirectional override such as U+202E, a zero-width
+    one) written as its escape, ``\\u202e``, so the message reads as what was sent."""
     text = str(name)
-    return text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
+    text = text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
+    return text if text.isprintable() else "".join(
+        c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in text)
 
 
 def echoed_names(names: Sequence[str], most: int) -> str:

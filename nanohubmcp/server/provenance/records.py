@@ -244,7 +244,7 @@ class ProvenanceStore:
             TypeError: ``record_id`` is not a ``str`` (None, a number: no record's id).
         """
         if not isinstance(record_id, str):
-            raise TypeError(f"find() takes a record's id as a str, not {type(record_id).__name__}")
+            raise TypeError(f"find() takes a record's id or URI as a str, not {type(record_id).__name__}")
         record_id = record_id_of(record_id) or record_id
         self.pending.drain()
         row = self.backend.get(record_id)
