@@ -68,3 +68,29 @@ async def test_a_bool_or_a_text_is_refused_as_no_number() -> None:
         "progress and total must be numbers, not progress='1', total=2",
     ]
     assert client.notifications("notifications/progress") == [{"progressToken": 7, "progress": 1, "total": 2.0}]
+
+
+async def test_a_message_that_is_no_text_is_refused() -> None:
+    """trial77 NIT: ``ctx.report_progress(1, 2, message=5)`` was taken and sent as ``"message": 5`` (MCP's
+    ``message`` is a string); a ``str`` or None is taken."""
+    server = MCPServer("progress-messages", provenance=False)
+
+    @server.tool()
+    def steps(ctx: Context) -> str:
+        """Report with messages that are no text, then with one."""
+        refusals = []
+        for message in (5, ["a"], b"bytes"):
+            try:
+                ctx.report_progress(1, 2, message)  # type: ignore[arg-type]
+            except TypeError as exc:
+                refusals.append(str(exc))
+        ctx.report_progress(1, 2, "half")
+        return "\n".join(refusals)
+
+    async with MemoryClient(server) as client:
+        result = await client.call_tool("steps", _meta={"progressToken": 9})
+    refusals = result["content"][0]["text"].split("\n")
+    assert refusals == ["message must be a str (or None), not int", "message must be a str (or None), not list",
+                        "message must be a str (or None), not bytes"]
+    sent = client.notifications("notifications/progress")
+    assert sent == [{"progressToken": 9, "progress": 1, "total": 2, "message": "half"}]

@@ -131,7 +131,8 @@ class Context(CallFacts):
             ValueError: ``progress`` is less than the last value this call reported, or ``progress`` or
                 ``total`` is NaN or infinite (JSON has no such number: it would go out as
                 ``null``, which clients refuse).
-            TypeError: ``progress`` or ``total`` is no number (a bool, which would go out as ``true``, a string).
+            TypeError: ``progress`` or ``total`` is no number (a bool, which would go out as ``true``, a string), or
+                ``message`` is neither a ``str`` nor None.
 
         .. versionchanged:: 1.0
            Returns an awaitable that does nothing (it returned None: ``await ctx.report_progress(...)`` failed the
@@ -139,7 +140,7 @@ class Context(CallFacts):
            the call is not sent to the client (observers and a job's record still get it). A bool or another
            value that is no number is a ``TypeError`` (``True`` was sent as ``true``, a string failed unexplained).
         """
-        self._progress = checked_progress(progress, total, self._progress)
+        self._progress = checked_progress(progress, total, self._progress, message)
         progress_of(self._seams, self._request).report(progress, total, message)
         return LOGGED
 

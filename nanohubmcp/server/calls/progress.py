@@ -58,17 +58,20 @@ __all__ = [
 
 
 
-def checked_progress(progress: float, total: float | None, last: float | None) -> float:
-    """``progress`` (with ``total``) as a report may send it after ``last``, the call's last one: the one check of
-    ``ctx.report_progress``, in the server's process and in a job's own alike.
+def checked_progress(progress: float, total: float | None, last: float | None, message: object = None) -> float:
+    """``progress`` (with ``total`` and ``message``) as a report may send it after ``last``, the call's last one: the
+    one check of ``ctx.report_progress``, in the server's process and in a job's own alike.
 
     Raises:
-        TypeError: either is no number (a bool, which JSON writes as ``true``; a string).
+        TypeError: either is no number (a bool, which JSON writes as ``true``; a string), or ``message`` is neither
+            a ``str`` nor None (MCP's ``message`` is a string).
         ValueError: either is NaN or infinite (JSON has no such number: it would go out as ``null``, which clients
             refuse), or ``progress`` is below ``last`` (it must not decrease).
     """
     if not (_number(progress) and (total is None or _number(total))):
         raise TypeError(f"progress and total must be numbers, not progress={progress!r}, total={total!r}")
+    if message is not None and not isinstance(message, str):
+        raise TypeError(f"message must be a str (or None), not {type(message).__name__}")
     if not (_finite(progress) and (total is None or _finite(total))):
         raise ValueError(f"progress and total must be finite numbers, not progress={progress!r}, total={total!r}: "
                          "JSON has no NaN or Infinity (leave total out when it is unknown)")

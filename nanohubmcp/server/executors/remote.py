@@ -124,7 +124,7 @@ class RemoteContext:
         """Send progress to the server (and its client); checked as in the server's process
         (:func:`~..calls.progress.checked_progress`: numbers, finite, not decreasing). Returns what a log method
         returns (``await ctx.report_progress(...)`` works too)."""
-        self._last = checked_progress(progress, total, self._last)
+        self._last = checked_progress(progress, total, self._last, message)
         self._channel.send(self.job_id, "progress", [progress, total, message])
         return LOGGED
 
