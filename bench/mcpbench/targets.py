@@ -46,9 +46,10 @@ BOUNDS = {
             "and the HTTP rows' run-to-run movement (±10-30k with records on) (§13.7, bench/otel.md)",
     "prov": "the record made (~26k instructions: the result's and arguments' JSON, the row), stored (~27k) and "
             "handed over (~19k) with SQLite: one Python-made row per call (~72k) against ~55k that 1.05x leaves; "
-            "the HTTP instruction row moves ±10 % between runs; in CPU seconds also the writer thread on the loop's "
-            "core: its system time (~1 WAL page written a call) and the loop preempted ~0.2 times a call (0.02-0.06 "
-            "without), +8-33 us a call with the host's load (bench/provenance.md, twentieth pass)",
+            "the HTTP instruction row moves ±10 % between runs; in CPU seconds also the record's system time (~1 WAL "
+            "page written a call): made on the serving loop instead of the writer thread, a record costs the loop "
+            "what loop and thread cost together, and lengthens the c=64 tail (bench/provenance.md, twentieth to "
+            "twenty-second passes)",
     "cache": "a front hit still runs the layers before the cache and leaves a provenance record; each held entry is "
              "checked against cache.sqlite3 once a second, every few calls under valgrind (§13.8)",
     "rappture": "drawing the curve's PNG once the run file is read (matplotlib's artists, Agg, the palette "
