@@ -21,7 +21,7 @@ from ..protocol.whole_numbers import text_refusal, text_whole
 from ..server.provenance.record_ids import id_words_last
 from ..transports.proxy_option import http_url, proxy_arguments
 from ..transports.seconds_option import seconds_or_inf, seconds_or_no_limit
-from . import documents, serve
+from . import documents, provenance_commands, serve
 from .serving_options import serving_arguments
 from .unread_defaults import hold_environment_defaults, read_environment_defaults
 
@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="only the records of the caller WHO: a principal's subject (alice), a session as the "
                          "caller column names it (session:3f2a9c01b7de, or the start of it), or - (no caller)")
     records_directory_arguments(listing)
-    listing.set_defaults(run=documents.list_provenance)
+    listing.set_defaults(run=provenance_commands.list_provenance)
     show = actions.add_parser(
         "show",
         help="print a record as JSON",
@@ -213,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     show.add_argument("call_id", metavar="CALL_ID", help="the record's id or URI")
     records_directory_arguments(show)
-    show.set_defaults(run=documents.show_provenance)
+    show.set_defaults(run=provenance_commands.show_provenance)
     export = actions.add_parser(
         "export",
         help="write a record as an RO-Crate",
@@ -236,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the crate's license: an SPDX identifier on the SPDX License List (CC-BY-4.0, CC0-1.0; any case, "
         "stated as the list spells it) or the license's URI (default: none stated)",
     )
-    export.set_defaults(run=documents.export_provenance)
+    export.set_defaults(run=provenance_commands.export_provenance)
     for command in commands.choices.values():  # a UsageError is reported as argparse reports its own
         command.set_defaults(usage_error=command.error)
     for command in actions.choices.values():  # (provenance's own subcommands: their usage, not provenance's)
