@@ -1,16 +1,17 @@
 """``ServerCore``: one MCP server, independent of any transport, composed by one constructor.
 
 The constructor makes what every request passes — the event bus, the registry, the sessions, the pending client
-requests, the job service (:class:`~.executors.job_service.JobService`, over the job executors), the dispatcher over
-the method tables with its pipeline — and checks every option (:mod:`.options`). What a first answer does not use (the
-job, result and provenance stores, the result cache, the stateless era's state) is made at its first use by
-:class:`~.first_use.FirstUse`, whose typed properties the core's pass on; a job store an earlier process left on disk
-is opened when serving starts, so its jobs are settled then (through the job service's hooks). Where the state
-lives — the state directory; with a shared store, the link that reads its key before the port is bound and connects
-when serving starts (:meth:`ServerCore.attach`) — is :class:`~.wire.state_dir.StateLink`'s. Nothing is assigned to
-it from outside afterwards. It is the top of ``server/``: each part is typed against a protocol of what it reads,
-never against this class. The facade builds one; transports reach it through :mod:`.connection`; only the runner,
-stdio and the in-memory transport hold it.
+requests, what a tool's run reads (:class:`~.calls.call_parts.CallParts`), the job service over it and the job
+executors (:class:`~.executors.job_service.JobService`), the dispatcher over the method tables with its pipeline —
+and checks every option (:mod:`.options`). What a first answer does not use (the job, result and provenance stores,
+the result cache, the stateless era's state) is made at its first use by :class:`~.first_use.FirstUse`, whose typed
+properties the core's pass on; a job store an earlier process left on disk is opened when serving starts, so its
+jobs are settled then (through the job service's hooks). Where the state lives — the state directory; with a shared
+store, the link that reads its key before the port is bound and connects when serving starts
+(:meth:`ServerCore.attach`) — is :class:`~.wire.state_dir.StateLink`'s. Nothing is assigned to it from outside
+afterwards. It is the top of ``server/``: each part is typed against a protocol of what it reads, never against this
+class. The facade builds one; transports reach it through :mod:`.connection`; only the runner, stdio and the
+in-memory transport hold it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..state import StateURL
 from ..state import parse as parse_state_url
+from .calls.call_parts import CallParts
 from .calls.workers import MAX_ABANDONED, WorkerPool
 from .dispatcher import Dispatcher
 from .executors import JobExecutor
@@ -138,10 +140,8 @@ class ServerCore:
         self.name = name
         self.version = version
         self.instructions = instructions
-        self.argument_errors = argument_errors
         self.list_page_size = list_page_size
         self.list_changed = list_changed
-        self.tool_timeout = checked_timeout(tool_timeout)
         self.workers = workers or default_workers()
         self.max_stuck_calls = max_stuck_calls
         self.job_workers = job_workers or self.workers
@@ -160,26 +160,24 @@ class ServerCore:
                              executor_options=executor_options, state_dir=self.state_link.directory,
                              folder_bytes_per_owner=max_kept_bytes_per_owner,
                              state=(self.state_url, name, state_secret), returned_bytes=max_kept_bytes)
-        self.job_service = JobService(self.registry, runners, self, lambda: self.first_use)
-        """The job service, the one door to the job store (``jobs``, made at first use by ``first_use``) and the job
-        executors (``runners``): what the job and task handlers and the job tools are handed, the job store's hooks
-        into the server, what its sweeps and stops tell jobs."""
-        # The services a first answer does not use are made at their first use (see first_use.py).
         self.first_use: FirstUse = FirstUse(
             name, self.registry.tools, state_url=self.state_url, link=self.state_link, job_store=job_store,
             job_ttl=plain_seconds(job_ttl_seconds), job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
             inline=(limits["max_inline_bytes"], figure_dpi, limits["max_result_bytes"], limits["max_event_bytes"]),
             cache_max_bytes=cache_max_bytes, kept=(max_kept_bytes, max_kept_bytes_per_owner), provenance=provenance,
-            state_secret=state_secret, reattach=self.job_service.reattach, hand_over=self.job_service.hand_over,
-            leftovers=self.job_service.folders)
-        """The services made at their first use (the properties below pass them on)."""
+            state_secret=state_secret)
+        """The services a first answer does not use, made at their first use (the properties below pass them on)."""
         self.client_requests = ClientRequests(lambda: self.replication)
         self.call_seams = self.first_use.call_seams(self.bus, self.client_requests)
         """What a call's ``Context`` keeps of this server (not the core: :mod:`.calls.call_seams`)."""
-        self.executor: Executor = executor if executor is not None else self._worker_pool()
-        """The pool running sync tool, resource and prompt functions (a :class:`WorkerPool` unless
-        one was given; it starts its threads on first use)."""
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self.call_parts = CallParts(
+            self.bus, self.call_seams, self.first_use, executor=executor if executor is not None else
+            self._worker_pool(), tool_timeout=checked_timeout(tool_timeout), argument_errors=argument_errors,
+            protocol_errors=argument_errors_are_protocol_errors)
+        """What running a tool reads (:mod:`.calls.call_parts`): the one place of the pool, the time limit, the loop."""
+        self.job_service = JobService(self.registry, runners, self.call_parts, self.first_use)
+        """The one door to the job store (``jobs``) and the job executors (``runners``), and the store's hooks."""
+        self.first_use.follow_jobs(self.job_service)  # (the job store, made later, is given the service's hooks)
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
         self.in_flight: set[RequestContext] = set()  # being served (loop thread only)
@@ -197,6 +195,22 @@ class ServerCore:
         self.first_use.add_layers(pipeline, caches=self._caches)  # (made when a chain they act on is composed)
         # Which tools cache decides whether a tools/call passes the cache layer: compose again on a change.
         self.bus.subscribe(lambda event, data: pipeline.refresh(), ("tools_changed",))
+
+    # -- what running a tool reads, read off its one place (calls.call_parts; only the core writes it) -------
+    @property
+    def executor(self) -> Executor:
+        """The pool running sync functions (a :class:`WorkerPool` unless one was given; made again after a stop)."""
+        return self.call_parts.executor
+
+    @property
+    def tool_timeout(self) -> float | None:
+        """Seconds a call may run, None for no limit (:meth:`set_tool_timeout` while serving)."""
+        return self.call_parts.tool_timeout
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop the server serves on (None before it serves: :meth:`attach`)."""
+        return self.call_parts.loop
 
     # -- services made at their first use (first_use.FirstUse) ---------------------------------
     def use_state_dir(self, directory: str) -> bool:
@@ -272,7 +286,7 @@ class ServerCore:
             return
         if self.notifier is not None:
             self.notifier.close()
-        self.loop = loop
+        self.call_parts.loop = loop
         self.shutdown.reset()
         if self.telemetry is None and trace_context.wanted(self.tracing):
             from .telemetry import install  # imports opentelemetry: only for a server that traces
@@ -328,23 +342,17 @@ class ServerCore:
     def set_tool_timeout(self, seconds: object) -> None:
         """Bound the next call of every tool by ``seconds``, by :func:`.options.checked_timeout`'s rule (a notebook's
         ``%config NanohubMCP.tool_timeout`` while serving)."""
-        self.tool_timeout = checked_timeout(seconds)
+        self.call_parts.tool_timeout = checked_timeout(seconds)
 
     @property
     def stuck_calls(self) -> int:
-        """Calls abandoned after ``tool_timeout`` whose functions have not returned yet.
-
-        Each holds a thread of its own (not a worker); many of them mean a tool blocks for
-        good (``%mcp status`` and the lab panel show the number).
-        """
+        """Calls abandoned after ``tool_timeout`` whose functions have not returned yet, each on a thread of its own
+        (not a worker); many mean a tool blocks for good (``%mcp status`` and the lab panel show the number)."""
         return self.executor.stuck if isinstance(self.executor, WorkerPool) else 0
 
     def invalid_arguments_as_protocol_error(self, version: str, override: str | None = None) -> bool:
-        """Whether invalid tool arguments are a JSON-RPC -32602 for ``version`` (SEP-1303).
-
-        ``override`` is a request's own choice (``RequestContext.argument_errors``), else the server's.
-        """
-        return argument_errors_are_protocol_errors(override or self.argument_errors, version)
+        """Whether invalid tool arguments are a JSON-RPC -32602 for ``version`` (:mod:`.calls.call_parts`)."""
+        return self.call_parts.invalid_arguments_as_protocol_error(version, override)
 
     def capabilities(self, version: str) -> dict[str, Any]:
         """Server capabilities for ``version`` (MCP § Lifecycle § Capability negotiation): every feature even
@@ -385,7 +393,7 @@ class ServerCore:
         if records is not None:  # the records of answered calls are on disk when stop() returns (at once)
             records.stopping()
         self.executor.shutdown(wait=False, cancel_futures=True)
-        self.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
+        self.call_parts.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
         self.job_service.runners.close()
         if not streams_later:  # stopped: a client made later (an in-memory one) serves it again
             self.shutdown.reset()

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
     from .asks.task_inputs import TaskInputs
     from .executors.polled_data import PolledData
-    from .jobs.leftovers import Leftovers
-    from .jobs.service import HandOver, JobStore, Reattach
+    from .jobs.service import JobStore
+    from .jobs.settle import JobHooks
     from .middleware import Acts
     from .pipeline import Pipeline
     from .provenance.cache_layer import CacheLayer
@@ -103,7 +103,9 @@ class FirstUse:
         cache_max_bytes: bytes of results the result cache keeps.
         provenance: whether calls and jobs are recorded.
         state_secret: the ``requestState`` key, or None for a random one per process.
-        reattach / hand_over / leftovers: the job service's and the executors' hooks for the job store.
+
+    The job store's hooks into the server (the job service's, :class:`~.jobs.settle.JobHooks`) are given by
+    :meth:`follow_jobs` once the service is built, over this object: the core does so in its constructor.
     """
 
     def __init__(
@@ -121,9 +123,6 @@ class FirstUse:
         provenance: bool,
         kept: tuple[int, int],
         state_secret: str | bytes | None,
-        reattach: Reattach,
-        hand_over: HandOver,
-        leftovers: Callable[[], Leftovers] | None = None,
     ) -> None:
         self._name = name
         self._tools = tools
@@ -136,7 +135,7 @@ class FirstUse:
         self._kept = kept
         self._cache_max_bytes = cache_max_bytes
         self._provenance_on = provenance
-        self._hooks = (reattach, hand_over, leftovers)
+        self._hooks: JobHooks | None = None
         self._jobs = Once(self._make_jobs)
         self._result_options = Once(self._make_result_options)
         self._result_store = Once(self._make_result_store)
@@ -152,6 +151,11 @@ class FirstUse:
         self._request_codec = Once(lambda: self.codec(state_secret))
         if state_secret is not None:  # a given key is checked now, not at the first 2026-07-28 round trip
             self._request_codec.get()
+
+    def follow_jobs(self, hooks: JobHooks) -> None:
+        """Give the job store, made at its first use, ``hooks`` (the job service, built over this object): a job
+        handed over at a stop, one of a dead process re-attached, the executors' folders."""
+        self._hooks = hooks
 
     def call_seams(self, bus: EventBus, client_requests: ClientRequests) -> CallSeams:
         """What a call's ``Context`` keeps of the server (:mod:`.calls.call_seams`): ``bus``, ``client_requests``
@@ -173,12 +177,12 @@ class FirstUse:
         from .jobs.service import JobStore
 
         max_jobs, per_owner, result_bytes = self._job_bounds
-        reattach, hand_over, leftovers = self._hooks
+        hooks = self._hooks
         jobs = JobStore(
             self._job_ttl, name=self._name, state_dir=self._link.option(), kind=self._job_store,
-            max_jobs=max_jobs, max_jobs_per_owner=per_owner, max_result_bytes=result_bytes,
-            shared=self._state_url, reattach=reattach, hand_over=hand_over, leftovers=leftovers,
-            secret=self.state_secret)
+            max_jobs=max_jobs, max_jobs_per_owner=per_owner, max_result_bytes=result_bytes, shared=self._state_url,
+            reattach=None if hooks is None else hooks.reattach, hand_over=None if hooks is None else hooks.hand_over,
+            leftovers=None if hooks is None else hooks.folders, secret=self.state_secret)
         if self._provenance_on:
             jobs.on_finish(self.recorder.job_finished)
         return jobs

@@ -10,9 +10,10 @@ twelve members (the job store, the executors, the kept data, the loop, what runn
 Review r44 found two more doors (R44-1, R44-2): the core kept ``jobs``, ``job_runners`` and ``job_runner`` beside
 ``job_service`` (the same objects), and thirteen handler lines reached through to the store as
 ``core.job_service.jobs.<op>``; and this scan read no keyword-only annotation, nor what of the core travels inside
-the service (it holds the core as ``calls``, typed ``RunHost``). So the core's own doors are gone, a handler takes the
-service off its host once and hands it on, and every place the job machinery reaches the core through the service
-is listed here: a new one fails until it is named.
+the service (it held the core as ``calls``, typed ``RunHost``, and its stores through a lambda on the core). So the
+core's own doors are gone, a handler takes the service off its host once and hands it on, and the service is built
+from parts built before it: what a call's run reads is the core's ``CallParts`` (``calls/call_parts``), never the
+core, here by its constructor's source and by what a server's service holds.
 """
 
 from __future__ import annotations
@@ -36,16 +37,9 @@ MACHINERY = ["executors/service.py", "executors/job_tools.py", "handlers/answere
 """The job machinery: its functions take the job service, never the core."""
 HANDLERS = ["handlers", "stateless"]
 """The method handlers: they take the job service off their host once, never the job store through it."""
-THROUGH_THE_CORE = {
-    "executors/job_service.py JobService.__init__ calls: RunHost",
-    "executors/job_service.py JobService.loop reads .calls",
-    "executors/service.py JobParts.calls: RunHost",
-    "executors/service.py _start_job reads .calls",
-    "executors/service.py hand_over reads .calls",
-    "executors/service.py _follow_on_server_loop.follow reads .calls",
-}
-"""Where the job service carries the core (as ``calls``, typed ``RunHost``: tool calls are no object of their own
-yet), each place counted: how a job's tool runs, where its result goes, how it is shaped, the serving loop."""
+WHOLE_CORE = ("Host", "ServerCore", "Routed")
+"""Annotations that name the core, or a view of it (``...Host``; ``Routed``, the union of the handlers'): the job
+service and its machinery take none of them (R44-2: the service held the core as ``calls``, typed ``RunHost``)."""
 
 
 def _protocols(sources: list[str]) -> dict[str, tuple[list[str], set[str]]]:
@@ -85,8 +79,8 @@ def test_no_handler_family_reads_the_job_services_parts_off_the_core() -> None:
 
 def _through_the_core(path: str) -> set[str]:
     """Where ``path`` (a module of the job machinery or the service) names the core: a parameter ``core``, or one,
-    keyword-only too, or a class's field, annotated by a view of it (``...Host``), and a read of ``.calls``; each
-    as ``path function-or-class.name what``."""
+    keyword-only too, or a class's field, annotated by the core or a view of it (:data:`WHOLE_CORE`); each as
+    ``path function-or-class.name what``."""
     found: set[str] = set()
 
     def visit(node: ast.AST, where: str) -> None:
@@ -97,15 +91,13 @@ def _through_the_core(path: str) -> set[str]:
                     args = child.args
                     for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
                         shown = ast.unparse(arg.annotation) if arg.annotation is not None else ""
-                        if arg.arg == "core" or "Host" in shown:
+                        if arg.arg == "core" or any(name in shown for name in WHOLE_CORE):
                             found.add(f"{path} {name} {arg.arg}: {shown}")
                 visit(child, name)
                 continue
             if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name) \
-                    and "Host" in ast.unparse(child.annotation):
+                    and any(name in ast.unparse(child.annotation) for name in WHOLE_CORE):
                 found.add(f"{path} {where}.{child.target.id}: {ast.unparse(child.annotation)}")
-            if isinstance(child, ast.Attribute) and child.attr == "calls" and isinstance(child.ctx, ast.Load):
-                found.add(f"{path} {where} reads .calls")
             visit(child, where)
 
     visit(ast.parse((SERVER / path).read_text(encoding="utf-8")), "")
@@ -114,18 +106,53 @@ def _through_the_core(path: str) -> set[str]:
 
 def test_the_job_machinery_takes_the_job_service_not_the_core() -> None:
     found = set().union(*(_through_the_core(path) for path in [*MACHINERY, "executors/job_service.py"]))
-    new = sorted(found - THROUGH_THE_CORE)
-    assert not new, f"job machinery handed the core (or a view of it) instead of the job service: {new}"
-    assert not THROUGH_THE_CORE - found, f"no longer through the core (drop them here): {THROUGH_THE_CORE - found}"
+    assert not found, f"job machinery handed the core (or a view of it) instead of the job service: {sorted(found)}"
 
 
-def test_a_keyword_only_view_of_the_core_and_a_read_of_calls_are_found(tmp_path: Path) -> None:
+def test_a_keyword_only_view_of_the_core_and_a_field_typed_as_the_core_are_found(tmp_path: Path) -> None:
     source = ("def run(service, *, host: RunHost) -> None:\n    return service.calls.loop\n"
-              "class Parts(Protocol):\n    calls: RunHost\n")
+              "class Parts(Protocol):\n    calls: ServerCore\n    routed: Routed\n")
     (tmp_path / "machinery.py").write_text(source, encoding="utf-8")
     found = _through_the_core(str(tmp_path / "machinery.py"))  # (an absolute path: SERVER / it is itself)
     named = {line.split(" ", 1)[1] for line in found}
-    assert named == {"run host: RunHost", "run reads .calls", "Parts.calls: RunHost"}
+    assert named == {"run host: RunHost", "Parts.calls: ServerCore", "Parts.routed: Routed"}
+
+
+def _handed(call: ast.Call) -> list[ast.expr]:
+    return [*call.args, *(keyword.value for keyword in call.keywords)]
+
+
+def test_the_core_builds_the_job_service_from_parts_built_before_it() -> None:
+    """R44-2: ``JobService(self.registry, runners, self, lambda: self.first_use)``: the service held the whole core,
+    and reached its stores through a lambda on a member built after it. Now it is handed the core's parts, each
+    built before it, and none of them is the core."""
+    tree = ast.parse((SERVER / "core.py").read_text(encoding="utf-8"))
+    builds = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in {"JobService", "FirstUse", "CallParts"}]
+    for node in builds:
+        handed = [ast.unparse(value) for value in _handed(node)
+                  if isinstance(value, ast.Lambda) or (isinstance(value, ast.Name) and value.id == "self")]
+        assert not handed, f"{ast.unparse(node.func)} is handed the core, or a way to it: {handed}"
+    assert {ast.unparse(node.func) for node in builds} == {"JobService", "FirstUse", "CallParts"}
+
+
+def _fields(held: object) -> dict[str, object]:
+    slots = getattr(type(held), "__slots__", None)
+    return {name: getattr(held, name) for name in slots} if slots is not None else dict(vars(held))
+
+
+def test_nothing_the_job_service_holds_is_the_core() -> None:
+    from nanohubmcp import MCPServer
+
+    core = MCPServer("held").core
+    service = core.job_service
+    held = {"calls": service.calls, **_fields(service)}
+    held |= {f"calls.{name}": value for name, value in _fields(service.calls).items()}
+    try:
+        assert not [name for name, value in held.items() if value is core], "the job service holds the core"
+        assert service.calls is core.call_parts
+    finally:
+        core.close()
 
 
 def _reached_stores(path: Path) -> list[str]:

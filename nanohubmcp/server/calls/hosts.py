@@ -1,8 +1,9 @@
-"""What running a tool reads of its server: :class:`CheckHost` (the checks before it runs), :class:`CallHost`
-(the run and its result's shaping) and :class:`RunHost` (a job's run: the job service's view of the core), each
-naming only what its functions read.
+"""What running a tool reads of its server: :class:`CheckHost` (the checks before it runs) and :class:`CallHost`
+(the run and its result's shaping), each naming only what its functions read.
 
-The core satisfies both; so does whatever a test builds with these members. A call's function gets none of
+The core satisfies the checks' (its ``tools/call`` handlers hand them the core); the run's is the core's
+:class:`~.call_parts.CallParts` (handed to :func:`~.tool_calls.run_tool` by the handlers and the job service alike),
+or whatever a test builds with these members. A call's function gets none of
 them: its ``Context`` keeps the call's own seams (:class:`~.call_seams.CallSeams`).
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    import asyncio
     from concurrent.futures import Executor
 
     from ..registry.registry import Registry
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..wire.events import EventBus
     from .call_seams import CallSeams
 
-__all__ = ["CallHost", "CheckHost", "Refusing", "RunHost"]
+__all__ = ["CallHost", "CheckHost", "Refusing"]
 
 
 class Refusing(Protocol):
@@ -60,11 +60,3 @@ class CallHost(Refusing, Protocol):
     def result_store(self) -> ResultStore:
         """Large results kept as resources (made at its first use)."""
         ...
-
-
-class RunHost(CallHost, Protocol):
-    """What a job's run reads of its server besides the job service's own parts (the job service holds the core as
-    this: tool calls are no object of their own yet): what running a tool reads, and the loop the server serves on
-    (a job's end is stored there)."""
-
-    loop: asyncio.AbstractEventLoop | None

@@ -2,13 +2,13 @@
 
 What it holds: the registry (a job's tool by name), the job executors (:class:`~.runners.JobRunners`), the job
 store and the done jobs' kept data (made at their first use, :class:`~..first_use.FirstUse`'s: a server that
-never runs a job opens no SQLite file and starts no job thread), and the tool-call machinery a job's run goes
-through (:class:`~..calls.hosts.RunHost`: the core seen as what running a tool reads, and the loop it serves
-on). It is the core's one door to the job store and the executors (``core.job_service.jobs``, ``.runners``: the
-core keeps no other). The method handlers of jobs and tasks (``handlers/tools``, ``handlers/tasks``,
-``stateless/*``) read it off the core once and hand it on (their helpers take it, not the core), the job tools are
-handed it at registration, and the job machinery (:mod:`.service`: start, finish, hand-over, re-attach) is a set of
-functions over it, imported with the first job.
+never runs a job opens no SQLite file and starts no job thread), and what a job's run reads
+(:class:`~..calls.call_parts.CallParts`: the worker pool, the time limit, the results' options and store, the loop
+the server serves on; the core's own object of them, never the core). It is the core's one door to the job store
+and the executors (``core.job_service.jobs``, ``.runners``: the core keeps no other). The method handlers of jobs
+and tasks (``handlers/tools``, ``handlers/tasks``, ``stateless/*``) read it off the core once and hand it on (their
+helpers take it, not the core), the job tools are handed it at registration, and the job machinery (:mod:`.service`:
+start, finish, hand-over, re-attach) is a set of functions over it, imported with the first job.
 
 It is also where the core and its job store meet, in two directions. The job store asks the server, through
 hooks it is given when made: to follow a job whose function runs on after a stop (:meth:`JobService.hand_over`),
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import asyncio
     from concurrent.futures import Future
 
-    from ..calls.hosts import RunHost
+    from ..calls.call_parts import CallParts
     from ..jobs.leftovers import Leftovers
     from ..jobs.record import Job
     from ..jobs.service import JobStore
@@ -64,38 +64,37 @@ class JobService:
     Args:
         registry: the server's registry (a job's tool, looked up by name).
         runners: the job executors: the server's, and those its tools name.
-        calls: the core as a job's run reads it (:class:`~..calls.hosts.RunHost`: tool calls are no object of their
-            own yet).
-        stores: the parts made at their first use (the core's ``FirstUse``, asked at each use: it is built after
-            this service, whose hooks it is given).
+        calls: what a job's run reads (:class:`~..calls.call_parts.CallParts`, the core's one object of them).
+        stores: the parts made at their first use (the core's ``FirstUse``, built before this service; the core then
+            gives it this service's hooks for the job store it makes).
     """
 
     __slots__ = ("_stores", "calls", "registry", "runners")
 
-    def __init__(self, registry: Registry, runners: JobRunners, calls: RunHost,
-                 stores: Callable[[], JobStores]) -> None:
+    def __init__(self, registry: Registry, runners: JobRunners, calls: CallParts, stores: JobStores) -> None:
         self.registry = registry
         self.runners = runners
         """The job executors (``runner_for``, ``holds_after_restart``, ``outliving``, ``folder_budget``)."""
         self.calls = calls
-        """How a job's tool runs and its result is shaped, and the serving loop (:class:`~..calls.hosts.RunHost`)."""
+        """How a job's tool runs and its result is shaped, and the serving loop
+        (:class:`~..calls.call_parts.CallParts`)."""
         self._stores = stores
 
     @property
     def jobs(self) -> JobStore:
         """The job store (made at its first use: the first job, task or poll)."""
-        return self._stores().jobs
+        return self._stores.jobs
 
     @property
     def jobs_made(self) -> JobStore | None:
         """The job store if made yet (a store not made holds nothing to sweep or cancel)."""
-        return self._stores().jobs_made
+        return self._stores.jobs_made
 
     @property
     def polled_data(self) -> PolledData:
         """The done jobs' data over ``max_inline_bytes`` kept once per job for their MCP answers
         (``get_job_result`` and ``tasks/result`` alike: one link per job)."""
-        return self._stores().polled_data
+        return self._stores.polled_data
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:

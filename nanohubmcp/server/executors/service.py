@@ -45,7 +45,7 @@ from .job_files import FolderJobExecutor
 from .job_folders import run_files_bytes
 
 if TYPE_CHECKING:
-    from ..calls.hosts import RunHost
+    from ..calls.call_parts import CallParts
     from ..registry.registry import Registry
     from .runners import JobRunners
 
@@ -55,11 +55,12 @@ log = logging.getLogger("nanohubmcp.jobs")
 class JobParts(Protocol):
     """What these functions read of the job service (:class:`~.job_service.JobService` is the one object that has
     them, built by the core; this names them here so that the service may import this module at its first job
-    without a cycle): the registry, the job executors, the job store, the tool-call machinery and the serving loop."""
+    without a cycle): the registry, the job executors, the job store, what a call's run reads (the core's
+    :class:`~..calls.call_parts.CallParts`, never the core) and the serving loop."""
 
     registry: Registry
     runners: JobRunners
-    calls: RunHost
+    calls: CallParts
 
     @property
     def jobs(self) -> jobmod.JobStore:

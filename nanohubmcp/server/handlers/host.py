@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..calls.hosts import CallHost, CheckHost
+from ..calls.hosts import CheckHost
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from ..asks.request_state import RequestStateCodec
+    from ..calls.call_parts import CallParts
     from ..calls.call_seams import CallSeams
     from ..executors.job_service import JobService
     from ..registry.registry import Registry
@@ -63,8 +64,12 @@ class FunctionHost(Protocol):
 
     registry: Registry
     bus: EventBus
-    tool_timeout: float | None
     call_seams: CallSeams
+
+    @property
+    def tool_timeout(self) -> float | None:
+        """Seconds a call may run, None for no limit."""
+        ...
 
     @property
     def executor(self) -> Executor:
@@ -92,5 +97,8 @@ class TasksHost(ListHost, Protocol):
     job_service: JobService
 
 
-class ToolsHost(CheckHost, CallHost, TasksHost, Protocol):
-    """What :mod:`.tools` reads (``tools/*``): a task's, the checks before a call, and the call's run."""
+class ToolsHost(CheckHost, TasksHost, Protocol):
+    """What :mod:`.tools` reads (``tools/*``): a task's, the checks before a call, and what the call's run reads (the
+    core's :class:`~..calls.call_parts.CallParts`)."""
+
+    call_parts: CallParts

@@ -62,7 +62,7 @@ def _tools_call(core: ToolsHost, request: RequestContext, params: dict[str, Any]
         return create_task(core, request, tool, arguments, task)
     if tool.background:
         return start_job_result(core.job_service, request, tool, arguments)
-    return run_tool(core, request, tool, arguments)
+    return run_tool(core.call_parts, request, tool, arguments)
 
 
 async def _answered(result: dict[str, Any]) -> dict[str, Any]:

@@ -14,18 +14,19 @@ they are cut short at once (:func:`process_ended`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .record import FAILED, TERMINAL, Job
 
 if TYPE_CHECKING:
     import asyncio
 
+    from .leftovers import Leftovers
     from .record import JobKeeper
     from .runs import Runs
 
-__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "Reattach", "cut_short", "loop_ending", "process_ended",
-           "process_ending", "revive", "stop_run"]
+__all__ = ["CLIENT_CLOSED", "SERVER_STOPPED", "HandOver", "JobHooks", "Reattach", "cut_short", "loop_ending",
+           "process_ended", "process_ending", "revive", "stop_run"]
 
 SERVER_STOPPED = "the server stopped while this job ran: it did not complete; it may be run again"
 """The status message of a job failed because its run ended (:func:`cut_short`)."""
@@ -40,6 +41,17 @@ it cannot (the job fails), None if it cannot tell yet (asked again later)."""
 HandOver = Callable[[Job], bool]
 """The tool-call service's hook at server stop: True when it keeps following ``job``, whose
 function runs on in this process, and stores its end (the job is then not failed)."""
+
+
+class JobHooks(Protocol):
+    """The job store's hooks into its server, one object (the job service): :data:`Reattach`, :data:`HandOver`, and
+    the folders the executors keep jobs in."""
+
+    def reattach(self, job: Job) -> bool | None: ...
+
+    def hand_over(self, job: Job) -> bool: ...
+
+    def folders(self) -> Leftovers: ...
 
 
 def cut_short(job: Job) -> None:

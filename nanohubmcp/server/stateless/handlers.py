@@ -83,10 +83,10 @@ async def tools_call(core: ModernHost, request: RequestContext, params: dict[str
     escalated = enable_escalation(core.job_service, request, tool) if tasks_ok else None
     if escalated is None:  # nothing to race: run the tool in this task (a Task per call showed in the profile)
         try:
-            return await toolcalls.run_tool(core, request, tool, arguments)
+            return await toolcalls.run_tool(core.call_parts, request, tool, arguments)
         except InputRequired as need:
             return _input_required(core, request, tool.name, given, params, exchange, need)
-    run = asyncio.ensure_future(toolcalls.run_tool(core, request, tool, arguments))
+    run = asyncio.ensure_future(toolcalls.run_tool(core.call_parts, request, tool, arguments))
     try:
         racing: set[asyncio.Future[Any]] = {run, escalated}
         await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from ..calls.hosts import CallHost, CheckHost
+from ..calls.hosts import CheckHost
 from ..handlers.host import PromptsHost, ResourcesHost
 
 if TYPE_CHECKING:
     from ..asks.task_inputs import TaskInputs
+    from ..calls.call_parts import CallParts
     from ..executors.job_service import JobService
     from ..registry.registry import Registry
     from ..results.options import ResultOptions
@@ -46,6 +47,8 @@ class ListenHost(TaskHost, Protocol):
         ...
 
 
-class ModernHost(CheckHost, CallHost, TaskHost, PromptsHost, ResourcesHost, Protocol):
-    """What :mod:`.handlers` reads: a task's, the checks before a call and its run, and the prompt and resource
-    handlers'."""
+class ModernHost(CheckHost, TaskHost, PromptsHost, ResourcesHost, Protocol):
+    """What :mod:`.handlers` reads: a task's, the checks before a call, what its run reads (the core's
+    :class:`~..calls.call_parts.CallParts`), and the prompt and resource handlers'."""
+
+    call_parts: CallParts
