@@ -60,7 +60,6 @@ from .wire.state_dir import ENV_STATE_DIR, StateLink
 
 if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
-    from .asks.task_inputs import TaskInputs
     from .middleware import Route
     from .provenance.cache_store import ResultCache
     from .provenance.records import ProvenanceStore
@@ -241,11 +240,6 @@ class ServerCore:
     def request_codec(self) -> RequestStateCodec:
         """The key signing the 2026-07-28 ``requestState`` (random per process unless given)."""
         return self.first_use.request_codec
-
-    @property
-    def task_inputs(self) -> TaskInputs:
-        """The input requests of running tasks (the 2026-07-28 tasks extension)."""
-        return self.first_use.task_inputs
 
     @property
     def skills(self) -> SkillCatalog:

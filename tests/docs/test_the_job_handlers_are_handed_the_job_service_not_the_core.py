@@ -169,6 +169,37 @@ def test_no_handler_reaches_the_job_store_through_its_host() -> None:
     assert not reached, f"handlers reading core.job_service.jobs (take the service once and hand it on): {reached}"
 
 
+def _named_stores(path: Path) -> list[str]:
+    """Each read of ``<x>.jobs`` in ``path`` (the job store, through the service or otherwise), and of
+    ``core.task_inputs``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [f"{path.relative_to(SERVER)}:{node.lineno} .{node.attr}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and (node.attr == "jobs" or (
+                node.attr == "task_inputs" and isinstance(node.value, ast.Name) and node.value.id == "core"))]
+
+
+def test_no_handler_or_job_tool_names_the_job_store() -> None:
+    """R44-7: of the handlers' 19 uses of the service, 13 were ``service.jobs.get/cancel/owned_by/...``: the service
+    was a holder of the store. Its job operations (``job_of``, ``tasks_of``, ``cancel``, ``ended``, ``follow``,
+    ``task_for``, ``answer_inputs``) are what the handlers and the job tools use, and the tasks' input requests are
+    the service's (``task_inputs``), not the core's."""
+    paths = [*(path for family in HANDLERS for path in sorted((SERVER / family).rglob("*.py"))),
+             SERVER / "executors/job_tools.py"]
+    named = [line for path in paths for line in _named_stores(path)]
+    assert not named, f"handlers naming the job store (use the job service's operations): {named}"
+
+
+def test_the_tasks_input_requests_are_the_job_services_not_the_cores() -> None:
+    from nanohubmcp import MCPServer
+
+    core = MCPServer("inputs").core
+    try:
+        assert not hasattr(core, "task_inputs")
+        assert core.job_service.task_inputs is core.call_seams.task_inputs  # (one, made at its first use)
+    finally:
+        core.close()
+
+
 def test_no_part_of_the_core_names_a_job_host() -> None:
     named = [f"{path.relative_to(SERVER)}:{node.lineno}" for path in sorted(SERVER.rglob("*.py"))
              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))

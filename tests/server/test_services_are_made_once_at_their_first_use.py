@@ -27,7 +27,7 @@ def test_each_service_is_made_once_when_first_asked_for(tmp_path: Path) -> None:
         barrier.wait(timeout=10)
         seen.append((core.job_service.jobs, core.first_use.recorder, core.provenance, core.result_store,
                      core.result_options, core.result_cache, core.first_use.cache_layer, core.request_codec,
-                     core.task_inputs, core.skills))
+                     core.job_service.task_inputs, core.skills))
 
     askers = [threading.Thread(target=ask) for _ in range(ASKERS)]
     for thread in askers:

@@ -8,7 +8,10 @@ the server serves on; the core's own object of them, never the core). It is the 
 and the executors (``core.job_service.jobs``, ``.runners``: the core keeps no other). The method handlers of jobs
 and tasks (``handlers/tools``, ``handlers/tasks``, ``stateless/*``) read it off the core once and hand it on (their
 helpers take it, not the core), the job tools are handed it at registration, and the job machinery (:mod:`.service`:
-start, finish, hand-over, re-attach) is a set of functions over it, imported with the first job.
+start, finish, hand-over, re-attach) is a set of functions over it, imported with the first job. The handlers and
+the job tools use its job operations (:meth:`JobService.job_of` under the store's owner checks, ``tasks_of``,
+``cancel``, ``ended``, ``follow``, ``task_for``, ``answer_inputs``) and never name the store; the input requests of
+running tasks are its own too (``task_inputs``).
 
 It is also where the core and its job store meet, in two directions. The job store asks the server, through
 hooks it is given when made: to follow a job whose function runs on after a stop (:meth:`JobService.hand_over`),
@@ -28,11 +31,16 @@ if TYPE_CHECKING:
     import asyncio
     from concurrent.futures import Future
 
+    from ..asks.task_inputs import TaskInputs
     from ..calls.call_parts import CallParts
+    from ..jobs.far_ends import Report
     from ..jobs.leftovers import Leftovers
+    from ..jobs.pages import Position
     from ..jobs.record import Job
     from ..jobs.service import JobStore
     from ..registry.registry import Registry
+    from ..wire.principal import Principal
+    from ..wire.request import RequestContext
     from .polled_data import PolledData
     from .runners import JobRunners
 
@@ -55,6 +63,11 @@ class JobStores(Protocol):
     @property
     def polled_data(self) -> PolledData:
         """The done jobs' data kept once per job for their MCP answers, made now if it was not."""
+        ...
+
+    @property
+    def task_inputs(self) -> TaskInputs:
+        """The input requests of running tasks, made now if they were not."""
         ...
 
 
@@ -100,6 +113,65 @@ class JobService:
     def loop(self) -> asyncio.AbstractEventLoop | None:
         """The loop the server serves on (None before it serves)."""
         return self.calls.loop
+
+    @property
+    def task_inputs(self) -> TaskInputs:
+        """The input requests of running tasks (the 2026-07-28 tasks extension; made at its first use)."""
+        return self._stores.task_inputs
+
+    # -- the job operations of the handlers and the job tools (under the job store's owner checks) ------
+    def job_of(self, job_id: object, owner: str | None, principal: Principal | None) -> Job:
+        """The job ``job_id`` as its caller may see it: ``owner`` the caller's session id (None: read by id alone,
+        as the 2026-07-28 tasks are), ``principal`` the caller's (:meth:`JobStore.get <..jobs.service.JobStore.get>`).
+
+        Raises:
+            UnknownComponent: no such job for this caller (a wrong id, expired, another principal's or session's).
+        """
+        return self.jobs.get(job_id, owner, principal)
+
+    def tasks_of(self, owner: str | None, principal: Principal | None, *, after: Position | None,
+                 count: int | None) -> tuple[list[Job], bool]:
+        """The live tasks of the session ``owner`` (never anyone else's), oldest first, at most ``count`` after the
+        position ``after``, and whether more follow (:meth:`JobStore.owned_by <..jobs.service.JobStore.owned_by>`)."""
+        return self.jobs.owned_by(owner, principal=principal, tasks_only=True, after=after, count=count)
+
+    def cancel(self, job: Job, reason: str = "cancelled by the client") -> Job:
+        """Cancel ``job`` (from :meth:`job_of`) wherever it runs; the job as it is now, ``cancelled`` or the end it
+        reached first (:meth:`JobStore.cancel <..jobs.service.JobStore.cancel>`)."""
+        return self.jobs.cancel(job, reason)
+
+    async def ended(self, job: Job, request: RequestContext) -> Job:
+        """``job`` (from :meth:`job_of`) once it ended, wherever it runs, or as it is when ``request`` was cancelled
+        (:meth:`JobStore.ended <..jobs.service.JobStore.ended>`)."""
+        return await self.jobs.ended(job, request)
+
+    async def follow(self, job: Job, report: Report, request: RequestContext) -> None:
+        """``report(job)`` each time ``job`` may have changed, wherever it runs, until it ended or ``request`` is
+        cancelled (:meth:`JobStore.follow <..jobs.service.JobStore.follow>`)."""
+        await self.jobs.follow(job, report, request)
+
+    def task_for(self, request: RequestContext, tool: str, message: str | None) -> Job:
+        """A task's job for ``request``'s running call of ``tool``, going on as a task (2026-07-28
+        ``ctx.start_task()``), in no session, ``message`` its first status message.
+
+        Raises:
+            JobLimitReached: the job store is full (in total or for this caller).
+        """
+        return self.jobs.create(tool, None, principal=request.principal, as_task=True, message=message,
+                                provenance_id=request.provenance_id)
+
+    async def answer_inputs(self, job: Job, responses: dict[str, Any]) -> None:
+        """Hand ``responses`` (``tasks/update``'s) to the outstanding input requests of ``job``, a task: checked
+        against them first (:func:`~..asks.task_inputs.checked_answers`: a wrong one is -32602 and none is handed
+        on), then delivered here, or to the process that runs it."""
+        from ..asks.task_inputs import checked_answers
+
+        if self.jobs.runs_here(job):
+            inputs = self.task_inputs
+            await checked_answers(inputs.outstanding(job.id), responses)
+            inputs.deliver(job, responses)
+        else:  # another process runs it: checked here against the requests stored with it, delivered there
+            self.jobs.answer(job, await checked_answers(job.input_requests or {}, responses))
 
     # -- the job store's hooks ----------------------------------------------------------------
     def reattach(self, job: Job) -> bool | None:

@@ -176,7 +176,7 @@ async def for_callers_job(
     :class:`~nanohubmcp.errors.InternalError` (:func:`own_faults`)."""
     with own_faults():
         try:
-            job = service.jobs.get(job_id, ctx.session_id, ctx.principal)
+            job = service.job_of(job_id, ctx.session_id, ctx.principal)
         except UnknownComponent:
             return not_found(job_id)
         return await answer(job)
@@ -227,7 +227,7 @@ def job_cancel_tool(service: JobService) -> Callable[..., Awaitable[dict[str, An
                 status = job_status(job)
                 status.pop("result", None)
                 return {**status, "message": "the job had already ended; get_job_result gives its outcome"}
-            return job_status(service.jobs.cancel(job, "cancelled by the client"))
+            return job_status(service.cancel(job))
 
         return await for_callers_job(service, ctx, job_id, cancel)
 

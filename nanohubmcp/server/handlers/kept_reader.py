@@ -36,7 +36,7 @@ def kept_reader(core: KeptHost, request: RequestContext, uri: str) -> str | None
     session = request.session.id if request.session is not None else None
     service = core.job_service
     try:
-        service.jobs.get(kept.job, session, request.principal)
+        service.job_of(kept.job, session, request.principal)
     except UnknownComponent:  # not a job this caller may read (another principal's, a live session's)
         return reader
     return kept.owner

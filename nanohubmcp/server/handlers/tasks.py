@@ -78,7 +78,7 @@ def _job(service: JobService, request: RequestContext, params: dict[str, Any]) -
     if not isinstance(task_id, str):
         raise InvalidParams("params.taskId must be the taskId string from CreateTaskResult")
     owner = request.session.id if request.session is not None else None
-    return service.jobs.get(task_id, owner, request.principal)
+    return service.job_of(task_id, owner, request.principal)
 
 
 async def tasks_get(core: TasksHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -112,7 +112,7 @@ async def tasks_result(core: TasksHost, request: RequestContext, params: dict[st
        an event the official client dropped (the request never answered).
     """
     service = core.job_service
-    job = await service.jobs.ended(_job(service, request, params), request)
+    job = await service.ended(_job(service, request, params), request)
     if job.status not in jobmod.TERMINAL:  # the request was cancelled: its answer goes nowhere
         raise InternalError(f"tasks/result was cancelled before task {job.id} ended; send it again to wait "
                             "for the task's result")
@@ -168,8 +168,7 @@ async def tasks_list(core: TasksHost, request: RequestContext, params: dict[str,
     cursor = params.get("cursor")
     after = _position(seal_of(core.request_codec).open(scope, cursor)) if cursor is not None else None
     service = core.job_service
-    jobs, more = service.jobs.owned_by(owner, principal=request.principal, tasks_only=True, after=after,
-                                       count=page_count(core, tasks=True))
+    jobs, more = service.tasks_of(owner, request.principal, after=after, count=page_count(core, tasks=True))
     return fitted_page("tasks", [task_object(j) for j in jobs], more,
                        lambda i: seal_of(core.request_codec).seal(scope, f"{jobs[i].created!r}/{jobs[i].id}"),
                        method="tasks/list", bound=page_bound(core, request))
@@ -192,7 +191,7 @@ async def tasks_cancel(core: TasksHost, request: RequestContext, params: dict[st
     service = core.job_service
     job = _job(service, request, params)
     if job.status not in jobmod.TERMINAL:
-        job = service.jobs.cancel(job, "cancelled by the client")
+        job = service.cancel(job)
         if job.status == jobmod.CANCELLED:
             job.updated = time.time()
             return task_object(job)

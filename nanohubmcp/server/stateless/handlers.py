@@ -77,7 +77,7 @@ async def tools_call(core: ModernHost, request: RequestContext, params: dict[str
                 return job_machinery.refused_job(request, exc)
             request.put(TASK_JOB, job)  # the job's asks wait for tasks/update
             request.allow_escalation(lambda _message: True)  # it runs as a task already (ctx.start_task())
-            track(core, job)
+            track(core.job_service, job)
             return create_task_result(job)
         return await job_machinery.start_job_result(core.job_service, request, tool, arguments)
     escalated = enable_escalation(core.job_service, request, tool) if tasks_ok else None
@@ -92,7 +92,7 @@ async def tools_call(core: ModernHost, request: RequestContext, params: dict[str
         await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
         if escalated.done():  # ctx.start_task(): the call goes on as a task
             job = escalated.result()
-            adopt(core, request, job, run)
+            adopt(core.job_service, request, job, run)
             return create_task_result(job)
         return await run
     except InputRequired as need:

@@ -11,7 +11,6 @@ from ..calls.hosts import CheckHost
 from ..handlers.host import PromptsHost, ResourcesHost
 
 if TYPE_CHECKING:
-    from ..asks.task_inputs import TaskInputs
     from ..calls.call_parts import CallParts
     from ..executors.job_service import JobService
     from ..registry.registry import Registry
@@ -22,15 +21,10 @@ __all__ = ["ListenHost", "ModernHost", "TaskHost"]
 
 
 class TaskHost(Protocol):
-    """What :mod:`.tasks` reads: the job service (its job store, and a done job's answer), and the input requests of
-    running tasks."""
+    """What :mod:`.tasks` reads: the job service (its jobs, a done job's answer, the input requests of running
+    tasks)."""
 
     job_service: JobService
-
-    @property
-    def task_inputs(self) -> TaskInputs:
-        """The input requests of running tasks."""
-        ...
 
 
 class ListenHost(TaskHost, Protocol):

@@ -93,7 +93,7 @@ def honoured_filter(core: ListenHost, request: RequestContext, wanted: object) -
         visible = []
         for task_id in ids:
             try:
-                service.jobs.get(task_id, None, request.principal)
+                service.job_of(task_id, None, request.principal)
             except UnknownComponent:
                 continue
             visible.append(task_id)
@@ -158,7 +158,7 @@ async def subscriptions_listen(core: ListenHost, request: RequestContext,
         cleanups.append(stop_listening)
     service = core.job_service
     for task_id in honoured.get("taskIds", []):
-        job = service.jobs.get(task_id, None, request.principal)
+        job = service.job_of(task_id, None, request.principal)
         if job.status not in jobmod.TERMINAL:  # (one that ended already is read with tasks/get)
             told = _TaskStatus(core, job, send)
             follower = asyncio.ensure_future(told.follow(request))  # (on any process of the server)
@@ -195,12 +195,12 @@ class _TaskStatus:
         self.service = core.job_service
         self.job = job
         self.send = send
-        self.last = detailed_task(core, job)  # (as the listen began: only changes are told)
+        self.last = detailed_task(self.service, job)  # (as the listen began: only changes are told)
         self.completed: jobmod.Job | None = None
 
     async def follow(self, request: RequestContext) -> None:
         with contextlib.suppress(UnknownComponent):  # its record went away: nothing more to tell
-            await self.service.jobs.follow(self.job, self.report, request)
+            await self.service.follow(self.job, self.report, request)
         if self.completed is not None:  # (the last report: the following ended with it)
             job = self.completed
             result: dict[str, Any] | None
@@ -218,21 +218,21 @@ class _TaskStatus:
         (:func:`~..results.event_bound.hold_task_to_event`): the client would drop the event, and with it the listen.
         ``tasks/get`` answers the result whole, as JSON. With it, its text as written to measure it (the
         notification copies it), or None."""
-        task = detailed_task(self.core, job, result)
+        task = detailed_task(self.service, job, result)
         try:
             text = hold_task_to_event(task, job.id, job.tool, held=held_to_schema(self.core.registry.tools, job.tool),
                                       bound=self.core.result_options.max_event_bytes,
                                       via="the last notifications/tasks of a subscriptions/listen",
                                       read_with="tasks/get")
         except ResultTooLarge as exc:
-            return detailed_task(self.core, job, tool_error_result(str(exc))), None
+            return detailed_task(self.service, job, tool_error_result(str(exc))), None
         return task, written_of(task, text)
 
     def report(self, job: jobmod.Job) -> None:
         if task_status(job) == jobmod.COMPLETED:  # (also an isError result: every result is held to one event)
             self.completed = job  # told by follow, off this report (its data may be kept first)
         else:
-            self.tell(detailed_task(self.core, job))
+            self.tell(detailed_task(self.service, job))
 
     def tell(self, task: dict[str, Any], written: Written | None = None) -> None:
         if task != self.last:

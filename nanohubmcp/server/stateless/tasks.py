@@ -67,7 +67,7 @@ def task_handle(job: jobmod.Job) -> dict[str, Any]:
     return jobmod.task_fields(job, status=task_status(job), ttl_key="ttlMs", poll_key="pollIntervalMs")
 
 
-def detailed_task(core: TaskHost, job: jobmod.Job, result: dict[str, Any] | None = None) -> dict[str, Any]:
+def detailed_task(service: JobService, job: jobmod.Job, result: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``DetailedTask`` of a job: its ``Task`` plus ``inputRequests``, ``result`` or ``error`` (a
     result's ``_meta`` names the call's provenance record, ``io.nanohub/provenance``, when it has one).
 
@@ -78,7 +78,7 @@ def detailed_task(core: TaskHost, job: jobmod.Job, result: dict[str, Any] | None
     status = task["status"]
     if status == jobmod.INPUT_REQUIRED:
         # (a task another process runs: the requests stored with it, JobStore.changed)
-        task["inputRequests"] = core.task_inputs.outstanding(job.id) or dict(job.input_requests or {})
+        task["inputRequests"] = service.task_inputs.outstanding(job.id) or dict(job.input_requests or {})
     elif status == jobmod.COMPLETED:
         result = task["result"] = dict(result or job.result or {"content": []})
         uri = job.provenance_uri()  # (a job that ended before its record opened stored none in its result)
@@ -94,10 +94,10 @@ def create_task_result(job: jobmod.Job) -> dict[str, Any]:
     return {"resultType": "task", **task_handle(job)}
 
 
-def track(core: TaskHost, job: jobmod.Job) -> None:
+def track(service: JobService, job: jobmod.Job) -> None:
     """Forget the task's input bookkeeping once its work ends."""
     if job.task is not None:
-        inputs = core.task_inputs
+        inputs = service.task_inputs
         job.task.add_done_callback(lambda _t: inputs.forget(job.id))
 
 
@@ -113,8 +113,7 @@ def enable_escalation(service: JobService, request: RequestContext, tool: Tool) 
         if future.done():
             return False
         try:
-            job = service.jobs.create(tool.name, None, principal=request.principal, as_task=True,
-                                      message=message or None, provenance_id=request.provenance_id)
+            job = service.task_for(request, tool.name, message or None)
         except jobmod.JobLimitReached:
             return False  # the call goes on as a plain call
         job.request = request
@@ -129,12 +128,12 @@ def enable_escalation(service: JobService, request: RequestContext, tool: Tool) 
     return future
 
 
-def adopt(core: TaskHost, request: RequestContext, job: jobmod.Job,
+def adopt(service: JobService, request: RequestContext, job: jobmod.Job,
           run: asyncio.Future[dict[str, Any]]) -> None:
     """Make ``job`` follow ``request``'s already running call ``run`` to its end, stored as an ``@async_tool``'s
     job's end is (:func:`~..executors.service.finish_call`: one end for both)."""
-    job.task = asyncio.ensure_future(finish_call(core.job_service, job, request, run))
-    track(core, job)
+    job.task = asyncio.ensure_future(finish_call(service, job, request, run))
+    track(service, job)
 
 
 # -- tasks/get, tasks/update, tasks/cancel -----------------------------------------------
@@ -144,7 +143,7 @@ def _job(service: JobService, request: RequestContext, params: dict[str, Any], m
     if not isinstance(task_id, str) or not task_id:
         raise InvalidParams(f"{method} needs params.taskId, the taskId string of the task")
     try:
-        return service.jobs.get(task_id, None, request.principal)
+        return service.job_of(task_id, None, request.principal)
     except InvalidParams:
         raise InvalidParams(
             f"Failed to retrieve task: no task {show(task_id)} (wrong id, or it expired)") from None
@@ -161,7 +160,7 @@ async def tasks_get(core: TaskHost, request: RequestContext, params: dict[str, A
     service = core.job_service
     job = _job(service, request, params, "tasks/get")
     result = await answered_result(service, job) if job.status == jobmod.COMPLETED else None
-    return detailed_task(core, job, result)
+    return detailed_task(service, job, result)
 
 
 async def tasks_update(core: TaskHost, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -175,13 +174,7 @@ async def tasks_update(core: TaskHost, request: RequestContext, params: dict[str
     if not isinstance(responses, dict):
         raise InvalidParams(
             "tasks/update needs params.inputResponses, an object of inputRequests keys to results")
-    from ..asks.task_inputs import checked_answers
-
-    if service.jobs.runs_here(job):
-        await checked_answers(core.task_inputs.outstanding(job.id), responses)  # a wrong one: -32602
-        core.task_inputs.deliver(job, responses)
-    else:  # another process runs it: checked here against the requests stored with it, delivered there
-        service.jobs.answer(job, await checked_answers(job.input_requests or {}, responses))
+    await service.answer_inputs(job, responses)  # (a wrong one: -32602, none delivered)
     return {}
 
 
@@ -191,5 +184,5 @@ async def tasks_cancel(core: TaskHost, request: RequestContext, params: dict[str
     job = _job(service, request, params, "tasks/cancel")
     if job.status not in jobmod.TERMINAL:
         # (its followers are told of its end by the job store)
-        service.jobs.cancel(job, "cancelled by the client")
+        service.cancel(job)
     return {}
