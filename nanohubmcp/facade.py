@@ -850,11 +850,15 @@ class MCPServer:
 
         The function takes ``value`` (what the user typed so far, a string) and optionally
         ``context`` (the other arguments already given, ``{name: string}``) and returns a list of
-        strings — or any iterable of values, or one string (one suggestion). The first 100 are sent
-        as text, with ``total`` (a list's length; an iterable's count, up to a million values: an
-        endless one has no ``total`` and ``hasMore`` true). A ``def`` function runs, and what it returns
-        is read, on a worker thread within ``tool_timeout``; an ``async def`` one on the event loop (an
-        iterable it returns that is not a list is read on a worker), cancelled by its client's cancel.
+        strings — or any iterable of values, or one string (one suggestion); an ``async def`` one may
+        ``yield`` them. The first 100 are sent; a value is a string, or an int or a float (sent as its
+        text): anything else is refused naming its type. An iterable is read to its 101st value at
+        most, never counted: ``total`` is the answer's ``len()`` (a list's), or the count of an iterable
+        that ended within those values; else none, and ``hasMore`` true. A ``def`` function runs, and
+        what it returns is read, on a worker thread within ``tool_timeout``; an ``async def`` one on the
+        event loop (an async generator too; an iterable it returns that is not a list is read on a
+        worker), cancelled by its client's cancel. One that raises, runs past ``tool_timeout`` or gives
+        a value it may not is answered -32603 saying so, and logged once on ``nanohubmcp.tool``.
         A request whose ``value`` or ``context`` is not of those shapes is refused with -32602 before
         the function runs.
 

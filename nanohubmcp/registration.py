@@ -110,7 +110,8 @@ class Completer:
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
-        self.is_coroutine = inspect.iscoroutinefunction(fn)
+        # An async generator function (async def with yield) is called as one: its values are read on the loop.
+        self.is_coroutine = inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn)
         self.wants_context = "context" in inspect.signature(fn).parameters
 
 

@@ -5,8 +5,8 @@ the event loop (its first 100 values sent, the rest counted for ``total``), outs
 ``completion/complete`` of a completer giving ``itertools.count()`` froze the whole server (every client, even
 ``/healthz``); a generator taking a second a value held every other client a second a value. Now a sync completer
 runs, and its answer is read, on a worker within ``tool_timeout``; an ``async def`` completer's iterable (not a
-list) is read on a worker too; an iterable without a length is counted to a million values at most (past that no
-``total``, ``hasMore`` true: MCP 2025-11-25, Server § Utilities § Completion makes ``total`` optional). An ``async
+list) is read on a worker too; an iterable without a length is read to its 101st value at most (then no ``total``,
+``hasMore`` true: MCP 2025-11-25, Server § Utilities § Completion makes ``total`` optional). An ``async
 def`` completer its client cancels has its coroutine cancelled and is not answered, as a prompt or a resource.
 """
 

@@ -83,14 +83,15 @@ def test_malformed_params_are_invalid_params_and_the_server_goes_on(params: dict
         assert ok["completion"] == {"values": ["ADA"], "total": 1, "hasMore": False}
 
 
-def test_a_generator_gives_a_hundred_values_and_its_total() -> None:
+def test_a_generator_gives_a_hundred_values_and_no_total() -> None:
     SEEN.clear()
     with in_memory(build()) as client:
         answer = client.request("completion/complete", {
             "ref": REF, "argument": {"name": "lang", "value": "en"}, "context": {"arguments": {"name": "ada"}}})
     completion = answer["completion"]
     assert completion["values"] == [f"en{i}" for i in range(100)]
-    assert (completion["total"], completion["hasMore"]) == (250_000, True)
+    assert "total" not in completion  # (a generator is read to its 101st value, not counted)
+    assert completion["hasMore"] is True
     assert SEEN == [{"name": "ada"}]
 
 

@@ -11,8 +11,7 @@ Source: MCP 2025-11-25, Server § Prompts; Server § Utilities § Completion.
 from __future__ import annotations
 
 import asyncio
-import itertools
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, UnknownComponent, text_of
 from ...schema.paths import echoed, echoed_names
@@ -24,16 +23,21 @@ from ..results.event_bound import goes_as_event, hold_prompt_to_event
 from ..results.version_blocks import blocks_for
 from ..results.written import keep_written
 from ..wire.request import RequestContext
+from .completer_values import (
+    Suggested,
+    completer_named,
+    failed,
+    is_read_whole,
+    suggested,
+    suggested_async,
+    suggestions,
+)
 from .list_pages import list_result
 
 if TYPE_CHECKING:
     from ..registry.prompts import Prompt
     from .host import PromptsHost
 
-MAX_COMPLETIONS = 100
-"""Values a ``completion/complete`` answer holds at most (MCP 2025-11-25, Server § Utilities § Completion)."""
-MAX_COUNTED = 1_000_000
-"""Values of a completer's iterable without a length counted for ``total`` at most (an endless generator: none)."""
 _SHAPE = "completion/complete needs params.ref {type, name|uri} and params.argument {name, value}"
 
 
@@ -182,58 +186,25 @@ async def complete(core: PromptsHost, request: RequestContext, params: dict[str,
     if completer.wants_context:
         kwargs["context"] = given or {}
     try:
-        if completer.is_coroutine:
+        if completer.is_coroutine:  # (an async generator too: read on the loop, within the same time limit)
             produced = await cancelled_with_its_client(request, call_function(
-                completer.fn, kwargs, is_coroutine=True, executor=core.executor, timeout=core.tool_timeout,
-                what="completion"))
-            if produced is not None and not isinstance(produced, (list, tuple, str)):  # (a generator: off the loop)
+                suggested_async, {"fn": completer.fn, "kwargs": kwargs}, is_coroutine=True, executor=core.executor,
+                timeout=core.tool_timeout, what="completion"))
+            if not is_read_whole(produced):  # (a generator: off the loop)
                 produced = await call_function(suggestions, {"produced": produced}, is_coroutine=False,
                                                executor=core.executor, timeout=core.tool_timeout,
                                                what="completion values")
         else:  # the function and the reading of what it gave, on a worker, within tool_timeout
-            produced = await call_function(_suggested, {"fn": completer.fn, "kwargs": kwargs}, is_coroutine=False,
+            produced = await call_function(suggested, {"fn": completer.fn, "kwargs": kwargs}, is_coroutine=False,
                                            executor=core.executor, timeout=core.tool_timeout, what="completion")
-    except Exception:
+        values, total, more = produced if isinstance(produced, Suggested) else suggestions(produced)
+    except Exception as exc:
         if client_cancelled(request):  # no answer is sent, whatever the function did at its client's cancel
             raise cancelled_by_client(request, None) from None
-        raise
+        raise failed(completer_named(kind, key, argument["name"]), exc, core.tool_timeout) from None
     if client_cancelled(request):  # a sync function that returned after its client's cancel: not answered
         raise cancelled_by_client(request, None)
-    values, total, more = produced if isinstance(produced, Suggested) else suggestions(produced)
     completion: dict[str, Any] = {"values": values, "hasMore": more}
     if total is not None:
         completion["total"] = total
     return {"completion": completion}
-
-
-class Suggested(NamedTuple):
-    """What :func:`suggestions` made of a completer's answer."""
-
-    values: list[str]
-    total: int | None
-    more: bool
-
-
-def _suggested(fn: Any, kwargs: dict[str, Any]) -> Suggested:
-    """A sync completer's call and its answer read, together (on a worker)."""
-    return suggestions(fn(**kwargs))
-
-
-def suggestions(produced: Any) -> Suggested:
-    """A completer's answer as the first :data:`MAX_COMPLETIONS` values (as text), how many it gave in all
-    and whether there are more: a list or any iterable of values (only those sent are turned into text), one
-    string (one value), or None (none). An iterable without a length is counted up to :data:`MAX_COUNTED`
-    values; past that (an endless generator) the total is None (MCP's ``total`` is optional) and ``hasMore``
-    true. Read on a worker thread when it is not a list: a generator may take its time."""
-    if produced is None:
-        return Suggested([], 0, False)
-    if isinstance(produced, str):
-        return Suggested([produced], 1, False)
-    items = iter(produced)
-    values = [str(v) for v in itertools.islice(items, MAX_COMPLETIONS)]
-    try:
-        total: int | None = len(produced)
-    except TypeError:  # no length: count what follows, within the bound
-        rest = sum(1 for _ in itertools.islice(items, MAX_COUNTED - len(values) + 1))
-        total = len(values) + rest if len(values) + rest <= MAX_COUNTED else None
-    return Suggested(values, total, total is None or total > len(values))
