@@ -96,11 +96,12 @@ def child(mode: str, calls: int) -> None:
         server.core.provenance.pending.drain()
 
 
-def count(mode: str, calls: int) -> int:
-    """Instructions of every thread of one run (exp-bbv's log)."""
+def count(mode: str, calls: int, script: str = __file__) -> int:
+    """Instructions of every thread of one run (exp-bbv's log): ``script --child mode calls`` (this one's by
+    default; ``record_sql_cost.py``'s runs so too)."""
     with tempfile.TemporaryDirectory() as tmp:
         argv = ["valgrind", "--tool=exp-bbv", "--instr-count-only=yes", f"--bb-out-file={tmp}/bbv",
-                f"--log-file={tmp}/log", sys.executable, __file__, "--child", mode, str(calls)]
+                f"--log-file={tmp}/log", sys.executable, script, "--child", mode, str(calls)]
         subprocess.run(argv, check=True, capture_output=True, env=dict(os.environ, PYTHONHASHSEED="0"))
         with open(f"{tmp}/log") as log:
             return sum(int(found) for found in re.findall(r"Total instructions:\s+(\d+)", log.read()))
