@@ -16,6 +16,9 @@ info) and in the task's ``_meta`` (``org.nanohub/slurm``: ``job_id``, ``state``,
 the client while it runs. Cancelling the call (``tasks/cancel``, ``notifications/cancelled``)
 tells the job (``ctx.is_cancelled()``) and runs ``scancel``: the Slurm job ends ``CANCELLED``, and
 the task's metadata says so (Slurm is looked at once more, until the job ended).
+An ``sbatch`` the controller does not answer fails the call saying so: temporary, call again later
+(:func:`.slurm_reasons.sbatch_failed_message`; not retried: sbatch retries the connection itself, and a timed-out
+answer may hide a queued job). A job ``squeue``/``sacct`` cannot be asked about is as last seen (:mod:`.slurm_watch`).
 A job Slurm holds with a reason that means it can never start as asked
 (:data:`.slurm_reasons.NEVER_STARTS`: more CPUs or memory than its partition has, ``PartitionConfig``;
 a time limit over the partition's) is ``scancel``ed and fails saying what to change; any other reason
@@ -48,10 +51,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import pickle
 import sys
 import sysconfig
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path, PurePath
@@ -73,7 +76,7 @@ from .job_files import (
 )
 from .job_side import RAISED, run_in_job
 from .remote import job_trace, remote_context
-from .slurm_announce import announce, announce_run, publish, raised_note
+from .slurm_announce import announce, announce_run, announce_silence, publish, raised_note
 from .slurm_options import OPTIONS, check_values
 from .slurm_reasons import (
     LOG_PREFIXES,
@@ -81,20 +84,21 @@ from .slurm_reasons import (
     ended_message,
     last_lines,
     never_message,
+    sbatch_failed_message,
     stderr_note,
     unpicklable_message,
 )
-from .slurm_watch import ENDED, QUEUED, SlurmState, drop_when_ended, look_once, ran_out_of_memory, watcher
+from .slurm_watch import ENDED, QUEUED, SlurmState, cancel_and_look, look_once, ran_out_of_memory, watcher
 
 if TYPE_CHECKING:
     from ..calls.context import Context
     from ..jobs.service import Job
 
+log = logging.getLogger("nanohubmcp.jobs")
+
 RESULT_GRACE_SECONDS = 10.0
 """How long a job Slurm reports COMPLETED may take to show its result file (shared filesystems lag)."""
 FILE_POLL_SECONDS = 0.25
-CANCEL_LOOK_SECONDS = 10.0
-"""After ``scancel``, how long Slurm is looked at for the job's end (its state in the task's metadata)."""
 WARNING_SECONDS = 60
 """Seconds before its time limit a job is warned (``--signal``), for limits of five minutes or more."""
 
@@ -159,8 +163,8 @@ class SlurmJobExecutor(FolderJobExecutor):
             raise ToolError(
                 f"tool '{job.tool}' cannot be sent to Slurm: its function or arguments cannot be pickled ({exc})"
             ) from None
-        except Exception as exc:  # sbatch refused it (submitit raises its own error with sbatch's stderr)
-            raise ToolError(f"sbatch refused the job: {last_lines(str(exc))}") from None
+        except Exception as exc:  # sbatch failed (submitit raises its own error with sbatch's stderr)
+            raise ToolError(sbatch_failed_message(last_lines(str(exc)), job.tool)) from None
         return str(submitted.job_id)
 
     async def call(
@@ -231,6 +235,7 @@ class SlurmJobExecutor(FolderJobExecutor):
             announce(context, job, slurm_id, SlurmState("PENDING", "", ""), None)
             told = (QUEUED, "", "")
         ended_at: float | None = None
+        silence = ""  # what Slurm's last unanswered look said, as told to the client
         loop = asyncio.get_running_loop()
         try:
             while True:
@@ -253,6 +258,12 @@ class SlurmJobExecutor(FolderJobExecutor):
                     announce(context, job, slurm_id, SlurmState("COMPLETED", "", node), told, raised_note(outcome))
                     return _value_of(outcome, slurm_id, folder, self.max_returned_bytes)
                 state = states.get(slurm_id)
+                if states.unanswered != silence:  # Slurm stopped (or started again) answering: the job is as seen
+                    silence = states.unanswered
+                    if silence:
+                        announce_silence(context, job, slurm_id, state, silence)
+                    elif state is not None and state.kind != ENDED:  # (an end is said below)
+                        announce(context, job, slurm_id, state, told)
                 if state is not None:
                     if state.kind == ENDED:  # it ran (if it has a node) even when no look saw it running
                         told = announce_run(context, job, slurm_id, state.node, told)
@@ -262,11 +273,10 @@ class SlurmJobExecutor(FolderJobExecutor):
                         announce(context, job, slurm_id, state, told)
                         told = now
                     if state.kind == QUEUED and state.reason in NEVER_STARTS:
-                        await loop.run_in_executor(None, states.cancel, slurm_id)
-                        last = await loop.run_in_executor(None, _after_scancel, slurm_id)
+                        last, said = await loop.run_in_executor(None, cancel_and_look, states, slurm_id, result)
                         if last is not None:
                             publish(context, job, slurm_id, last)
-                        raise ToolError(never_message(slurm_id, state.reason, self.options))
+                        raise ToolError(never_message(slurm_id, state.reason, self.options, said))
                     if state.kind == ENDED and state.state != "COMPLETED":
                         if result.exists():  # written between the two looks: it says more than the state
                             continue
@@ -286,12 +296,13 @@ class SlurmJobExecutor(FolderJobExecutor):
         except asyncio.CancelledError:
             if not job.abandoned:  # cancelled by the client, not left behind by a stopping server
                 request_cancel(folder)
-                await loop.run_in_executor(None, states.cancel, slurm_id)
-                last = await loop.run_in_executor(None, _after_scancel, slurm_id)
-                # Its end is stored (and its RUN_FILES gone) already, but the job may write its
-                # result on its way out (submitit lets the function end after scancel's SIGTERM).
-                drop_when_ended(result, slurm_id, ended=last is not None)
-                publish(context, job, slurm_id, last or SlurmState("CANCELLED", "", told[2] if told else ""))
+                seen = states.get(slurm_id)
+                last, said = await loop.run_in_executor(None, cancel_and_look, states, slurm_id, result)
+                fallback = SlurmState("CANCELLED", "", told[2] if told else "")
+                if said:  # not answered, tried again (cancel_and_look): Slurm's state as last seen, not CANCELLED
+                    log.warning("the scancel of Slurm job %s was not answered (%s): it is tried again", slurm_id, said)
+                    fallback = seen or replace(fallback, state="UNKNOWN")
+                publish(context, job, slurm_id, last or fallback)
                 if job.store is not None:
                     job.store.note(job)  # the cancelled job's record: its metadata as it is now
             raise
@@ -376,14 +387,3 @@ def files_returned(value: Any, folder: Path, limit: int | None = None) -> Any:
         [{"type": "text", "text": f"files: {', '.join(names)}"}, *file_blocks(found, limit)],
         structured_content={"files": names},
     )
-
-
-def _after_scancel(slurm_id: str) -> SlurmState | None:
-    """Where Slurm has ``slurm_id`` once ``scancel`` took effect: looked at until it ended, for at
-    most :data:`CANCEL_LOOK_SECONDS` (None when Slurm cannot say)."""
-    deadline = time.monotonic() + CANCEL_LOOK_SECONDS
-    while True:
-        state = look_once(slurm_id)
-        if (state is not None and state.kind == ENDED) or time.monotonic() > deadline:
-            return state if state is not None and state.kind == ENDED else None
-        time.sleep(FILE_POLL_SECONDS)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..calls.context import Context
     from ..jobs.service import Job
 
-__all__ = ["announce", "announce_run", "publish", "raised_note"]
+__all__ = ["announce", "announce_run", "announce_silence", "publish", "raised_note"]
 
 
 def raised_note(outcome: tuple[str, Any]) -> str:
@@ -33,18 +33,34 @@ def raised_note(outcome: tuple[str, Any]) -> str:
 def announce(context: Context | None, job: Job, slurm_id: str, state: SlurmState, told: object,
               note: str = "") -> None:
     """Tell the client (and the task's metadata) where the Slurm job is now (``note``: added to an end's line)."""
-    if state.kind == QUEUED:  # "queued ...": get_job_result answers it queued (jobs.record.queued_elsewhere)
-        text = f"queued at Slurm as job {slurm_id}" + (f" (reason: {state.reason})" if state.reason else "")
-    elif state.kind == RUNNING:
-        text = f"Slurm job {slurm_id} is running" + (f" on node {state.node}" if state.node else "")
-    else:
-        text = f"Slurm job {slurm_id} ended: {state.state}{note}"
+    text = where_it_is(slurm_id, state, note)
     job.status_message = text
     meta = publish(context, job, slurm_id, state)
     if job.store is not None:  # every process sharing the store answers it so
         job.store.note(job)
     if context is not None:
         context.info(text, slurm=meta)
+
+
+def where_it_is(slurm_id: str, state: SlurmState, note: str = "") -> str:
+    """The line saying where the Slurm job is: queued (with the reason), running (on its node), ended."""
+    if state.kind == QUEUED:  # "queued ...": get_job_result answers it queued (jobs.record.queued_elsewhere)
+        return f"queued at Slurm as job {slurm_id}" + (f" (reason: {state.reason})" if state.reason else "")
+    if state.kind == RUNNING:
+        return f"Slurm job {slurm_id} is running" + (f" on node {state.node}" if state.node else "")
+    return f"Slurm job {slurm_id} ended: {state.state}{note}"
+
+
+def announce_silence(context: Context | None, job: Job, slurm_id: str, state: SlurmState | None, silent: str) -> None:
+    """Tell the client that Slurm does not answer (``silent``: what the command said), so the job is as last seen
+    (``state``; None: not seen yet): temporary, the server goes on looking. A warning, and the status message."""
+    last = f"{where_it_is(slurm_id, state)} (as last seen)" if state is not None else f"Slurm job {slurm_id}"
+    text = f"{last}; Slurm does not answer now, the server goes on looking ({silent})"
+    job.status_message = text
+    if job.store is not None:
+        job.store.note(job)
+    if context is not None:
+        context.warning(text)
 
 
 def publish(context: Context | None, job: Job, slurm_id: str, state: SlurmState) -> dict[str, str]:

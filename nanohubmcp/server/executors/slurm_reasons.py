@@ -44,6 +44,9 @@ why. Reasons that pass (``Resources``, ``Priority``, ``BeginTime``, ``ReqNodeNot
 — and the rest) leave it queued, the reason in its status message."""
 ASKED = ("partition", "time", "cpus_per_task", "mem", "gpus", "account", "qos", "sbatch")
 """The options a never-starting job's message names (those given)."""
+CONTROLLER_SILENT = ("Unable to contact slurm controller", "Socket timed out on send/recv operation")
+"""What a Slurm command says when the controller (``slurmctld``) did not answer it: down, restarting, or too busy.
+Not a judgement of the job: the same call made later may well be accepted."""
 LOG_PREFIXES = ("submitit INFO", "submitit WARNING", "srun: ")
 """Lines of a job's stderr that are submitit's or srun's own: left out of the tail an error message quotes."""
 
@@ -84,17 +87,43 @@ def unpicklable_message(slurm_id: str, folder: Path) -> str:
     )
 
 
-def never_message(slurm_id: str, reason: str, options: dict[str, Any]) -> str:
+def never_message(slurm_id: str, reason: str, options: dict[str, Any], unanswered: str = "") -> str:
     """The error of a job cancelled because its pending ``reason`` (a key of :data:`NEVER_STARTS`) means it
     can never start as asked: what it asked for (``time`` in minutes, as the options hold it: ``time 10 min``),
-    and what to change."""
+    and what to change. ``unanswered``: what its ``scancel`` said when the controller did not answer (the
+    server runs it again)."""
     asked = [f"{key} {options[key]}" + (" min" if key == "time" else "") for key in ASKED if key in options]
     if "partition" not in options:
         asked.insert(0, "the default partition")
+    cancelled = "it was cancelled (scancel)"
+    if unanswered:
+        cancelled = f"its scancel was not answered ({unanswered}), and is run again until Slurm takes it"
     return (
-        f"Slurm job {slurm_id} can never start as asked (reason: {reason}): {NEVER_STARTS[reason]}; it was "
-        f"cancelled (scancel). It asked for: {', '.join(asked)}. Change these executor_options (sinfo and "
+        f"Slurm job {slurm_id} can never start as asked (reason: {reason}): {NEVER_STARTS[reason]}; {cancelled}. "
+        f"It asked for: {', '.join(asked)}. Change these executor_options (sinfo and "
         "'scontrol show partition' list what each partition has), or ask the cluster's administrators."
+    )
+
+
+def controller_silent(said: str) -> bool:
+    """Whether a Slurm command's error ``said`` is the controller not answering (:data:`CONTROLLER_SILENT`)."""
+    return any(words.lower() in said.lower() for words in CONTROLLER_SILENT)
+
+
+def sbatch_failed_message(said: str, tool: str) -> str:
+    """The error of a call whose ``sbatch`` failed (``said``: its error's last lines): the controller not
+    answering, which is temporary and says to call again later (after a timed-out answer the job may have been
+    queued all the same: how to see it), or ``sbatch`` refusing the job itself."""
+    if not controller_silent(said):
+        return f"sbatch refused the job: {said}"
+    if "timed out" in said.lower():  # the controller may have queued the job before its answer was lost
+        started = f" in time (the job may have been queued all the same: squeue --me --name mcp-{tool} lists it)"
+    else:
+        started = ", so no job was started for this call"
+    return (
+        f"the Slurm controller did not answer sbatch{started}. This is not a refusal of the job and is "
+        "usually temporary (the controller is down, restarting or busy): call the tool again later. "
+        f"sbatch said: {said}"
     )
 
 

@@ -6,6 +6,11 @@ that Slurm still holds in memory (running, queued, and those that ended in the l
 ``MinJobAge`` seconds) with their state, the scheduler's reason and the node; a followed job
 it no longer lists (ended long ago, e.g. while no server ran) is asked of the accounting
 database with ``sacct`` (which needs ``slurmdbd``).
+
+A look ``squeue`` or ``sacct`` could not make (the controller or the accounting database not answering: the
+command failed, or gave no answer in 60 s) changes no job's state: a job is taken for ended (``VANISHED``) only
+when both answered without listing it. What the last look could not ask is :attr:`SlurmWatch.unanswered`, which
+the jobs' status messages say (:func:`.slurm_announce.announce_silence`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from .slurm_reasons import controller_silent, last_lines
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -64,6 +71,9 @@ class SlurmWatch:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
+        self.unanswered = ""
+        """What the last look could not ask, in Slurm's words (``squeue: slurm_load_jobs error: Unable to contact
+        slurm controller (connect failure)``); "" when it was answered."""
 
     def add(self, slurm_id: str) -> None:
         """Follow ``slurm_id`` (a look follows at once)."""
@@ -86,10 +96,11 @@ class SlurmWatch:
         with self._lock:
             return self._states.get(slurm_id)
 
-    def cancel(self, slurm_id: str) -> None:
-        """``scancel`` the job (errors are logged by Slurm; a job already gone needs nothing)."""
-        subprocess.run(["scancel", slurm_id], capture_output=True, timeout=60, check=False)
+    def cancel(self, slurm_id: str) -> str:
+        """``scancel`` the job and look at once: what :func:`scancel` answered ("" when Slurm took it)."""
+        said = scancel(slurm_id)
         self._wake.set()
+        return said
 
     # -- the looks ----------------------------------------------------------------------------
     def _run(self) -> None:
@@ -99,8 +110,10 @@ class SlurmWatch:
                 if not followed:
                     self._thread = None
                     return
-            with contextlib.suppress(OSError, subprocess.SubprocessError):  # tried again at the next look
+            try:
                 self._look(followed)
+            except (OSError, subprocess.SubprocessError) as exc:  # tried again at the next look
+                self.unanswered = unanswered(exc)
             self._wake.wait(self.poll_interval)
             self._wake.clear()
 
@@ -108,21 +121,32 @@ class SlurmWatch:
         listed = squeue()
         now = time.monotonic()
         missing = [jid for jid, since in followed.items() if jid not in listed and now - since > SACCT_AFTER_SECONDS]
+        asked = ""
         if missing:
-            listed.update(sacct(missing))
+            try:
+                listed.update(sacct(missing))
+            except (OSError, subprocess.SubprocessError) as exc:  # those jobs' states stay as last seen
+                asked = unanswered(exc)
         with self._lock:
+            self.unanswered = asked
             for jid in followed:
                 if jid in listed:
                     self._unseen.pop(jid, None)
                     if jid in self._jobs:
                         self._states[jid] = listed[jid]
-                elif jid in missing and now - self._unseen.setdefault(jid, now) > VANISHED_AFTER_SECONDS:
+                elif jid in missing and not asked and now - self._unseen.setdefault(jid, now) > VANISHED_AFTER_SECONDS:
                     self._states[jid] = SlurmState(VANISHED, "", "")  # e.g. ended long ago, no accounting
 
 
 def squeue(slurm_id: str | None = None) -> dict[str, SlurmState]:
     """This user's jobs Slurm holds in memory (or job ``slurm_id`` only): id -> state (with
-    reason and node)."""
+    reason and node).
+
+    Raises:
+        subprocess.CalledProcessError: squeue failed (the controller did not answer), but for a job id it does not
+            know (``Invalid job id``: not listed).
+        subprocess.TimeoutExpired, OSError: no answer in 60 s; no squeue here.
+    """
     which = ["-j", slurm_id] if slurm_id else ["-u", getpass.getuser()]
     done = subprocess.run(
         ["squeue", "-h", "--states=all", *which, "-o", "%i|%T|%r|%N"],
@@ -131,6 +155,8 @@ def squeue(slurm_id: str | None = None) -> dict[str, SlurmState]:
         timeout=60,
         check=False,
     )
+    if done.returncode and not (slurm_id and "Invalid job id" in done.stderr):
+        raise subprocess.CalledProcessError(done.returncode, done.args, done.stdout, done.stderr)
     found: dict[str, SlurmState] = {}
     for line in done.stdout.splitlines():
         parts = line.split("|")
@@ -140,22 +166,39 @@ def squeue(slurm_id: str | None = None) -> dict[str, SlurmState]:
     return found
 
 
+def scancel(slurm_id: str) -> str:
+    """``scancel`` job ``slurm_id``: "" when Slurm took it (or refused it for a job already ended: nothing to
+    do), else, when the controller did not answer, what scancel said (``scancel: ...``)."""
+    try:
+        done = subprocess.run(["scancel", slurm_id], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return unanswered(exc)
+    if done.returncode and controller_silent(done.stderr):
+        return unanswered(subprocess.CalledProcessError(done.returncode, done.args, done.stdout, done.stderr))
+    return ""
+
+
 LATE_RESULT_SECONDS = 900.0
-"""How long a cancelled job is looked at for its end, to remove the result it may still write."""
+"""How long a cancelled job is looked at for its end, to remove the result it may still write (and to run its
+``scancel`` again, when the controller did not answer it)."""
 
 
-def drop_when_ended(result: Path, slurm_id: str, *, ended: bool) -> None:
+def drop_when_ended(result: Path, slurm_id: str, *, ended: bool, cancel_again: bool = False) -> None:
     """Remove ``result`` (a cancelled job's pickled value, written after its end was stored) once
     Slurm says the job ended, its processes gone: now when ``ended``, else from a thread of its own
     that looks every few seconds (for at most :data:`LATE_RESULT_SECONDS`). A running job's file is
-    never touched."""
+    never touched. ``cancel_again``: the job's ``scancel`` was not answered, so the thread runs it again at each
+    look until the controller takes it (``scancel`` is idempotent, unlike ``sbatch``)."""
     if ended:
         result.unlink(missing_ok=True)
         return
 
     def wait() -> None:
+        again = cancel_again
         deadline = time.monotonic() + LATE_RESULT_SECONDS
         while time.monotonic() < deadline:
+            if again:
+                again = bool(scancel(slurm_id))
             state = look_once(slurm_id)
             if state is not None and state.kind == ENDED:
                 result.unlink(missing_ok=True)
@@ -163,6 +206,30 @@ def drop_when_ended(result: Path, slurm_id: str, *, ended: bool) -> None:
             time.sleep(2.0)
 
     threading.Thread(target=wait, name=f"slurm-{slurm_id}-late-result", daemon=True).start()
+
+
+CANCEL_LOOK_SECONDS = 10.0
+"""After ``scancel``, how long Slurm is looked at for the job's end (its state in the task's metadata)."""
+_CANCEL_POLL_SECONDS = 0.25
+
+
+def cancel_and_look(watch: SlurmWatch, slurm_id: str, result: Path) -> tuple[SlurmState | None, str]:
+    """``scancel`` job ``slurm_id`` (:meth:`SlurmWatch.cancel`) and where Slurm has it once that took effect: looked
+    at until it ended, for at most :data:`CANCEL_LOOK_SECONDS` (None when Slurm cannot say), with what scancel
+    said when the controller did not answer it ("" else). ``result``, the job's result file, is removed once the
+    job ended (:func:`drop_when_ended`: the job may write it on its way out, after its end was stored); an
+    unanswered scancel is run again there, not looked after here."""
+    said = watch.cancel(slurm_id)
+    state = None
+    deadline = time.monotonic() + CANCEL_LOOK_SECONDS
+    while not said:
+        state = look_once(slurm_id)
+        if (state is not None and state.kind == ENDED) or time.monotonic() > deadline:
+            state = state if state is not None and state.kind == ENDED else None
+            break
+        time.sleep(_CANCEL_POLL_SECONDS)
+    drop_when_ended(result, slurm_id, ended=state is not None, cancel_again=bool(said))
+    return state, said
 
 
 def look_once(slurm_id: str) -> SlurmState | None:
@@ -175,11 +242,16 @@ def look_once(slurm_id: str) -> SlurmState | None:
 
 
 def sacct(job_ids: list[str]) -> dict[str, SlurmState]:
-    """The accounting database's state of each job of ``job_ids`` it knows."""
+    """The accounting database's state of each job of ``job_ids`` it knows.
+
+    Raises:
+        subprocess.CalledProcessError: sacct failed (the accounting database did not answer).
+        subprocess.TimeoutExpired, OSError: no answer in 60 s; no sacct here.
+    """
     command = ["sacct", "-X", "-n", "-P", "-o", "JobID,State,NodeList,ExitCode"]
     for jid in job_ids:
         command += ["-j", jid]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
     found: dict[str, SlurmState] = {}
     for line in done.stdout.splitlines():
         parts = line.split("|")
@@ -189,6 +261,16 @@ def sacct(job_ids: list[str]) -> dict[str, SlurmState]:
             node = "" if parts[2] == "None assigned" else parts[2]  # a job that never started
             found[parts[0]] = SlurmState(state, "", node, code)
     return found
+
+
+def unanswered(failure: OSError | subprocess.SubprocessError) -> str:
+    """What a Slurm command that failed said, on one line, after its name (``squeue: ...``)."""
+    if isinstance(failure, subprocess.CalledProcessError):
+        said = last_lines(str(failure.stderr or "")) or f"exit status {failure.returncode}"
+        return f"{failure.cmd[0]}: {said}"
+    if isinstance(failure, subprocess.TimeoutExpired):
+        return f"{failure.cmd[0]}: no answer in {failure.timeout:g} s"
+    return str(failure)
 
 
 OOM_KILLED = "oom-kill event"
