@@ -17,6 +17,10 @@ works too, with a warning (a command line is visible to other users). Every list
 tool (default ``add`` with ``{"a": 2, "b": 3}``, else the first tool that needs no argument, else the first whose
 required arguments :func:`example_arguments` can make up; none: the call is skipped, saying why), list resources and
 read each, list resource templates, list prompts and get one (default: the first, with every argument set to "2+2").
+A job tool (one that runs as a task, ``execution.taskSupport``, such as an ``@async_tool`` that may start a batch job
+on a cluster, and the job tools ``get_job_result`` and ``cancel_job``) is never picked: it runs only when named with
+``--tool``, and then its job is polled with ``get_job_result`` until it ends. A picked tool that answers a job handle
+all the same (``{"status": "running", "job_id": ...}``) has its job cancelled at once, and the call counts as failed.
 
 Exit status: 0 when every step succeeded, 1 when one failed (the message says which; the tool call answering an error
 or skipped counts, after the other steps ran), 2 for bad command-line arguments.
@@ -296,6 +300,18 @@ async def call_step(session: Any, args: argparse.Namespace, tools: list[Any]) ->
     if result.structured_content is not None:
         show("structuredContent", result.structured_content)
     show("isError", result.is_error)
+    handle = job_handle(result)
+    if handle is not None:
+        if args.tool is None:  # a job this script started by its own choice: not run
+            if any(t.name == "cancel_job" for t in tools):
+                await session.call_tool("cancel_job", {"job_id": handle})
+                stopped = "cancelled at once"
+            else:
+                stopped = "not cancelled: the server has no cancel_job"
+            print(f"  ({tool.name} started a job, which may queue work on a cluster: {stopped})")
+            return (f"tool {tool.name!r}, picked by this script, started a job ({stopped}): run it with "
+                    f"--tool {tool.name} --arguments JSON to wait for its result")
+        result = await polled(session, handle)
     if not result.is_error:
         return None
     if args.tool is not None or tool.name == "add":
@@ -308,28 +324,83 @@ async def call_step(session: Any, args: argparse.Namespace, tools: list[Any]) ->
             f"chose: pass --tool {tool.name} --arguments JSON")
 
 
+JOB_TOOLS = ("get_job_result", "cancel_job")
+"""The tools a server with job tools adds to poll and cancel their jobs (they need a job id)."""
+
+
+def is_job_tool(tool: Any) -> bool:
+    """Whether ``tool`` runs as a job (it takes tasks: ``execution.taskSupport`` optional or required) or is one of
+    :data:`JOB_TOOLS`: what this script never calls unless the user names it."""
+    execution = getattr(tool, "execution", None)
+    return tool.name in JOB_TOOLS or getattr(execution, "task_support", None) in ("optional", "required")
+
+
+def job_handle(result: Any) -> str | None:
+    """The job id of a result that is a job handle (``{"status": "running", "job_id": ...}``: the job runs on), or
+    None."""
+    answer = result.structured_content
+    if result.is_error or not isinstance(answer, dict) or answer.get("status") != "running":
+        return None
+    return answer["job_id"] if isinstance(answer.get("job_id"), str) else None
+
+
+POLL_SECONDS = 1.0
+"""Seconds between two ``get_job_result`` polls of a job the user started (its ``--timeout`` bounds them all)."""
+
+
+async def polled(session: Any, job_id: str) -> Any:
+    """``get_job_result`` of job ``job_id`` until the job ended (its status message shown when it changes), shown;
+    its last answer (an ``isError`` result for a job that failed, was cancelled or is unknown)."""
+    print(f"  (the call started a job: get_job_result every {POLL_SECONDS:g} s until it ends)", flush=True)
+    said = None
+    while True:
+        answer = await session.call_tool("get_job_result", {"job_id": job_id})
+        status = answer.structured_content if isinstance(answer.structured_content, dict) else {}
+        if answer.is_error or status.get("status") != "running":
+            break
+        now = status.get("message") or (status.get("progress") or {}).get("message")
+        if now and now != said:
+            said = now
+            print(f"  [job] {said}", flush=True)
+        await asyncio.sleep(POLL_SECONDS)
+    print(f"  get_job_result {json.dumps({'job_id': job_id})}:")
+    show("content", blocks(answer.content), ERROR_TEXT_SHOWN if answer.is_error else TEXT_SHOWN)
+    if answer.structured_content is not None:
+        show("structuredContent", answer.structured_content)
+    failed = answer.is_error or status.get("status") != "done"
+    show("isError", answer.is_error)
+    return answer.model_copy(update={"is_error": failed})
+
+
 def choose_call(args: argparse.Namespace, tools: list[Any]) -> tuple[Any, dict[str, Any]] | str:
-    """The tool to call and its arguments: --tool/--arguments when given; else add(a=2, b=3) when the
-    server has it, else its first tool that needs no argument (called with none), else its first tool whose
-    required arguments :func:`example_arguments` can make up; else why none can be called (a string)."""
+    """The tool to call and its arguments: --tool/--arguments when given; else, of the tools that are no job tools
+    (:func:`is_job_tool`), add(a=2, b=3) when the server has it, else the first that needs no argument (called with
+    none), else the first whose required arguments :func:`example_arguments` can make up; else why none can be
+    called (a string)."""
     by_name = {t.name: t for t in tools}
     if args.tool is not None:
         if args.tool not in by_name:
             raise DemoFailure(f"the server has no tool named {args.tool!r}; pick one with --tool")
         return by_name[args.tool], args.arguments if args.arguments is not None else {}
-    if "add" in by_name:
+    if "add" in by_name and not is_job_tool(by_name["add"]):
         return by_name["add"], args.arguments if args.arguments is not None else {"a": 2, "b": 3}
-    for tool in tools:
+    plain = [tool for tool in tools if not is_job_tool(tool)]
+    for tool in plain:
         if not tool.input_schema.get("required"):
             return tool, args.arguments if args.arguments is not None else {}
-    for tool in tools:
+    for tool in plain:
         made_up = example_arguments(tool.input_schema)
         if made_up is not None:
             return tool, args.arguments if args.arguments is not None else made_up
     if not tools:
         return "the server has no tools"
-    return ("every tool of the server needs arguments this script cannot make up: "
-            "pick one with --tool NAME --arguments JSON")
+    jobs = [tool.name for tool in tools if is_job_tool(tool) and tool.name not in JOB_TOOLS]
+    if jobs and not plain:
+        return (f"the server's tools run as jobs ({', '.join(jobs)}), which may queue work on a cluster: this "
+                "script starts none by itself; run one with --tool NAME --arguments JSON (its job is then polled)")
+    return ("every tool of the server needs arguments this script cannot make up"
+            + (f" (its job tools, {', '.join(jobs)}, it starts only when named)" if jobs else "")
+            + ": pick one with --tool NAME --arguments JSON")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -337,10 +408,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("url", nargs="?", default=DEFAULT_URL,
                         help=f"MCP endpoint: Streamable HTTP .../mcp, or legacy SSE .../sse (default {DEFAULT_URL})")
     parser.add_argument("--tool", default=None,
-                        help="tool to call (default: add when the server has it, else its first tool "
-                        "that needs no argument)")
+                        help="tool to call; a job tool named here is polled until its job ends (default, picked "
+                        "among the tools that are no job tools: add when the server has it, else the first that "
+                        "needs no argument, else the first whose required arguments it can make up)")
     parser.add_argument("--arguments", type=json.loads, default=None,
-                        help='tool arguments as JSON (default: {"a": 2, "b": 3} for add, else {})')
+                        help='tool arguments as JSON (default: {"a": 2, "b": 3} for add, else {}, or example '
+                        'values for the required ones of a tool it picks)')
     parser.add_argument("--prompt", default=None, help="prompt to get (default: the first listed)")
     parser.add_argument("--prompt-arguments", type=json.loads, default=None,
                         help='prompt arguments as JSON (default: every argument set to "2+2")')
