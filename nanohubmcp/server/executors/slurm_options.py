@@ -1,7 +1,7 @@
 """The options of ``job_executor="slurm"``: what each sets, and their values checked.
 
 Owns ``OPTIONS`` (option name -> what it sets; :class:`~.job_files.FolderJobExecutor` refuses
-any other name), :func:`slurm_minutes` (Slurm's time forms in whole minutes) and
+any other name), :func:`slurm_minutes` (Slurm's time forms in whole minutes), :func:`slurm_memory` and
 :func:`check_values` (each value's kind, the time normalised). Submitting, watching and
 collecting jobs is :mod:`.slurm`'s, whose module docstring describes each option for users.
 """
@@ -16,13 +16,13 @@ from ...errors import ConfigurationError
 from ...protocol.message_values import shown_value
 from .job_files import poll_seconds, positive_ints
 
-__all__ = ["OPTIONS", "check_values", "slurm_minutes"]
+__all__ = ["OPTIONS", "check_values", "slurm_memory", "slurm_minutes"]
 
 OPTIONS: dict[str, str] = {
     "partition": "the partition (sbatch --partition)",
     "time": "the time limit (sbatch --time), e.g. 30, 2:00:00 or 1-12",
     "cpus_per_task": "CPUs for the job (sbatch --cpus-per-task)",
-    "mem": "memory for the job (sbatch --mem), e.g. 4G",
+    "mem": "memory for the job (sbatch --mem): a whole number, K, M (the default), G or T after it, e.g. 4G",
     "gpus": "GPUs for the job (sbatch --gpus)",
     "account": "the account charged (sbatch --account)",
     "qos": "the quality of service (sbatch --qos)",
@@ -35,6 +35,7 @@ OPTIONS: dict[str, str] = {
 MIN_POLL_SECONDS = 1.0
 """The shortest ``poll_interval``: every look is an ``squeue`` call the site's controller answers (a busy loop
 of them is what sites ask users not to run), and Slurm itself acts on a job's time about every 30 s."""
+_MEM = re.compile(r"^\d+(?:[KMGT]B?)?\Z", re.ASCII | re.IGNORECASE)  # sbatch --mem's forms
 _TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?\Z", re.ASCII)  # (ASCII digits: Slurm reads no others)
 
 
@@ -72,6 +73,22 @@ def slurm_minutes(value: object) -> int:
     return minutes
 
 
+def slurm_memory(value: object) -> str:
+    """``mem`` as sbatch's ``--mem`` reads it: a whole number (megabytes), or one with a ``K``, ``M``, ``G`` or ``T``
+    suffix, a ``B`` after it or not, either case (``500M``, ``4G``, ``4GB``); an int becomes its text.
+
+    Raises:
+        ConfigurationError: any other value ("lots", "1.5G", "4GiB", -1), which sbatch would refuse at every call.
+    """
+    text = str(value).strip() if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
+    if not _MEM.match(text):
+        raise ConfigurationError(
+            f"slurm option mem must be memory as sbatch --mem takes it: a whole number of megabytes, or one with "
+            f"K, M, G or T after it (500M, 4G or 4GB), not {shown_value(value)}"
+        )
+    return text
+
+
 def check_values(checked: dict[str, Any]) -> dict[str, Any]:
     """Slurm options' values checked and normalised (time in whole minutes).
 
@@ -81,6 +98,8 @@ def check_values(checked: dict[str, Any]) -> dict[str, Any]:
     if "time" in checked:
         checked["time"] = slurm_minutes(checked["time"])
     positive_ints(checked, ("cpus_per_task", "gpus"), "slurm option")
+    if "mem" in checked:
+        checked["mem"] = slurm_memory(checked["mem"])
     poll_seconds(checked, MIN_POLL_SECONDS, "slurm option", "squeue is asked")
     if "sbatch" in checked and not isinstance(checked["sbatch"], dict):
         raise ConfigurationError("slurm option sbatch must be a dict of sbatch option names to values")
