@@ -149,7 +149,8 @@ def job_result_tool(service: JobService) -> Callable[..., Awaitable[dict[str, An
     ``tasks/result`` shares: the same link); over REST (``Context.inline_limit`` None) the answer carries the value."""
 
     async def get_job_result(ctx: Context, job_id: str) -> dict[str, Any] | ToolResult:
-        """Get the status or result of a job started by an async tool.
+        """Get the status or result of a job started by an async tool. Read "status": a job that failed answers
+        "status": "error" with its "error" (isError false: the poll itself worked).
 
         Args:
             job_id: the job_id returned when the async tool was called.
