@@ -104,14 +104,23 @@ def echoed_id(job_id: str) -> str:
     return job_id if len(job_id) <= ECHOED_ID_CHARS else f"{job_id[:ECHOED_ID_CHARS]}…"
 
 
+NOT_READ = ("it may have expired, or be another session's (a job started in a session is that session's while that "
+            "session lasts), or another user's")
+"""Why a job id is not found, said alike whatever the case (whether such a job exists is never told)."""
+
+
 def unknown_job(job_id: object) -> UnknownComponent:
     """The one answer for a job that never existed, expired, or is someone else's (an id over
-    :data:`ECHOED_ID_CHARS` characters shown cut, as :func:`echoed_id` does)."""
+    :data:`ECHOED_ID_CHARS` characters shown cut, as :func:`echoed_id` does): :data:`NOT_READ` says each case, so
+    a client that reconnected in a new session while its old one lives learns why its own task is not found.
+
+    .. versionchanged:: 1.0
+       It said only "(it may have expired)" (trial78 NIT)."""
     if isinstance(job_id, str) and len(job_id) > ECHOED_ID_CHARS:
         shown = f"{json.dumps(job_id[:ECHOED_ID_CHARS])}…"
     else:
         shown = json.dumps(job_id)
-    return UnknownComponent(f"Unknown job or task id: {shown} (it may have expired)")
+    return UnknownComponent(f"Unknown job or task id: {shown} (no job this caller may read has it: {NOT_READ})")
 
 
 def operator_rows(rows: list[dict[str, Any]], live: Mapping[str, Job]) -> list[dict[str, Any]]:
