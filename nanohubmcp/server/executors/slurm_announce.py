@@ -42,12 +42,21 @@ def announce(context: Context | None, job: Job, slurm_id: str, state: SlurmState
         context.info(text, slurm=meta)
 
 
+ENDING = {"COMPLETING": "being ended by Slurm", "STAGE_OUT": "staging its files out", "SIGNALING": "being signalled",
+          "RESIZING": "being resized"}
+"""What a job in one of Slurm's other running states is doing (``COMPLETING``: at its end, or its time limit's)."""
+
+
 def where_it_is(slurm_id: str, state: SlurmState, note: str = "") -> str:
     """The line saying where the Slurm job is: queued (with the reason), running (on its node), ended."""
     if state.kind == QUEUED:  # "queued ...": get_job_result answers it queued (jobs.record.queued_elsewhere)
         return f"queued at Slurm as job {slurm_id}" + (f" (reason: {state.reason})" if state.reason else "")
-    if state.kind == RUNNING:
-        return f"Slurm job {slurm_id} is running" + (f" on node {state.node}" if state.node else "")
+    if state.kind == RUNNING:  # RUNNING, or ending (COMPLETING at a time limit): said as Slurm says it
+        doing = "is running"
+        if state.state != "RUNNING":
+            why = f", reason: {state.reason}" if state.reason else ""
+            doing = f"is {ENDING.get(state.state, state.state.lower())} ({state.state}{why})"
+        return f"Slurm job {slurm_id} {doing}" + (f" on node {state.node}" if state.node else "")
     return f"Slurm job {slurm_id} ended: {state.state}{note}"
 
 
