@@ -88,7 +88,7 @@ from .slurm_reasons import (
     stderr_note,
     unpicklable_message,
 )
-from .slurm_watch import ENDED, QUEUED, SlurmState, cancel_and_look, look_once, ran_out_of_memory, watcher
+from .slurm_watch import ENDED, QUEUED, SlurmState, cancel_and_look, exit_code, look_once, ran_out_of_memory, watcher
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -287,6 +287,8 @@ class SlurmJobExecutor(FolderJobExecutor):
                             None, ran_out_of_memory, slurm_id, tail(folder / f"{slurm_id}_0_log.err")
                         ):
                             state = replace(state, state="OUT_OF_MEMORY")  # its step did (submitit's srun)
+                        if not state.exit_code:  # squeue gives none: the accounting database has it
+                            state = replace(state, exit_code=await loop.run_in_executor(None, exit_code, slurm_id))
                         raise ToolError(ended_message(slurm_id, state, folder, self.options))
                     if state.kind == ENDED:
                         ended_at = ended_at or loop.time()

@@ -62,7 +62,7 @@ def ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict[
     if state.state == "OUT_OF_MEMORY" and "mem" in options:
         text += f", mem {options['mem']}"
     if state.exit_code:
-        text += f", exit code {state.exit_code}"
+        text += f", {exit_words(state.exit_code)}"
     text += ") before the tool returned"
     log = folder / f"{slurm_id}_0_log.err"
     if state.state in ("COMPLETED", "FAILED") and not log.exists():
@@ -71,7 +71,22 @@ def ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict[
             f"; it left nothing in {folder}: put the job folders on a filesystem the compute "
             "nodes share (state_dir=, or executor_options={'job_dir': ...})"
         )
-    return text + stderr_note(tail(log, skip=LOG_PREFIXES))
+    stderr = tail(log, skip=LOG_PREFIXES)
+    if not stderr and state.state == "FAILED":  # a Python error leaves its traceback there: this ended otherwise
+        return text + (
+            "; it wrote nothing to stderr: its process ended without a Python error (an exception leaves a traceback "
+            "there), e.g. os._exit(), a signal, or an exit in a setup line"
+        )
+    return text + stderr_note(stderr)
+
+
+def exit_words(exit_code: str) -> str:
+    """sacct's ``ExitCode`` (``3:0``: the exit status, then the signal that ended it) in words: ``exit code 3``,
+    ``signal 9``."""
+    status, _, signal = exit_code.partition(":")
+    said = [f"exit code {status}"] if status not in ("", "0") else []
+    said += [f"signal {signal}"] if signal not in ("", "0") else []
+    return ", ".join(said) or f"exit code {exit_code}"
 
 
 def unpicklable_message(slurm_id: str, folder: Path) -> str:

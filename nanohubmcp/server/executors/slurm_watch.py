@@ -241,6 +241,14 @@ def look_once(slurm_id: str) -> SlurmState | None:
     return None
 
 
+def exit_code(slurm_id: str) -> str:
+    """The exit code sacct has for job ``slurm_id`` (``3:0``; "" when it has none, or cannot be asked)."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        found = sacct([slurm_id]).get(slurm_id)
+        return found.exit_code if found is not None else ""
+    return ""
+
+
 def sacct(job_ids: list[str]) -> dict[str, SlurmState]:
     """The accounting database's state of each job of ``job_ids`` it knows.
 
