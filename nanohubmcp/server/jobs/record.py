@@ -243,9 +243,9 @@ class Job:
             report["message"] = bounded_message(str(self.progress_message))
         return report
 
-    def progress_line(self) -> str | None:
+    def progress_line(self, said: str | None = None) -> str | None:
         """The last progress as a line: ``"10/60 (17%) sweep 10"`` (``"10 sweep 10"`` without a total),
-        or None before the first report."""
+        or None before the first report; without its message when that is ``said`` already."""
         report = self.progress_report()
         if report is None:
             return None
@@ -254,13 +254,14 @@ class Job:
         if isinstance(total, (int, float)) and isinstance(done, (int, float)) and 0 < total < math.inf \
                 and math.isfinite(done):
             line += f" ({100.0 * done / total:.0f}%)"
-        return f"{line} {report['message']}" if "message" in report else line
+        return f"{line} {report['message']}" if report.get("message", said) != said else line
 
     def status_line(self) -> str | None:
         """A task's ``statusMessage``: :meth:`queue_message`, and while the job runs its
-        :meth:`progress_line` after it (``"Slurm job 261 is running on node c1; 10/60 (17%) sweep 10"``)."""
+        :meth:`progress_line` after it (``"Slurm job 261 is running on node c1; 10/60 (17%) sweep 10"``), not saying
+        twice what both say (``"submit: 2 finished, 1 executing of 3 runs; 66.67/100 (67%)"``)."""
         message = self.queue_message()
-        done = self.progress_line() if self.status not in TERMINAL else None
+        done = self.progress_line(message) if self.status not in TERMINAL else None
         if done is None:
             return message
         return f"{message}; {done}" if message else done
