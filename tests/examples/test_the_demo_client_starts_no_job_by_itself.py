@@ -93,8 +93,8 @@ def test_a_picked_tool_answering_a_job_handle_has_its_job_cancelled(tmp_path: Pa
     assert "(relax_structure started a job, which may queue work on a cluster: cancelled at once)" in done.stdout
     assert "every step succeeded" not in done.stdout
     assert done.returncode == 1
-    assert ("DEMO FAILED: tool 'relax_structure', picked by this script, started a job (cancelled at once): run it with "
-            "--tool relax_structure --arguments JSON to wait for its result") in done.stderr, done.stderr
+    assert ("DEMO FAILED: tool 'relax_structure', picked by this script, started a job (cancelled at once): run it "
+            "with --tool relax_structure --arguments JSON to wait for its result") in done.stderr, done.stderr
 
 
 def test_a_job_tool_the_user_names_is_polled_to_its_result(tmp_path: Path) -> None:

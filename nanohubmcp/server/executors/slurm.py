@@ -82,13 +82,22 @@ from .slurm_reasons import (
     LOG_PREFIXES,
     NEVER_STARTS,
     ended_message,
-    last_lines,
     never_message,
     sbatch_failed_message,
     stderr_note,
     unpicklable_message,
 )
-from .slurm_watch import ENDED, QUEUED, SlurmState, cancel_and_look, exit_code, look_once, ran_out_of_memory, watcher
+from .slurm_watch import (
+    ENDED,
+    QUEUED,
+    SlurmState,
+    cancel_and_look,
+    exit_code,
+    last_lines,
+    look_once,
+    ran_out_of_memory,
+    watcher,
+)
 
 if TYPE_CHECKING:
     from ..calls.context import Context

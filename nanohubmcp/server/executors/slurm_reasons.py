@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .job_files import tail
+from .slurm_watch import controller_silent
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -44,9 +45,6 @@ why. Reasons that pass (``Resources``, ``Priority``, ``BeginTime``, ``ReqNodeNot
 — and the rest) leave it queued, the reason in its status message."""
 ASKED = ("partition", "time", "cpus_per_task", "mem", "gpus", "account", "qos", "sbatch")
 """The options a never-starting job's message names (those given)."""
-CONTROLLER_SILENT = ("Unable to contact slurm controller", "Socket timed out on send/recv operation")
-"""What a Slurm command says when the controller (``slurmctld``) did not answer it: down, restarting, or too busy.
-Not a judgement of the job: the same call made later may well be accepted."""
 LOG_PREFIXES = ("submitit INFO", "submitit WARNING", "srun: ")
 """Lines of a job's stderr that are submitit's or srun's own: left out of the tail an error message quotes."""
 
@@ -120,11 +118,6 @@ def never_message(slurm_id: str, reason: str, options: dict[str, Any], unanswere
     )
 
 
-def controller_silent(said: str) -> bool:
-    """Whether a Slurm command's error ``said`` is the controller not answering (:data:`CONTROLLER_SILENT`)."""
-    return any(words.lower() in said.lower() for words in CONTROLLER_SILENT)
-
-
 def sbatch_failed_message(said: str, tool: str) -> str:
     """The error of a call whose ``sbatch`` failed (``said``: its error's last lines): the controller not
     answering, which is temporary and says to call again later (after a timed-out answer the job may have been
@@ -145,9 +138,3 @@ def sbatch_failed_message(said: str, tool: str) -> str:
 def stderr_note(stderr: str) -> str:
     """The job's stderr tail as the end of an error message (nothing when empty)."""
     return f"\nThe job's stderr ends with:\n{stderr}" if stderr else ""
-
-
-def last_lines(text: str, count: int = 3) -> str:
-    """The last ``count`` non-blank lines of ``text``, on one line (a command's error)."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return " ".join(lines[-count:]) or text

@@ -10,7 +10,8 @@ database with ``sacct`` (which needs ``slurmdbd``).
 A look ``squeue`` or ``sacct`` could not make (the controller or the accounting database not answering: the
 command failed, or gave no answer in 60 s) changes no job's state: a job is taken for ended (``VANISHED``) only
 when both answered without listing it. What the last look could not ask is :attr:`SlurmWatch.unanswered`, which
-the jobs' status messages say (:func:`.slurm_announce.announce_silence`).
+the jobs' status messages say (:func:`.slurm_announce.announce_silence`). What a Slurm command that failed said,
+and whether that is the controller not answering (:func:`unanswered`, :func:`controller_silent`), is read here too.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from .slurm_reasons import controller_silent, last_lines
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -164,6 +163,22 @@ def squeue(slurm_id: str | None = None) -> dict[str, SlurmState]:
             reason = "" if parts[2] in ("None", "(null)") else parts[2]
             found[parts[0].strip()] = SlurmState(parts[1].strip(), reason, parts[3].strip())
     return found
+
+
+CONTROLLER_SILENT = ("Unable to contact slurm controller", "Socket timed out on send/recv operation")
+"""What a Slurm command says when the controller (``slurmctld``) did not answer it: down, restarting, or too busy.
+Not a judgement of the job: the same call made later may well be accepted."""
+
+
+def controller_silent(said: str) -> bool:
+    """Whether a Slurm command's error ``said`` is the controller not answering (:data:`CONTROLLER_SILENT`)."""
+    return any(words.lower() in said.lower() for words in CONTROLLER_SILENT)
+
+
+def last_lines(text: str, count: int = 3) -> str:
+    """The last ``count`` non-blank lines of ``text``, on one line (a command's error)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " ".join(lines[-count:]) or text
 
 
 def scancel(slurm_id: str) -> str:
