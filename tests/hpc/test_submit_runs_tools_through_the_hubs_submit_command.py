@@ -172,7 +172,8 @@ async def test_a_run_reports_progress_and_returns_its_stdout_and_files(
     query = "SELECT progress, progress_total, progress_message, progress_updates FROM jobs WHERE id = ?"
     with sqlite3.connect(tmp_path / "jobs.sqlite3") as db:
         stored = db.execute(query, (job_id,)).fetchone()
-    assert stored == (100.0, 100.0, "submit: 1 finished of 1 run", 2)  # 0 % and 100 %, kept with the job
+    # 0 %, the run executing (still 0 %: its counts kept all the same, trial78) and 100 %, kept with the job
+    assert stored == (100.0, 100.0, "submit: 1 finished of 1 run", 3)
     assert raw.structured_content["result"] == result  # get_job_result reads the stored structured content
 
 

@@ -31,8 +31,6 @@ def test_another_live_sessions_task_is_not_found_saying_why_without_telling_it_e
         nobodys = routes.rpc(second, "tasks/get", {"taskId": made_up})["error"]
     assert theirs["code"] == -32602
     assert theirs["message"] == (
-        f'Unknown job or task id: "{task_id}" (no job this caller may read has it: it may have expired, or be '
-        "another session's (a job started in a session is that session's while that session lasts), or another "
-        "user's)"
+        f'Unknown job or task id: "{task_id}" (it may have expired, or be another session\'s or user\'s)'
     ), theirs
     assert nobodys["message"] == theirs["message"].replace(task_id, made_up)  # the same words: existence untold

@@ -232,8 +232,8 @@ class ProgressReader:
             if self.context is not None:
                 with contextlib.suppress(ValueError):  # %done went back: not sent (it must increase)
                     self.context.report_progress(progress.done_percent, 100, message)
-                if counts != self.last and self.job.store is not None:  # (a %done not above the last sends and
-                    # keeps nothing: the job keeps the new counts all the same, as polls and tasks/get read them)
+                if self.job.progress_message != message and self.job.store is not None:  # (a %done not above
+                    # the last sends and keeps nothing: the job keeps the new counts all the same, polls read them)
                     done = max(progress.done_percent, self.job.progress or 0.0)
                     self.job.store.progress(self.job.id, done, 100, message)
                 if counts != self.last:

@@ -104,8 +104,7 @@ def echoed_id(job_id: str) -> str:
     return job_id if len(job_id) <= ECHOED_ID_CHARS else f"{job_id[:ECHOED_ID_CHARS]}…"
 
 
-NOT_READ = ("it may have expired, or be another session's (a job started in a session is that session's while that "
-            "session lasts), or another user's")
+NOT_READ = "it may have expired, or be another session's or user's"
 """Why a job id is not found, said alike whatever the case (whether such a job exists is never told)."""
 
 
@@ -120,7 +119,7 @@ def unknown_job(job_id: object) -> UnknownComponent:
         shown = f"{json.dumps(job_id[:ECHOED_ID_CHARS])}…"
     else:
         shown = json.dumps(job_id)
-    return UnknownComponent(f"Unknown job or task id: {shown} (no job this caller may read has it: {NOT_READ})")
+    return UnknownComponent(f"Unknown job or task id: {shown} ({NOT_READ})")
 
 
 def operator_rows(rows: list[dict[str, Any]], live: Mapping[str, Job]) -> list[dict[str, Any]]:
