@@ -264,8 +264,12 @@ def exit_code(slurm_id: str) -> str:
     return ""
 
 
+NO_ACCOUNTING = "accounting storage is disabled"
+"""What sacct says on a cluster that keeps no accounting: an answer (it knows no job), not a failure."""
+
+
 def sacct(job_ids: list[str]) -> dict[str, SlurmState]:
-    """The accounting database's state of each job of ``job_ids`` it knows.
+    """The accounting database's state of each job of ``job_ids`` it knows (none on a cluster without accounting).
 
     Raises:
         subprocess.CalledProcessError: sacct failed (the accounting database did not answer).
@@ -274,7 +278,9 @@ def sacct(job_ids: list[str]) -> dict[str, SlurmState]:
     command = ["sacct", "-X", "-n", "-P", "-o", "JobID,State,NodeList,ExitCode"]
     for jid in job_ids:
         command += ["-j", jid]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    if done.returncode and NO_ACCOUNTING not in done.stderr.lower():  # (without accounting: it knows no job)
+        raise subprocess.CalledProcessError(done.returncode, done.args, done.stdout, done.stderr)
     found: dict[str, SlurmState] = {}
     for line in done.stdout.splitlines():
         parts = line.split("|")
