@@ -161,25 +161,9 @@ class MemoryClient:
         for task in list(self._tasks):
             task.cancel()
         try:
-            await self._hand_jobs_to_server()
+            await self.peer.hand_over_jobs(JOB_TASKS_END_SECONDS)  # (server.start(): those that can go on)
         finally:  # (also when the caller's deadline ends during the wait: the session ends)
             await wait_closed(self.peer.close())  # (a shared store's queued log entries written first)
-
-    async def _hand_jobs_to_server(self) -> None:
-        """When the server serves on an event loop of its own (``server.start()``), the jobs this client
-        started that can go on without this loop, which may end at any time (``asyncio.run`` returns), are
-        handed to it: one whose function runs on a thread goes on and stores its end, a Dask job is followed
-        on the server's loop (:meth:`JobService.loop_ending
-        <nanohubmcp.server.executors.job_service.JobService.loop_ending>`).
-        A coroutine job runs on this loop: it goes on while the loop does, and fails if the loop's end
-        cancels it."""
-        core = self.peer.core
-        loop = asyncio.get_running_loop()
-        if core.loop is None or core.loop is loop or core.loop.is_closed():
-            return  # the server serves on this loop, or not at all: its jobs go on here
-        cancelled = core.job_service.loop_ending(loop, self.peer.started, ends=False)
-        if cancelled:
-            await asyncio.wait(cancelled, timeout=JOB_TASKS_END_SECONDS)
 
     def _track(self, task: asyncio.Future[Any]) -> None:
         self._tasks.add(task)

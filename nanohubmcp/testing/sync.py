@@ -10,12 +10,10 @@ from collections.abc import Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol.seconds import limit_seconds
-from ..server.wire.store_close import wait_closed
 from .client import MemoryClient
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
-    from ..server.core import ServerCore
 
 __all__ = ["SyncMemoryClient", "in_memory"]
 
@@ -112,17 +110,6 @@ class SyncMemoryClient:
         return self.client.messages
 
 
-async def _detached(core: ServerCore) -> None:
-    """The core detached from the client's loop, which ends next: a shared store's close waited for (bounded)."""
-    await wait_closed(core.detach())
-
-
-async def _loop_ending(core: ServerCore) -> None:
-    cancelled = core.job_service.loop_ending(asyncio.get_running_loop())
-    if cancelled:
-        await asyncio.wait(cancelled, timeout=DEFAULT_TIMEOUT)
-
-
 @contextlib.contextmanager
 def in_memory(server: MCPServer, *, timeout: float | None = DEFAULT_TIMEOUT,
               **options: Any) -> Iterator[SyncMemoryClient]:
@@ -170,14 +157,8 @@ def in_memory(server: MCPServer, *, timeout: float | None = DEFAULT_TIMEOUT,
             sync.closed = True
             asyncio.run_coroutine_threadsafe(client.__aexit__(None, None, None), loop).result(DEFAULT_TIMEOUT)
     finally:
-        core = server.core
-        if core.loop is loop:  # the client's loop served the core (no runner took it since): it stops with it
-            asyncio.run_coroutine_threadsafe(_detached(core), loop).result(DEFAULT_TIMEOUT)
-            core.close()
-        else:  # the server serves elsewhere (server.start(), make_app()): its other clients' sessions, calls and
-            # jobs go on; only this client's session ended, the jobs it started that can go on were handed to the
-            # server (MemoryClient.__aexit__), and those that run on this loop fail before it stops
-            asyncio.run_coroutine_threadsafe(_loop_ending(core), loop).result(DEFAULT_TIMEOUT)
+        # The core this loop served is closed; else the jobs started on this loop end (handed over when they can).
+        client.peer.loop_ends(loop, DEFAULT_TIMEOUT)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()

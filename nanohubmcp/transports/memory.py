@@ -14,6 +14,12 @@ newline inside it is no line's end.
 Messages the server sends outside a response — progress, log messages, server→client requests,
 change notifications — go to the ``sink`` given at construction, in order, on the event loop.
 
+It is also the one place the testing clients (:mod:`nanohubmcp.testing`) start and stop the server's core through:
+the first request attaches the core to the client's loop when no runner serves it; :meth:`MemoryPeer.close`
+detaches it again; :meth:`MemoryPeer.hand_over_jobs` hands the jobs a client started to a server serving on another
+loop before the client's loop may end; :meth:`MemoryPeer.loop_ends` settles the end of a loop that stops next (the
+blocking client's thread): the core it served is closed as a stop closes it, or the jobs started on it end.
+
 Source: MCP 2025-11-25, Basic § Transports (custom transports); MCP 2026-07-28, Basic § Transports.
 """
 
@@ -25,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..server.connection import Connection
 from ..server.intake import MEMORY_TRANSPORT
+from ..server.wire.store_close import wait_closed
 from .one_peer import Answer, OnePeer
 from .served import ServedServer
 
@@ -106,3 +113,43 @@ class MemoryPeer:
         if self.attached and self._loop is not None and self.core.loop is self._loop:
             return self.core.detach()
         return None
+
+    async def hand_over_jobs(self, seconds: float) -> None:
+        """The client's loop, the running one, may end at any time from now on (``asyncio.run`` returns). When the
+        server serves on a loop of its own (``server.start()``), the jobs this peer's client started that can go on
+        without this loop are handed to it (:meth:`JobService.loop_ending
+        <nanohubmcp.server.executors.job_service.JobService.loop_ending>`: one whose function runs on a thread goes
+        on and stores its end, a Dask job is followed on the server's loop), the tasks that followed them here
+        waited for up to ``seconds``. A coroutine job runs on this loop: it goes on while the loop does."""
+        core = self.core
+        loop = asyncio.get_running_loop()
+        if core.loop is None or core.loop is loop or core.loop.is_closed():
+            return  # the server serves on this loop, or not at all: its jobs go on here
+        cancelled = core.job_service.loop_ending(loop, self.started, ends=False)
+        if cancelled:
+            await asyncio.wait(cancelled, timeout=seconds)
+
+    def loop_ends(self, loop: asyncio.AbstractEventLoop, seconds: float) -> None:
+        """``loop``, the client's, running on a thread of its own, stops once this returns (called from another
+        thread, after :meth:`close`). When the core served on it (no runner took it since), it is detached (a
+        shared store's close waited for) and closed as ``server.stop()`` closes a served core (its calls and jobs
+        cancelled; it serves again when used again). Else the server serves elsewhere (``server.start()``,
+        ``make_app()``): its other clients' sessions, calls and jobs go on, and the jobs started on ``loop`` end
+        (handed to the server when they can, else failed: "the testing client that started this job closed while
+        it ran"). Each step on ``loop`` waits up to ``seconds``."""
+        core = self.core
+        if core.loop is loop:
+            asyncio.run_coroutine_threadsafe(_detached(self), loop).result(seconds)
+            core.close()
+        else:
+            asyncio.run_coroutine_threadsafe(_jobs_end(self, seconds), loop).result(seconds)
+
+
+async def _detached(peer: MemoryPeer) -> None:
+    await wait_closed(peer.core.detach())
+
+
+async def _jobs_end(peer: MemoryPeer, seconds: float) -> None:
+    cancelled = peer.core.job_service.loop_ending(asyncio.get_running_loop())
+    if cancelled:
+        await asyncio.wait(cancelled, timeout=seconds)
