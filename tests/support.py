@@ -217,6 +217,16 @@ def app_server(app: Path, *args: str, log: Path, start_seconds: float = 90.0) ->
 
 
 @contextlib.contextmanager
+def start_mcp_server(app: Path, *args: str, log: Path, start_seconds: float = 90.0) -> Iterator[ScriptServer]:
+    """``start_mcp --app APP --host 127.0.0.1 --port 0 ARGS`` (the launcher and its child) with this Python, as
+    :func:`app_server` runs ``nanohubmcp run``."""
+    command = [sys.executable, "-u", "-m", "nanohubmcp.nanohub.launcher", "--app", str(app), "--host", "127.0.0.1",
+               "--port", "0", *args]
+    with _listening(command, log, app.parent, start_seconds) as served:
+        yield served
+
+
+@contextlib.contextmanager
 def command_server(*args: str, log: Path, cwd: Path, start_seconds: float = 90.0) -> Iterator[ScriptServer]:
     """``nanohubmcp ARGS --host 127.0.0.1`` (a serving subcommand, its arguments and ``--port``) with this Python,
     in a process of its own writing to ``log``, from ``cwd``, in this process's environment. Yields it once its

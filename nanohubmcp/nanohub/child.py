@@ -45,6 +45,7 @@ from nanohubmcp.errors import ConfigurationError, NanohubMCPError
 from nanohubmcp.nanohub.app_file import AppImportError, checked_app_file, import_failure
 from nanohubmcp.nanohub.run_call import asked_token
 from nanohubmcp.processes.exit_grace import exit_grace_option
+from nanohubmcp.processes.log_lines import escaping_handler
 from nanohubmcp.protocol.whole_numbers import text_refusal, text_whole
 from nanohubmcp.server.app_import import importing
 from nanohubmcp.state.url import redact
@@ -239,8 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.parent_pid is not None:
         _exit_with_parent(args.parent_pid)
-    logging.basicConfig(
-        level=logging.DEBUG if args.debug else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+    logging.basicConfig(  # (a client's text in the log: its escapes written as such)
+        level=logging.DEBUG if args.debug else logging.INFO,
+        handlers=[escaping_handler("%(levelname)s %(name)s: %(message)s")],
     )
     try:
         server = load_app(args.app)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..server.wire.worker_cleanups import run_cleanups
+from .log_lines import escaping_handler
 
 if TYPE_CHECKING:
     import mmap
@@ -230,8 +231,7 @@ def log_requests(*, access: bool = True) -> None:
         if logger.handlers:
             continue
         if handler is None:
-            handler = logging.StreamHandler()
-            handler.setFormatter(logging.Formatter(WORKER_FORMAT))
+            handler = escaping_handler(WORKER_FORMAT)  # (a client's text in the log: its escapes written as such)
             if not access:  # no line per request, not even a 5xx one (a store outage is logged once instead)
                 handler.addFilter(lambda record: record.name != "nanohubmcp.access")
         logger.addHandler(handler)

@@ -73,9 +73,18 @@ def echoed(name: object) -> str:
     what follows (a control character, a line break, a bidirectional override such as U+202E, a zero-width
     one) written as its escape, ``\\u202e``, so the message reads as what was sent."""
     text = str(name)
-    text = text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
+    return escaped(text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…")
+
+
+def escaped(text: str, keep: str = "") -> str:
+    """``text`` with each character that prints as nothing or moves what follows (a C0 or C1 control character,
+    ESC of a terminal's escape sequence among them, a line break, a bidirectional override, a zero-width one)
+    written as its escape, ``\\u001b``, but those of ``keep`` (a traceback's own line breaks and indents: ``"\\n\\t"``).
+    :func:`echoed`'s rule, uncut: the server's log writes what a client sent with it
+    (:mod:`nanohubmcp.processes.log_lines`)."""
     return text if text.isprintable() else "".join(
-        c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in text)
+        c if c.isprintable() or c in keep else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+        for c in text)
 
 
 def echoed_names(names: Sequence[str], most: int) -> str:

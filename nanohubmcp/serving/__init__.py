@@ -197,8 +197,11 @@ class Serving:
                 )
             self.stop()
             warn_about_views(server.core)
+            from ..processes.log_lines import unconfigured_logs
+
             try:
-                serve_stdio(server, token, grace)
+                with unconfigured_logs():  # (a client's text in the log: its escapes written as such)
+                    serve_stdio(server, token, grace)
             except ConfigurationError as exc:  # no token in $MCP_TOKEN, say: one line when nobody catches it
                 one_line_if_uncaught(exc)
                 raise
@@ -276,8 +279,11 @@ class Serving:
                 if not quiet:
                     print(banner(server, host, runner.config.auth, processes=workers), flush=True)
 
+            from ..processes.log_lines import unconfigured_logs
+
             try:
-                runner.serve_forever(workers, on_ready=ready, grace=grace)
+                with unconfigured_logs():  # (a client's text in the log: its escapes written as such)
+                    runner.serve_forever(workers, on_ready=ready, grace=grace)
             except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
                 one_line_if_uncaught(exc)
                 raise

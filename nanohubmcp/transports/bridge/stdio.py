@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 
 from ...processes.found_handlers import FoundHandlers
+from ...processes.log_lines import escaping_handler
 from ...processes.workers import HANGUP, stop_signals
 from ..lines import LineReader, LineWriter, protect_stdout, stop_on_signals
 from .ending import DRAIN_SECONDS, HANGUP_LINE, end_of_input, stopped
@@ -40,7 +40,8 @@ def run_bridge(options: BridgeOptions) -> int:
     """
     writer = LineWriter(protect_stdout())
     if not logging.getLogger().handlers:
-        logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="nanohubmcp bridge: %(message)s")
+        # (a page's text in the log: its escapes written as such)
+        logging.basicConfig(level=logging.WARNING, handlers=[escaping_handler("nanohubmcp bridge: %(message)s")])
     found = FoundHandlers()  # put back once the bridge ends
     signals = stop_signals()  # (read before any is taken)
 
