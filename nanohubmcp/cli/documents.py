@@ -127,7 +127,8 @@ def write_server_json(args: argparse.Namespace) -> int:
     output = None if args.output == "-" else Path(args.output).absolute()  # before the app may change directory
     command = _served_by(args.app)
     with contextlib.redirect_stdout(sys.stderr):  # whatever the app prints must not mix with the document
-        server = load_app(args.app) if command == "run" else _file_server(command, args.app)
+        # (environ=None: a token= the file reads from its environment is declared whatever this one holds)
+        server = load_app(args.app, environ=None) if command == "run" else _file_server(command, args.app)
     document = server_json(server.core, app=os.path.basename(args.app), base=base, name=args.name,
                            named_at=session_url,  # named as the running server's card names it
                            http_token=token_required(server), stdio_token=token_required(server, "stdio"),

@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -131,7 +131,8 @@ def command(
     return [os.fspath(python), "-c", BOOTSTRAP, str(PACKAGE_DIR), fallback, *args]
 
 
-def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, state_url: str | None = None) -> Any:
+def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, state_url: str | None = None,
+             environ: Mapping[str, str] | None = os.environ) -> Any:
     """Import the app file and return its module-level ``server``.
 
     ``state_dir`` and ``state_url`` (a command line's ``--state-dir``, ``--state-url``; None: not given)
@@ -139,9 +140,10 @@ def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, stat
     (:mod:`nanohubmcp.server.app_import`); each of the file's own values replaced is named in one
     line on stderr. A ``server.run()`` or ``start()`` the file calls at import (not under ``if
     __name__ == "__main__":``) is skipped, with one line on stderr saying how to fix the file: the
-    caller serves the server. A ``token=`` that call passes (:func:`~.run_call.asked_token`) makes the server
-    require a bearer token (``require_token``, unless it has ``auth=``): served over HTTP with none given, it
-    refuses to start rather than serve without authorization.
+    caller serves the server. A ``token=`` that call passes (:func:`~.run_call.asked_token`, its environment reads
+    read in ``environ``: None, ``server-json``'s, counts every one) makes the server require a bearer token
+    (``require_token``, unless it has ``auth=``): served over HTTP with none given, it refuses to start rather than
+    serve without authorization.
 
     Raises:
         UsageError: ``path`` is not a Python file: a directory, a notebook, a ``tool.xml``
@@ -188,11 +190,10 @@ def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, stat
         kind = type(server).__name__
         raise ConfigurationError(f"`server` in {file.name} is {'an' if kind[0] in 'aeiouAEIOU' else 'a'} {kind}, "
                                  "not an MCPServer (e.g. server = MCPServer('name'))")
-    asked = asked_token(file)
+    asked = asked_token(file, environ)
     if asked is not None and getattr(server, "auth", None) is None and getattr(server, "token_requirement", "") is None:
         # the command serves the server without making the file's run(token=...) call: fail closed, not open
-        server.require_token(f"as {file.name}'s server.run(token=...) on line {asked} does, a call this command "
-                             "does not make")
+        server.require_token(asked.reason(file.name))
     return server
 
 

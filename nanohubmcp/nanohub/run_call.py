@@ -34,13 +34,18 @@ from __future__ import annotations
 
 import ast
 import itertools
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..protocol import ast_guard
 
-__all__ = ["OWN_COMMAND_LINE", "UNREAD", "asked_token", "server_names", "serving_keywords", "skipped_keywords_note"]
+__all__ = [
+    "OWN_COMMAND_LINE", "UNREAD", "AskedToken", "asked_token", "server_names", "serving_keywords",
+    "skipped_keywords_note",
+]
 
 OWN_COMMAND_LINE = "# nanohubmcp: own command line"
 """Start of the comment line directly above a serving call whose ``**`` arguments are the script's own
@@ -76,28 +81,54 @@ def serving_keywords(file: Path) -> dict[str, int]:
     return found
 
 
-def asked_token(file: Path) -> int | None:
-    """The first line of ``file`` with a serving call (as :func:`serving_keywords` finds them) whose ``token=`` is
-    a token whatever runs: a string written there (not ``""``, which asks for no authorization), an f-string,
-    ``os.environ[...]``, or a name the file binds once, at its top level, to one of those (:func:`_named_tokens`);
-    else None. The commands, which do not make that call, must not drop such a token by
-    serving without one (:func:`~.child.load_app` makes the server require one). A value that may be None or
-    ``""`` (``args.token`` of the script's own ``--token-file``, ``os.environ.get(...)``) asks for nothing
-    certain: it keeps its note."""
-    named = _named_tokens(file)
-    return min((node.lineno for node, keywords in _serving_calls(file) for keyword in keywords
-                if keyword.arg == "token" and (_a_token(keyword.value) or (
-                    isinstance(keyword.value, ast.Name) and keyword.value.id in named))), default=None)
+@dataclass(frozen=True)
+class AskedToken:
+    """A ``token=`` of the file's serving call that asks for a token (:func:`asked_token`)."""
+
+    line: int
+    """The call's line."""
+    known: bool
+    """False when the file computes it (``get_token()``, a name bound twice): what it passes is not known
+    without making the call."""
+
+    def reason(self, file_name: str) -> str:
+        """Why the served server requires a token, said after "this server requires a bearer token, "."""
+        if self.known:
+            return f"as {file_name}'s server.run(token=...) on line {self.line} does, a call this command does not make"
+        return (f"as {file_name}'s server.run(token=...) on line {self.line} may (what it passes is not known: this "
+                "command does not make that call; server.require_token() at module level says so in the file)")
 
 
-def _named_tokens(file: Path) -> set[str]:
-    """Names ``file`` binds once, at its top level, to a token whatever runs (:func:`_a_token`): ``TOKEN = "s3cret"``
-    before ``server.run(token=TOKEN)``. A name bound anywhere else too (a second assignment, a loop, a function's
+_A_TOKEN, _NO_TOKEN, _UNKNOWN = "a token", "no token", "not known"
+
+
+def asked_token(file: Path, environ: Mapping[str, str] | None = os.environ) -> AskedToken | None:
+    """The first serving call of ``file`` (as :func:`serving_keywords` finds them) whose ``token=`` asks for a token,
+    else None. The commands, which do not make that call, must not drop such a token by serving without one
+    (:func:`~.child.load_app` makes the server require one).
+
+    Asks for one, known: a string written there (not ``""``, which asks for no authorization), an f-string,
+    ``os.environ["NAME"]``; ``os.environ.get("NAME"[, default])`` / ``os.getenv(...)`` when it gives a token read in
+    ``environ`` (the serving process's environment; None: always, as ``server-json`` declares the header whatever
+    the serving process holds); a name the file binds once, at its top level, to one of those. Asks for none:
+    ``None``, ``""``, such a read giving None or ``""``, ``args.token`` (the script's own ``--token-file``, which
+    the commands' own options give; its note stays). Any other value (a call such as ``get_token()``, a name bound
+    twice or in a function) asks for one, not known."""
+    named = _named_values(file)
+    asked = [AskedToken(node.lineno, value == _A_TOKEN) for node, keywords in _serving_calls(file)
+             for keyword in keywords if keyword.arg == "token"
+             if (value := _token_value(keyword.value, named, environ)) != _NO_TOKEN]
+    return min(asked, key=lambda found: found.line, default=None)
+
+
+def _named_values(file: Path) -> dict[str, ast.expr]:
+    """What each name ``file`` binds once, at its top level, is bound to: ``TOKEN = "s3cret"`` before
+    ``server.run(token=TOKEN)``. A name bound anywhere else too (a second assignment, a loop, a function's
     ``global``) may hold anything then: not one."""
     try:
         tree = ast_guard.parse(file.read_text(encoding="utf-8", errors="replace"), filename=str(file))
     except (OSError, SyntaxError, ValueError):
-        return set()
+        return {}
     bound: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -105,25 +136,62 @@ def _named_tokens(file: Path) -> set[str]:
         elif isinstance(node, ast.Global | ast.Nonlocal):
             for name in node.names:
                 bound[name] = bound.get(name, 0) + 2
-    tokens: set[str] = set()
+    values: dict[str, ast.expr] = {}
     for statement in tree.body:
-        value = statement.value if isinstance(statement, ast.Assign | ast.AnnAssign) else None
-        targets = statement.targets if isinstance(statement, ast.Assign) else (
-            [statement.target] if isinstance(statement, ast.AnnAssign) else [])
-        if value is not None and _a_token(value):
-            tokens.update(target.id for target in targets if isinstance(target, ast.Name))
-    return {name for name in tokens if bound.get(name) == 1}
+        targets, value = _assignment(statement)
+        values.update((target, value) for target in targets if value is not None and bound.get(target) == 1)
+    return values
 
 
-def _a_token(value: ast.expr) -> bool:
-    """``value`` is a token whatever runs: a string other than ``""``, an f-string, ``os.environ[...]``."""
+def _token_value(value: ast.expr, named: dict[str, ast.expr], environ: Mapping[str, str] | None,
+                 depth: int = 0) -> str:
+    """What ``value``, a ``token=`` (:func:`asked_token`), passes: :data:`_A_TOKEN`, :data:`_NO_TOKEN` or
+    :data:`_UNKNOWN`."""
     if isinstance(value, ast.Constant):
-        return isinstance(value.value, str) and value.value != ""
-    if isinstance(value, ast.Subscript):  # os.environ["NAME"]: a KeyError, not None, when unset
-        environ = value.value
-        return (isinstance(environ, ast.Attribute) and environ.attr == "environ"
-                and isinstance(environ.value, ast.Name) and environ.value.id == "os")
-    return isinstance(value, ast.JoinedStr)
+        if value.value is None or value.value == "":
+            return _NO_TOKEN
+        return _A_TOKEN if isinstance(value.value, str) else _UNKNOWN
+    if isinstance(value, ast.JoinedStr) or (isinstance(value, ast.Subscript) and _environ(value.value)):
+        return _A_TOKEN  # (os.environ["NAME"]: a KeyError, not None, when unset)
+    read = _environment_read(value)
+    if read is not None:
+        variable, default = read
+        found = None if environ is None else environ.get(variable)
+        if environ is None or found:
+            return _A_TOKEN
+        if found is not None or default is None:  # "": no authorization; unset: run()'s default
+            return _NO_TOKEN
+        value = default
+    elif isinstance(value, ast.Name) and value.id in named:
+        value = named[value.id]
+    elif isinstance(value, ast.Attribute) and value.attr == "token" and isinstance(value.value, ast.Name):
+        return _NO_TOKEN  # args.token: the script's own --token-file, which the commands' own options give
+    else:
+        return _UNKNOWN
+    return _token_value(value, named, environ, depth + 1) if depth < 8 else _UNKNOWN
+
+
+def _environ(value: ast.expr) -> bool:
+    """``value`` is ``os.environ``."""
+    return (isinstance(value, ast.Attribute) and value.attr == "environ" and isinstance(value.value, ast.Name)
+            and value.value.id == "os")
+
+
+def _environment_read(value: ast.expr) -> tuple[str, ast.expr | None] | None:
+    """The variable and the default (None: none given) of ``os.environ.get("NAME"[, default])`` or
+    ``os.getenv("NAME"[, default])``, the default given by position or as ``default=``; else None."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+        return None
+    func = value.func
+    reads = (func.attr == "get" and _environ(func.value)) or (
+        func.attr == "getenv" and isinstance(func.value, ast.Name) and func.value.id == "os")
+    defaults = [*value.args[1:], *(keyword.value for keyword in value.keywords if keyword.arg == "default")]
+    if not reads or not value.args or len(defaults) > 1 or any(k.arg != "default" for k in value.keywords):
+        return None
+    variable = value.args[0]
+    if not (isinstance(variable, ast.Constant) and isinstance(variable.value, str)):
+        return None
+    return variable.value, (defaults[0] if defaults else None)
 
 
 def _serving_calls(file: Path) -> Iterator[tuple[ast.Call, list[ast.keyword]]]:
