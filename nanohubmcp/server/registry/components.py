@@ -33,6 +33,7 @@ from ...schema import (
     describe_function,
 )
 from ...schema.json_form import check_json_form
+from ...schema.paths import echoed
 from ...schema.secret import Plan, secret_plan
 from .generators import refuse_generator
 from .listed_text import check_text, icon_src_problem, mime_type_problem, text_fix
@@ -71,13 +72,30 @@ def is_tool_name(name: str) -> bool:
 
 def check_tool_name(tool_name: str, *, given: bool) -> None:
     """Refuse a tool name clients cannot call (SEP-986), saying what to give instead; ``given``: the name
-    was passed (``name=``), else it is the function's own."""
+    was passed (``name=``), else it is the function's own. The name is repeated :func:`echoed` (cut, escaped)."""
     if not is_tool_name(tool_name):
-        # Given: another name, like it; the function's own (not ASCII, say): a name to publish it under.
-        fix = "choose another" if given else "publish this function under another name"
         raise RegistrationError(
-            f"tool '{tool_name}': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
-            f"{fix}, e.g. name={name_like(tool_name)!r}", option="name")
+            f"tool '{echoed(tool_name)}': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
+            f"{_name_fix(given)}, e.g. name={name_like(tool_name)!r}", option="name")
+
+
+def check_prompt_name(prompt_name: str, *, given: bool) -> None:
+    """Refuse a prompt name holding a character that prints as nothing, moves what follows or is blank (a control
+    character, ESC among them, a line break, a bidirectional override such as U+202E, a zero-width one, a space),
+    as a tool name refuses them: a client shows it (a slash command) and sends it back. Letters of any script are
+    taken (a tool name's are SEP-986's ASCII). ``given`` as :func:`check_tool_name`'s."""
+    if prompt_name.isprintable() and not any(c.isspace() for c in prompt_name):
+        return
+    kept = "".join(c if c.isprintable() and not c.isspace() else "\0" for c in prompt_name)
+    like = "_".join(part for part in kept.split("\0") if part)[:128] or "my_prompt"
+    raise RegistrationError(
+        f"prompt '{echoed(prompt_name)}': names hold no control, invisible or whitespace character, as tool names "
+        f"(SEP-986); {_name_fix(given)}, e.g. name={like!r}", option="name")
+
+
+def _name_fix(given: bool) -> str:
+    # Given: another name, like it; the function's own (not ASCII, say): a name to publish it under.
+    return "choose another" if given else "publish this function under another name"
 
 
 def name_like(text: str, fallback: str = "my_tool", limit: int | None = 128) -> str:

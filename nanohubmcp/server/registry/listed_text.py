@@ -4,7 +4,8 @@ description, MIME type (a resource's, an icon's) and icon sources.
 Each is a string (a number or bytes made the whole list fail), holds no UTF-16 surrogate (a client is sent
 U+FFFD, or the character a pair stands for, in its place: a resource URI or prompt name it was shown then
 names nothing), and, for a MIME type or an icon source, has the form clients read. A key a list pages by
-(a resource's URI or template, a prompt's name) is at most :data:`MAX_KEY_CHARS` long (:func:`check_key`).
+(a resource's URI or template, a prompt's name) is at most :data:`MAX_KEY_CHARS` long (:func:`check_key`); a URI holds
+no control, invisible or whitespace character (:func:`check_uri_characters`).
 Each refusal is a ``RegistrationError`` naming the component, the option and what to write instead. The values a list
 publishes inside ``meta``, annotations and schemas are ``schema.json_form``'s.
 
@@ -19,6 +20,7 @@ from typing import Final
 from ...errors import RegistrationError
 from ...protocol.message_values import shown_value
 from ...protocol.uris import MAX_URI_LENGTH
+from ...schema.paths import echoed
 
 _TOKEN: Final = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _MIME: Final = (
@@ -61,6 +63,21 @@ def check_text(label: str, option: str, value: object, *, uri: bool = False) -> 
                 f"place{_NAMES_NOTHING if option in ('uri', 'name') else ''}; write Unicode text, e.g. "
                 f"{option}={shown_value(as_unicode(value, uri=uri))}", option=option)
     return value
+
+
+def check_uri_characters(kind: str, uri: str) -> None:
+    """``RegistrationError`` when ``uri`` (of a ``kind``, ``"resource"`` or ``"resource template"``) holds a character
+    that prints as nothing, moves what follows or is blank (a control character, ESC among them, a line break, a
+    bidirectional override such as U+202E, a zero-width one, a space): RFC 3986 has no place for one but
+    percent-encoded, and a client shows the URI and sends it back. Letters of any script are taken (an IRI's)."""
+    if uri.isprintable() and not any(c.isspace() for c in uri):
+        return
+    from urllib.parse import quote
+
+    written = "".join(quote(c, safe="") if c.isspace() or not c.isprintable() else c for c in uri)
+    raise RegistrationError(
+        f"{kind} '{echoed(uri)}': URIs hold no control, invisible or whitespace character (RFC 3986); "
+        f"percent-encode it, e.g. uri={echoed(written)!r}", option="uri")
 
 
 def check_key(label: str, option: str, key: str) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import RegistrationError
 from ...protocol.versions import ProtocolVersion
 from ...schema import Signature, describe_function
-from .components import callable_name, check_meta, is_coroutine_callable
+from .components import callable_name, check_meta, check_prompt_name, is_coroutine_callable
 from .listed_text import check_key, check_text
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ class Prompt:
                 f"@prompt was given {fn!r}, which is not callable (did you forget the parentheses?)")
         pname = callable_name(fn, "prompt", name)
         check_text(f"prompt '{pname}'", "name", pname)  # a client gets the prompt by the name it was shown
+        check_prompt_name(pname, given=bool(name))
         check_key(f"prompt '{pname}'", "name", pname)
         signature = describe_function(fn, kind="prompt", name=pname, context_types=context_types)
         return cls(

@@ -20,7 +20,7 @@ from ...schema import ArgumentValidator, Signature, describe_function
 from ...schema.json_form import check_json_form
 from ...schema.text_values import from_text
 from .components import callable_name, check_meta, is_coroutine_callable
-from .listed_text import check_key, check_mime_type, check_text
+from .listed_text import check_key, check_mime_type, check_text, check_uri_characters
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
@@ -220,6 +220,7 @@ def make_resource(
             "@resource needs a URI string as its first argument, e.g. @server.resource('config://settings')")
     label = f"resource {'template ' if '{' in uri else ''}'{uri}'"
     check_text(label, "uri", uri, uri=True)  # a client reads the URI it was shown
+    check_uri_characters(label.partition(" '")[0], uri)
     check_key(label, "uri", uri)  # (resources/read reads none longer)
     rname = callable_name(fn, f"resource '{uri}'", name)
     check_text(label, "name", rname)
