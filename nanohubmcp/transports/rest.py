@@ -20,8 +20,13 @@ as every other route (one call path); this module only maps the body in and the 
 JSON-RPC error out (:func:`rest_error` is the REST shape of every error). A name that is no tool's is the
 call pipeline's to refuse, as on ``/mcp`` (the application's middleware and call observers see it): its
 -32602, marked :data:`~nanohubmcp.server.wire.request.UNKNOWN_TOOL`, is answered 404 (the name cut to its first 200
-characters, as a no-route 404 cuts the path). The body is judged before the name: a body that is not a JSON object
-is 415 or 400 whatever the path names (an empty body is no arguments, ``{}``), and only then an unknown tool 404.
+characters, as a no-route 404 cuts the path). The name is judged before the body: a name that is no tool's, or a
+tool's for its view only, is 404 whatever the body (authorization, at the edge, comes before both); only a tool that
+exists has a body that is not a JSON object refused 415 or 400 (an empty body is no arguments, ``{}``).
+
+.. versionchanged:: 1.0
+   A name that is no tool's is 404 whatever the body (trial79: ``POST /tools/nope`` without ``Content-Type`` was
+   told to send JSON).
 """
 
 from __future__ import annotations
@@ -92,14 +97,28 @@ class RestToolHandler(BodyReadingHandler):
     def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
         return rest_error(to_error_object(exc))[1]
 
+    def refuse_body(self, tool: object, name: str, refusal: ProtocolError) -> None:
+        """Answer a body this route cannot read: ``refusal`` for a tool that exists; for a name that is no tool's,
+        its 404 (``Unknown tool: NAME``) instead, whatever the body: what the caller must fix first."""
+        self.fail(refusal if tool is not None else UnknownTool(f"Unknown tool: {shown(name)}"))
+
     async def post(self, name: str) -> None:
         if self.finished:
             return
         body = self.received()
         if body is None:  # answered already (or the client is gone)
             return
+        # The tool named first (404 for none, or one for its view only, whatever the body), then the body (415, 400:
+        # an empty one is no arguments); a well-formed call to no tool is the call pipeline's to refuse, as on /mcp.
+        tools = self.connection.described.registry.tools
+        tool = tools.get(name)
+        if tool is not None and tool.meta and _app_only(tool.meta):  # for its view, through a host: REST has neither
+            self.fail(UnknownTool(f"Tool {shown(name)!r} is for its view only (view_visibility=['app']): not served "
+                                  "over REST; an MCP host calls it for its view"))
+            return
         if not json_body_type(self.request.headers.get("Content-Type")):
-            self.fail(UnsupportedMediaType("Send the arguments as JSON with 'Content-Type: application/json'"))
+            self.refuse_body(tool, name, UnsupportedMediaType(
+                "Send the arguments as JSON with 'Content-Type: application/json'"))
             return
         large = len(body) >= LARGE_MESSAGE_BYTES  # parsed, and its arguments checked, on a worker thread
         try:
@@ -108,17 +127,10 @@ class RestToolHandler(BodyReadingHandler):
             else:
                 arguments = await asyncio.to_thread(jsonrpc.parse_body, body, large=True) if body.strip() else {}
         except ProtocolError as exc:
-            self.fail(type(exc)(f"Malformed JSON body: {exc.message}"))
+            self.refuse_body(tool, name, type(exc)(f"Malformed JSON body: {exc.message}"))
             return
         if not isinstance(arguments, dict):
-            self.fail(InvalidParams("The body must be a JSON object of argument names to values"))
-            return
-        # The body first (415, 400: an empty one is no arguments), then the tool named (404), whatever the name.
-        tools = self.connection.described.registry.tools
-        tool = tools.get(name)  # (an unknown name is the call pipeline's to refuse, as on /mcp)
-        if tool is not None and tool.meta and _app_only(tool.meta):  # for its view, through a host: REST has neither
-            self.fail(UnknownTool(f"Tool {shown(name)!r} is for its view only (view_visibility=['app']): not served "
-                                  "over REST; an MCP host calls it for its view"))
+            self.refuse_body(tool, name, InvalidParams("The body must be a JSON object of argument names to values"))
             return
         params = {"name": name, "arguments": arguments}
         message = jsonrpc.classify(jsonrpc.request(f"rest-{id(self)}", "tools/call", params))

@@ -1,9 +1,11 @@
-"""REST ``POST /tools/<name>`` judges the body first, then the tool it names, whatever the name: a body that is
-not a JSON object is 415 or 400 for every name; an empty body is no arguments, so an unknown tool is then 404, and so
-is a tool for its view only (before: 404 whatever the body, while an unknown name's malformed body was 400). The
-404 repeats at most the first 200 characters of the name, as a no-route 404 repeats the path's.
+"""REST ``POST /tools/<name>`` judges the tool it names first, then the body: a name that is no tool's, or a tool's
+for its view only, is 404 whatever the body; a tool that exists has a body that is not a JSON object refused 415 or
+400; an empty body is no arguments. The 404 repeats at most the first 200 characters of the name, as a no-route 404
+repeats the path's.
 
-Found by a fresh-user trial (trial74 F9: the precedence was mixed, and the 404 echoed a 300-character name whole).
+Found by fresh-user trials: trial74 F9 (the precedence was mixed, and the 404 echoed a 300-character name whole; the
+body was then judged first) and trial79 (``POST /tools/nope`` without ``Content-Type`` was told to send JSON rather
+than that the tool does not exist).
 """
 
 from __future__ import annotations
@@ -56,12 +58,21 @@ def post(url: str, body: bytes, content_type: str | None = "application/json") -
         return exc.code, json.loads(exc.read())
 
 
-@pytest.mark.parametrize("name", ["add", "nosuch", "reset_everything"])
-def test_a_body_that_is_no_json_object_is_refused_whatever_the_name(base: str, name: str) -> None:
-    url = f"{base}tools/{name}"
+def test_a_body_that_is_no_json_object_is_refused_for_a_tool_that_exists(base: str) -> None:
+    url = f"{base}tools/add"
     assert post(url, b'{"a": 1')[0] == 400
     assert post(url, b"[1, 2]")[0] == 400
     assert post(url, b"{}", "text/plain")[0] == 415
+    assert post(url, b"{}", None)[0] == 415
+
+
+@pytest.mark.parametrize("body", [b'{"a": 1', b"[1, 2]", b"{}"])
+@pytest.mark.parametrize("content_type", ["application/json", "text/plain", None])
+def test_a_name_that_is_no_tools_is_404_whatever_the_body(base: str, body: bytes, content_type: str | None) -> None:
+    assert post(f"{base}tools/nosuch", body, content_type) == (404, {"error": "Unknown tool: nosuch"})
+    status, answer = post(f"{base}tools/reset_everything", body, content_type)
+    assert status == 404
+    assert "is for its view only" in answer["error"]
 
 
 def test_an_empty_body_is_no_arguments_then_the_tool_is_judged(base: str) -> None:
