@@ -29,3 +29,11 @@ def test_the_home_page_names_the_same_extras() -> None:
     found = re.search(r"The extras \(([^)]*)\)", text)
     assert found, "docs/index.md lists the extras as 'The extras (`a`, `b`, ...)'"
     assert sorted(re.findall(r"`([a-z0-9-]+)`", found[1])) == defined()
+
+
+def test_the_docs_extra_installs_what_formats_the_signatures() -> None:
+    # trial79 NIT: mkdocs build from the docs extra logged "Formatting signatures requires either Black or Ruff"
+    tomllib = pytest.importorskip("tomllib")
+    with (ROOT / "pyproject.toml").open("rb") as stream:
+        docs = tomllib.load(stream)["project"]["optional-dependencies"]["docs"]
+    assert {re.split(r"[<>=\[ ]", requirement)[0] for requirement in docs} & {"ruff", "black"}, docs
