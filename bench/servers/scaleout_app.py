@@ -33,7 +33,7 @@ def _watch_lane(into: str) -> None:
     def counted(self: workers.WorkerPool, *args: object, **kwargs: object) -> None:
         before = set(self.inline_keys)
         too_slow(self, *args, **kwargs)  # type: ignore[arg-type]
-        sent_back[0] += len(before - self.inline_keys)
+        sent_back[0] += len(before.difference(self.inline_keys))
 
     workers.WorkerPool.__init__ = tracked_init  # type: ignore[method-assign]
     workers.WorkerPool.too_slow_inline = counted  # type: ignore[method-assign]

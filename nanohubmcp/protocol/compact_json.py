@@ -30,15 +30,18 @@ def compact_writer(default: Callable[[Any], object], *, allow_nan: bool) -> Call
     return lambda value: "".join(chunks(value, 0))
 
 
-def compact_chunks(default: Callable[[Any], object], *, allow_nan: bool) -> Callable[[Any, int], Sequence[str]]:
+def compact_chunks(default: Callable[[Any], object], *, allow_nan: bool,
+                   sort_keys: bool = False) -> Callable[[Any, int], Sequence[str]]:
     """:func:`compact_writer`'s encoder itself: ``chunks(value, 0)`` is the pieces its text is joined
-    from (one Python call fewer per value where a caller joins them inline)."""
+    from (one Python call fewer per value where a caller joins them inline). ``sort_keys``: an object's
+    members in the order of their names (one text for equal values, whatever order their keys came in)."""
     make = getattr(json.encoder, "c_make_encoder", None)  # not in the stubs: CPython's C part of json
     if make is None:  # an interpreter without the C accelerator
-        encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=allow_nan, default=default)
+        encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=allow_nan, default=default,
+                                   sort_keys=sort_keys)
         encode = encoder.encode
         return lambda value, _level: (encode(value),)
     chunks: Callable[[Any, int], Sequence[str]] = make(
-        None, default, json.encoder.encode_basestring, None, ":", ",", False, False, allow_nan
+        None, default, json.encoder.encode_basestring, None, ":", ",", sort_keys, False, allow_nan
     )
     return chunks

@@ -2,8 +2,8 @@
 
 Coroutine functions run on the event loop; everything else runs on the server's worker pool,
 so a slow tool never blocks the loop (and ``ping`` keeps answering) — except a sync function the
-pool has seen finish every call in microseconds, which runs on the loop itself (the pool's inline
-lane, see :mod:`.workers`). A sync function that returns an awaitable has it awaited on the loop.
+pool has seen finish every call in microseconds, given the same arguments, which runs on the loop itself (the
+pool's inline lane, see :mod:`.workers`). A sync function that returns an awaitable has it awaited on the loop.
 A coroutine's steps are timed: one that blocks holds the loop, which is said and answered (:mod:`.loop_hold`).
 """
 
@@ -15,7 +15,7 @@ import contextvars
 import inspect
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any, Final
 
@@ -43,6 +43,8 @@ async def call_function(
     executor: Executor,
     timeout: float | None,
     what: str,
+    key: str | None = None,
+    arguments: Mapping[str, Any] | None = None,
     on_timeout: Callable[[], None] | None = None,
     on_submit: Callable[[Future[Any]], None] | None = None,
     may_run_inline: bool = True,
@@ -50,8 +52,10 @@ async def call_function(
 ) -> Any:
     """Run ``fn(**kwargs)`` on the loop (coroutines) or the pool (the rest).
 
-    A sync function the pool found quick runs on the loop itself, unless ``may_run_inline`` is
-    False: a function given a ``Context`` (its asks and progress wait on the loop) stays on the pool.
+    A sync function the pool found quick with these arguments runs on the loop itself, unless ``may_run_inline`` is
+    False: a function given a ``Context`` (its asks and progress wait on the loop) stays on the pool. ``key`` names
+    the function in the pool (``what``, how messages name the call, by default); ``arguments`` are the call's JSON
+    arguments, those the pool remembers as answered quickly (``kwargs`` by default).
 
     ``timeout`` counts from now: a sync call still queued for a worker when it runs out never
     starts. ``on_timeout`` is told when the limit passes (e.g. to mark the request cancelled, so
@@ -68,10 +72,12 @@ async def call_function(
             that blocked held the loop, and the limit's timer with it) too: its value is dropped.
         Exception: whatever ``fn`` raised.
     """
-    if (not is_coroutine and may_run_inline and on_submit is None and isinstance(executor, WorkerPool)
-            and what in executor.inline_keys):
-        value = _call_inline(fn, kwargs, executor, what)
-        return (await value) if is_awaitable(value) else value
+    key = what if key is None else key
+    known = kwargs if arguments is None else arguments
+    if not is_coroutine and may_run_inline and on_submit is None:
+        value = call_inline(fn, kwargs, executor, key, known)
+        if value is not NOT_INLINE:
+            return (await value) if is_awaitable(value) else value
     loop = asyncio.get_running_loop()
     started: list[bool] = []
     work: Future[Any] | None = None
@@ -93,7 +99,7 @@ async def call_function(
             context.run(ran_here, "worker-pool")  # the call's provenance record names this thread
             return context.run(fn, **kwargs)
 
-        awaitable, work = submit(loop, executor, call, key=what)
+        awaitable, work = submit(loop, executor, call, key=key, arguments=known)
         if on_submit is not None:
             on_submit(work)
     try:
@@ -229,18 +235,23 @@ def is_awaitable(value: object) -> bool:
     return type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value)
 
 
-def call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], executor: Executor, what: str) -> Any:
+def call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], executor: Executor, what: str,
+                arguments: Mapping[str, Any] | None = None) -> Any:
     """``fn(**kwargs)`` of a sync function run here, on the loop, when the worker pool found it quick
-    (``what`` is in its inline lane: see :func:`call_function`); else :data:`NOT_INLINE` (call it with
-    :func:`call_function`). What it returns may be awaitable (a sync function returning a coroutine):
-    await it on the loop.
+    with these arguments (``what`` is in its inline lane and holds ``arguments``, ``kwargs`` by default: see
+    :func:`call_function`); else :data:`NOT_INLINE` (call it with :func:`call_function`). What it returns may
+    be awaitable (a sync function returning a coroutine): await it on the loop.
 
     Raises:
         ToolError: the function tried to stop the program (``sys.exit``).
         Exception: whatever ``fn`` raised.
     """
-    if isinstance(executor, WorkerPool) and what in executor.inline_keys:
-        return _call_inline(fn, kwargs, executor, what)
+    if isinstance(executor, WorkerPool):
+        quick = executor.inline_keys.get(what)
+        if quick is not None:
+            known = kwargs if arguments is None else arguments
+            if known == quick.last or quick.holds(known):  # (the same arguments as last: no fingerprint made)
+                return _call_inline(fn, kwargs, executor, what)
     return NOT_INLINE
 
 
@@ -271,17 +282,18 @@ RUNNING: set[Any] = set()
 
 
 def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[], Any],
-           key: str | None = None) -> tuple[asyncio.Future[Any], Future[Any]]:
+           key: str | None = None, arguments: Any = None) -> tuple[asyncio.Future[Any], Future[Any]]:
     """``loop.run_in_executor`` with one hand-over instead of two.
 
     ``run_in_executor`` wraps the pool's future in an asyncio future chained both ways (two
     callbacks and a state copy per call). Here the pool's future reports once, straight into a
     plain loop future; cancelling the loop future (a timeout) cancels the call if it has not
     started. About a fifth of a small tools/call's CPU was this hand-over (bench/findings.md).
-    Returns the loop future and the pool's (``key`` names the function for the quick lane).
+    Returns the loop future and the pool's (``key`` names the function for the quick lane, ``arguments``
+    are the call's JSON arguments for the inline lane: :meth:`.WorkerPool.submit_call`).
     """
     future: asyncio.Future[Any] = loop.create_future()
-    work = executor.submit_call(call, key) if isinstance(executor, WorkerPool) else executor.submit(call)
+    work = executor.submit_call(call, key, arguments) if isinstance(executor, WorkerPool) else executor.submit(call)
     RUNNING.add(work)
 
     def settle(done: Future[Any]) -> None:  # on the loop

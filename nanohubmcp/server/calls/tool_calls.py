@@ -105,7 +105,7 @@ async def run_tool(core: CallHost, request: RequestContext, tool: Tool, argument
             timed = trace_context.child if job is not None else trace_context.step
             tell = tell or Telling(tool.secrets, arguments)
             with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job), tell):
-                value = await _running(core, request, tool, kwargs, context, job, runner)
+                value = await _running(core, request, tool, kwargs, arguments, context, job, runner)
             with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}, tell):
                 result = _shaping(core, request, tool, value, job)
                 if not isinstance(result, dict):
@@ -113,10 +113,10 @@ async def run_tool(core: CallHost, request: RequestContext, tool: Tool, argument
         else:
             # The common case, without a coroutine of ours: a quick sync function run here, on the
             # loop (the pool's inline lane), its plain value shaped at once.
-            value = call_inline(tool.fn, kwargs, core.executor, tool.call_key) \
+            value = call_inline(tool.fn, kwargs, core.executor, tool.call_key, arguments) \
                 if job is None and context is None and not tool.is_coroutine else NOT_INLINE
             if value is NOT_INLINE:
-                value = await _running(core, request, tool, kwargs, context, job, runner)
+                value = await _running(core, request, tool, kwargs, arguments, context, job, runner)
             elif is_awaitable(value):
                 value = await value
             if type(value) in SCALAR_TYPES and tool.output_validator is None:  # one text block, made here
@@ -205,10 +205,11 @@ async def run_tool(core: CallHost, request: RequestContext, tool: Tool, argument
     return result
 
 
-def _running(core: CallHost, request: RequestContext, tool: Tool, kwargs: dict[str, Any],
+def _running(core: CallHost, request: RequestContext, tool: Tool, kwargs: dict[str, Any], arguments: dict[str, Any],
              context: Context | None, job: Job | None, runner: JobRunner | None) -> Awaitable[Any]:
     """The run of a call's function: a job's on its ``runner``, any other on the loop or the worker
-    pool (:func:`~.invoke.call_function`), bounded by ``tool_timeout``."""
+    pool (:func:`~.invoke.call_function`; ``arguments``, the client's, are those the pool remembers when the call is
+    quick), bounded by ``tool_timeout``."""
     if job is not None and runner is not None:
         # An executor reports where the job is (queued, running on a node) even to a tool
         # that takes no ctx: it gets the call's Context all the same.
@@ -217,7 +218,7 @@ def _running(core: CallHost, request: RequestContext, tool: Tool, kwargs: dict[s
                            context_param=tool.signature.context_param, is_coroutine=tool.is_coroutine)
     run = call_function(
         tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
-        timeout=core.tool_timeout, what=tool.call_key, may_run_inline=context is None,
+        timeout=core.tool_timeout, what=tool.call_key, arguments=arguments, may_run_inline=context is None,
         on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"),
         stops_when_cancelled=bool(tool.extra.get(STOPS_WHEN_CANCELLED)))
     # A coroutine stops at its client's cancel (its await raises CancelledError); a sync function reads it as

@@ -19,14 +19,19 @@ ways:
 - **An inline lane.** A function whose last :data:`INLINE_AFTER` calls here each took at most
   :data:`INLINE_CPU_SECONDS` of CPU and :data:`INLINE_WALL_SECONDS` of wall time, and that never
   waited on the serving loop, runs on the event loop itself (:attr:`WorkerPool.inline_keys`):
-  handing a call of a few microseconds to a thread and back costs more than the call. A slower call
-  while it qualifies starts the count again (a first call that imports or fills a cache, a
-  collection); the :data:`INLINE_STRIKES`-th keeps it on the pool for good. Every
+  handing a call of a few microseconds to a thread and back costs more than the call. It runs there
+  only for arguments it answered that quickly here (:class:`~.quick_arguments.QuickArguments`: their
+  fingerprints, the last :data:`~.quick_arguments.MAX_REMEMBERED`; a function's run time depends on
+  its arguments): a call with new arguments comes to the pool, bounded by ``tool_timeout``, and its
+  arguments join the set when it is quick. Each function qualifies alone (a tool, a prompt, a
+  resource, a completer: the caller's key). A slower call while it qualifies starts the count again
+  and forgets the arguments (a first call that imports or fills a cache, a collection, arguments that
+  take longer); the :data:`INLINE_STRIKES`-th keeps it on the pool for good. Every
   inline call is timed; one that takes longer than :data:`~.slow_calls.INLINE_SECONDS` of its own
-  time sends its function back to the pool (:meth:`WorkerPool.too_slow_inline`; why a call was
-  slow, and whose the time was, is :mod:`.slow_calls`'s). Sent back, it qualifies again there,
-  unless it was slow long or often: then it stays for good. Unknown functions always start on the
-  pool.
+  time sends its function back to the pool and forgets its arguments
+  (:meth:`WorkerPool.too_slow_inline`; why a call was slow, and whose the time was, is
+  :mod:`.slow_calls`'s). Sent back, it qualifies again there, unless it was slow long or often: then
+  it stays for good. Unknown functions always start on the pool.
 - **Daemon threads.** A process told to stop (SIGTERM) is not held alive by a function that
   never returns; the runner gives running calls a grace period, then exits.
 
@@ -44,6 +49,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
 
+from .quick_arguments import QuickArguments, fingerprint
 from .slow_calls import COLLECTED, INLINE_READMIT_SECONDS, PREEMPTED, count_collections, slow_call_cause
 
 QUICK_SECONDS = 1.0
@@ -82,7 +88,7 @@ def waits_on_loop() -> None:
 
 
 class _Timing:
-    __slots__ = ("last", "pool_only", "queued", "quick_calls", "running", "slow_at", "strikes")
+    __slots__ = ("known", "last", "pool_only", "queued", "quick_calls", "running", "slow_at", "strikes")
 
     def __init__(self) -> None:
         self.last: float | None = None
@@ -92,16 +98,18 @@ class _Timing:
         self.strikes = 0  # pool calls over them while qualifying (INLINE_STRIKES)
         self.pool_only = False  # once slow (or waiting on the loop): never inline again
         self.slow_at = float("-inf")  # when an inline call was last slow (INLINE_READMIT_SECONDS)
+        self.known = QuickArguments()  # the arguments of its quick pool calls: those it may run with on the loop
 
 
 class PoolFuture(Future):
     """The future of one call on a :class:`WorkerPool` (what :meth:`WorkerPool.abandon` takes)."""
 
-    def __init__(self, fn: Callable[[], Any], lane: _Lane, key: str | None) -> None:
+    def __init__(self, fn: Callable[[], Any], lane: _Lane, key: str | None, arguments: Any = None) -> None:
         super().__init__()
         self.fn = fn
         self.lane = lane
         self.key = key
+        self.arguments = arguments
         self.started_at: float | None = None
         self.abandoned = False
         self.waited = False
@@ -140,8 +148,9 @@ class WorkerPool(Executor):
         self._main = _Lane("main", max(1, workers))
         self._quick = _Lane("quick", quick_workers) if quick_workers > 0 else None
         self._timings: OrderedDict[str, _Timing] = OrderedDict()
-        self.inline_keys: set[str] = set()
-        """Functions that run on the event loop (see :data:`INLINE_AFTER`); read-only outside."""
+        self.inline_keys: dict[str, QuickArguments] = {}
+        """Functions that run on the event loop (see :data:`INLINE_AFTER`), each with the arguments it
+        may run there with (:meth:`.QuickArguments.holds`); read-only outside."""
         self._stuck = 0
         self.max_stuck = max_stuck
         """Most abandoned calls at once (read-only outside)."""
@@ -153,8 +162,10 @@ class WorkerPool(Executor):
         """``Executor.submit``: run on the main lane (no timing kept)."""
         return self.submit_call(lambda: fn(*args, **kwargs))
 
-    def submit_call(self, fn: Callable[[], Any], key: str | None = None) -> PoolFuture:
-        """Run ``fn()``; ``key`` names the function for the quick lane's timings (None: main lane only).
+    def submit_call(self, fn: Callable[[], Any], key: str | None = None, arguments: Any = None) -> PoolFuture:
+        """Run ``fn()``; ``key`` names the function for the quick lane's timings (None: main lane only),
+        ``arguments`` are the call's JSON arguments, which join the function's set for the inline lane when
+        the call is quick (None: they never do).
 
         Raises:
             RuntimeError: the pool was shut down.
@@ -168,7 +179,7 @@ class WorkerPool(Executor):
                 lane = self._quick
             if key is not None:
                 self._timing(key).queued += 1
-            future = PoolFuture(fn, lane, key)
+            future = PoolFuture(fn, lane, key, arguments)
             lane.queued += 1
             lane.work.put(future)
             if not lane.idle.acquire(blocking=False) and lane.threads < lane.size:
@@ -179,7 +190,8 @@ class WorkerPool(Executor):
         self, key: str, cpu: float | None = None, usage: Any = None, collected: float = 0.0, took: float | None = None
     ) -> None:
         """An inline call of ``key`` took longer than :data:`~.slow_calls.INLINE_SECONDS` (``took``
-        seconds, when known): its function goes back to the pool, unless the loop thread's CPU time,
+        seconds, when known): its function goes back to the pool and forgets the arguments it answered
+        quickly, unless the loop thread's CPU time,
         usage and the collector's CPU when the call started (``cpu``, ``usage``, ``collected``:
         :func:`~.slow_calls.slow_call_cause`) show the time was not the call's own. There it
         qualifies again, unless the call took :data:`INLINE_WALL_SECONDS` or more, or came within
@@ -189,7 +201,7 @@ class WorkerPool(Executor):
         now = time.monotonic()
         with self._lock:
             timing = self._timing(key)
-            self.inline_keys.discard(key)
+            self._forget(key, timing)
             if took is not None and took < INLINE_WALL_SECONDS and now - timing.slow_at > INLINE_READMIT_SECONDS:
                 timing.quick_calls = 0  # it qualifies again: INLINE_AFTER quick calls on the pool
             else:
@@ -211,10 +223,15 @@ class WorkerPool(Executor):
         if timing is None:
             timing = self._timings[key] = _Timing()
             if len(self._timings) > MAX_TRACKED:
-                self.inline_keys.discard(self._timings.popitem(last=False)[0])
+                self.inline_keys.pop(self._timings.popitem(last=False)[0], None)
         else:
             self._timings.move_to_end(key)
         return timing
+
+    def _forget(self, key: str, timing: _Timing) -> None:
+        """Take ``key`` off the loop, and forget its arguments (it qualifies again from the start)."""
+        self.inline_keys.pop(key, None)
+        timing.known.clear()
 
     def _spawn(self, lane: _Lane) -> None:
         lane.threads += 1
@@ -243,7 +260,9 @@ class WorkerPool(Executor):
                 if future.key is not None:
                     timing = self._timing(future.key)
                     timing.running.add(future)
-                    candidate = not timing.pool_only and timing.quick_calls < INLINE_AFTER
+                    candidate = not timing.pool_only  # (timed even once it qualified: new arguments join)
+            # the arguments as given (before the function may change them), off the loop
+            text = fingerprint(future.arguments) if candidate and future.arguments is not None else None
             _worker.future = future
             cpu = time.thread_time() if candidate else 0.0
             try:
@@ -260,23 +279,25 @@ class WorkerPool(Executor):
                     timing.last = time.monotonic() - future.started_at
                     if future.waited:
                         timing.pool_only = True
-                        self.inline_keys.discard(future.key)
+                        self._forget(future.key, timing)
                     elif candidate and (cpu > INLINE_CPU_SECONDS or timing.last > INLINE_WALL_SECONDS):
                         timing.quick_calls = 0  # qualifies again from the start ...
                         timing.strikes += 1
-                        self.inline_keys.discard(future.key)  # (a call started before another qualified it)
+                        self._forget(future.key, timing)  # (new arguments that take longer, a first call)
                         if timing.strikes >= INLINE_STRIKES:  # ... unless slow often: the pool for good
                             timing.pool_only = True
                     elif candidate:
-                        timing.quick_calls += 1
+                        if text is not None:
+                            timing.known.add(text)
+                        timing.quick_calls = min(timing.quick_calls + 1, INLINE_AFTER)
                         if timing.quick_calls >= INLINE_AFTER:
-                            self.inline_keys.add(future.key)
+                            self.inline_keys[future.key] = timing.known
                 abandoned = future.abandoned
                 if abandoned:
                     self._stuck -= 1
                 else:
                     lane.running -= 1
-            future.fn = _done  # drop the call's arguments
+            future.fn, future.arguments = _done, None  # drop the call's arguments
             if error is not None:
                 future.set_exception(error)
             else:

@@ -82,7 +82,8 @@ async def prompts_get(core: PromptsHost, request: RequestContext, params: dict[s
         else:
             kwargs = prompt.signature.call_arguments(arguments, context, kind="prompt", name=name)
         run = call_function(prompt.fn, kwargs, is_coroutine=prompt.is_coroutine, executor=core.executor,
-                            timeout=core.tool_timeout, what=f"prompt '{name}'", may_run_inline=context is None)
+                            timeout=core.tool_timeout, what=f"prompt '{name}'", arguments=arguments,
+                            may_run_inline=context is None)
         value = await (cancelled_with_its_client(request, run) if prompt.is_coroutine else run)
         result = results.prompt_result(value, description=prompt.description)
         if not request.version.every_block:  # (a resource_link, audio an older version lacks)
@@ -196,7 +197,8 @@ async def complete(core: PromptsHost, request: RequestContext, params: dict[str,
                                                what="completion values")
         else:  # the function and the reading of what it gave, on a worker, within tool_timeout
             produced = await call_function(suggested, {"fn": completer.fn, "kwargs": kwargs}, is_coroutine=False,
-                                           executor=core.executor, timeout=core.tool_timeout, what="completion")
+                                           executor=core.executor, timeout=core.tool_timeout, what="completion",
+                                           key=f"completion of {kind} {key!r} {argument['name']!r}", arguments=kwargs)
         values, total, more = produced if isinstance(produced, Suggested) else suggestions(produced)
     except Exception as exc:
         if client_cancelled(request):  # no answer is sent, whatever the function did at its client's cancel
