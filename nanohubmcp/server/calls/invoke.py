@@ -99,7 +99,8 @@ async def call_function(
             context.run(ran_here, "worker-pool")  # the call's provenance record names this thread
             return context.run(fn, **kwargs)
 
-        awaitable, work = submit(loop, executor, call, key=key, arguments=known)
+        inline = may_run_inline and on_submit is None  # (else its arguments are never to be remembered)
+        awaitable, work = submit(loop, executor, call, key=key, arguments=known if inline else None)
         if on_submit is not None:
             on_submit(work)
     try:
