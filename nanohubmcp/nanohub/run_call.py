@@ -90,11 +90,17 @@ class AskedToken:
     known: bool
     """False when the file computes it (``get_token()``, a name bound twice): what it passes is not known
     without making the call."""
+    unpacked: bool = False
+    """The call's ``**`` argument may pass one (``**options``, ``**settings()``): not known."""
 
     def reason(self, file_name: str) -> str:
         """Why the served server requires a token, said after "this server requires a bearer token, "."""
         if self.known:
             return f"as {file_name}'s server.run(token=...) on line {self.line} does, a call this command does not make"
+        if self.unpacked:
+            return (f"as {file_name}'s server.run(**...) on line {self.line} may (what it unpacks is not known: this "
+                    f"command does not make that call; server.require_token() at module level says so in the file, "
+                    f"and a line `{OWN_COMMAND_LINE}` above the call marks a ** as the script's own command line)")
         return (f"as {file_name}'s server.run(token=...) on line {self.line} may (what it passes is not known: this "
                 "command does not make that call; server.require_token() at module level says so in the file)")
 
@@ -113,34 +119,81 @@ def asked_token(file: Path, environ: Mapping[str, str] | None = os.environ) -> A
     the serving process holds); a name the file binds once, at its top level, to one of those. Asks for none:
     ``None``, ``""``, such a read giving None or ``""``, ``args.token`` (the script's own ``--token-file``, which
     the commands' own options give; its note stays). Any other value (a call such as ``get_token()``, a name bound
-    twice or in a function) asks for one, not known."""
+    twice or in a function) asks for one, not known.
+
+    A ``**`` argument (not the script's own command line: :data:`OWN_COMMAND_LINE`) is read when it is a dict
+    literal or ``dict(...)`` of named keys, or a name bound once at the top level to one and used nowhere else
+    (``SETTINGS = {...}`` ... ``server.run(**SETTINGS)``): its ``"token"`` is read as ``token=`` is. Any other
+    ``**`` (``**options``, ``**settings()``, a key computed) may pass a token: asks for one, not known."""
     named = _named_values(file)
-    asked = [AskedToken(node.lineno, value == _A_TOKEN) for node, keywords in _serving_calls(file)
-             for keyword in keywords if keyword.arg == "token"
-             if (value := _token_value(keyword.value, named, environ)) != _NO_TOKEN]
+    asked: list[AskedToken] = []
+    for node, keywords in _serving_calls(file):
+        for keyword in keywords:
+            if keyword.arg == "token":
+                value = _token_value(keyword.value, named, environ)
+            elif keyword.arg is None:
+                value = _unpacked_token(keyword.value, named, environ)
+            else:
+                continue
+            if value != _NO_TOKEN:
+                asked.append(AskedToken(node.lineno, value == _A_TOKEN, keyword.arg is None and value == _UNKNOWN))
     return min(asked, key=lambda found: found.line, default=None)
+
+
+def _unpacked_token(value: ast.expr, named: dict[str, ast.expr], environ: Mapping[str, str] | None,
+                    depth: int = 0) -> str:
+    """What a ``**value`` of a serving call passes as ``token=`` (:func:`asked_token`): :data:`_A_TOKEN`,
+    :data:`_NO_TOKEN` or :data:`_UNKNOWN`."""
+    items: list[tuple[str | None, ast.expr]] = []  # (key, value); key None: a ** inside
+    if isinstance(value, ast.Name) and value.id in named and depth < 8:
+        return _unpacked_token(named[value.id], named, environ, depth + 1)
+    if isinstance(value, ast.Dict):
+        for key, item in zip(value.keys, value.values, strict=True):
+            if key is not None and not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return _UNKNOWN  # a computed key may be "token"
+            items.append((str(key.value) if isinstance(key, ast.Constant) else None, item))
+    elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
+          and not value.args and "dict" not in named):
+        items = [(keyword.arg, keyword.value) for keyword in value.keywords]
+    else:
+        return _UNKNOWN
+    found = [_token_value(item, named, environ) if key == "token" else
+             _unpacked_token(item, named, environ, depth + 1) if key is None and depth < 8 else
+             _UNKNOWN if key is None else _NO_TOKEN for key, item in items]
+    return _A_TOKEN if _A_TOKEN in found else _UNKNOWN if _UNKNOWN in found else _NO_TOKEN
 
 
 def _named_values(file: Path) -> dict[str, ast.expr]:
     """What each name ``file`` binds once, at its top level, is bound to: ``TOKEN = "s3cret"`` before
     ``server.run(token=TOKEN)``. A name bound anywhere else too (a second assignment, a loop, a function's
-    ``global``) may hold anything then: not one."""
+    ``global``) may hold anything then: not one. Nor a dict (``SETTINGS = {...}``) whose name is read more than
+    once: ``SETTINGS["token"] = ...`` or ``SETTINGS.update(...)`` may change it (one read: the ``**`` itself)."""
     try:
         tree = ast_guard.parse(file.read_text(encoding="utf-8", errors="replace"), filename=str(file))
     except (OSError, SyntaxError, ValueError):
         return {}
     bound: dict[str, int] = {}
+    reads: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             bound[node.id] = bound.get(node.id, 0) + 1
+        elif isinstance(node, ast.Name):
+            reads[node.id] = reads.get(node.id, 0) + 1
         elif isinstance(node, ast.Global | ast.Nonlocal):
             for name in node.names:
                 bound[name] = bound.get(name, 0) + 2
     values: dict[str, ast.expr] = {}
     for statement in tree.body:
         targets, value = _assignment(statement)
-        values.update((target, value) for target in targets if value is not None and bound.get(target) == 1)
+        values.update((target, value) for target in targets if value is not None and bound.get(target) == 1
+                      and (reads.get(target) == 1 or not _dict_display(value)))
     return values
+
+
+def _dict_display(value: ast.expr) -> bool:
+    """``value`` builds a dict: ``{...}`` or ``dict(...)``."""
+    return isinstance(value, ast.Dict) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict")
 
 
 def _token_value(value: ast.expr, named: dict[str, ast.expr], environ: Mapping[str, str] | None,
