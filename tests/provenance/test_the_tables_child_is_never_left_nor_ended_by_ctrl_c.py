@@ -43,10 +43,19 @@ def children():
             found.append(int(stat.parent.name))
     return found
 
+def in_own_session(pid):
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return False
+    return int(fields[3]) == pid
+
 def first_child(within=30.0):
+    # a child counts once it is in its session of its own: between Popen's fork and the child's setsid() it is
+    # still in this process group, where a Ctrl-C sent then reaches it (ci80, a loaded host)
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        found = children()
+        found = [pid for pid in children() if in_own_session(pid)]
         if found:
             return found[0]
         time.sleep(0.01)
