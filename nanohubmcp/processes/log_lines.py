@@ -63,6 +63,7 @@ class LogLines(logging.Formatter):
         pending = [report]
         while pending:
             part = pending.pop()
+            _one_line_texts(part)
             messages.update(part.format_exception_only())
             pending.extend(p for p in (part.__cause__, part.__context__) if p is not None)
             pending.extend(getattr(part, "exceptions", None) or ())  # (an exception group's, 3.11 on)
@@ -70,6 +71,17 @@ class LogLines(logging.Formatter):
             escaped(chunk.removesuffix("\n")) + "\n" if chunk in messages else escaped(chunk, OWN_LINES)
             for chunk in report.format()
         ).removesuffix("\n")
+
+
+def _one_line_texts(part: traceback.TracebackException) -> None:
+    """Escape, before ``part`` is formatted, the texts of its exception that the report would split into lines of
+    their own: each note (``add_note()``, split at its newlines), and the message, which an exception group's member
+    has split at every line break (``\r``, U+2028 too) as its lines are indented."""
+    notes = getattr(part, "__notes__", None)
+    if isinstance(notes, list):
+        part.__notes__ = [escaped(note) if isinstance(note, str) else note for note in notes]  # type: ignore[attr-defined]
+    if isinstance(getattr(part, "_str", None), str):  # (the message's text: no public name for it before 3.13)
+        part._str = escaped(part._str)  # type: ignore[attr-defined]
 
 
 class StderrLines(logging.Handler):
