@@ -100,7 +100,7 @@ class RestToolHandler(BodyReadingHandler):
     def refuse_body(self, tool: object, name: str, refusal: ProtocolError) -> None:
         """Answer a body this route cannot read: ``refusal`` for a tool that exists; for a name that is no tool's,
         its 404 (``Unknown tool: NAME``) instead, whatever the body: what the caller must fix first."""
-        self.fail(refusal if tool is not None else UnknownTool(f"Unknown tool: {shown(name)}"))
+        self.fail(refusal if tool is not None else UnknownTool(f"Unknown tool: {echoed(name)}"))
 
     async def post(self, name: str) -> None:
         if self.finished:
@@ -149,7 +149,7 @@ class RestToolHandler(BodyReadingHandler):
             status, answer = rest_error(error)
             if call.slots.get(UNKNOWN_TOOL) and error.get("code") == UnknownTool.code:  # the tool named is none
                 status = http_status_of(UnknownTool(answer["error"]), REST_ROUTE)  # 404, not -32602's 400
-                answer["error"] = f"Unknown tool: {shown(name)}"  # the name as a no-route 404 shows the path
+                answer["error"] = f"Unknown tool: {echoed(name)}"  # escaped and cut, as MCP's answer names it
             self.send_error_json(status, answer)
             return
         tool = tool or tools.get(name)  # (registered while the call was on its way)

@@ -1,7 +1,7 @@
 """REST ``POST /tools/<name>`` judges the tool it names first, then the body: a name that is no tool's, or a tool's
 for its view only, is 404 whatever the body; a tool that exists has a body that is not a JSON object refused 415 or
-400; an empty body is no arguments. The 404 repeats at most the first 200 characters of the name, as a no-route 404
-repeats the path's.
+400; an empty body is no arguments. The 404 repeats the name as MCP's answer does: cut to 300 characters, its
+control characters, line breaks and bidirectional overrides written as escapes (trial80 F11).
 
 Found by fresh-user trials: trial74 F9 (the precedence was mixed, and the 404 echoed a 300-character name whole; the
 body was then judged first) and trial79 (``POST /tools/nope`` without ``Content-Type`` was told to send JSON rather
@@ -83,8 +83,15 @@ def test_an_empty_body_is_no_arguments_then_the_tool_is_judged(base: str) -> Non
     assert "is for its view only" in body["error"]
 
 
-def test_the_404_repeats_at_most_200_characters_of_the_name(base: str) -> None:
-    name = "n" * 300
+def test_the_404_repeats_the_name_cut_as_mcps_answer_does(base: str) -> None:
+    name = "n" * 400
     status, body = post(f"{base}tools/{name}", b"{}")
     assert status == 404
-    assert body == {"error": "Unknown tool: " + "n" * 200 + "…"}
+    assert body == {"error": "Unknown tool: " + "n" * 299 + "…"}
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "text/plain"])
+def test_the_404_writes_the_names_control_characters_as_escapes(base: str, content_type: str) -> None:
+    # trial80 F11: the name was repeated raw (ESC, a newline, U+202E), where MCP's answer escapes them
+    status, body = post(f"{base}tools/%1b%5b31mX%0aY%E2%80%AE", b"{}", content_type)
+    assert (status, body) == (404, {"error": "Unknown tool: \\u001b[31mX\\u000aY\\u202e"})
