@@ -103,12 +103,7 @@ class BodyReadingHandler(BaseHandler):
         Source: RFC 9110 § 15.5.16 (415 for a content coding the server does not accept, with
         ``Accept-Encoding`` saying which it does), § 12.5.3.
         """
-        headers = self.request.headers
-        # `in` first: the usual request has no such header, and `get` of a missing one raises and
-        # catches a KeyError inside Mapping.get (no call into headers.py either: one module hop fewer)
-        if "Content-Encoding" not in headers or not (header := headers["Content-Encoding"]):
-            return False
-        coding = content_coding(header)
+        coding = self.sent_coding()
         if coding is None:
             return False
         self.set_header("Accept-Encoding", "identity")
@@ -116,6 +111,15 @@ class BodyReadingHandler(BaseHandler):
             f"Unsupported Media Type: the body was sent with 'Content-Encoding: {echoed(coding)}'; this server reads "
             "request bodies uncompressed only: send the body uncompressed, without Content-Encoding"))
         return True
+
+    def sent_coding(self) -> str | None:
+        """The content coding the body was sent with (``Content-Encoding``), None for none or ``identity``."""
+        headers = self.request.headers
+        # `in` first: the usual request has no such header, and `get` of a missing one raises and
+        # catches a KeyError inside Mapping.get (no call into headers.py either: one module hop fewer)
+        if "Content-Encoding" not in headers or not (header := headers["Content-Encoding"]):
+            return None
+        return content_coding(header)
 
 
 class StreamedBody(BodyReadingHandler):

@@ -80,6 +80,14 @@ def _app_only(meta: dict[str, Any]) -> bool:
     return app_only(meta)
 
 
+def _view_refusal(tool: Any, name: str) -> UnknownTool | None:
+    """The 404 for a tool for its view only (through a host: REST has neither), else None."""
+    if tool is None or not tool.meta or not _app_only(tool.meta):
+        return None
+    return UnknownTool(f"Tool {shown(name)!r} is for its view only (view_visibility=['app']): not served over REST; "
+                       "an MCP host calls it for its view")
+
+
 def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """The REST status and body ``{"error": message, "details"?: [...]}`` for a JSON-RPC error object."""
     body: dict[str, Any] = {"error": error.get("message") or "the call failed"}
@@ -102,6 +110,19 @@ class RestToolHandler(BodyReadingHandler):
         its 404 (``Unknown tool: NAME``) instead, whatever the body: what the caller must fix first."""
         self.fail(refusal if tool is not None else UnknownTool(f"Unknown tool: {echoed(name)}"))
 
+    def refuse_coding(self) -> bool:
+        """As every route reading a body (a compressed one is 415), but the tool named first: a name that is no tool's,
+        or a tool's for its view only, is its 404 whatever the body (:meth:`refuse_body`)."""
+        if self.sent_coding() is None:
+            return False
+        name = self.path_args[0]
+        tool = self.connection.described.registry.tools.get(name)
+        refusal = UnknownTool(f"Unknown tool: {echoed(name)}") if tool is None else _view_refusal(tool, name)
+        if refusal is not None:
+            self.fail(refusal)
+            return True
+        return super().refuse_coding()
+
     async def post(self, name: str) -> None:
         if self.finished:
             return
@@ -112,9 +133,9 @@ class RestToolHandler(BodyReadingHandler):
         # an empty one is no arguments); a well-formed call to no tool is the call pipeline's to refuse, as on /mcp.
         tools = self.connection.described.registry.tools
         tool = tools.get(name)
-        if tool is not None and tool.meta and _app_only(tool.meta):  # for its view, through a host: REST has neither
-            self.fail(UnknownTool(f"Tool {shown(name)!r} is for its view only (view_visibility=['app']): not served "
-                                  "over REST; an MCP host calls it for its view"))
+        refusal = _view_refusal(tool, name)
+        if refusal is not None:
+            self.fail(refusal)
             return
         if not json_body_type(self.request.headers.get("Content-Type")):
             self.refuse_body(tool, name, UnsupportedMediaType(

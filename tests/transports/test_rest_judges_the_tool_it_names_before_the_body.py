@@ -95,3 +95,23 @@ def test_the_404_writes_the_names_control_characters_as_escapes(base: str, conte
     # trial80 F11: the name was repeated raw (ESC, a newline, U+202E), where MCP's answer escapes them
     status, body = post(f"{base}tools/%1b%5b31mX%0aY%E2%80%AE", b"{}", content_type)
     assert (status, body) == (404, {"error": "Unknown tool: \\u001b[31mX\\u000aY\\u202e"})
+
+
+def test_a_compressed_body_is_judged_after_the_name_too(base: str) -> None:
+    # trial80 F7: an unknown name with `Content-Encoding: gzip` was 415 (send it uncompressed), not its 404
+    def sent(name: str) -> tuple[int, Any]:
+        request = urllib.request.Request(f"{base}tools/{name}", data=b"xx", method="POST", headers={
+            "Content-Type": "application/json", "Content-Encoding": "gzip"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    assert sent("nosuch") == (404, {"error": "Unknown tool: nosuch"})
+    status, answer = sent("reset_everything")
+    assert status == 404
+    assert "is for its view only" in answer["error"]
+    status, answer = sent("add")
+    assert status == 415
+    assert "Content-Encoding: gzip" in answer["error"]
