@@ -200,10 +200,10 @@ def test_a_completer_past_tool_timeout_is_answered_so(app: App, caplog: pytest.L
 
 @pytest.mark.parametrize(("argument", "said"), [
     ("bytes", "returned bytes, whose items are numbers: decode it to a string, or return a list of strings"),
-    ("objects", "gave a value of type object (value 2): completion values are strings (an int or a float is sent "
-                "as its text)"),
-    ("flags", "gave a value of type bool (value 1): completion values are strings (an int or a float is sent "
-              "as its text)"),
+    ("objects", "gave a value of type object (value at position 2): completion values are strings (an int or a float "
+                "is sent as its text)"),
+    ("flags", "gave a value of type bool (value at position 1): completion values are strings (an int or a float "
+              "is sent as its text)"),
 ])
 def test_a_value_that_is_no_string_or_number_is_refused_naming_its_type(app: App, argument: str, said: str) -> None:
     assert refused(app, argument) == f"Completer for prompt 'pick', argument '{argument}', {said}"

@@ -113,8 +113,8 @@ def _text(value: Any, index: int) -> str:
         return str.__str__(value)  # (a subclass's own __str__ is not asked)
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return str(value)
-    raise NotAValue(f"gave {_kind(value)} (value {index + 1}): completion values are strings (an int or a float "
-                    "is sent as its text)")
+    raise NotAValue(f"gave {_kind(value)} (value at position {index + 1}): completion values are strings (an int or a "
+                    "float is sent as its text)")
 
 
 def _kind(value: Any) -> str:
