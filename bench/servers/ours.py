@@ -10,6 +10,8 @@
 ``--state-url URL`` keeps the sessions in a shared store (Redis; bench/scaleout.py), ``--lease S``
 sets how long a process serves a session's record from its copy (valgrind runs calls ~50x slower),
 ``--workers N`` serves from N processes (with ``--state-url``).
+The worker pool's inline lane is on (``inline_quick_calls=True``, off by default): ``add`` runs on the event loop,
+as the ceiling and the peers run a trivial call.
 Environment (set by mcpbench/instructions.py under valgrind): ``BENCH_READ_DISTRIBUTIONS=1`` reads the
 installed distributions' table before serving; ``BENCH_NATIVE_PATH=1`` decides what the server decides by
 the clock as a native run does (a quick sync tool stays on the event loop once it qualified; provenance
@@ -82,6 +84,8 @@ if os.environ.get("BENCH_FILE_PER_WORKER") == "1":
     )
 
 options = {}
+if "inline_quick_calls" in inspect.signature(MCPServer).parameters:  # (a --tree from before it: the lane was on)
+    options["inline_quick_calls"] = True  # the ceiling and the peers run a trivial call on the event loop
 if opts.tracing:
     options["tracing"] = True
 if opts.no_provenance:

@@ -1,10 +1,11 @@
-"""nanohubmcp (this repository) serving ``add`` over stdio (run with the repo's .venv python)."""
+"""nanohubmcp (this repository) serving ``add`` over stdio (run with the repo's .venv python), the inline lane on
+as in servers/ours.py."""
 
 from __future__ import annotations
 
 from nanohubmcp import MCPServer
 
-server = MCPServer("bench")
+server = MCPServer("bench", inline_quick_calls=True)
 
 
 @server.tool()

@@ -1,6 +1,7 @@
 """The benchmark tool for bench/scaleout.py, served by ``nanohubmcp run`` (one or several workers,
 memory or Redis state): ``add(a, b)``, as in servers/ours.py. ``SCALEOUT_PROVENANCE=0`` in the
-environment turns the provenance records off (to compare the state stores without them);
+environment turns the provenance records off; the inline lane is on (``inline_quick_calls=True``, as in
+servers/ours.py) (to compare the state stores without them);
 ``SCALEOUT_FILE_PER_WORKER=1`` gives each forked worker a state directory of its own (its records in
 a file of its own), ``=memory`` one it cannot make (its records kept in its memory).
 
@@ -67,7 +68,8 @@ if os.environ.get("SCALEOUT_FILE_PER_WORKER") in ("1", "memory"):
 if os.environ.get("SCALEOUT_LANE_DIR"):  # before the server is made: it makes its pool
     _watch_lane(os.environ["SCALEOUT_LANE_DIR"])
 
-server = MCPServer("bench-scaleout", provenance=os.environ.get("SCALEOUT_PROVENANCE", "1") != "0")
+server = MCPServer("bench-scaleout", provenance=os.environ.get("SCALEOUT_PROVENANCE", "1") != "0",
+                   inline_quick_calls=True)  # (the ceiling and the peers run a trivial call on the loop)
 
 
 @server.tool()

@@ -96,6 +96,7 @@ class ServerCore:
         job_workers: int | None = None,
         tool_timeout: float | None = None,
         max_stuck_calls: int = MAX_ABANDONED,
+        inline_quick_calls: bool = False,
         session_idle_seconds: float = 3600.0,
         job_ttl_seconds: float = 3600.0,
         executor: Executor | None = None,
@@ -128,7 +129,8 @@ class ServerCore:
             job_store=job_store,
             counts={"list_page_size": list_page_size, "workers": workers, "job_workers": job_workers,
                     "max_stuck_calls": max_stuck_calls, "max_jobs": max_jobs, "max_jobs_per_owner": max_jobs_per_owner},
-            durations={"job_ttl_seconds": job_ttl_seconds}, state_dir=state_dir)
+            durations={"job_ttl_seconds": job_ttl_seconds}, state_dir=state_dir,
+            switches={"inline_quick_calls": inline_quick_calls})
         # as ints (1e5, numpy's int64): each refused None where it is no value
         list_page_size, workers, job_workers = limits["list_page_size"], limits["workers"], limits["job_workers"]
         (max_kept_bytes, max_kept_bytes_per_owner, max_job_result_bytes, cache_max_bytes, max_stuck_calls, max_jobs,
@@ -143,6 +145,9 @@ class ServerCore:
         self.list_changed = list_changed
         self.workers = workers or default_workers()
         self.max_stuck_calls = max_stuck_calls
+        self.inline_quick_calls = inline_quick_calls
+        """Whether a sync function may run on the event loop for arguments it answered quickly (the pool's
+        inline lane, :mod:`.calls.workers`); off by default."""
         self.job_workers = job_workers or self.workers
         self.state_url = state_url if isinstance(state_url, StateURL) else parse_state_url(state_url)
         if self.state_url.path is not None and state_dir is None:
@@ -331,7 +336,8 @@ class ServerCore:
 
     # -- executors (importing or constructing starts no threads) ------------------------------
     def _worker_pool(self) -> WorkerPool:
-        return WorkerPool(self.workers, name="nanohubmcp-worker", max_stuck=self.max_stuck_calls)
+        return WorkerPool(self.workers, name="nanohubmcp-worker", max_stuck=self.max_stuck_calls,
+                          inline=self.inline_quick_calls)
 
     def set_tool_timeout(self, seconds: object) -> None:
         """Bound the next call of every tool by ``seconds``, by :func:`.options.checked_timeout`'s rule (a notebook's

@@ -65,12 +65,14 @@ def check_options(
     counts: dict[str, object] | None = None,
     durations: dict[str, object] | None = None,
     state_dir: object = None,
+    switches: dict[str, object] | None = None,
 ) -> dict[str, int | None]:
     """Refuse an option of ``ServerCore`` that cannot be used as given (``byte_limits``: option name (a key of
     :data:`~nanohubmcp.protocol.byte_limits.BYTE_LIMITS`) -> a whole number of bytes; ``counts``: option name (a
     key of :data:`~nanohubmcp.protocol.counts.COUNTS`) -> a whole number of what it counts; each read as ``%config
     NanohubMCP`` reads it; ``durations``: option name -> a positive number of seconds, at most
-    :data:`MAX_DURATION_SECONDS`; ``state_dir``: a path with no NUL, or None).
+    :data:`MAX_DURATION_SECONDS`; ``state_dir``: a path with no NUL, or None; ``switches``: option name -> True or
+    False, nothing else: ``"false"`` or 0 could be meant either way).
 
     Returns:
         ``byte_limits`` and ``counts`` with each value an int (``1e5``, numpy's ``int64(100)`` -> ``100000``,
@@ -96,6 +98,9 @@ def check_options(
             raise ConfigurationError(f"{option} must be a positive number of seconds, at least 0.001 (a task's "
                                      f"ttl is whole milliseconds) and at most {MAX_DURATION_SECONDS:,.0f} (ten "
                                      f"years), not {shown_value(value)}")
+    for option, value in (switches or {}).items():
+        if type(value) is not bool:
+            raise ConfigurationError(f"{option} must be True or False, not {shown_value(value)}")
     return taken
 
 

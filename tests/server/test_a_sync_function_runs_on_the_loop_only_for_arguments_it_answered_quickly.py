@@ -1,5 +1,5 @@
-"""The worker pool's inline lane runs a sync function on the event loop only for arguments it already answered
-quickly, and each tool, prompt, resource and completer qualifies alone (trial79 F1, F1b).
+"""With ``inline_quick_calls`` on, the worker pool's inline lane runs a sync function on the event loop only for
+arguments it already answered quickly, and each tool, prompt, resource and completer qualifies alone (trial79 F1, F1b).
 
 A function's run time depends on its arguments. The lane used to run a sync function on the loop once its last
 ``INLINE_AFTER`` pool calls were quick, whatever it was then given: ``sleepy(s=0)`` ten times, then
@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from support import mcp_client, serve
 
 from nanohubmcp import MCPServer
+from nanohubmcp.server.calls.invoke import NOT_INLINE, call_inline, same_json
 from nanohubmcp.server.calls.quick_arguments import MAX_FINGERPRINT_BYTES, MAX_REMEMBERED, fingerprint
 from nanohubmcp.server.calls.workers import INLINE_AFTER, WorkerPool
 
@@ -41,7 +42,7 @@ class App:
     def __init__(self) -> None:
         self.started = threading.Event()
         self.release = threading.Event()
-        self.server = server = MCPServer("by-arguments", provenance=False, tool_timeout=LIMIT)
+        self.server = server = MCPServer("by-arguments", provenance=False, tool_timeout=LIMIT, inline_quick_calls=True)
 
         def blocks_for(given: str) -> str:
             if given not in ("0", ""):
@@ -171,7 +172,7 @@ def test_a_slow_completer_after_quick_ones_of_another_runs_on_the_pool(app: App)
 
 def quick_pool(key: str, *argument_sets: dict[str, Any]) -> WorkerPool:
     """A pool that ran quick calls of ``key`` with each of ``argument_sets`` until it qualified for the loop."""
-    pool = WorkerPool(2, name="by-arguments-test")
+    pool = WorkerPool(2, name="by-arguments-test", inline=True)
     for _ in range(INLINE_AFTER * 20):
         for arguments in argument_sets:
             pool.submit_call(lambda: 1, key, arguments).result(10)
@@ -213,3 +214,19 @@ def test_arguments_remembered_are_bounded() -> None:
         assert not known.holds(big)
     finally:
         pool.shutdown()
+
+
+def test_arguments_equal_in_python_but_not_in_json_are_new_arguments() -> None:
+    """trial80 F9: ``{"x": 1} == {"x": True} == {"x": 1.0}`` in Python; three JSON texts a function may answer
+    differently. The loop's first test compared with ``==``: after ten quick ``x=1``, ``x=true`` ran on the loop."""
+    pool = quick_pool("flag", {"x": 1, "y": [1]})
+    try:
+        for other in ({"x": True, "y": [1]}, {"x": 1.0, "y": [1]}, {"x": 1, "y": [True]}):
+            assert call_inline(lambda x, y: "on the loop", other, pool, "flag") is NOT_INLINE, other
+        assert call_inline(lambda x, y: "on the loop", {"y": [1], "x": 1}, pool, "flag") == "on the loop"
+    finally:
+        pool.shutdown()
+    assert same_json({"a": [1, {"b": None}], "c": "d"}, {"c": "d", "a": [1, {"b": None}]})
+    assert not same_json({"a": 0}, {"a": False})
+    assert not same_json([1.0], [1])
+    assert not same_json({"a": 1}, {"b": 1})

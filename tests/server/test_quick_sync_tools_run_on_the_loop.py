@@ -1,4 +1,5 @@
-"""Issue 28: a sync tool that reliably finishes in microseconds runs on the event loop.
+"""Issue 28: a sync tool that reliably finishes in microseconds runs on the event loop, on a server whose
+``inline_quick_calls`` is on (off by default since trial80 F1: every server here turns it on).
 
 Handing every sync call to the worker pool (loop -> worker -> loop) cost more than a small tool
 itself. The pool now times each function's first calls; one whose first ``INLINE_AFTER`` calls
@@ -36,7 +37,7 @@ def sleepy(name: str) -> tuple[MCPServer, dict[str, float]]:
     """A server with one tool, ``where``: the thread running the call, after sleeping as long as
     the returned dict's ``"seconds"`` says (a tool that starts blocking). No provenance records:
     their writer thread would take the interpreter in the next tests' measured spans."""
-    server = MCPServer(name, provenance=False)
+    server = MCPServer(name, provenance=False, inline_quick_calls=True)
     slow_for = {"seconds": 0.0}
 
     @server.tool()
@@ -89,7 +90,8 @@ def test_a_quick_tool_that_blocks_long_on_the_loop_leaves_it_for_good() -> None:
 
 
 def test_an_inline_tool_that_starts_computing_goes_back_to_the_pool() -> None:
-    server = MCPServer("computes", provenance=False)  # no writer thread in the next tests' spans
+    # no writer thread in the next tests' spans
+    server = MCPServer("computes", provenance=False, inline_quick_calls=True)
     spin_for = {"seconds": 0.0}
 
     @server.tool()
@@ -113,7 +115,7 @@ def test_an_inline_tool_that_starts_computing_goes_back_to_the_pool() -> None:
 def test_a_tool_whose_first_call_is_slow_still_comes_to_the_loop() -> None:
     """A first call that imports a module or fills a cache (here: computes) starts the count again;
     it no longer keeps the tool on the pool for good (every later call paid the hand-over)."""
-    server = MCPServer("warms-up", provenance=False)  # no writer thread in the measured calls
+    server = MCPServer("warms-up", provenance=False, inline_quick_calls=True)  # no writer thread in the measured calls
     calls = {"n": 0}
 
     @server.tool()
@@ -132,7 +134,7 @@ def test_a_tool_whose_first_call_is_slow_still_comes_to_the_loop() -> None:
 
 
 def test_a_tool_slow_on_the_pool_again_and_again_stays_there_for_good() -> None:
-    pool = WorkerPool(2, name="strikes-test")
+    pool = WorkerPool(2, name="strikes-test", inline=True)
     try:
         for _ in range(workers.INLINE_STRIKES):
             pool.submit_call(lambda: spin(workers.INLINE_CPU_SECONDS * 5), "often slow").result(10)
@@ -178,7 +180,7 @@ def switched(before: tuple[float, object, float]) -> bool:
 
 
 def test_the_garbage_collectors_time_is_not_counted_against_an_inline_call() -> None:
-    pool = WorkerPool(2, name="gc-test")  # keeps the collector's time from now on
+    pool = WorkerPool(2, name="gc-test", inline=True)  # keeps the collector's time from now on
     try:
         if slow_calls.thread_usage() is None:
             pytest.skip("no per-thread usage on this system")
@@ -243,7 +245,7 @@ def test_a_slow_inline_call_does_not_count_when_the_thread_was_only_preempted() 
 
 
 def test_a_tool_that_waits_never_runs_on_the_loop() -> None:
-    server = MCPServer("waits")
+    server = MCPServer("waits", inline_quick_calls=True)
 
     @server.tool()
     def nap() -> str:
@@ -269,7 +271,7 @@ def test_a_quick_tool_given_a_context_stays_on_the_pool() -> None:
     """Its asks (``ctx.elicit``, ``ctx.sample``) wait on the serving loop: on the loop itself a sync
     tool would get a coroutine back instead of the answer (seen with a 2026-era client whose
     elicitation returns at once, interleaved with a handshake-era one)."""
-    server = MCPServer("with-context")
+    server = MCPServer("with-context", inline_quick_calls=True)
 
     @server.tool()
     def where(ctx: Context) -> str:
@@ -290,7 +292,7 @@ def test_a_quick_tool_given_a_context_stays_on_the_pool() -> None:
 
 
 def test_a_function_that_waits_on_the_serving_loop_stays_on_the_pool() -> None:
-    pool = WorkerPool(2, name="pool-test")
+    pool = WorkerPool(2, name="pool-test", inline=True)
     try:
         for _ in range(INLINE_AFTER + 1):
             pool.submit_call(lambda: 1, "quick").result(10)

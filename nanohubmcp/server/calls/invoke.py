@@ -251,9 +251,24 @@ def call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], executor: Execut
         quick = executor.inline_keys.get(what)
         if quick is not None:
             known = kwargs if arguments is None else arguments
-            if known == quick.last or quick.holds(known):  # (the same arguments as last: no fingerprint made)
+            last = quick.last  # (the same arguments as last: no fingerprint made)
+            if (last is not None and same_json(known, last)) or quick.holds(known):
                 return _call_inline(fn, kwargs, executor, what)
     return NOT_INLINE
+
+
+def same_json(value: Any, other: Any) -> bool:
+    """Whether ``value`` and ``other`` are equal with every value of the same type (a dict's members in any
+    order): ``1``, ``True`` and ``1.0`` differ, as their JSON texts, the fingerprints, do (``==`` holds them
+    equal); the inline lane's first test of a call's arguments (:mod:`.quick_arguments`)."""
+    kind = type(value)
+    if kind is not type(other):
+        return False
+    if kind is dict:
+        return value.keys() == other.keys() and all(same_json(item, other[name]) for name, item in value.items())
+    if kind is list or kind is tuple:
+        return len(value) == len(other) and all(map(same_json, value, other))
+    return bool(value == other)
 
 
 def _call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], pool: WorkerPool, what: str) -> Any:

@@ -9,7 +9,11 @@ arguments' JSON text, compact, an object's members in the order of their names; 
 or whose text is longer than :data:`MAX_FINGERPRINT_BYTES` have none, and never run on the loop.
 
 The loop's test is first an equality with the arguments last seen quick (:attr:`QuickArguments.last`: a
-``tools/call`` repeated with the same arguments costs a dict comparison, no text written), then the fingerprint's.
+``tools/call`` repeated with the same arguments costs a comparison, no text written), then the fingerprint's. The
+equality is the fingerprint's, types and all (:func:`.invoke.same_json`, beside its one use, so that it costs the
+call's path no module hop): Python's ``==`` holds ``{"x": 1}``,
+``{"x": True}`` and ``{"x": 1.0}`` equal, three JSON texts a function may answer differently (until 2026-12-07
+``x=true`` after ten quick ``x=1`` ran on the loop).
 This module owns the fingerprint and the set; when a function qualifies, and when it loses the loop, is
 :mod:`.workers`'s.
 """
@@ -93,7 +97,7 @@ class QuickArguments:
         self._last_text: str | None = None
         self.last: Any = None
         """The arguments last seen quick (a copy made from their fingerprint), for the loop's first test
-        (``arguments == last``); None when none are known. Read-only outside."""
+        (:func:`.invoke.same_json`); None when none are known. Read-only outside."""
 
     def add(self, text: str) -> None:
         """Remember the fingerprint ``text`` of a quick call's arguments (the most recent)."""

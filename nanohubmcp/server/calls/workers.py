@@ -16,7 +16,8 @@ ways:
   known to return quickly (its last call took at most :data:`QUICK_SECONDS` and none of its
   calls is running longer) or has never been called, when every main worker is busy. So
   ``ping``-like tools keep answering while slow ones queue.
-- **An inline lane.** A function whose last :data:`INLINE_AFTER` calls here each took at most
+- **An inline lane** (off unless the server's ``inline_quick_calls`` is on: ``inline=True``). A function
+  whose last :data:`INLINE_AFTER` calls here each took at most
   :data:`INLINE_CPU_SECONDS` of CPU and :data:`INLINE_WALL_SECONDS` of wall time, and that never
   waited on the serving loop, runs on the event loop itself (:attr:`WorkerPool.inline_keys`):
   handing a call of a few microseconds to a thread and back costs more than the call. It runs there
@@ -31,7 +32,11 @@ ways:
   time sends its function back to the pool and forgets its arguments
   (:meth:`WorkerPool.too_slow_inline`; why a call was slow, and whose the time was, is
   :mod:`.slow_calls`'s). Sent back, it qualifies again there, unless it was slow long or often: then
-  it stays for good. Unknown functions always start on the pool.
+  it stays for good. Unknown functions always start on the pool. No history makes user code reliably quick:
+  a function quick ten times that then waits on something outside its arguments (a lock, a
+  ``threading.Event``, a file) holds the loop, every client and the Event's setter with it, and
+  ``tool_timeout`` cannot end it. So the lane is off by default, and then (:attr:`WorkerPool.inline`
+  False) no call is timed for it and no function ever qualifies: the one gate is in :meth:`WorkerPool._serve`.
 - **Daemon threads.** A process told to stop (SIGTERM) is not held alive by a function that
   never returns; the runner gives running calls a grace period, then exits.
 
@@ -138,10 +143,12 @@ class WorkerPool(Executor):
         name: thread name prefix.
         max_stuck: most abandoned calls at once (:meth:`abandon`, :attr:`full_of_stuck`); 0: none
             (a timed-out call always keeps its worker).
+        inline: whether a function may qualify for the inline lane (the event loop): False, the default,
+            runs every call here.
     """
 
     def __init__(self, workers: int, *, quick_workers: int = QUICK_WORKERS, name: str = "nanohubmcp-worker",
-                 max_stuck: int = MAX_ABANDONED) -> None:
+                 max_stuck: int = MAX_ABANDONED, inline: bool = False) -> None:
         self._lock = threading.Lock()
         count_collections()  # slow_call_cause reads the collector's time
         self._name = name
@@ -154,6 +161,8 @@ class WorkerPool(Executor):
         self._stuck = 0
         self.max_stuck = max_stuck
         """Most abandoned calls at once (read-only outside)."""
+        self.inline = inline
+        """Whether a function may qualify for the inline lane (read-only outside; fixed when made)."""
         self._shutdown = False
         self._counter = itertools.count(1)
 
@@ -260,7 +269,8 @@ class WorkerPool(Executor):
                 if future.key is not None:
                     timing = self._timing(future.key)
                     timing.running.add(future)
-                    candidate = not timing.pool_only  # (timed even once it qualified: new arguments join)
+                    # the one gate of the inline lane: off, no call is timed for it and none qualifies
+                    candidate = self.inline and not timing.pool_only  # (timed once it qualified: new arguments join)
             # the arguments as given (before the function may change them), off the loop
             text = fingerprint(future.arguments) if candidate and future.arguments is not None else None
             _worker.future = future
