@@ -56,10 +56,13 @@ from nanohubmcp.server.connection import Connection
 options = {"job_store": "memory"}
 if os.environ.get("HOTPATH_PROVENANCE") == "off":
     options["provenance"] = False
-try:
-    server = MCPServer("hotpath", **options)
-except TypeError:  # a checkout without provenance records
-    server = MCPServer("hotpath", job_store="memory")
+try:  # the sync add on the loop, as before 2026-12-07 (the inline lane is an opt-in since)
+    server = MCPServer("hotpath", inline_quick_calls=True, **options)
+except TypeError:  # a checkout before the option
+    try:
+        server = MCPServer("hotpath", **options)
+    except TypeError:  # a checkout without provenance records
+        server = MCPServer("hotpath", job_store="memory")
 
 @server.tool()
 def add(a: float, b: float) -> float:
