@@ -19,7 +19,8 @@ required arguments :func:`example_arguments` can make up; none: the call is skip
 read each, list resource templates, list prompts and get one (default: the first, with every argument set to "2+2").
 A job tool (one that runs as a task, ``execution.taskSupport``, such as an ``@async_tool`` that may start a batch job
 on a cluster, and the job tools ``get_job_result`` and ``cancel_job``) is never picked: it runs only when named with
-``--tool``, and then its job is polled with ``get_job_result`` until it ends. A picked tool that answers a job handle
+``--tool``, and then its job is polled with ``get_job_result`` until it ends (``--timeout`` running out first
+leaves it running, and the failure names it). A picked tool that answers a job handle
 all the same (``{"status": "running", "job_id": ...}``) has its job cancelled at once, and the call counts as failed.
 
 Exit status: 0 when every step succeeded, 1 when one failed (the message says which; the tool call answering an error
@@ -344,6 +345,8 @@ def job_handle(result: Any) -> str | None:
     return answer["job_id"] if isinstance(answer.get("job_id"), str) else None
 
 
+POLLED: list[str] = []
+"""The job this run polls, until it ended: named when ``--timeout`` runs out first (the job runs on)."""
 POLL_SECONDS = 1.0
 """Seconds between two ``get_job_result`` polls of a job the user started (its ``--timeout`` bounds them all)."""
 
@@ -353,6 +356,7 @@ async def polled(session: Any, job_id: str) -> Any:
     its last answer (an ``isError`` result for a job that failed, was cancelled or is unknown)."""
     print(f"  (the call started a job: get_job_result every {POLL_SECONDS:g} s until it ends)", flush=True)
     said = None
+    POLLED.append(job_id)  # (--timeout running out while this polls: the job runs on, and the failure says so)
     while True:
         answer = await session.call_tool("get_job_result", {"job_id": job_id})
         status = answer.structured_content if isinstance(answer.structured_content, dict) else {}
@@ -363,6 +367,7 @@ async def polled(session: Any, job_id: str) -> Any:
             said = now
             print(f"  [job] {said}", flush=True)
         await asyncio.sleep(POLL_SECONDS)
+    POLLED.remove(job_id)
     print(f"  get_job_result {json.dumps({'job_id': job_id})}:")
     show("content", blocks(answer.content), ERROR_TEXT_SHOWN if answer.is_error else TEXT_SHOWN)
     if answer.structured_content is not None:
@@ -435,7 +440,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nDEMO FAILED: {exc}", file=sys.stderr)
         return 1
     except (asyncio.TimeoutError, TimeoutError) as exc:
-        print(f"\nDEMO FAILED: no answer within {args.timeout:g} s{tls_hint(exc, args.url)}", file=sys.stderr)
+        running = "".join(f" (job {job} runs on: get_job_result {json.dumps({'job_id': job})} polls it, cancel_job "
+                          "stops it)" for job in POLLED)
+        print(f"\nDEMO FAILED: no answer within {args.timeout:g} s{running}{tls_hint(exc, args.url)}", file=sys.stderr)
         return 1
     except Exception as exc:  # connection refused, protocol errors: say what, not a traceback
         detail = exc

@@ -8,6 +8,7 @@ succeeded" without polling it.
 - A tool it picked that answers a job handle all the same (an ``@async_tool`` that takes no tasks) has its job
   cancelled at once, and the run fails saying so.
 - A job tool the user names runs, and its job is polled with ``get_job_result`` until it ends; its result is shown.
+  When ``--timeout`` runs out first, the failure names the job, which runs on (trial80 F10: it was not said).
 """
 
 from __future__ import annotations
@@ -105,3 +106,36 @@ def test_a_job_tool_the_user_names_is_polled_to_its_result(tmp_path: Path) -> No
     assert '"status": "done"' in polled, polled
     assert '"relaxed_in": 3' in polled, polled
     assert "done: every step succeeded" in done.stdout
+
+
+LONG_JOB = textwrap.dedent('''
+    import threading
+
+    from nanohubmcp import MCPServer
+
+    server = MCPServer("jobs", job_store="memory")
+    never = threading.Event()
+
+    @server.async_tool()
+    def relax_structure(steps: int) -> dict:
+        """Relax a structure: a job that outlives the client's --timeout."""
+        never.wait(120)
+        return {"relaxed_in": steps}
+
+    server.run(host="127.0.0.1", port=0)
+''')
+
+
+def test_a_polled_job_outliving_the_timeout_is_named_in_the_failure(tmp_path: Path) -> None:
+    folder = tmp_path / "jobs"
+    folder.mkdir()
+    (folder / "start_mcp.py").write_text(LONG_JOB)
+    environment = {k: v for k, v in os.environ.items() if k != "MCP_TOKEN"}
+    with run_example(str(folder), default_args=False) as server:
+        done = subprocess.run([sys.executable, str(CLIENT), server.url + "mcp", "--tool", "relax_structure",
+                               "--arguments", '{"steps": 3}', "--timeout", "8"], capture_output=True, text=True,
+                              timeout=60, stdin=subprocess.DEVNULL, env=environment)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "(the call started a job" in done.stdout, done.stdout  # (the timeout ran out while polling)
+    assert "DEMO FAILED: no answer within 8 s (job " in done.stderr, done.stderr
+    assert "runs on: get_job_result {\"job_id\": " in done.stderr, done.stderr
