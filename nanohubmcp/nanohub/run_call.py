@@ -73,9 +73,12 @@ def serving_keywords(file: Path) -> dict[str, int]:
     argument that is the script's own command line is left out (see the module's docstring). Empty when
     the file cannot be read or parsed."""
     found: dict[str, int] = {}
+    named = _named_values(file)
     for node, keywords in _serving_calls(file):
         for keyword in keywords:
-            found.setdefault(keyword.arg if keyword.arg is not None else UNREAD, node.lineno)
+            names = [keyword.arg] if keyword.arg is not None else _unpacked_names(keyword.value, named)
+            for name in names if names is not None else [UNREAD]:
+                found.setdefault(name, node.lineno)
         if node.args:
             found.setdefault(UNREAD, node.lineno)
     return found
@@ -140,22 +143,46 @@ def asked_token(file: Path, environ: Mapping[str, str] | None = os.environ) -> A
     return min(asked, key=lambda found: found.line, default=None)
 
 
+def _unpacked_items(value: ast.expr, named: dict[str, ast.expr], depth: int = 0
+                    ) -> list[tuple[str | None, ast.expr]] | None:
+    """The ``(key, value)`` items a ``**value`` of a serving call passes (key None: a ``**`` inside it), when it is a
+    dict literal or ``dict(...)`` of named keys, or a name bound once to one (:func:`_named_values`); else None (what
+    it passes is not known without making the call)."""
+    if isinstance(value, ast.Name) and value.id in named and depth < 8:
+        return _unpacked_items(named[value.id], named, depth + 1)
+    if isinstance(value, ast.Dict):
+        items: list[tuple[str | None, ast.expr]] = []
+        for key, item in zip(value.keys, value.values, strict=True):
+            if key is not None and not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None  # a computed key may be "token"
+            items.append((str(key.value) if isinstance(key, ast.Constant) else None, item))
+        return items
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
+            and not value.args and "dict" not in named):
+        return [(keyword.arg, keyword.value) for keyword in value.keywords]
+    return None
+
+
+def _unpacked_names(value: ast.expr, named: dict[str, ast.expr], depth: int = 0) -> list[str] | None:
+    """The keyword names a ``**value`` passes (:func:`_unpacked_items`), or None when they are not known."""
+    items = _unpacked_items(value, named)
+    if items is None or depth >= 8:
+        return None
+    names: list[str] = []
+    for key, item in items:
+        inner = [key] if key is not None else _unpacked_names(item, named, depth + 1)
+        if inner is None:
+            return None
+        names.extend(inner)
+    return names
+
+
 def _unpacked_token(value: ast.expr, named: dict[str, ast.expr], environ: Mapping[str, str] | None,
                     depth: int = 0) -> str:
     """What a ``**value`` of a serving call passes as ``token=`` (:func:`asked_token`): :data:`_A_TOKEN`,
     :data:`_NO_TOKEN` or :data:`_UNKNOWN`."""
-    items: list[tuple[str | None, ast.expr]] = []  # (key, value); key None: a ** inside
-    if isinstance(value, ast.Name) and value.id in named and depth < 8:
-        return _unpacked_token(named[value.id], named, environ, depth + 1)
-    if isinstance(value, ast.Dict):
-        for key, item in zip(value.keys, value.values, strict=True):
-            if key is not None and not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-                return _UNKNOWN  # a computed key may be "token"
-            items.append((str(key.value) if isinstance(key, ast.Constant) else None, item))
-    elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
-          and not value.args and "dict" not in named):
-        items = [(keyword.arg, keyword.value) for keyword in value.keywords]
-    else:
+    items = _unpacked_items(value, named)
+    if items is None:
         return _UNKNOWN
     found = [_token_value(item, named, environ) if key == "token" else
              _unpacked_token(item, named, environ, depth + 1) if key is None and depth < 8 else
